@@ -1,0 +1,39 @@
+# advisor: `make test` installs everything it needs (Debian packages, the venv, PostgreSQL
+# 16/17/18 binaries) and runs ruff, mypy --strict and pytest; `make demo` runs the demo.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck pytest system-deps pg-binaries venv clean
+
+test: system-deps venv pg-binaries lint typecheck pytest
+
+demo: system-deps venv
+	$(VENV)/bin/advisor demo
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+system-deps:
+	bash scripts/install-system-deps.sh
+
+pg-binaries: venv
+	bash scripts/fetch-pg-binaries.sh
+
+lint: venv
+	$(VENV)/bin/ruff check advisor collectors tests benchmarks
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+pytest: venv
+	$(VENV)/bin/pytest
+
+clean:
+	rm -rf $(VENV) .cache build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

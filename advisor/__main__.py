@@ -1,0 +1,5 @@
+"""Allow ``python -m advisor``."""
+
+from advisor.cli import main
+
+main()

@@ -1,0 +1,57 @@
+"""Helpers shared by the command modules: output formats, consoles, file output.
+
+Data goes to stdout, diagnostics to stderr; ``-o FILE`` writes atomically. Consoles are
+created lazily so ``advisor --help`` does not pay for rich.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from advisor.jsonio import write_atomic
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class OutputFormat(enum.StrEnum):
+    """Output formats a command may offer."""
+
+    terminal = "terminal"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+def stdout_console() -> Console:
+    """Console for data (stdout); plain when not a terminal."""
+    from rich.console import Console
+
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+def stderr_console() -> Console:
+    """Console for progress and diagnostics (stderr)."""
+    from rich.console import Console
+
+    return Console(file=sys.stderr, highlight=False)
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Write *text* to *output* atomically, or to stdout when no file is given."""
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+    else:
+        write_atomic(output, text)
+        typer.echo(f"wrote {output}", err=True)
+
+
+def progress_enabled() -> bool:
+    """Show progress bars only when stderr is a terminal."""
+    return sys.stderr.isatty()

@@ -1,0 +1,188 @@
+"""Dataclass <-> JSON for every artifact, with a version check and atomic writes.
+
+The pipeline's stages talk through JSON files (snapshot, workload, disk profile, report),
+possibly written on another host or by another release. One generic codec driven by the
+dataclasses' type hints keeps the files and the classes from drifting apart: a field added
+to a dataclass is in the JSON, and a file with a key the class does not know is rejected
+as "not ours" rather than half-read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+
+from advisor.errors import BadInput
+
+T = TypeVar("T")
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = get_type_hints(cls)
+        _HINTS[cls] = hints
+    return hints
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turn dataclasses, tuples and mappings into plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    return value
+
+
+def _fail(where: str, expected: str, got: Any) -> BadInput:
+    shown = type(got).__name__ if not isinstance(got, (str, int, float)) else repr(got)[:40]
+    return BadInput(f"{where}: expected {expected}, found {shown}")
+
+
+def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - one switch
+    """Build a value of type *tp* from parsed JSON, checking every field on the way."""
+    origin = get_origin(tp)
+    if tp is Any:
+        return data
+    if origin in (typing.Union, types.UnionType):
+        args = get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        last: BadInput | None = None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return from_jsonable(arg, data, where)
+            except BadInput as exc:
+                last = exc
+        raise last or _fail(where, str(tp), data)
+    if origin is typing.Literal:
+        if data not in get_args(tp):
+            raise _fail(where, " or ".join(map(repr, get_args(tp))), data)
+        return data
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise _fail(where, "a list", data)
+        args = get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_jsonable(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
+        if len(args) != len(data):
+            raise _fail(where, f"{len(args)} items", data)
+        return tuple(from_jsonable(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
+    if origin in (dict, Mapping) or origin is typing.Mapping:
+        if not isinstance(data, dict):
+            raise _fail(where, "an object", data)
+        key_tp, val_tp = get_args(tp)
+        return {
+            from_jsonable(key_tp, int(k) if key_tp is int else k, where): from_jsonable(val_tp, v, f"{where}.{k}")
+            for k, v in data.items()
+        }
+    if origin is list:
+        if not isinstance(data, list):
+            raise _fail(where, "a list", data)
+        return [from_jsonable(get_args(tp)[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(data, dict):
+            raise _fail(where, f"an object ({tp.__name__})", data)
+        hints = _hints(tp)
+        names = {f.name for f in dataclasses.fields(tp)}
+        unknown = set(data) - names
+        if unknown:
+            raise BadInput(f"{where}: unknown field {sorted(unknown)[0]!r} in {tp.__name__}")
+        kwargs: dict[str, Any] = {}
+        for f in dataclasses.fields(tp):
+            if f.name in data:
+                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name], f"{where}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise BadInput(f"{where}: missing field {f.name!r} in {tp.__name__}")
+        return tp(**kwargs)
+    if tp is float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise _fail(where, "a number", data)
+        return float(data)
+    if tp is int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise _fail(where, "an integer", data)
+        return data
+    if tp in (str, bool):
+        if not isinstance(data, tp):
+            raise _fail(where, tp.__name__, data)
+        return data
+    if tp is type(None):
+        if data is not None:
+            raise _fail(where, "null", data)
+        return None
+    raise TypeError(f"no JSON mapping for {tp!r}")
+
+
+def dumps(obj: Any) -> str:
+    """Serialise a dataclass artifact as indented, key-ordered JSON text."""
+    return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomic(path: Path | str, text: str) -> None:
+    """Write *text* to *path* through a temp file and rename: never half a file.
+
+    A crash or Ctrl-C leaves either the old file or the new one, which is the rule for every
+    output advisor writes.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_document(path: Path | str, kind: str, cls: type[T], format_version: int) -> T:
+    """Read an artifact of *kind* written by advisor, refusing foreign or newer files."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"{source}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{source}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); truncated or corrupt?"
+        ) from None
+    if not isinstance(data, dict) or data.get("document") != kind:
+        found = data.get("document") if isinstance(data, dict) else None
+        what = f"an advisor {found!r} document" if isinstance(found, str) else "not an advisor document"
+        raise BadInput(f"{source}: expected an advisor {kind!r} document, found {what}")
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise BadInput(f"{source}: format_version missing or not an integer")
+    if version > format_version:
+        raise BadInput(
+            f"{source}: format_version {version} is newer than this advisor reads ({format_version})",
+            hint="upgrade advisor",
+        )
+    try:
+        result: T = from_jsonable(cls, data, source.name)
+    except BadInput as exc:
+        raise BadInput(f"{source}: {exc.message}") from None
+    return result

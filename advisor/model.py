@@ -1,0 +1,248 @@
+"""The vocabulary of advisor: frozen dataclasses that every stage reads and writes.
+
+A snapshot (one point in time), a workload (rates between two snapshots), a host layout
+(where each file's bytes sit on which disk), a disk profile (what the bench measured) and
+a report (findings and plan). Units are in the field names; counters are ints; a figure the
+source did not provide is ``None``, never a false zero. The JSON form of each document is
+the dataclass itself (see :mod:`advisor.jsonio`) and is documented in docs/json-format.md.
+Layout, disk-profile and report classes live in :mod:`advisor.model_layout`,
+:mod:`advisor.model_disk` and :mod:`advisor.model_report` to keep modules short; they are
+re-exported here so ``from advisor.model import X`` works for every class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from advisor.jsonio import dumps, read_document, write_atomic
+from advisor.model_disk import (
+    DISK_PROFILE_FORMAT_VERSION,
+    DiskProfile,
+    Latency,
+    ZonePoint,
+)
+from advisor.model_layout import (
+    Device,
+    DiskStat,
+    DiskStatRate,
+    Extent,
+    HostLayout,
+    Location,
+    Partition,
+)
+from advisor.model_report import (
+    REPORT_FORMAT_VERSION,
+    AreaPlacement,
+    Finding,
+    Plan,
+    PlannedPartition,
+    Report,
+    Script,
+    ServiceTime,
+)
+
+FORMAT_VERSION = 1
+"""Version of the snapshot and workload documents; bump on incompatible change."""
+
+Dbms = Literal["postgres", "oracle"]
+FileKind = Literal[
+    "data", "index", "toast", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
+]
+RunStatus = Literal["ok", "skipped", "failed"]
+
+__all__ = [
+    "DISK_PROFILE_FORMAT_VERSION",
+    "FORMAT_VERSION",
+    "REPORT_FORMAT_VERSION",
+    "AreaPlacement",
+    "CollectorRun",
+    "Dbms",
+    "Device",
+    "DiskProfile",
+    "DiskStat",
+    "DiskStatRate",
+    "Extent",
+    "FileIO",
+    "FileKind",
+    "FileRate",
+    "Finding",
+    "HostLayout",
+    "Latency",
+    "Location",
+    "Partition",
+    "Plan",
+    "PlannedPartition",
+    "Report",
+    "RunStatus",
+    "Script",
+    "ServerInfo",
+    "ServiceTime",
+    "Snapshot",
+    "WaitProfile",
+    "Workload",
+    "ZonePoint",
+    "load_snapshot",
+    "load_workload",
+    "save",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """Which server a snapshot came from, and the clocks that reveal resets and restarts.
+
+    ``identity`` is PostgreSQL's system_identifier or Oracle's DBID; ``started_at`` is the
+    postmaster start or instance startup_time; ``stats_reset`` maps each statistics kind
+    (``io``, ``wal``, ``archiver``, ``database:<name>`` ...) to its reset time (ISO 8601) or
+    None when the server has never reset it.
+    """
+
+    dbms: Dbms
+    version: str  # e.g. "18.1", "19.21.0.0.0"
+    version_num: int  # PostgreSQL server_version_num; Oracle major*10000+minor*100
+    host: str
+    name: str  # database (cluster) or DB_NAME / PDB
+    identity: str
+    started_at: str
+    stats_reset: dict[str, str | None] = field(default_factory=dict)
+    instance: str | None = None  # Oracle instance name(s); None for PostgreSQL
+    in_recovery: bool = False
+    settings: dict[str, str] = field(default_factory=dict)  # timing flags, data_directory, ...
+
+    @property
+    def major(self) -> int:
+        """Major version: 18 for PostgreSQL 18.1, 19 for Oracle 19c."""
+        return self.version_num // 10000
+
+
+@dataclass(frozen=True, slots=True)
+class FileIO:
+    """Cumulative IO counters of one file-like object, the same row for both databases.
+
+    ``file_id`` is stable across samples of the same server (PostgreSQL:
+    ``<dbname>/<relation oid>``, ``wal``, ``temp/<tablespace>``; Oracle:
+    ``<type>:<file#>:<creation_change#>``). Writes and write bytes are None where the
+    server keeps no such counter (PostgreSQL per-relation writes); times are None when the
+    server does not time IO (track_io_timing off, TIMED_STATISTICS false).
+    """
+
+    file_id: str
+    path: str  # first (or only) file; a directory for WAL/temp/archive areas
+    kind: FileKind
+    tablespace: str
+    container: str  # database (PostgreSQL) or container/PDB name (Oracle)
+    size_bytes: int
+    reads: int
+    writes: int | None
+    read_bytes: int
+    write_bytes: int | None
+    single_block_reads: int | None = None
+    read_time_ms: float | None = None
+    write_time_ms: float | None = None
+    syncs: int | None = None  # fsync/fdatasync calls (WAL, redo)
+    sync_time_ms: float | None = None
+    name: str | None = None  # relation, datafile or log group name
+    segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
+
+
+@dataclass(frozen=True, slots=True)
+class CollectorRun:
+    """Outcome of one collector in one snapshot (postgres_exporter's success + duration)."""
+
+    name: str
+    status: RunStatus
+    duration_s: float
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WaitProfile:
+    """How much of the database's time goes to IO: the response-time gate's input.
+
+    PostgreSQL: share of active sessions waiting on IO, sampled from pg_stat_activity.
+    Oracle: user IO + system IO wait time over DB time (cumulative, diffed in workloads).
+    """
+
+    io_wait_share: float | None = None
+    samples: int = 0
+    active_sessions: float | None = None  # mean active sessions over the samples
+    db_time_s: float | None = None  # Oracle cumulative DB time
+    io_wait_s: float | None = None  # Oracle cumulative user+system IO wait
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything advisor knows at one instant about one server and its host."""
+
+    server: ServerInfo
+    taken_at: str  # ISO 8601 UTC, server clock where available
+    files: tuple[FileIO, ...]
+    runs: tuple[CollectorRun, ...] = ()
+    wait: WaitProfile = field(default_factory=WaitProfile)
+    layout: HostLayout | None = None
+    views: dict[str, list[dict[str, str | int | float | bool | None]]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    tool_version: str = ""
+    document: Literal["snapshot"] = "snapshot"
+    format_version: int = FORMAT_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class FileRate:
+    """Rates of one file over a workload interval (per second unless the name says)."""
+
+    file_id: str
+    path: str
+    kind: FileKind
+    tablespace: str
+    container: str
+    size_bytes: int
+    read_iops: float
+    write_iops: float | None
+    read_mb_s: float
+    write_mb_s: float | None
+    mean_read_kb: float | None
+    mean_write_kb: float | None
+    random_share: float | None  # single-block reads / reads
+    read_latency_ms: float | None
+    write_latency_ms: float | None
+    syncs_per_s: float | None = None
+    name: str | None = None
+    lower_bound: bool = False  # a counter went backwards: rate counts only since reset
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """Rates between two snapshots of the same server, with the rules that fired."""
+
+    server: ServerInfo
+    started_at: str
+    ended_at: str
+    interval_s: float
+    rates: tuple[FileRate, ...]
+    wait: WaitProfile = field(default_factory=WaitProfile)
+    layout: HostLayout | None = None
+    diskstats: tuple[DiskStatRate, ...] = ()
+    warnings: tuple[str, ...] = ()
+    source: str = ""  # "snapshots", "awr-html", "statspack", ...
+    tool_version: str = ""
+    document: Literal["workload"] = "workload"
+    format_version: int = FORMAT_VERSION
+
+
+def save(document: Snapshot | Workload | DiskProfile | Report, path: Path | str) -> None:
+    """Write any advisor document atomically as JSON."""
+    write_atomic(path, dumps(document))
+
+
+def load_snapshot(path: Path | str) -> Snapshot:
+    """Read a snapshot written by ``advisor collect``; foreign or newer files are refused."""
+    return read_document(path, "snapshot", Snapshot, FORMAT_VERSION)
+
+
+def load_workload(path: Path | str) -> Workload:
+    """Read a workload written by ``advisor collect --interval`` or ``--from-report``."""
+    return read_document(path, "workload", Workload, FORMAT_VERSION)

@@ -1,0 +1,74 @@
+"""A measured disk: what the zone benchmark found, in the form the model fitter reads.
+
+Each figure comes with its latency where the test has one, the per-run values it was
+averaged from, and stability warnings when runs disagree by 10 % or more (pyperf's rule),
+so a reader can tell a measurement from noise. ``None`` means "not measured" (a test not
+selected, stopped by Ctrl-C, or impossible on the target), never zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DISK_PROFILE_FORMAT_VERSION = 1
+
+Classification = Literal["rotational", "solid-state", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """Per-IO latency summary of one test, in milliseconds."""
+
+    mean_ms: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ZonePoint:
+    """Sequential read rate at one point of the LBA range (0 = outer edge)."""
+
+    fraction: float
+    mb_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class DiskProfile:
+    """Result of ``advisor bench``: the disk figures placement depends on.
+
+    ``band_iops`` holds QD1 random reads confined to a 1 % band at the ``outer``, ``middle``
+    and ``inner`` edge; ``full_stroke_iops`` QD1 random reads over the whole target;
+    ``cross_surface_iops`` the total of two QD1 workers at opposite edges at once;
+    ``qd_iops`` full-stroke random reads by queue depth; ``commit_per_s`` same-offset
+    rewrite + fdatasync on a scratch file.
+    """
+
+    target: str
+    device: str | None
+    size_bytes: int
+    measured_at: str
+    engine: str  # "builtin" | "fio"
+    block_size_bytes: int
+    zones: tuple[ZonePoint, ...] = ()
+    band_iops: dict[str, float] = field(default_factory=dict)
+    band_latency: dict[str, Latency] = field(default_factory=dict)
+    full_stroke_iops: float | None = None
+    full_stroke_latency: Latency | None = None
+    cross_surface_iops: float | None = None
+    cross_surface_latency: Latency | None = None
+    qd_iops: dict[int, float] = field(default_factory=dict)
+    qd_latency: dict[int, Latency] = field(default_factory=dict)
+    commit_per_s: float | None = None
+    commit_latency: Latency | None = None
+    rpm: int | None = None  # from the measurements or the user; for the RPM/60 check
+    classification: Classification = "unknown"
+    classification_reason: str = ""
+    runs: dict[str, list[float]] = field(default_factory=dict)  # test → per-run values
+    machine: dict[str, str] = field(default_factory=dict)  # kernel, cpu, device model ...
+    warnings: tuple[str, ...] = ()
+    complete: bool = True  # False when stopped early (Ctrl-C, time budget)
+    tool_version: str = ""
+    document: Literal["disk-profile"] = "disk-profile"
+    format_version: int = DISK_PROFILE_FORMAT_VERSION

@@ -1,0 +1,1 @@
+"""awr collector."""

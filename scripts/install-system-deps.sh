@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages advisor's tests and demo need, only those missing.
+# postgresql-15: a real server for the collector tests (and pgbench); fio: the reference
+# benchmark engine; fdisk/e2fsprogs/util-linux: GPT partitions, ext4 and loop devices for
+# the storage tests; fuse3/libfuse3-3: the emulated HDD; chromium: the HTML report check.
+set -euo pipefail
+packages=(postgresql-15 fio fdisk e2fsprogs util-linux mount fuse3 libfuse3-3 chromium kmod)
+missing=()
+for pkg in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "missing Debian packages: ${missing[*]} (run as root or install them)" >&2
+        exit 1
+    fi
+    echo "installing Debian packages: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# A fresh machine may not have the loop module's device nodes or /dev/fuse yet.
+modprobe loop 2>/dev/null || true
+modprobe fuse 2>/dev/null || true

@@ -1,0 +1,85 @@
+"""Round-trip of every document through JSON, and refusal of foreign or newer files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.errors import BadInput
+from advisor.model import (
+    FORMAT_VERSION,
+    CollectorRun,
+    Device,
+    DiskProfile,
+    FileIO,
+    HostLayout,
+    Latency,
+    Location,
+    ServerInfo,
+    Snapshot,
+    ZonePoint,
+    load_snapshot,
+    save,
+)
+from advisor.jsonio import read_document
+
+
+def _snapshot() -> Snapshot:
+    server = ServerInfo("postgres", "18.1", 180001, "db1", "app", "7312", "2026-11-21T09:00:00+00:00",
+                        {"io": "2026-11-20T00:00:00+00:00", "database:app": None})
+    files = (
+        FileIO("app/16384", "/pg/base/5/16384", "data", "fast", "app", 8192 * 10, 12, None, 12 * 8192, None,
+               read_time_ms=None, segment_paths=("/pg/base/5/16384.1",)),
+    )
+    layout = HostLayout("db1", devices=(Device("sda", "/dev/sda", 10**12, rotational=True),),
+                        locations=(Location("/pg/base/5/16384", "sda", "sda1", 0.1, 0.2, 3),))
+    return Snapshot(server, "2026-11-21T09:05:00+00:00", files, (CollectorRun("postgres", "ok", 0.2),), layout=layout)
+
+
+def test_snapshot_round_trip_keeps_none_and_tuples(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    snap = _snapshot()
+    save(snap, path)
+    assert load_snapshot(path) == snap
+    data = json.loads(path.read_text())
+    assert data["format_version"] == FORMAT_VERSION
+    assert data["files"][0]["writes"] is None  # unknown stays unknown, never 0
+
+
+def test_disk_profile_int_keys_round_trip(tmp_path: Path) -> None:
+    profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
+                          zones=(ZonePoint(0.0, 120.0),), qd_iops={1: 80.0, 16: 210.0},
+                          qd_latency={1: Latency(12.0, 11.0, 30.0)})
+    path = tmp_path / "d.json"
+    save(profile, path)
+    assert read_document(path, "disk-profile", DiskProfile, 1) == profile
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.update(format_version=FORMAT_VERSION + 1), "newer"),
+        (lambda d: d.update(document="report"), "expected an advisor 'snapshot'"),
+        (lambda d: d["files"][0].update(reads="many"), "reads: expected an integer"),
+        (lambda d: d.update(surprise=1), "unknown field 'surprise'"),
+        (lambda d: d["server"].pop("identity"), "missing field 'identity'"),
+    ],
+)
+def test_foreign_or_broken_documents_are_refused(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "s.json"
+    save(_snapshot(), path)
+    data = json.loads(path.read_text())
+    mutate(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(BadInput, match=message):
+        load_snapshot(path)
+
+
+def test_truncated_file_names_the_position(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    save(_snapshot(), path)
+    path.write_text(path.read_text()[:200])
+    with pytest.raises(BadInput, match=r"not valid JSON \(line \d+"):
+        load_snapshot(path)
