@@ -35,6 +35,35 @@ class Collector(Protocol):
         """Add this collector's rows to *context*."""
 
 
+@runtime_checkable
+class DatabaseCollector(Collector, Protocol):
+    """A collector that also knows how to open (and close) its database connection.
+
+    ``options`` carries command-line choices (``thick``, ``diagnostics_pack``,
+    ``statement_timeout_s``, ...). ``connect`` raises ConnectionFailed / PrivilegeMissing /
+    Unsupported with a one-line, password-free message.
+    """
+
+    def connect(self, dsn: str | None, options: dict[str, Any]) -> Any:
+        """Open a read-only monitoring session."""
+
+    def close(self, conn: Any) -> None:
+        """Close the session opened by :meth:`connect`."""
+
+
+@runtime_checkable
+class ReportReader(Protocol):
+    """A plugin that turns a report file (AWR, Statspack) into a workload directly."""
+
+    name: str
+
+    def can_read(self, head: str) -> bool:
+        """Whether the first few KB of a file look like this plugin's report kind."""
+
+    def read_report(self, path: str) -> Any:
+        """Parse *path* into an :class:`advisor.model.Workload`."""
+
+
 @dataclass(frozen=True, slots=True)
 class PluginInfo:
     """One entry point as ``advisor collectors`` lists it."""
