@@ -128,8 +128,9 @@ class PgServer:
 
     def psql(self, sql: str, dbname: str = "postgres", user: str = "postgres") -> str:
         """Run *sql* with psql (stop on first error); returns unaligned, tuples-only output."""
+        psql = str(client_tool(self.bindir, "psql"))
         done = subprocess.run(
-            [str(client_tool(self.bindir, "psql")), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", self.dsn_for(dbname, user)],
+            [psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", self.dsn_for(dbname, user)],
             input=sql,
             capture_output=True,
             text=True,
