@@ -1,0 +1,136 @@
+"""Paths of PostgreSQL's storage areas: relation files, WAL, temp and archive directories.
+
+SQL gives paths relative to data_directory and through the ``pg_tblspc`` symlinks; the
+advisor maps real directories to disks, so paths are rewritten to the tablespace location
+and, where the data directory is visible on this host, ``pg_wal`` is resolved through its
+symlink. The archive destination can only be read from ``archive_command`` when it is a
+plain copy (``cp %p /dir/%f`` and the usual variants); anything else stays unknown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+
+SEGMENT_BYTES_DEFAULT = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Tablespace:
+    """A tablespace and the directory its files are in."""
+
+    oid: int
+    name: str
+    directory: str  # data_directory/base, data_directory/global or the LOCATION
+    location: str  # '' for pg_default/pg_global
+
+
+def tablespace_directory(name: str, location: str, data_directory: str) -> str:
+    """Directory holding a tablespace's files (pg_default → base, pg_global → global)."""
+    if location:
+        return location
+    return os.path.join(data_directory, "global" if name == "pg_global" else "base")
+
+
+def relation_path(filepath: str, data_directory: str, tablespaces: dict[int, Tablespace]) -> str:
+    """Absolute path of a relation's first segment, through the tablespace LOCATION.
+
+    >>> ts = {16385: Tablespace(16385, "fast", "/srv/fast", "/srv/fast")}
+    >>> relation_path("pg_tblspc/16385/PG_18_202506291/5/16390", "/pg/data", ts)
+    '/srv/fast/PG_18_202506291/5/16390'
+    >>> relation_path("base/5/1259", "/pg/data", ts)
+    '/pg/data/base/5/1259'
+    """
+    if filepath.startswith("/"):
+        return filepath
+    parts = filepath.split("/", 2)
+    if len(parts) == 3 and parts[0] == "pg_tblspc" and parts[1].isdigit():
+        space = tablespaces.get(int(parts[1]))
+        if space is not None and space.location:
+            return os.path.join(space.location, parts[2])
+    return os.path.join(data_directory, filepath)
+
+
+def segment_paths(first: str, size_bytes: int, segment_bytes: int = SEGMENT_BYTES_DEFAULT) -> tuple[str, ...]:
+    """Further 1 GB segment files (``<path>.1``, ``.2`` ...) a relation of *size_bytes* has.
+
+    >>> segment_paths("/d/16390", 3 * (1 << 30) + 1)
+    ('/d/16390.1', '/d/16390.2', '/d/16390.3')
+    >>> segment_paths("/d/16390", 1 << 30)
+    ()
+    """
+    if size_bytes <= segment_bytes or segment_bytes <= 0:
+        return ()
+    count = -(-size_bytes // segment_bytes)
+    return tuple(f"{first}.{n}" for n in range(1, count))
+
+
+def temp_directory(space: Tablespace, major: int, catalog_version: int) -> str:
+    """Where temporary files of *space* go: base/pgsql_tmp or <location>/PG_<major>_<cat>/pgsql_tmp."""
+    if not space.location:
+        return os.path.join(space.directory, "pgsql_tmp")
+    return os.path.join(space.location, f"PG_{major}_{catalog_version}", "pgsql_tmp")
+
+
+def wal_directory(data_directory: str, major: int) -> tuple[str, bool]:
+    """The WAL directory, resolved through its symlink when visible here; (path, resolved)."""
+    path = os.path.join(data_directory, "pg_wal")
+    try:
+        with open(os.path.join(data_directory, "PG_VERSION"), encoding="ascii") as marker:
+            if marker.read().strip() != str(major):
+                return path, False
+    except OSError:
+        return path, False  # not this host, or no permission to read the data directory
+    return os.path.realpath(path), True
+
+
+def parse_temp_tablespaces(setting: str) -> list[str]:
+    """The names in ``temp_tablespaces`` (comma-separated, possibly double-quoted).
+
+    >>> parse_temp_tablespaces('fast, "Slow Disk"')
+    ['fast', 'Slow Disk']
+    >>> parse_temp_tablespaces("")
+    []
+    """
+    names = []
+    for item in re.findall(r'\s*("(?:[^"]|"")*"|[^,]+)\s*(?:,|$)', setting or ""):
+        item = item.strip()
+        if item.startswith('"') and item.endswith('"'):
+            item = item[1:-1].replace('""', '"')
+        if item:
+            names.append(item)
+    return names
+
+
+_COPY_TOOLS = {"cp", "rsync", "install", "/bin/cp", "/usr/bin/cp", "/usr/bin/rsync"}
+
+
+def archive_directory(archive_command: str, archive_library: str, library_directory: str) -> str | None:
+    """Archive destination from a plain-copy ``archive_command`` or basic_archive; else None.
+
+    >>> archive_directory("test ! -f /arch/%f && cp %p /arch/%f", "", "")
+    '/arch'
+    >>> archive_directory("rsync -a %p backup:/arch/%f", "", "") is None
+    True
+    >>> archive_directory("", "basic_archive", "/mnt/arch")
+    '/mnt/arch'
+    >>> archive_directory("pgbackrest --stanza=main archive-push %p", "", "") is None
+    True
+    """
+    if archive_library == "basic_archive" and library_directory:
+        return library_directory
+    if not archive_command or archive_command == "(disabled)":
+        return None
+    for part in re.split(r"&&|;|\|\|", archive_command):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            return None
+        if not words or words[0] not in _COPY_TOOLS or "%p" not in words:
+            continue
+        target = words[-1]
+        if target.endswith("/%f") and target.startswith("/") and ":" not in target:
+            return target[: -len("/%f")] or "/"
+    return None

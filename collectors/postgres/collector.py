@@ -1,0 +1,218 @@
+"""One PostgreSQL snapshot: identity, settings, per-relation misses, WAL, temp, archive, waits.
+
+Order matters for honesty: the identity row (system_identifier, postmaster start, every
+fixed-kind stats_reset) is read first and the counters after it, so a reset seen by the
+workload diff cannot be older than the counters it invalidates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from advisor.errors import PrivilegeMissing
+from advisor.model import FileIO, ServerInfo, WaitProfile
+from collectors.postgres import files as mapping
+from collectors.postgres.areas import Tablespace, tablespace_directory, wal_directory
+from collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
+from collectors.postgres.rows import (
+    ActivityRow,
+    ArchiverRow,
+    CheckpointerRow,
+    DatabaseRow,
+    PrivilegesRow,
+    ServerRow,
+    SettingRow,
+    TablespaceRow,
+    WalRow,
+)
+from collectors.postgres.session import PgSession, run_query
+
+TIMING_SETTINGS = ("track_io_timing", "track_wal_io_timing")
+Jsonable = str | int | float | bool | None
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """timestamptz → ISO 8601 (None stays None: 'never reset')."""
+    return None if value is None else value.isoformat()
+
+
+def to_bytes(row: SettingRow | None, default: int) -> int:
+    """A size setting in bytes (units B, kB, 8kB, MB as pg_settings reports them)."""
+    if row is None or not row.setting.lstrip("-").isdigit():
+        return default
+    units = {None: 1, "": 1, "B": 1, "kB": 1024, "8kB": 8192, "MB": 1 << 20, "16MB": 16 << 20, "GB": 1 << 30}
+    return int(row.setting) * units.get(row.unit, 1)
+
+
+def view_rows(rows: list[Any]) -> list[dict[str, Jsonable]]:
+    """Row dataclasses as JSON-friendly dicts (timestamps as ISO text) for Snapshot.views."""
+    out = []
+    for row in rows:
+        item: dict[str, Jsonable] = {}
+        for name in row.__dataclass_fields__:
+            value = getattr(row, name)
+            item[name] = value.isoformat() if isinstance(value, dt.datetime) else value
+        out.append(item)
+    return out
+
+
+def check_privileges(priv: PrivilegesRow, settings: dict[str, SettingRow]) -> list[str]:
+    """Refuse without data_directory (nothing could be placed); warn for the minor losses."""
+    role = priv.role_name
+    if "data_directory" not in settings:
+        raise PrivilegeMissing(
+            f"role {role} cannot read data_directory, so no file can be located",
+            hint=f'GRANT pg_monitor TO "{role}" (or pg_read_all_settings)',
+        )
+    warnings = []
+    if not (priv.is_superuser or priv.read_all_stats):
+        warnings.append(
+            f"role {role} cannot see other roles' wait events: the IO wait share counts only its own "
+            f'sessions (GRANT pg_monitor TO "{role}")'
+        )
+    if not priv.can_ls_tmpdir:
+        warnings.append(f'temp file sizes unknown: pg_ls_tmpdir not allowed (GRANT pg_monitor TO "{role}")')
+    if not priv.can_ls_waldir:
+        warnings.append(f'WAL directory size unknown: pg_ls_waldir not allowed (GRANT pg_monitor TO "{role}")')
+    return warnings
+
+
+def wait_sample(session: PgSession) -> ActivityRow:
+    """One pg_stat_activity sample (active client sessions, how many wait on IO)."""
+    rows: list[ActivityRow] = run_query(session.conn, session.major, "activity")
+    return rows[0]
+
+
+def wait_profile(samples: list[ActivityRow]) -> WaitProfile:
+    """Share of active sessions waiting on IO over *samples* (None when nothing was active)."""
+    active = sum(s.active for s in samples)
+    waiting = sum(s.io_waiting for s in samples)
+    return WaitProfile(
+        io_wait_share=waiting / active if active else None,
+        samples=len(samples),
+        active_sessions=active / len(samples) if samples else None,
+        source="pg_stat_activity",
+    )
+
+
+def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitProfile:
+    """Sample pg_stat_activity every *every_s* seconds for *seconds* (the workload interval)."""
+    deadline = time.monotonic() + seconds
+    samples = [wait_sample(session)]
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        time.sleep(min(every_s, remaining))
+        if deadline - time.monotonic() > -every_s:
+            samples.append(wait_sample(session))
+    return wait_profile(samples)
+
+
+def collect(session: PgSession, context: Any) -> None:
+    """Fill *context* (an advisor.collect.CollectContext) with one snapshot of the server."""
+    major, conn = session.major, session.conn
+    server: ServerRow = run_query(conn, major, "server")[0]
+    priv: PrivilegesRow = run_query(conn, major, "privileges")[0]
+    settings = {r.name: r for r in run_query(conn, major, "settings")}
+    context.warnings.extend(check_privileges(priv, settings))
+    values = {name: row.setting for name, row in settings.items()}
+    data_directory = values["data_directory"]
+    block_size = to_bytes(settings.get("block_size"), 8192)
+    wal_segment = to_bytes(settings.get("wal_segment_size"), 16 << 20)
+    segment_bytes = to_bytes(settings.get("segment_size"), 1 << 30)
+
+    tablespaces: list[TablespaceRow] = run_query(conn, major, "tablespaces")
+    spaces = {
+        t.spcoid: Tablespace(
+            t.spcoid, t.spcname, tablespace_directory(t.spcname, t.location, data_directory), t.location
+        )
+        for t in tablespaces
+    }
+    databases: list[DatabaseRow] = run_query(conn, major, "databases")
+    visit, skipped = databases_to_visit(databases)
+    context.warnings.extend(skipped)
+    visits = read_all(session, visit, server.current_db)
+
+    files: list[FileIO] = []
+    for v in visits:
+        if v.error:
+            context.warnings.append(f"database {v.datname} skipped: {v.error}")
+        files.extend(mapping.relation_files(v.datname, v.relations, spaces, data_directory, block_size, segment_bytes))
+
+    wal: WalRow = run_query(conn, major, "wal")[0]
+    wal_path, resolved = wal_directory(data_directory, major)
+    if not resolved:
+        context.warnings.append("pg_wal is not visible on this host: its symlink (if any) was not resolved")
+    wal_size = 0
+    if priv.can_ls_waldir:
+        wal_size = int(run_query(conn, major, "waldir")[0].size_bytes)
+    wal_timing = values.get("track_wal_io_timing") == "on"
+    files.append(mapping.wal_file(wal, wal_path, wal_size, wal_timing))
+
+    on_disk: dict[str, int] = {}
+    if priv.can_ls_tmpdir:
+        on_disk = {r.spcname: int(r.size_bytes) for r in run_query(conn, major, "tempfiles")}
+    temp_setting = values.get("temp_tablespaces", "")
+    files.extend(
+        mapping.temp_files(databases, temp_setting, spaces, on_disk, block_size, major, server.catalog_version)
+    )
+
+    archiver: ArchiverRow = run_query(conn, major, "archiver")[0]
+    if values.get("archive_mode", "off") != "off":
+        archive, warning = mapping.archive_file(archiver, values, wal_segment)
+        files.append(archive)
+        if warning:
+            context.warnings.append(warning)
+
+    checkpointer: CheckpointerRow = run_query(conn, major, "checkpointer")[0]
+    views: dict[str, list[dict[str, Jsonable]]] = {
+        "pg_stat_wal": view_rows([wal]),
+        "pg_stat_archiver": view_rows([archiver]),
+        "pg_stat_checkpointer": view_rows([checkpointer]),
+        "pg_stat_database": view_rows(databases),
+        "pg_tablespace": view_rows(tablespaces),
+        "relation_visits": as_view_rows(visits),
+    }
+    if major >= 16:
+        views["pg_stat_io"] = view_rows(run_query(conn, major, "io"))
+    context.views.update(views)
+    context.wait = wait_profile([wait_sample(session)])
+    context.files.extend(files)
+    context.server = server_info(server, session, values, databases)
+    context.taken_at = iso(server.now)
+
+
+def server_info(
+    server: ServerRow, session: PgSession, values: dict[str, str], databases: list[DatabaseRow]
+) -> ServerInfo:
+    """ServerInfo with every reset clock the workload diff checks (reference §4.5)."""
+    resets: dict[str, str | None] = {
+        "wal": iso(server.wal_reset),
+        "archiver": iso(server.archiver_reset),
+        "bgwriter": iso(server.bgwriter_reset),
+    }
+    if server.io_reset is not None:
+        resets["io"] = iso(server.io_reset)
+    if server.checkpointer_reset is not None:
+        resets["checkpointer"] = iso(server.checkpointer_reset)
+    for db in databases:
+        resets[f"database:{db.datname}"] = iso(db.stats_reset)
+    info = session.conn.info
+    host = server.server_addr or info.host or "local"
+    kept = {name: values[name] for name in sorted(values)}
+    kept["catalog_version"] = str(server.catalog_version)
+    return ServerInfo(
+        dbms="postgres",
+        version=server.server_version.split()[0],
+        version_num=server.server_version_num,
+        host=host,
+        name=f"{host}:{info.port}",
+        identity=server.system_identifier,
+        started_at=iso(server.postmaster_start) or "",
+        stats_reset=resets,
+        in_recovery=server.in_recovery,
+        settings=kept,
+    )

@@ -1,0 +1,177 @@
+"""Turn PostgreSQL statistics rows into FileIO rows: relations, WAL, temp and archive.
+
+What is attributed and what is not (docs/collect.md says the same):
+
+* Relations: reads are shared_buffers misses per relation (blocks); read_bytes = reads ×
+  block_size. PostgreSQL keeps no per-relation write counter and no per-relation timing,
+  so writes and times are None, never invented. pg_stat_io has no tablespace dimension and
+  is kept as a raw view only.
+* WAL: one row for the WAL directory. Writes and syncs from pg_stat_wal (14–17) or the
+  pg_stat_io ``wal`` object (18+, which also counts reads and bytes written); times only when
+  track_wal_io_timing is on.
+* Temp: per tablespace. Each database's temp_bytes goes to the tablespaces in
+  temp_tablespaces (split evenly, PostgreSQL picks them round-robin) or to the database's
+  default tablespace; writes = bytes / block_size (temp files are written in BLCKSZ chunks).
+  Temp reads are counted nowhere, so they are 0.
+* Archive: archived_count segments, each wal_segment_size bytes, written to the directory
+  parsed from archive_command (unknown path when it is not a plain copy).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from advisor.model import FileIO, FileKind
+from collectors.postgres.areas import (
+    Tablespace,
+    archive_directory,
+    parse_temp_tablespaces,
+    relation_path,
+    segment_paths,
+    temp_directory,
+)
+from collectors.postgres.rows import ArchiverRow, DatabaseRow, RelationRow, WalRow
+
+
+def relation_kind(row: RelationRow) -> FileKind:
+    """data (tables, matviews, sequences), index, or toast (TOAST tables and their indexes)."""
+    if row.is_toast or row.relkind == "t":
+        return "toast"
+    if row.relkind == "i":
+        return "index"
+    return "data"
+
+
+def relation_files(
+    datname: str,
+    rows: tuple[RelationRow, ...],
+    spaces: dict[int, Tablespace],
+    data_directory: str,
+    block_size: int,
+    segment_bytes: int,
+) -> list[FileIO]:
+    """One FileIO per relation; shared catalogs get the file id ``global/<oid>``."""
+    files = []
+    for row in rows:
+        if row.filepath is None:
+            continue
+        path = relation_path(row.filepath, data_directory, spaces)
+        space = spaces.get(row.spcoid)
+        container = "global" if row.is_shared else datname
+        files.append(
+            FileIO(
+                file_id=f"{container}/{row.oid}",
+                path=path,
+                kind=relation_kind(row),
+                tablespace=space.name if space else str(row.spcoid),
+                container=container,
+                size_bytes=int(row.size_bytes),
+                reads=int(row.blks_read),
+                writes=None,
+                read_bytes=int(row.blks_read) * block_size,
+                write_bytes=None,
+                name=row.relname,
+                segment_paths=segment_paths(path, int(row.size_bytes), segment_bytes),
+            )
+        )
+    return files
+
+
+def wal_file(wal: WalRow, path: str, size_bytes: int, timing: bool) -> FileIO:
+    """The WAL directory as one file-like object."""
+    write_bytes = wal.wal_write_bytes if wal.wal_write_bytes is not None else wal.wal_bytes
+    return FileIO(
+        file_id="wal",
+        path=path,
+        kind="wal",
+        tablespace="pg_wal",
+        container="",
+        size_bytes=size_bytes,
+        reads=int(wal.wal_reads or 0),
+        writes=None if wal.wal_write is None else int(wal.wal_write),
+        read_bytes=int(wal.wal_read_bytes or 0),
+        write_bytes=int(write_bytes),
+        write_time_ms=float(wal.wal_write_time) if timing and wal.wal_write_time is not None else None,
+        read_time_ms=float(wal.wal_read_time) if timing and wal.wal_read_time is not None else None,
+        syncs=None if wal.wal_sync is None else int(wal.wal_sync),
+        sync_time_ms=float(wal.wal_sync_time) if timing and wal.wal_sync_time is not None else None,
+        name="pg_wal",
+    )
+
+
+def temp_targets(db: DatabaseRow, temp_setting: list[str], spaces: dict[int, Tablespace]) -> list[Tablespace]:
+    """Tablespaces that receive *db*'s temp files: temp_tablespaces, else the database default."""
+    by_name = {s.name: s for s in spaces.values()}
+    listed = [by_name[name] for name in temp_setting if name in by_name]
+    if listed:
+        return listed
+    default = spaces.get(db.dattablespace)
+    return [default] if default else []
+
+
+def temp_files(
+    databases: list[DatabaseRow],
+    temp_tablespaces: str,
+    spaces: dict[int, Tablespace],
+    on_disk: dict[str, int],
+    block_size: int,
+    major: int,
+    catalog_version: int,
+) -> list[FileIO]:
+    """One ``temp/<tablespace>`` row per tablespace that receives temp files."""
+    setting = parse_temp_tablespaces(temp_tablespaces)
+    bytes_by_space: dict[int, float] = defaultdict(float)
+    for db in databases:
+        targets = temp_targets(db, setting, spaces)
+        for space in targets:
+            bytes_by_space[space.oid] += (db.temp_bytes or 0) / len(targets)
+    files = []
+    for oid, total in sorted(bytes_by_space.items()):
+        space = spaces[oid]
+        written = int(round(total))
+        files.append(
+            FileIO(
+                file_id=f"temp/{space.name}",
+                path=temp_directory(space, major, catalog_version),
+                kind="temp",
+                tablespace=space.name,
+                container="",
+                size_bytes=on_disk.get(space.name, 0),
+                reads=0,
+                writes=written // block_size,
+                read_bytes=0,
+                write_bytes=written,
+                name=f"pgsql_tmp ({space.name})",
+            )
+        )
+    return files
+
+
+def archive_file(archiver: ArchiverRow, settings: dict[str, str], wal_segment_bytes: int) -> tuple[FileIO, str | None]:
+    """The archive destination as one row, and a warning when its path is unknown."""
+    directory = archive_directory(
+        settings.get("archive_command", ""),
+        settings.get("archive_library", ""),
+        settings.get("basic_archive.archive_directory", ""),
+    )
+    warning = None
+    if directory is None:
+        warning = (
+            "archive destination unknown: archive_command is not a plain copy to a local directory; "
+            "archive writes are counted but cannot be placed on a disk"
+        )
+    count = int(archiver.archived_count)
+    row = FileIO(
+        file_id="archive",
+        path=directory or "",
+        kind="archive",
+        tablespace="archive",
+        container="",
+        size_bytes=0,
+        reads=0,
+        writes=count,
+        read_bytes=0,
+        write_bytes=count * wal_segment_bytes,
+        name="WAL archive",
+    )
+    return row, warning
