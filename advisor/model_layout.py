@@ -88,6 +88,7 @@ class DiskStat:
     io_time_ms: int
     flushes: int | None = None
     flush_time_ms: int | None = None
+    is_partition: bool = False  # a partition row (sda2), not a whole disk (sda)
 
 
 @dataclass(frozen=True, slots=True)

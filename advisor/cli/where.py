@@ -1,9 +1,83 @@
-"""`advisor where` (being built; see the issue that owns it)."""
+"""`advisor where PATH...`: which disk, partition and zone each file's bytes occupy.
+
+Exit code 0 when every path was read, 6 (BAD_INPUT) when at least one could not be (missing,
+permission denied, not a file, no FIEMAP); the others are still reported. A path on tmpfs,
+overlay, NFS and the like is not an error: it is reported with ``placement_known=false``
+and the reason.
+"""
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+
 import typer
+
+from advisor.cli.common import OutputFormat, emit, stderr_console, stdout_console
+from advisor.errors import BadInput, ExitCode
+from advisor.model import DiskStatRate
+
+
+def where(
+    paths: list[Path] = typer.Argument(..., help="Files or directories (directories: union of their files)."),
+    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f",
+                                               help="terminal or json."),
+    extents: bool = typer.Option(False, "--extents", help="List every extent with its disk byte offset."),
+    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0,
+                                   help="Also sample /proc/diskstats this many seconds apart (iostat -x)."),
+    no_sync: bool = typer.Option(False, "--no-sync",
+                                 help="Do not flush dirty pages before mapping (faster; fresh files may "
+                                      "show no position)."),
+) -> None:
+    """Show where each path's bytes lie on its disk (0 = outer edge, 1 = inner edge)."""
+    if output_format not in (OutputFormat.terminal, OutputFormat.json):
+        raise BadInput(f"--format {output_format.value} is not offered by where; use terminal or json")
+    from advisor.storage import diskstats
+    from advisor.storage.locate import Locator
+
+    locator = Locator(keep_extents=extents, sync=not no_sync)
+    locations = locator.locate_many([str(p) for p in paths])
+    rates: list[DiskStatRate] = []
+    if interval > 0:
+        names = set(locator.devices) | set(locator.partitions)
+        first, t0 = diskstats.sample(names)
+        time.sleep(interval)
+        second, t1 = diskstats.sample(names)
+        rates = diskstats.diskstats_rates(first, second, t1 - t0)
+
+    from advisor.render.locations import Notes, devices_table, location_row, locations_table, rates_table
+
+    if output_format is OutputFormat.json:
+        rows = [location_row(loc, extents) for loc in locations]
+        if interval > 0:
+            document: object = {"locations": rows, "diskstats": [_rate_row(r) for r in rates]}
+        else:
+            document = rows
+        emit(json.dumps(document, indent=2), None)
+    else:
+        console, notes = stdout_console(), Notes()
+        console.print(locations_table(locations, notes, extents))
+        if locator.devices:
+            console.print(devices_table(sorted(locator.devices.values(), key=lambda d: d.name), notes))
+        if rates:
+            console.print(rates_table(rates, interval))
+        for line in notes.lines():
+            console.print(line, markup=False, highlight=False)
+    if locator.failed_paths:
+        err = stderr_console()
+        for loc in locations:
+            if loc.path in locator.failed_paths:
+                err.print(f"advisor: {loc.path}: {loc.reason}", markup=False, highlight=False)
+        raise typer.Exit(int(ExitCode.BAD_INPUT))
+
+
+def _rate_row(rate: DiskStatRate) -> dict[str, object]:
+    from dataclasses import asdict
+
+    return asdict(rate)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``where`` to the root app."""
+    app.command(name="where")(where)

@@ -1,0 +1,131 @@
+"""Render file locations (``advisor where``) and iostat-style rates as JSON rows or rich tables."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.model import Device, DiskStatRate, Location
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+
+def location_row(location: Location, with_extents: bool = False) -> dict[str, Any]:
+    """The stable JSON object of one path (documented in docs/where.md)."""
+    row: dict[str, Any] = {
+        "path": location.path,
+        "disk": location.disk,
+        "partition": location.partition,
+        "zone_start": location.zone_start,
+        "zone_end": location.zone_end,
+        "zone_mean": location.zone_mean,
+        "extents": location.extents,
+        "size_bytes": location.size_bytes,
+        "placement_known": location.placement_known,
+        "reason": location.reason,
+    }
+    if with_extents:
+        row["extent_list"] = [
+            {"file_offset_bytes": e.file_offset_bytes, "disk_offset_bytes": e.disk_offset_bytes,
+             "length_bytes": e.length_bytes}
+            for e in location.extent_list
+        ]
+    return row
+
+
+def human_bytes(count: float) -> str:
+    """1536 → '1.5 KiB'.
+
+    >>> human_bytes(3 * 1024**3)
+    '3.0 GiB'
+    """
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(count) < 1024 or unit == "TiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} TiB"
+
+
+def _zone(location: Location) -> str:
+    if location.zone_start is None or location.zone_end is None:
+        return "-"
+    return f"{location.zone_start:.4f}-{location.zone_end:.4f}"
+
+
+class Notes:
+    """Footnotes shared by the tables, so long reasons do not squeeze the columns."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def mark(self, text: str | None) -> str:
+        """'[n]' for *text* (numbered on first use), '' for None."""
+        if not text:
+            return ""
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"[{self.texts.index(text) + 1}]"
+
+    def lines(self) -> list[str]:
+        """The footnotes, one per line."""
+        return [f"[{i}] {text}" for i, text in enumerate(self.texts, start=1)]
+
+
+def locations_table(locations: list[Location], notes: Notes, with_extents: bool = False) -> Table:
+    """One row per path (plus one per extent with ``--extents``); reasons go to *notes*."""
+    from rich.box import SIMPLE_HEAD
+    from rich.table import Table
+
+    table = Table(title="where the bytes are (0 = outer edge, 1 = inner edge)", title_justify="left",
+                  box=SIMPLE_HEAD, pad_edge=False)
+    table.add_column("path", overflow="fold", ratio=1)
+    for header in ("disk", "partition", "zone", "mean", "extents", "size", "known"):
+        table.add_column(header, justify="right" if header in ("mean", "extents", "size") else "left",
+                         no_wrap=header in ("zone", "known"))
+    for loc in locations:
+        mean = f"{loc.zone_mean:.4f}" if loc.zone_mean is not None else "-"
+        style = None if loc.placement_known else "yellow"
+        if loc.disk is None and loc.reason in ("no such file or directory", "permission denied"):
+            style = "red"
+        known = "yes" if loc.placement_known else "no"
+        table.add_row(loc.path, loc.disk or "-", loc.partition or "-", _zone(loc), mean, str(loc.extents),
+                      human_bytes(loc.size_bytes), f"{known} {notes.mark(loc.reason)}".strip(), style=style)
+        if with_extents:
+            for extent in loc.extent_list:
+                table.add_row(f"  @{extent.file_offset_bytes}", "", "", f"disk byte {extent.disk_offset_bytes}", "",
+                              "", human_bytes(extent.length_bytes), "")
+    return table
+
+
+def devices_table(devices: list[Device], notes: Notes) -> Table:
+    """The disks the paths live on, with what we can and cannot trust about them."""
+    from rich.box import SIMPLE_HEAD
+    from rich.table import Table
+
+    table = Table(title="disks", title_justify="left", box=SIMPLE_HEAD, pad_edge=False)
+    for header in ("disk", "size", "model", "transport", "rotational", "L/P block", "cache", "placement"):
+        table.add_column(header)
+    for dev in devices:
+        placement = "known" if dev.placement_known else f"unknown {notes.mark(dev.reason)}"
+        if dev.backing_file:
+            placement += " " + notes.mark(f"{dev.name} is a loop device over {dev.backing_file}")
+        table.add_row(dev.name, human_bytes(dev.size_bytes), dev.model or "-", dev.transport or "-",
+                      {True: "yes", False: "no", None: "?"}[dev.rotational],
+                      f"{dev.logical_block_bytes}/{dev.physical_block_bytes}", dev.write_cache or "-", placement)
+    return table
+
+
+def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
+    """``iostat -x``-like table of a diskstats interval."""
+    from rich.box import SIMPLE_HEAD
+    from rich.table import Table
+
+    table = Table(title=f"IO over {seconds:g} s", title_justify="left", box=SIMPLE_HEAD, pad_edge=False)
+    for header in ("device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %"):
+        table.add_column(header, justify="left" if header == "device" else "right")
+    for r in rates:
+        table.add_row(("  " if r.is_partition else "") + r.name, f"{r.r_s:.1f}", f"{r.w_s:.1f}",
+                      f"{r.read_mb_s:.2f}", f"{r.write_mb_s:.2f}",
+                      f"{r.r_await_ms:.2f}" if r.r_await_ms is not None else "-",
+                      f"{r.w_await_ms:.2f}" if r.w_await_ms is not None else "-", f"{100 * r.util:.1f}")
+    return table

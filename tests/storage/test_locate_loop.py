@@ -1,0 +1,175 @@
+"""File → disk position on a real loop disk with outer/middle/inner ext4 partitions.
+
+The ground truth is the raw device: the bytes found at each reported disk offset must be
+the file's own bytes, and each file must fall inside its partition's LBA range.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from advisor.storage.locate import Locator
+from tests.helpers.loopdisk import ScratchDisk
+from tests.storage.conftest import read_raw, write_file
+
+pytestmark = [pytest.mark.root]
+
+
+def test_each_file_lies_inside_its_partition(three_zone_disk: ScratchDisk) -> None:
+    disk = three_zone_disk
+    paths = {}
+    for part in disk.partitions:
+        assert part.mountpoint is not None
+        paths[part.label] = part.mountpoint / "table.dat"
+        write_file(paths[part.label], 3 << 20, seed=part.number)
+    locator = Locator(keep_extents=True)
+    for part in disk.partitions:
+        loc = locator.locate(str(paths[part.label]))
+        assert loc.placement_known, loc.reason
+        assert loc.disk == disk.name and loc.partition == f"{disk.name}p{part.number}"
+        low, high = part.start_bytes / disk.size_bytes, (part.start_bytes + part.size_bytes) / disk.size_bytes
+        assert loc.zone_start is not None and loc.zone_end is not None and loc.zone_mean is not None
+        assert low <= loc.zone_start <= loc.zone_mean <= loc.zone_end <= high
+        assert loc.size_bytes == 3 << 20
+        assert sum(e.length_bytes for e in loc.extent_list) == 3 << 20
+        assert loc.extents == len(loc.extent_list) >= 1
+        # fraction = absolute disk offset / disk size, and the bytes are really there
+        first = min(loc.extent_list, key=lambda e: e.disk_offset_bytes)
+        assert loc.zone_start == pytest.approx(first.disk_offset_bytes / disk.size_bytes)
+        expected = paths[part.label].read_bytes()
+        for extent in loc.extent_list:
+            raw = read_raw(disk.device, extent.disk_offset_bytes, extent.length_bytes)
+            chunk = expected[extent.file_offset_bytes:extent.file_offset_bytes + extent.length_bytes]
+            assert raw == chunk
+    outer, middle, inner = (locator.locate(str(paths[label])) for label in ("outer", "middle", "inner"))
+    assert outer.zone_end is not None and middle.zone_start is not None and middle.zone_end is not None
+    assert inner.zone_start is not None
+    assert outer.zone_end < middle.zone_start < middle.zone_end < inner.zone_start
+
+
+def test_partitions_and_device_facts(three_zone_disk: ScratchDisk) -> None:
+    disk = three_zone_disk
+    locator = Locator()
+    for part in disk.partitions:
+        assert part.mountpoint is not None
+        locator.locate(str(part.mountpoint))
+    device = locator.devices[disk.name]
+    assert device.transport == "loop" and device.size_bytes == disk.size_bytes
+    assert device.backing_file == str(disk.backing) and device.placement_known
+    for part in disk.partitions:
+        record = locator.partitions[f"{disk.name}p{part.number}"]
+        assert (record.start_bytes, record.size_bytes, record.number) == (part.start_bytes, part.size_bytes,
+                                                                          part.number)
+        assert record.aligned is True and record.fstype == "ext4"
+        assert str(part.mountpoint) in record.mountpoints
+
+
+def test_fragmented_file_has_many_extents_at_real_offsets(three_zone_disk: ScratchDisk) -> None:
+    mount = three_zone_disk.partition("middle").mountpoint
+    assert mount is not None
+    target, filler = mount / "fragmented.dat", mount / "filler.dat"
+    chunk = 64 << 10
+    expected = bytearray()
+    # Alternate appends to two files, syncing each time, so the allocator interleaves them.
+    with open(target, "wb") as a, open(filler, "wb") as b:
+        for i in range(24):
+            piece = bytes([65 + i % 26]) * chunk
+            for handle, data in ((a, piece), (b, b"z" * chunk)):
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            expected += piece
+    loc = Locator(keep_extents=True).locate(str(target))
+    assert loc.extents >= 4, f"expected fragmentation, got {loc.extents} extents"
+    for extent in loc.extent_list:
+        raw = read_raw(three_zone_disk.device, extent.disk_offset_bytes, extent.length_bytes)
+        assert raw == bytes(expected[extent.file_offset_bytes:extent.file_offset_bytes + extent.length_bytes])
+    target.unlink()
+    filler.unlink()
+
+
+def test_directory_is_the_union_of_its_files(three_zone_disk: ScratchDisk) -> None:
+    mount = three_zone_disk.partition("inner").mountpoint
+    assert mount is not None
+    wal = mount / "pg_wal"
+    wal.mkdir(exist_ok=True)
+    for i in range(3):
+        write_file(wal / f"00000001000000000000000{i}", 1 << 20, seed=i)
+    locator = Locator()
+    parts = [locator.locate(str(p)) for p in sorted(wal.iterdir())]
+    whole = locator.locate(str(wal))
+    assert whole.extents == sum(p.extents for p in parts)
+    assert whole.size_bytes == 3 << 20
+    assert whole.zone_start == min(p.zone_start for p in parts if p.zone_start is not None)
+    assert whole.zone_end == max(p.zone_end for p in parts if p.zone_end is not None)
+    # a symlink to the directory (pg_wal outside PGDATA) resolves to the same place
+    link = three_zone_disk.partition("outer").mountpoint / "wal-link"  # type: ignore[operator]
+    link.unlink(missing_ok=True)
+    link.symlink_to(wal)
+    via_link = locator.locate(str(link))
+    assert (via_link.zone_start, via_link.zone_end, via_link.partition) == (whole.zone_start, whole.zone_end,
+                                                                            whole.partition)
+
+
+def test_empty_directory_gets_its_partition_range(three_zone_disk: ScratchDisk) -> None:
+    part = three_zone_disk.partition("outer")
+    assert part.mountpoint is not None
+    empty = part.mountpoint / "empty-temp"
+    empty.mkdir(exist_ok=True)
+    loc = Locator().locate(str(empty))
+    size = three_zone_disk.size_bytes
+    assert loc.extents == 0 and loc.placement_known
+    assert loc.zone_start == pytest.approx(part.start_bytes / size)
+    assert loc.zone_end == pytest.approx((part.start_bytes + part.size_bytes) / size)
+
+
+def test_unsynced_file_gets_a_position_only_with_sync(three_zone_disk: ScratchDisk) -> None:
+    mount = three_zone_disk.partition("middle").mountpoint
+    assert mount is not None
+    fresh = mount / "delalloc.dat"
+    fresh.write_bytes(b"d" * (256 << 10))  # no fsync: delayed allocation, no block yet
+    without = Locator(sync=False).locate(str(fresh))
+    with_sync = Locator(sync=True).locate(str(fresh))
+    assert with_sync.zone_start is not None and with_sync.placement_known
+    # Without the flush ext4 reports a delayed-allocation extent with no usable address.
+    assert without.zone_start is None and without.reason is not None and "not allocated" in without.reason
+    fresh.unlink()
+
+
+def test_whole_disk_file_system(storage_root: Path) -> None:
+    from tests.helpers.loopdisk import scratch_disk
+    from tests.storage.conftest import is_root
+
+    if not is_root():
+        pytest.skip("needs root")
+    with scratch_disk(64 << 20, None, image_dir=storage_root / "whole") as disk:
+        assert disk.partitions[0].mountpoint is not None
+        path = disk.partitions[0].mountpoint / "f"
+        write_file(path, 1 << 20)
+        locator = Locator()
+        loc = locator.locate(str(path))
+        assert loc.partition == disk.name and loc.disk == disk.name
+        assert locator.partitions[disk.name].number == 0
+        assert loc.zone_start is not None and 0 < loc.zone_start < 1
+
+
+def test_tmpfs_and_overlay_are_unknown_with_reason(tmpfs_dir: Path) -> None:
+    (tmpfs_dir / "f").write_text("in memory")
+    loc = Locator().locate(str(tmpfs_dir / "f"))
+    assert not loc.placement_known and loc.reason is not None and "tmpfs" in loc.reason
+    assert loc.disk is None and loc.zone_start is None
+    for name in ("lower", "upper", "work", "merged"):
+        (tmpfs_dir / name).mkdir()
+    (tmpfs_dir / "lower" / "base.dat").write_text("lower layer")
+    merged = tmpfs_dir / "merged"
+    options = f"lowerdir={tmpfs_dir / 'lower'},upperdir={tmpfs_dir / 'upper'},workdir={tmpfs_dir / 'work'}"
+    subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(merged)], check=True)
+    try:
+        loc = Locator().locate(str(merged / "base.dat"))
+        assert not loc.placement_known and loc.reason is not None and "overlay" in loc.reason
+    finally:
+        subprocess.run(["umount", str(merged)], check=False)
