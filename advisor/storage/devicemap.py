@@ -77,7 +77,7 @@ def translate(segments: list[DmSegment], offset: int, length: int) -> list[tuple
     """Map a byte range on the dm device to (device below, byte offset there, length) pieces.
 
     >>> translate(parse_table("0 2048 linear 8:16 2048\\n2048 4096 linear 8:32 0"), 1024 * 512, 2048 * 512)
-    [('8:16', 2097152, 524288), ('8:32', 0, 524288)]
+    [('8:16', 1572864, 524288), ('8:32', 0, 524288)]
     """
     pieces: list[tuple[str, int, int]] = []
     end = offset + length

@@ -73,7 +73,7 @@ class MountEntry:
 
 
 def parse_line(line: str) -> MountEntry:
-    """Parse one mountinfo line; optional fields end at the lone ``-`` separator.
+    r"""Parse one mountinfo line; optional fields end at the lone ``-`` separator.
 
     >>> e = parse_line(r"36 35 98:0 /mnt1 /mnt/my\040disk rw,noatime master:1 - ext3 /dev/root rw,errors=continue")
     >>> (e.major, e.minor, e.root, e.mountpoint, e.fstype, e.source)
