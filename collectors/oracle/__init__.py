@@ -1,1 +1,47 @@
-"""oracle collector."""
+"""Oracle collector: live V$ sampling (python-oracledb), Statspack or licensed AWR history.
+
+Registered as the ``oracle`` entry point of ``advisor.collectors``. ``connect`` opens a thin
+(or, with ``options["thick"]``, thick) session named ``advisor``; ``collect`` adds one live
+sample (files, wait profile, server identity) to the snapshot context. History between two
+snapshots stored in the database is read by :func:`collectors.oracle.history.history_workload`
+(Statspack by default; AWR's DBA_HIST_* views only with ``options["diagnostics_pack"]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.oracle.connect import open_connection
+from collectors.oracle.history import history_workload
+from collectors.oracle.live import sample
+
+__all__ = ["OracleCollector", "history_workload"]
+
+
+class OracleCollector:
+    """The ``oracle`` collector plugin (a DatabaseCollector, see advisor.registry)."""
+
+    name = "oracle"
+    dbms = "oracle"
+
+    def connect(self, dsn: str | None, options: dict[str, Any]) -> Any:
+        """Open a monitoring session; errors are one-line AdvisorErrors without secrets."""
+        return open_connection(dsn, options)
+
+    def close(self, conn: Any) -> None:
+        """Close the session; a dead connection is not worth an error at this point."""
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - closing a broken session must not mask the real outcome
+            pass
+
+    def collect(self, conn: Any, context: Any) -> None:
+        """Add one live sample of *conn* to *context* (a CollectContext)."""
+        result = sample(conn)
+        context.server = result.server
+        context.files.extend(result.files)
+        context.wait = result.wait
+        context.views.update(result.views)
+        context.warnings.extend(result.warnings)
+        if result.taken_at:
+            context.taken_at = result.taken_at
