@@ -1,9 +1,123 @@
-"""`advisor collect` (being built; see the issue that owns it)."""
+"""`advisor collect`: one snapshot, a workload over an interval, or a workload from a report.
+
+Exit codes: 0 written; 3 cannot connect; 4 written but a collector (e.g. host) failed;
+5 a grant is missing; 6 bad arguments or report file; 7 server not supported; 9 counters
+reset during ``--interval``. Nothing is written on failure (atomic output).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from advisor.cli.common import emit
+from advisor.errors import BadInput, ExitCode, Unsupported
+
+
+def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"statement_timeout_s": statement_timeout, "thick": thick,
+                               "diagnostics_pack": diagnostics_pack}
+    if statspack:
+        options["statspack"] = statspack
+    return options
+
+
+def _from_report(path: Path, output: Path | None) -> None:
+    from advisor.jsonio import dumps
+    from advisor.registry import ReportReader, discover
+
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            head = handle.read(65536)
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    for plugin in discover():
+        reader = plugin.collector
+        if isinstance(reader, ReportReader) and reader.can_read(head):
+            emit(dumps(reader.read_report(str(path))), output)
+            return
+    raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
+
+
+def collect(
+    dsn: str = typer.Option("", "--dsn", help="libpq DSN or Oracle connect string; empty: PG* environment/pgpass."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON document here (default stdout)."),
+    dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle."),
+    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0,
+                                   help="Take two snapshots this many seconds apart and write the workload."),
+    keep_snapshots: Path | None = typer.Option(None, "--keep-snapshots",
+                                               help="With --interval: also save snapshot-a.json and snapshot-b.json."),
+    allow_reset: bool = typer.Option(False, "--allow-reset",
+                                     help="With --interval: warn instead of refusing when counters were reset."),
+    statement_timeout: float = typer.Option(30.0, "--statement-timeout", min=0.1, help="Per-statement limit (s)."),
+    thick: bool = typer.Option(False, "--thick", help="Oracle: use the Oracle Client libraries."),
+    diagnostics_pack: bool = typer.Option(False, "--diagnostics-pack",
+                                          help="Oracle: the Diagnostics Pack is licensed (allows AWR views)."),
+    statspack: str | None = typer.Option(None, "--statspack", metavar="BEGIN:END",
+                                         help="Oracle: workload between two Statspack snapshots."),
+    from_report: Path | None = typer.Option(None, "--from-report",
+                                            help="Read an AWR or Statspack report file instead of a database."),
+) -> None:
+    """Sample a database: a snapshot, or (with --interval) the workload between two."""
+    if from_report is not None:
+        _from_report(from_report, output)
+        return
+    if dbms not in ("postgres", "oracle"):
+        raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
+    if keep_snapshots is not None and interval <= 0:
+        raise BadInput("--keep-snapshots needs --interval")
+    from advisor import sampling
+    from advisor.jsonio import dumps
+
+    options = _options(statement_timeout, thick, diagnostics_pack, statspack)
+    plugins = sampling.find_plugins(dbms)
+    session = [plugins.database.connect(dsn or None, options)]
+    conn = session[0]
+    try:
+        if statspack:
+            history = getattr(plugins.database, "history", None)
+            if history is None:
+                raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack)")
+            emit(dumps(history(conn, options)), output)
+            return
+        if interval <= 0:
+            snapshot = sampling.take_snapshot(plugins, conn, options)
+            emit(dumps(snapshot), output)
+            failed = sampling.failed_runs(snapshot)
+        else:
+            reconnect = lambda: plugins.database.connect(dsn or None, options)  # noqa: E731
+            failed = _interval(plugins, session, options, interval, output, keep_snapshots, allow_reset, reconnect)
+    finally:
+        sampling.close_quietly(plugins, session[0])
+    if failed:
+        for run in failed:
+            typer.echo(f"advisor: warning: collector {run.name} failed: {run.reason}", err=True)
+        raise typer.Exit(int(ExitCode.PARTIAL))
+
+
+def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds: float, output: Path | None,
+              keep: Path | None, allow_reset: bool, reconnect: Any) -> list[Any]:
+    from advisor import sampling
+    from advisor.jsonio import dumps, write_atomic
+    from advisor.workload import diff
+
+    def progress(step: str) -> None:
+        typer.echo(f"advisor: {step}", err=True)
+
+    first, second = sampling.sample_pair(plugins, session, options, seconds, progress, reconnect)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        write_atomic(keep / "snapshot-a.json", dumps(first))
+        write_atomic(keep / "snapshot-b.json", dumps(second))
+    workload = diff(first, second, allow_reset=allow_reset)
+    emit(dumps(workload), output)
+    for warning in workload.warnings:
+        typer.echo(f"advisor: warning: {warning}", err=True)
+    return sampling.failed_runs(first, second)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``collect`` to the root app."""
+    app.command(name="collect")(collect)

@@ -1,9 +1,76 @@
-"""`advisor workload` (being built; see the issue that owns it)."""
+"""`advisor workload A.json B.json`: rates between two saved snapshots (or show a workload).
+
+Exit codes: 0 shown; 6 a file is missing, corrupt or of another kind, or the snapshots are
+out of order; 9 the counters were reset between them (``--allow-reset`` turns that into
+warnings and marks the affected rates as lower bounds with ``*``).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+
+from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.errors import BadInput
+
+
+def workload(
+    files: list[Path] = typer.Argument(..., help="Two snapshots (A then B), or one workload document."),
+    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON workload here."),
+    sort: str = typer.Option("iops", "--sort", help="iops, mbs, size or name."),
+    top: int = typer.Option(20, "--top", min=0, help="Files to list (0 = all)."),
+    allow_reset: bool = typer.Option(False, "--allow-reset", help="Warn instead of refusing on counter resets."),
+) -> None:
+    """Show per-tablespace and per-file rates (IOPS, MB/s, IO size, latency)."""
+    from advisor.jsonio import dumps
+    from advisor.model import load_snapshot, load_workload
+    from advisor.render.rates import SORT_KEYS
+    from advisor.workload import diff
+
+    if output_format not in (OutputFormat.terminal, OutputFormat.json):
+        raise BadInput(f"--format {output_format.value} is not offered by workload; use terminal or json")
+    if sort not in SORT_KEYS:
+        raise BadInput(f"--sort {sort!r}: use one of {', '.join(SORT_KEYS)}")
+    if len(files) == 2:
+        result = diff(load_snapshot(files[0]), load_snapshot(files[1]), allow_reset=allow_reset)
+    elif len(files) == 1:
+        result = load_workload(files[0])
+    else:
+        raise BadInput(f"give two snapshots or one workload, not {len(files)} files")
+    if output is not None:
+        emit(dumps(result), output)
+    if output_format is OutputFormat.json:
+        if output is None:
+            emit(dumps(result), None)
+        return
+    _print_terminal(result, sort, top)
+
+
+def _print_terminal(result: object, sort: str, top: int) -> None:
+    from advisor.model import Workload
+    from advisor.render.rates import file_table, fmt, tablespace_table
+
+    assert isinstance(result, Workload)
+    console = stdout_console()
+    if not console.is_terminal:
+        console.width = 200  # pipes and files get whole columns, not an 80-column squeeze
+    server = result.server
+    console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
+                  f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
+    wait = result.wait
+    if wait.io_wait_share is not None:
+        console.print(f"IO wait share {wait.io_wait_share:.0%} of active time ({wait.samples} samples, "
+                      f"{fmt(wait.active_sessions, 2)} active sessions on average)")
+    console.print(tablespace_table(result))
+    console.print(file_table(result, sort, top))
+    if any(r.lower_bound for r in result.rates):
+        console.print("* counter went backwards during the interval: rate counts only since the reset")
+    for warning in result.warnings:
+        typer.echo(f"advisor: warning: {warning}", err=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``workload`` to the root app."""
+    app.command(name="workload")(workload)

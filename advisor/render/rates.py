@@ -1,0 +1,121 @@
+"""Workload rates as tables: per tablespace (summed) and per file, sorted by IOPS.
+
+Shared by ``advisor workload`` and ``advisor collect --interval`` output checks. A rate the
+server does not provide (writes per PostgreSQL relation, latency without timing) shows as
+``-``, never as 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from advisor.model import FileRate, Workload
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+SORT_KEYS = ("iops", "mbs", "size", "name")
+
+
+@dataclass(frozen=True, slots=True)
+class AreaRate:
+    """Rates summed over the files of one tablespace (and kind) of one container."""
+
+    tablespace: str
+    kind: str
+    files: int
+    size_bytes: int
+    read_iops: float
+    write_iops: float | None
+    read_mb_s: float
+    write_mb_s: float | None
+    lower_bound: bool
+
+
+def _add(total: float | None, value: float | None) -> float | None:
+    if value is None:
+        return total
+    return value if total is None else total + value
+
+
+def by_tablespace(rates: tuple[FileRate, ...]) -> list[AreaRate]:
+    """Sum file rates per (tablespace, kind); unknown write rates stay unknown."""
+    groups: dict[tuple[str, str], list[FileRate]] = defaultdict(list)
+    for rate in rates:
+        groups[(rate.tablespace, rate.kind)].append(rate)
+    areas = []
+    for (tablespace, kind), members in groups.items():
+        write_iops: float | None = None
+        write_mb: float | None = None
+        for m in members:
+            write_iops = _add(write_iops, m.write_iops)
+            write_mb = _add(write_mb, m.write_mb_s)
+        areas.append(
+            AreaRate(
+                tablespace=tablespace,
+                kind=kind,
+                files=len(members),
+                size_bytes=sum(m.size_bytes for m in members),
+                read_iops=sum(m.read_iops for m in members),
+                write_iops=write_iops,
+                read_mb_s=sum(m.read_mb_s for m in members),
+                write_mb_s=write_mb,
+                lower_bound=any(m.lower_bound for m in members),
+            )
+        )
+    return sorted(areas, key=lambda a: (-(a.read_iops + (a.write_iops or 0)), a.tablespace, a.kind))
+
+
+def sort_files(rates: tuple[FileRate, ...], key: str) -> list[FileRate]:
+    """Files ordered by total IOPS (default), MB/s, size or name."""
+    if key == "name":
+        return sorted(rates, key=lambda r: (r.container, r.name or r.file_id))
+    if key == "size":
+        return sorted(rates, key=lambda r: -r.size_bytes)
+    if key == "mbs":
+        return sorted(rates, key=lambda r: -(r.read_mb_s + (r.write_mb_s or 0)))
+    return sorted(rates, key=lambda r: (-(r.read_iops + (r.write_iops or 0)), r.file_id))
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """A number for a table cell; None (not provided by the server) is '-'."""
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def mib(size: int) -> str:
+    """Bytes as MiB for a table cell."""
+    return f"{size / (1 << 20):,.1f}"
+
+
+def tablespace_table(workload: Workload) -> Table:
+    """Rich table of per-tablespace rates."""
+    from rich.table import Table
+
+    table = Table(title=f"Per tablespace over {workload.interval_s:,.1f} s", title_justify="left")
+    for column in ("tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"):
+        table.add_column(column, justify="left" if column in ("tablespace", "kind") else "right")
+    for area in by_tablespace(workload.rates):
+        mark = "*" if area.lower_bound else ""
+        table.add_row(area.tablespace, area.kind, str(area.files), mib(area.size_bytes), fmt(area.read_iops) + mark,
+                      fmt(area.write_iops), fmt(area.read_mb_s, 2), fmt(area.write_mb_s, 2))
+    return table
+
+
+def file_table(workload: Workload, sort: str, top: int) -> Table:
+    """Rich table of the busiest files (all when *top* is 0)."""
+    from rich.table import Table
+
+    ordered = sort_files(workload.rates, sort)
+    shown = ordered if top <= 0 else ordered[:top]
+    title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
+    table = Table(title=title, title_justify="left")
+    for column in ("file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "rKB", "r ms", "w ms"):
+        table.add_column(column, justify="left" if column in ("file", "name", "kind", "tablespace") else "right")
+    for r in shown:
+        mark = "*" if r.lower_bound else ""
+        table.add_row(r.file_id, r.name or "", r.kind, r.tablespace, mib(r.size_bytes), fmt(r.read_iops) + mark,
+                      fmt(r.write_iops), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), fmt(r.mean_read_kb),
+                      fmt(r.read_latency_ms, 2), fmt(r.write_latency_ms, 2))
+    return table

@@ -1,0 +1,288 @@
+"""Rates between two snapshots of one server: ``diff(a, b) → Workload``.
+
+Counters are only comparable when nothing reset them in between. The rules below decide,
+per database kind, which change makes the interval meaningless (refuse with
+:class:`StatsReset`, exit 9: collect again) and which only weakens it (a warning, and
+``lower_bound`` on the affected files). They are one table so Oracle and PostgreSQL share
+the same machinery; docs/collect.md lists them.
+
+Units: IOPS are operations per second; MB/s use 1 MB = 1,048,576 bytes (as iostat does);
+mean IO sizes are KiB; latency is Δtime / Δcount in ms and None when the server did not time
+the IO (never a false 0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from advisor import __version__
+from advisor.errors import BadInput, StatsReset
+from advisor.model import DiskStat, DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+
+MB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One reset/restart rule: what it compares and whether it refuses the interval."""
+
+    name: str
+    refuse: bool
+    check: Callable[[Snapshot, Snapshot], str | None]  # a message when the rule fires
+
+
+def _changed(label: str, before: str | None, after: str | None) -> str | None:
+    if before == after:
+        return None
+    return f"{label} changed from {before or 'never'} to {after or 'never'}"
+
+
+def _identity(a: Snapshot, b: Snapshot) -> str | None:
+    return _changed("server identity", a.server.identity, b.server.identity)
+
+
+def _started(a: Snapshot, b: Snapshot) -> str | None:
+    return _changed("server start time", a.server.started_at, b.server.started_at)
+
+
+def _instance(a: Snapshot, b: Snapshot) -> str | None:
+    return _changed("instance", a.server.instance, b.server.instance)
+
+
+def _recovery(a: Snapshot, b: Snapshot) -> str | None:
+    if a.server.in_recovery == b.server.in_recovery:
+        return None
+    return f"recovery state changed from {a.server.in_recovery} to {b.server.in_recovery} (promotion or failover)"
+
+
+def _reset_kinds(select: Callable[[str, Snapshot], bool]) -> Callable[[Snapshot, Snapshot], str | None]:
+    def check(a: Snapshot, b: Snapshot) -> str | None:
+        messages = []
+        for kind in sorted(set(a.server.stats_reset) & set(b.server.stats_reset)):
+            if not select(kind, b):
+                continue
+            message = _changed(f"stats_reset of {kind}", a.server.stats_reset[kind], b.server.stats_reset[kind])
+            if message:
+                messages.append(message)
+        return "; ".join(messages) or None
+
+    return check
+
+
+def _feeds_files(kind: str, b: Snapshot) -> bool:
+    """PostgreSQL reset kinds whose counters make up FileIO rows (refusing ones)."""
+    if kind.startswith("database:") or kind in ("wal", "archiver"):
+        return True
+    return kind == "io" and b.server.major >= 18  # WAL IO comes from pg_stat_io on 18+
+
+
+def _views_only(kind: str, b: Snapshot) -> bool:
+    return not _feeds_files(kind, b)
+
+
+RULES: dict[str, tuple[Rule, ...]] = {
+    "postgres": (
+        Rule("identity", True, _identity),
+        Rule("recovery", True, _recovery),
+        Rule("stats-reset", True, _reset_kinds(_feeds_files)),
+        Rule("stats-reset-views", False, _reset_kinds(_views_only)),
+        Rule("restart", False, _started),
+    ),
+    "oracle": (
+        Rule("identity", True, _identity),
+        Rule("instance", True, _instance),
+        Rule("restart", True, _started),
+    ),
+}
+"""Per dbms: the rules in the order they are checked (see docs/collect.md)."""
+
+TIMING_SETTINGS = {
+    "postgres": ("track_io_timing", "track_wal_io_timing"),
+    "oracle": ("timed_statistics",),
+}
+
+
+def _parse_time(text: str, what: str) -> dt.datetime:
+    try:
+        value = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise BadInput(f"{what} has an invalid timestamp {text!r}") from None
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool) -> list[str]:
+    warnings = []
+    for rule in RULES.get(b.server.dbms, ()):
+        message = rule.check(a, b)
+        if message is None:
+            continue
+        if rule.refuse and not allow_reset:
+            raise StatsReset(
+                f"rule {rule.name}: {message} between {a.taken_at} and {b.taken_at}",
+                hint="the interval's counters are not comparable; collect again",
+            )
+        warnings.append(f"{rule.name}: {message}")
+    return warnings
+
+
+def _delta(before: int | None, after: int | None) -> tuple[int | None, bool]:
+    """(Δ, went_backwards); a counter going backwards was reset: the later value is the delta."""
+    if before is None or after is None:
+        return None, False
+    if after < before:
+        return after, True
+    return after - before, False
+
+
+def _fdelta(before: float | None, after: float | None) -> float | None:
+    if before is None or after is None:
+        return None
+    return after - before if after >= before else after
+
+
+def _per(value: float | None, seconds: float) -> float | None:
+    return None if value is None else value / seconds
+
+
+def _ratio(num: float | None, den: int | None) -> float | None:
+    if num is None or not den:
+        return None
+    return num / den
+
+
+def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
+    """Rates of one file between two samples of its counters."""
+    reads, back_r = _delta(a.reads, b.reads)
+    writes, back_w = _delta(a.writes, b.writes)
+    read_bytes, back_rb = _delta(a.read_bytes, b.read_bytes)
+    write_bytes, back_wb = _delta(a.write_bytes, b.write_bytes)
+    single, _ = _delta(a.single_block_reads, b.single_block_reads)
+    syncs, _ = _delta(a.syncs, b.syncs)
+    read_time = _fdelta(a.read_time_ms, b.read_time_ms) if timing else None
+    write_time = _fdelta(a.write_time_ms, b.write_time_ms) if timing else None
+    return FileRate(
+        file_id=b.file_id,
+        path=b.path,
+        kind=b.kind,
+        tablespace=b.tablespace,
+        container=b.container,
+        size_bytes=b.size_bytes,
+        read_iops=(reads or 0) / seconds,
+        write_iops=_per(writes, seconds),
+        read_mb_s=(read_bytes or 0) / MB / seconds,
+        write_mb_s=None if write_bytes is None else write_bytes / MB / seconds,
+        mean_read_kb=_ratio(None if read_bytes is None else read_bytes / 1024, reads),
+        mean_write_kb=_ratio(None if write_bytes is None else write_bytes / 1024, writes),
+        random_share=_ratio(single, reads),
+        read_latency_ms=_ratio(read_time, reads),
+        write_latency_ms=_ratio(write_time, writes),
+        syncs_per_s=_per(syncs, seconds),
+        name=b.name,
+        lower_bound=back_r or back_w or back_rb or back_wb,
+    )
+
+
+def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
+    """Cumulative profiles (Oracle DB time) are diffed; sampled ones (PostgreSQL) come from *b*."""
+    if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
+        return b
+    db_time = b.db_time_s - a.db_time_s
+    io_wait = b.io_wait_s - a.io_wait_s
+    share = io_wait / db_time if db_time > 0 and io_wait >= 0 else None
+    return replace(b, io_wait_share=share, db_time_s=db_time, io_wait_s=io_wait)
+
+
+def diskstat_rates(a: HostLayout | None, b: HostLayout | None, seconds: float) -> tuple[DiskStatRate, ...]:
+    """iostat -x figures per disk and partition from two /proc/diskstats readings."""
+    if a is None or b is None or not a.diskstats or not b.diskstats:
+        return ()
+    if a.diskstats_at_monotonic_s is not None and b.diskstats_at_monotonic_s is not None and a.hostname == b.hostname:
+        measured = b.diskstats_at_monotonic_s - a.diskstats_at_monotonic_s
+        if measured > 0:
+            seconds = measured
+    partitions = {p.name for p in b.partitions if p.number > 0}
+    before = {d.name: d for d in a.diskstats}
+    return tuple(
+        _diskstat_rate(before[d.name], d, seconds, d.name in partitions) for d in b.diskstats if d.name in before
+    )
+
+
+def _diskstat_rate(a: DiskStat, b: DiskStat, seconds: float, is_partition: bool) -> DiskStatRate:
+    reads = max(b.reads - a.reads, 0)
+    writes = max(b.writes - a.writes, 0)
+    return DiskStatRate(
+        name=b.name,
+        r_s=reads / seconds,
+        w_s=writes / seconds,
+        read_mb_s=max(b.read_sectors - a.read_sectors, 0) * 512 / MB / seconds,
+        write_mb_s=max(b.write_sectors - a.write_sectors, 0) * 512 / MB / seconds,
+        r_await_ms=(b.read_time_ms - a.read_time_ms) / reads if reads else None,
+        w_await_ms=(b.write_time_ms - a.write_time_ms) / writes if writes else None,
+        util=min(max(b.io_time_ms - a.io_time_ms, 0) / (seconds * 1000), 1.0),
+        is_partition=is_partition,
+    )
+
+
+def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
+    """Rates from snapshot *a* to the later snapshot *b* of the same server.
+
+    Raises :class:`StatsReset` when a refusing rule fires (unless *allow_reset*, which turns
+    them into warnings) and :class:`BadInput` for snapshots of different kinds or out of order.
+    """
+    if a.server.dbms != b.server.dbms:
+        raise BadInput(f"snapshots are of different database kinds ({a.server.dbms} and {b.server.dbms})")
+    start, end = _parse_time(a.taken_at, "snapshot A"), _parse_time(b.taken_at, "snapshot B")
+    seconds = (end - start).total_seconds()
+    if seconds <= 0:
+        raise BadInput(f"snapshot B ({b.taken_at}) is not later than snapshot A ({a.taken_at}); pass them in order")
+    warnings = _check_rules(a, b, allow_reset)
+    timing = True
+    for name in TIMING_SETTINGS.get(b.server.dbms, ()):
+        if a.server.settings.get(name) != b.server.settings.get(name):
+            timing = False
+            warnings.append(
+                f"timing: {name} changed from {a.server.settings.get(name)} to {b.server.settings.get(name)}; "
+                "latencies dropped"
+            )
+    before = {f.file_id: f for f in a.files}
+    after_ids = {f.file_id for f in b.files}
+    rates = []
+    for file in b.files:
+        if file.file_id in before:
+            rates.append(file_rate(before[file.file_id], file, seconds, timing))
+    new = [f.file_id for f in b.files if f.file_id not in before]
+    gone = [f.file_id for f in a.files if f.file_id not in after_ids]
+    if new:
+        warnings.append(f"new files without a baseline (not rated): {_sample(new)}")
+    if gone:
+        warnings.append(f"files vanished during the interval: {_sample(gone)}")
+    backwards = [r.file_id for r in rates if r.lower_bound]
+    if backwards:
+        warnings.append(f"counters went backwards (reset) for: {_sample(backwards)}; their rates are lower bounds")
+    return Workload(
+        server=b.server,
+        started_at=a.taken_at,
+        ended_at=b.taken_at,
+        interval_s=seconds,
+        rates=tuple(rates),
+        wait=_wait(a.wait, b.wait),
+        layout=b.layout,
+        diskstats=diskstat_rates(a.layout, b.layout, seconds),
+        warnings=tuple(warnings),
+        source="snapshots",
+        tool_version=__version__,
+    )
+
+
+def _sample(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return f"{shown} and {len(ids) - limit} more ({len(ids)} in all)" if len(ids) > limit else shown
+
+
+def diff_many(snapshots: Sequence[Snapshot], *, allow_reset: bool = False) -> list[Workload]:
+    """Workloads of each consecutive pair, in the order given."""
+    if len(snapshots) < 2:
+        raise BadInput("need at least two snapshots")
+    return [diff(a, b, allow_reset=allow_reset) for a, b in zip(snapshots, snapshots[1:], strict=False)]
