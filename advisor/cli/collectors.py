@@ -1,9 +1,50 @@
-"""`advisor collectors` (being built; see the issue that owns it)."""
+"""`advisor collectors`: the installed collector plugins and whether they load.
+
+Built-in collectors register through the same ``advisor.collectors`` entry points as
+third-party ones, so this is also how a plugin author checks an installation. A plugin that
+fails to import is listed as failed with its error; the command still exits 0.
+"""
 
 from __future__ import annotations
 
+import json
+
 import typer
+
+from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.errors import BadInput
+
+
+def collectors(
+    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
+) -> None:
+    """List collector plugins: name, dbms, distribution, version, status."""
+    from advisor.registry import discover
+
+    if output_format not in (OutputFormat.terminal, OutputFormat.json):
+        raise BadInput(f"--format {output_format.value} is not offered by collectors; use terminal or json")
+    plugins = discover()
+    if output_format is OutputFormat.json:
+        rows = [
+            {"name": p.name, "target": p.target, "dbms": p.dbms, "distribution": p.distribution,
+             "version": p.version, "status": p.status, "error": p.error}
+            for p in plugins
+        ]
+        emit(json.dumps(rows, indent=2), None)
+        return
+    from rich.table import Table
+
+    table = Table(title="Collector plugins (entry point group advisor.collectors)", title_justify="left")
+    for column in ("name", "dbms", "distribution", "version", "status", "entry point / error"):
+        table.add_column(column)
+    for p in plugins:
+        table.add_row(p.name, p.dbms, p.distribution, p.version, p.status, p.error or p.target)
+    console = stdout_console()
+    if not console.is_terminal:
+        console.width = 160
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``collectors`` to the root app."""
+    app.command(name="collectors")(collectors)
