@@ -1,0 +1,76 @@
+"""The collector against real servers: identity, paths, kinds, shared catalogs, views, JSON."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from advisor.collect import CollectContext
+from advisor.model import load_snapshot
+from collectors.postgres import PostgresCollector
+from tests.helpers.pg import PgServer
+from tests.pg.conftest import run_advisor
+
+pytestmark = pytest.mark.pg
+
+
+def _collect(server: PgServer) -> CollectContext:
+    collector = PostgresCollector()
+    session = collector.connect(server.dsn, {})
+    try:
+        context = CollectContext()
+        collector.collect(session, context)
+        return context
+    finally:
+        collector.close(session)
+
+
+def test_snapshot_content(shared_server: PgServer) -> None:
+    context = _collect(shared_server)
+    assert context.server is not None
+    ident = shared_server.psql("SELECT system_identifier FROM pg_control_system()")
+    assert context.server.identity == ident
+    assert context.server.major == shared_server.version
+    assert context.server.settings["data_directory"] == str(shared_server.datadir)
+    by_name = {(f.container, f.name): f for f in context.files}
+
+    hot = by_name[("postgres", "public.hot")]
+    fast_dir = shared_server.psql("SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname='fast'")
+    assert hot.tablespace == "fast" and hot.kind == "data"
+    assert hot.path.startswith(fast_dir + "/") and os.path.isfile(hot.path)
+    assert hot.size_bytes == os.path.getsize(hot.path) and hot.writes is None and hot.read_time_ms is None
+
+    index = by_name[("postgres", "public.hot_body")]
+    assert index.kind == "index" and index.tablespace == "slow"  # its own tablespace, not the table's
+    toast = [f for f in context.files if f.container == "postgres" and f.kind == "toast" and f.tablespace == "fast"]
+    assert toast and all(os.path.isfile(f.path) for f in toast)
+    other = by_name[("app2", "public.other")]
+    assert other.tablespace == "slow" and other.file_id.startswith("app2/")
+
+    shared = [f for f in context.files if f.tablespace == "pg_global"]
+    assert shared and all(f.container == "global" and f.file_id.startswith("global/") for f in shared)
+    ids = [f.file_id for f in context.files]
+    assert len(ids) == len(set(ids)), "a file counted twice (shared catalogs must be counted once)"
+    assert all(os.path.isfile(f.path) for f in shared)
+
+    wal = [f for f in context.files if f.kind == "wal"]
+    assert len(wal) == 1 and wal[0].path == os.path.realpath(shared_server.datadir / "pg_wal")
+    assert wal[0].writes is not None and wal[0].writes > 0 and wal[0].write_time_ms is None  # timing off
+    assert {f.file_id for f in context.files if f.kind == "temp"} == {"temp/pg_default"}
+    assert ("pg_stat_io" in context.views) == (shared_server.version >= 16)
+    assert {"pg_stat_wal", "pg_stat_database", "pg_stat_archiver", "pg_stat_checkpointer"} <= set(context.views)
+    assert context.wait.samples == 1 and context.wait.source == "pg_stat_activity"
+    assert context.warnings == []
+
+
+def test_cli_snapshot_round_trips(shared_server: PgServer, tmp_path: Path) -> None:
+    out = tmp_path / "snap.json"
+    done = run_advisor("collect", "--dsn", shared_server.dsn, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    snapshot = load_snapshot(out)
+    assert snapshot.server.dbms == "postgres" and snapshot.server.major == shared_server.version
+    runs = {r.name: r.status for r in snapshot.runs}
+    assert runs["postgres"] == "ok" and "host" in runs
+    assert any(f.name == "public.hot" for f in snapshot.files)
