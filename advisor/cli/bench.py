@@ -1,9 +1,130 @@
-"""`advisor bench` (being built; see the issue that owns it)."""
+"""`advisor bench`: measure a disk, partition or scratch file zone by zone into a DiskProfile."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import typer
+
+from advisor.cli.common import OutputFormat, progress_enabled, stderr_console, stdout_console
+from advisor.errors import BadInput, ExitCode
+
+if TYPE_CHECKING:
+    from advisor.model_disk import DiskProfile
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[str, int, int], None] | None]:
+    """A rich progress bar per test on stderr, or nothing when stderr is not a terminal."""
+    if not progress_enabled():
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars = Progress(TextColumn("{task.description:<8}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                    TimeElapsedColumn(), console=stderr_console(), transient=False)
+    tasks: dict[str, object] = {}
+
+    def update(test: str, done: int, total: int) -> None:
+        if test not in tasks:
+            tasks[test] = bars.add_task(test, total=total)
+        bars.update(tasks[test], completed=done)  # type: ignore[arg-type]
+
+    with bars:
+        yield update
+
+
+def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat, plot: Path | None) -> None:
+    from advisor.bench.plot import write_plot
+    from advisor.bench.terminal import render
+    from advisor.jsonio import dumps
+    from advisor.model import save
+
+    if output is not None:
+        save(profile, output)
+        typer.echo(f"wrote {output}", err=True)
+    if plot is not None:
+        write_plot(profile, plot)
+        typer.echo(f"wrote {plot}", err=True)
+    if fmt == OutputFormat.json:
+        typer.echo(dumps(profile))
+    elif fmt == OutputFormat.terminal:
+        render(profile, stdout_console())
+    else:
+        raise BadInput(f"--format {fmt.value} is not offered by bench", hint="use terminal or json")
+
+
+def bench(
+    target: str | None = typer.Argument(None, help="Device, partition or existing file to read (read-only)."),
+    scratch_file: str | None = typer.Option(None, "--scratch-file", help="Create this file, bench it, remove it."),
+    size: str = typer.Option("2G", "--size", help="Size of the scratch file (e.g. 512M, 2G)."),
+    reuse_scratch: bool = typer.Option(False, "--reuse-scratch", help="Allow an existing scratch file to be used."),
+    tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit."),
+    engine: str = typer.Option("auto", "--engine", help="auto (fio when installed), builtin or fio."),
+    quick: bool = typer.Option(False, "--quick", help="About a minute in all instead of up to ten."),
+    budget_per_test: float | None = typer.Option(None, "--budget-per-test", help="Seconds per test."),
+    zone_points: int = typer.Option(20, "--zones", help="Number of evenly spaced zone points."),
+    runs: int = typer.Option(3, "--runs", help="Runs per test (3 or more give stability warnings)."),
+    rpm: int | None = typer.Option(None, "--rpm", help="Rotation speed, if known (else estimated)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the DiskProfile JSON here."),
+    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", help="terminal or json on stdout."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the zone curve as FILE.svg or FILE.png."),
+) -> None:
+    """Measure zones, band/full-stroke/cross-surface IOPS, queue depths and commit rate."""
+    from advisor.bench.engines import pick_engine
+    from advisor.bench.runner import BenchRun, parse_size
+    from advisor.bench.suite import ALL_TESTS, FULL_BUDGET_S, QUICK_BUDGET_S, BenchOptions, parse_tests
+    from advisor.bench.target import create_scratch, open_target, release
+
+    if (target is None) == (scratch_file is None):
+        raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")
+    explicit = tests.strip().lower() != "all"
+    selected = parse_tests(tests) if explicit else ALL_TESTS
+    if runs < 1 or zone_points < 2:
+        raise BadInput("--runs must be at least 1 and --zones at least 2")
+    budget = budget_per_test if budget_per_test is not None else (QUICK_BUDGET_S if quick else FULL_BUDGET_S)
+    if budget <= 0:
+        raise BadInput("--budget-per-test must be positive")
+    options = BenchOptions(tests=selected, budget_per_test_s=budget, runs=runs, zone_points=zone_points)
+    chosen = pick_engine(engine)
+    if scratch_file is not None:
+        resolved = create_scratch(scratch_file, parse_size(size), reuse_scratch, _fill_reporter())
+    else:
+        assert target is not None
+        resolved = open_target(target, want_write=explicit and "commit" in selected)
+    try:
+        run = BenchRun(resolved, chosen, options, rpm)
+        try:
+            with _progress() as progress:
+                profile = run.run(progress)
+        except KeyboardInterrupt:
+            run.stop.set()
+            _write_outputs(run.profile(complete=False), output, fmt, None)
+            typer.echo("advisor: interrupted; partial profile kept (complete=false)", err=True)
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    finally:
+        release(resolved)
+    _write_outputs(profile, output, fmt, plot)
+
+
+def _fill_reporter() -> Callable[[int, int], None] | None:
+    """Say on stderr that the scratch file is being written (it can take a while)."""
+    if not progress_enabled():
+        return None
+    state = {"last": -1}
+
+    def report(done: int, total: int) -> None:
+        percent = done * 100 // total
+        if percent // 10 != state["last"]:
+            state["last"] = percent // 10
+            typer.echo(f"writing scratch file: {percent}%", err=True)
+
+    return report
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``advisor bench`` to the root app."""
+    app.command(name="bench")(bench)

@@ -1,0 +1,84 @@
+"""Rotational or solid-state, the rotation speed, and the commit-rate honesty check.
+
+The classification comes from what was measured, not from sysfs (loop, virtio and many
+USB bridges report ``rotational=1`` whatever is behind them). Three mechanical signs:
+
+* seek cost: QD1 random reads in a 1 % band are faster than over the whole surface
+  (a disk: 1.8–2.2×; flash: ≈ 1×);
+* zoned recording: the outer edge streams faster than the inner edge (disk: 1.4–2×);
+* rotational wait: inside a narrow band the seek is almost constant while the wait for
+  the sector is uniform over one revolution, so band latencies spread widely around
+  their median (flash latencies are tight).
+
+All three are ratios, so they hold on a time-scaled emulated disk too. The rotation speed
+is read from that same spread: for a uniform wait on ``[0, T_rev)``, ``p95 - p5 = 0.9·T_rev``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.model_disk import Classification
+
+STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
+BAND_RATIO_DISK = 1.25
+ZONE_RATIO_DISK = 1.2
+SPREAD_DISK = 0.8
+HONEST_LIMIT = 1.2
+CERTAINLY_CACHED = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The measured ratios the decision is made from (None when the test did not run)."""
+
+    band_over_stroke: float | None
+    outer_over_inner: float | None
+    band_spread: float | None
+
+
+def classify(evidence: Evidence) -> tuple[Classification, str]:
+    """Decide from the mechanical signs; the reason lists the numbers behind it."""
+    signs = [
+        ("band/full-stroke IOPS", evidence.band_over_stroke, BAND_RATIO_DISK),
+        ("outer/inner MB/s", evidence.outer_over_inner, ZONE_RATIO_DISK),
+        ("band latency (p95-p5)/p50", evidence.band_spread, SPREAD_DISK),
+    ]
+    known = [(label, value, limit) for label, value, limit in signs if value is not None]
+    if not known:
+        return "unknown", "no random or zone test ran"
+    mechanical = [label for label, value, limit in known if value >= limit]
+    shown = "; ".join(f"{label} {value:.2f} (disk ≥ {limit})" for label, value, limit in known)
+    if len(mechanical) >= 2 or (len(known) == 1 and mechanical):
+        return "rotational", f"{len(mechanical)} of {len(known)} mechanical signs: {shown}"
+    if not mechanical:
+        return "solid-state", f"no mechanical sign: {shown}"
+    return "unknown", f"only {mechanical[0]} looks mechanical: {shown}"
+
+
+def estimate_rpm(p5_ms: float, p95_ms: float) -> tuple[int | None, str]:
+    """Rotation speed from the band-latency spread, snapped to a standard class within 10 %."""
+    width = p95_ms - p5_ms
+    if width <= 0:
+        return None, "band latencies show no rotational spread"
+    rev_ms = width / 0.9
+    raw = 60000.0 / rev_ms
+    nearest = min(STANDARD_RPM, key=lambda rpm: abs(rpm - raw))
+    how = f"band latency p95-p5 {width:.2f} ms = 0.9 revolution → {rev_ms:.2f} ms/rev = {raw:.0f} rpm"
+    if abs(nearest - raw) <= 0.1 * nearest:
+        return nearest, how + f", nearest class {nearest}"
+    return int(round(raw, -2)), how + " (not a standard class: time-scaled or unusual drive)"
+
+
+def commit_check(commit_per_s: float, rpm: int) -> str | None:
+    """Warn when commits outrun the rotation: at most one same-sector rewrite per revolution."""
+    limit = rpm / 60.0
+    ratio = commit_per_s / limit
+    if ratio <= HONEST_LIMIT:
+        return None
+    verdict = "almost certainly a volatile write cache" if ratio > CERTAINLY_CACHED else "flush not reaching the media"
+    return (
+        f"commit rate {commit_per_s:.0f}/s is {ratio:.1f}× the {limit:.0f}/s a {rpm} rpm disk allows (RPM/60): "
+        f"{verdict} (drive write cache without flush, nobarrier, write-through forced, bridge or virtual disk) "
+        "unless a battery/flash-backed controller cache is present"
+    )

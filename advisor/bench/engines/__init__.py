@@ -1,0 +1,98 @@
+"""IO engines: one interface, two implementations (the built-in threads engine and fio).
+
+A bench test describes *what* to read (``Job``: pattern, regions, block size, queue depth,
+duration); an engine decides *how*. Keeping fio behind the same interface lets the built-in
+engine be checked against the reference tool on the same target (``benchmarks/bench_vs_fio.py``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from advisor.errors import BadInput, Unsupported
+from advisor.model_disk import Latency
+
+Pattern = Literal["read", "randread", "commit"]
+EngineName = Literal["auto", "builtin", "fio"]
+
+#: Percentiles every engine reports (fio's default list contains them all).
+PERCENTILES = (1.0, 5.0, 50.0, 95.0, 99.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A byte range of the target: ``[offset, offset + length)``."""
+
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One measurement.
+
+    ``read``: sequential reads from the start of each region until the region or the time is
+    used up. ``randread``: uniformly random aligned reads inside each region (with
+    ``depth`` reads outstanding per region) for ``runtime_s``. ``commit``: rewrite the
+    same block at the region's offset and ``fdatasync`` after each write (pg_test_fsync's
+    loop); the target must be a scratch file. Several regions run at the same time: that
+    is how the cross-surface test puts one worker at each edge.
+    """
+
+    name: str
+    pattern: Pattern
+    regions: tuple[Region, ...]
+    block_size: int
+    runtime_s: float
+    depth: int = 1
+    ramp_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """What one job measured; ``latency`` and ``percentiles_ms`` are per IO, in ms."""
+
+    name: str
+    ios: int
+    seconds: float
+    iops: float
+    bytes_per_s: float
+    latency: Latency
+    percentiles_ms: dict[float, float] = field(default_factory=dict)
+    complete: bool = True
+
+
+class Engine(Protocol):
+    """Runs jobs one after the other on one target path."""
+
+    name: str
+    #: Fixed cost of starting one job (fio waits ~0.3 s around each stonewalled job).
+    job_overhead_s: float
+
+    def run(self, path: str, jobs: Sequence[Job], stop: threading.Event) -> list[JobResult]:
+        """Run *jobs* in order; return the results of those that ran (stop early on *stop*)."""
+        ...
+
+
+def fio_available() -> bool:
+    """True when a ``fio`` binary is on PATH."""
+    return shutil.which("fio") is not None
+
+
+def pick_engine(name: str) -> Engine:
+    """Resolve ``--engine``: ``auto`` means fio when installed, else the built-in engine."""
+    if name not in ("auto", "builtin", "fio"):
+        raise BadInput(f"unknown engine {name!r}", hint="use auto, builtin or fio")
+    if name == "fio" and not fio_available():
+        raise Unsupported("fio is not installed", hint="apt-get install fio, or use --engine builtin")
+    if name == "fio" or (name == "auto" and fio_available()):
+        from advisor.bench.engines.fio import FioEngine
+
+        return FioEngine()
+    from advisor.bench.engines.builtin import BuiltinEngine
+
+    return BuiltinEngine()

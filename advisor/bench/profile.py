@@ -1,0 +1,130 @@
+"""Assemble a :class:`~advisor.model_disk.DiskProfile` from per-run measurements.
+
+Each figure is the median over its runs, with the latency of the median run (a latency
+averaged over runs would describe no run at all); the per-run values go into ``runs`` and
+the stability warnings into ``warnings``, so the profile says how far it can be trusted.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from advisor import __version__
+from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm
+from advisor.bench.engines import JobResult
+from advisor.bench.machine import machine_info
+from advisor.bench.stats import median, stability_warnings
+from advisor.bench.suite import BANDS, BenchOptions, Measurements
+from advisor.bench.target import Target
+from advisor.model_disk import DiskProfile, Latency, ZonePoint
+
+
+def _median_run(results: list[JobResult]) -> JobResult:
+    ordered = sorted(results, key=lambda r: r.iops)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _iops(m: Measurements, key: str) -> tuple[float, Latency] | None:
+    results = m.results.get(key)
+    if not results:
+        return None
+    chosen = _median_run(results)
+    return median([r.iops for r in results]), chosen.latency
+
+
+def _zones(m: Measurements) -> tuple[ZonePoint, ...]:
+    points = []
+    for key in sorted(k for k in m.results if k.startswith("zone.")):
+        rate = median([r.bytes_per_s for r in m.results[key]]) / 1e6
+        points.append(ZonePoint(round(m.zone_fractions.get(key, 0.0), 6), rate))
+    return tuple(sorted(points, key=lambda p: p.fraction))
+
+
+def _runs(m: Measurements) -> dict[str, list[float]]:
+    runs: dict[str, list[float]] = {}
+    zone_keys = sorted(k for k in m.results if k.startswith("zone."))
+    if zone_keys:
+        sweeps = min(len(m.results[k]) for k in zone_keys)
+        runs["zones"] = [
+            sum(m.results[k][i].bytes_per_s for k in zone_keys) / len(zone_keys) / 1e6 for i in range(sweeps)
+        ]
+    for key, results in m.results.items():
+        if not key.startswith("zone."):
+            runs[key] = [r.iops for r in results]
+    return runs
+
+
+def _evidence(m: Measurements, zones: tuple[ZonePoint, ...]) -> Evidence:
+    band = _iops(m, "band.outer")
+    stroke = _iops(m, "stroke") or _iops(m, "qd.1")
+    ratio = band[0] / stroke[0] if band and stroke and stroke[0] > 0 else None
+    slope = None
+    if len(zones) >= 4:
+        quarter = max(1, len(zones) // 10)
+        outer = sum(p.mb_s for p in zones[:quarter]) / quarter
+        inner = sum(p.mb_s for p in zones[-quarter:]) / quarter
+        slope = outer / inner if inner > 0 else None
+    spread = None
+    if m.results.get("band.outer"):
+        table = _median_run(m.results["band.outer"]).percentiles_ms
+        if table.get(50.0):
+            spread = (table[95.0] - table[5.0]) / table[50.0]
+    return Evidence(ratio, slope, spread)
+
+
+def assemble(
+    target: Target,
+    engine: str,
+    options: BenchOptions,
+    m: Measurements,
+    *,
+    complete: bool,
+    rpm: int | None = None,
+    disk: str | None = None,
+) -> DiskProfile:
+    """Build the profile; *rpm* from the user wins over the estimate from band latencies."""
+    zones = _zones(m)
+    bands = {name: v for name in BANDS if (v := _iops(m, f"band.{name}"))}
+    stroke, cross, commit = _iops(m, "stroke"), _iops(m, "cross"), _iops(m, "commit")
+    depths = {d: v for d in options.queue_depths if (v := _iops(m, f"qd.{d}"))}
+    kind, reason = classify(_evidence(m, zones))
+    notes = list(m.notes)
+    if rpm is None and kind == "rotational" and m.results.get("band.outer"):
+        table = _median_run(m.results["band.outer"]).percentiles_ms
+        rpm, how = estimate_rpm(table[5.0], table[95.0])
+        notes.append(f"rpm estimated: {how}")
+    if commit and rpm:
+        warning = commit_check(commit[0], rpm)
+        notes += [warning] if warning else []
+    elif commit:
+        notes.append("commit rate not checked against RPM/60: no rotation measured (pass --rpm to check)")
+    runs = _runs(m)
+    if not complete:
+        notes.append("incomplete: stopped before every test finished; figures cover what was measured")
+    return DiskProfile(
+        target=target.path,
+        device=f"/dev/{disk}" if disk else None,
+        size_bytes=target.size_bytes,
+        measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        engine=engine,
+        block_size_bytes=options.block_size,
+        zones=zones,
+        band_iops={name: v[0] for name, v in bands.items()},
+        band_latency={name: v[1] for name, v in bands.items()},
+        full_stroke_iops=stroke[0] if stroke else None,
+        full_stroke_latency=stroke[1] if stroke else None,
+        cross_surface_iops=cross[0] if cross else None,
+        cross_surface_latency=cross[1] if cross else None,
+        qd_iops={d: v[0] for d, v in depths.items()},
+        qd_latency={d: v[1] for d, v in depths.items()},
+        commit_per_s=commit[0] if commit else None,
+        commit_latency=commit[1] if commit else None,
+        rpm=rpm,
+        classification=kind,
+        classification_reason=reason,
+        runs=runs,
+        machine=machine_info(disk),
+        warnings=tuple(notes + stability_warnings(runs)),
+        complete=complete,
+        tool_version=__version__,
+    )

@@ -1,0 +1,198 @@
+"""Bench targets and the safety rules around them.
+
+The bench reads devices and only ever writes to a scratch file the user named on the
+command line, which it creates itself (and removes afterwards) unless ``--reuse-scratch``
+says an existing one may be overwritten. Devices are opened read-only with O_DIRECT, the
+only device access there is. Write tests (the commit rate) need a filesystem: they are
+refused on devices, above all mounted ones, and on files that are not the scratch file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from advisor.errors import BadInput, DeviceError, UnsafeTarget
+
+TargetKind = Literal["device", "file", "scratch"]
+_FILL_CHUNK = 8 << 20
+_ALIGN = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved target: the path engines open, its usable size, and what may be done."""
+
+    path: str
+    kind: TargetKind
+    size_bytes: int
+    created: bool = False  # a scratch file made by this run: removed afterwards
+
+    @property
+    def writable(self) -> bool:
+        """Only a scratch file may be written (the commit test)."""
+        return self.kind == "scratch"
+
+
+def mount_of(path: str) -> tuple[str, str, str]:
+    """(mount point, filesystem type, source) of the filesystem holding *path*."""
+    real = os.path.realpath(path)
+    best = ("/", "unknown", "unknown")
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return best
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) < 5 or len(tail) < 2:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best[0]):
+            best = (point, tail[0], tail[1])
+    return best
+
+
+def mounted_at(device: str) -> str | None:
+    """Mount point of *device* or of any partition of it, or None when nothing is mounted."""
+    info = os.stat(device)
+    numbers = {f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}"}
+    sys_dir = Path(f"/sys/dev/block/{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}")
+    if sys_dir.exists():
+        for child in sys_dir.resolve().iterdir():
+            dev_file = child / "dev"
+            if (child / "partition").exists() and dev_file.exists():
+                numbers.add(dev_file.read_text().strip())
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[2] in numbers:
+            return fields[4]
+    return None
+
+
+def _direct_io_error(path: str, exc: OSError) -> DeviceError:
+    """Explain an O_DIRECT refusal in one line, with what to do instead."""
+    point, fstype, _ = mount_of(path)
+    if exc.errno == errno.EINVAL:
+        return DeviceError(
+            f"{path} cannot be opened with O_DIRECT ({fstype} at {point} does not support direct IO), "
+            "so reads would come from memory, not the disk",
+            hint="put the scratch file on a disk-backed filesystem such as ext4 or xfs, or bench the device",
+        )
+    return DeviceError(f"cannot open {path} with O_DIRECT: {exc.strerror}")
+
+
+def _probe_direct(path: str) -> int:
+    """Open read-only with O_DIRECT and read one aligned block; return the size in bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    except OSError as exc:
+        raise _direct_io_error(path, exc) from None
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return size
+
+
+def open_target(path: str, want_write: bool) -> Target:
+    """Resolve an existing device or file to bench read-only; refuse writes on it."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise BadInput(f"cannot bench {path}: {exc.strerror}") from None
+    if stat.S_ISBLK(info.st_mode):
+        if want_write:
+            where = mounted_at(path)
+            state = f"mounted at {where}" if where else "a device"
+            raise UnsafeTarget(
+                f"refusing the commit test on {path} ({state}): it writes, and the bench never writes to devices",
+                hint=f"run it on a scratch file: --scratch-file {where or '/mnt/fs'}/advisor-bench.tmp --size 2G",
+            )
+        kind: TargetKind = "device"
+    elif stat.S_ISREG(info.st_mode):
+        if want_write:
+            raise UnsafeTarget(
+                f"refusing the commit test on {path}: it writes, and {path} was not named as scratch",
+                hint="use --scratch-file PATH --size SIZE for a file the bench creates and removes",
+            )
+        kind = "file"
+    else:
+        raise BadInput(f"cannot bench {path}: not a block device or a regular file")
+    size = _probe_direct(path) // _ALIGN * _ALIGN
+    if size < 16 * _ALIGN:
+        raise BadInput(f"{path} is too small to bench ({size} bytes usable; at least 16 MiB)")
+    return Target(path, kind, size)
+
+
+def create_scratch(
+    path: str, size_bytes: int, reuse: bool, progress: Callable[[int, int], None] | None = None
+) -> Target:
+    """Create (or, with *reuse*, take over) a scratch file of real, allocated blocks.
+
+    The file is written, not just fallocated, so that reads reach the disk rather than
+    the filesystem's zero-fill shortcut; then it is synced and dropped from the page cache.
+    """
+    size_bytes = size_bytes // _ALIGN * _ALIGN
+    if size_bytes < 16 * _ALIGN:
+        raise BadInput(f"--size must be at least 16M for a scratch file (got {size_bytes} bytes)")
+    exists = os.path.lexists(path)
+    if exists and not reuse:
+        raise UnsafeTarget(
+            f"scratch file {path} already exists; refusing to overwrite it",
+            hint="choose a new path, or pass --reuse-scratch if that file is yours to overwrite",
+        )
+    if exists and not stat.S_ISREG(os.lstat(path).st_mode):
+        raise UnsafeTarget(f"{path} is not a regular file; a scratch file must be one")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise BadInput(f"cannot create scratch file {path}: its directory does not exist")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | (0 if exists else os.O_EXCL), 0o600)
+    except OSError as exc:
+        raise BadInput(f"cannot create scratch file {path}: {exc.strerror}") from None
+    try:
+        _probe_direct(path)
+        _fill(fd, os.fstat(fd).st_size if exists else 0, size_bytes, progress)
+    except BaseException:
+        os.close(fd)
+        if not exists:
+            os.unlink(path)
+        raise
+    os.close(fd)
+    _probe_direct(path)
+    return Target(path, "scratch", size_bytes, created=not exists)
+
+
+def _fill(fd: int, start: int, size: int, progress: Callable[[int, int], None] | None) -> None:
+    """Write random data from *start* to *size* (random: no compression or dedupe shortcut)."""
+    rng = np.random.default_rng()
+    offset = start // _ALIGN * _ALIGN
+    try:
+        while offset < size:
+            length = min(_FILL_CHUNK, size - offset)
+            os.pwrite(fd, rng.bytes(length), offset)
+            offset += length
+            if progress:
+                progress(offset, size)
+        os.fsync(fd)
+    except OSError as exc:
+        raise DeviceError(f"cannot write the scratch file: {exc.strerror}") from None
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def release(target: Target) -> None:
+    """Remove a scratch file this run created; leave everything else alone."""
+    if target.created:
+        try:
+            os.unlink(target.path)
+        except FileNotFoundError:
+            pass

@@ -1,0 +1,56 @@
+"""Terminal rendering of a disk profile: one table of figures, the zone curve, the warnings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.bench.plot import sparkline
+from advisor.model_disk import DiskProfile, Latency
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _lat(latency: Latency | None) -> tuple[str, str, str]:
+    if latency is None:
+        return "", "", ""
+    return f"{latency.mean_ms:.2f}", f"{latency.p50_ms:.2f}", f"{latency.p99_ms:.2f}"
+
+
+def rows(profile: DiskProfile) -> list[tuple[str, str, str, str, str]]:
+    """(test, value, mean ms, p50 ms, p99 ms) for every figure the profile has."""
+    out: list[tuple[str, str, str, str, str]] = []
+    if profile.zones:
+        rates = [p.mb_s for p in profile.zones]
+        out.append(("zones outer → inner", f"{rates[0]:.1f} → {rates[-1]:.1f} MB/s", "", "", ""))
+    for name, iops in profile.band_iops.items():
+        out.append((f"band 1 % {name}", f"{iops:.0f} IOPS", *_lat(profile.band_latency.get(name))))
+    if profile.full_stroke_iops is not None:
+        out.append(("full stroke QD1", f"{profile.full_stroke_iops:.0f} IOPS", *_lat(profile.full_stroke_latency)))
+    if profile.cross_surface_iops is not None:
+        out.append(("cross-surface (2 workers)", f"{profile.cross_surface_iops:.0f} IOPS",
+                    *_lat(profile.cross_surface_latency)))
+    for depth, iops in sorted(profile.qd_iops.items()):
+        out.append((f"queue depth {depth}", f"{iops:.0f} IOPS", *_lat(profile.qd_latency.get(depth))))
+    if profile.commit_per_s is not None:
+        out.append(("commit (write+fdatasync)", f"{profile.commit_per_s:.0f}/s", *_lat(profile.commit_latency)))
+    return out
+
+
+def render(profile: DiskProfile, console: Console) -> None:
+    """Print the profile as a table, a zone sparkline, the classification and warnings."""
+    from rich.table import Table
+
+    state = "" if profile.complete else " (INCOMPLETE)"
+    table = Table(title=f"{profile.target} — {profile.engine} engine{state}", title_justify="left")
+    for column in ("test", "result", "mean ms", "p50 ms", "p99 ms"):
+        table.add_column(column, justify="left" if column in ("test", "result") else "right")
+    for row in rows(profile):
+        table.add_row(*row)
+    console.print(table)
+    if profile.zones:
+        console.print(f"zone curve (outer → inner): {sparkline(profile.zones)}")
+    rpm = f", {profile.rpm} rpm" if profile.rpm else ""
+    console.print(f"classification: {profile.classification}{rpm} — {profile.classification_reason}")
+    for warning in profile.warnings:
+        console.print(f"warning: {warning}", markup=False)
