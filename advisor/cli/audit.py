@@ -1,9 +1,107 @@
-"""`advisor audit` (being built; see the issue that owns it)."""
+"""`advisor audit`: per disk, where each partition and database area sits and how hot it is.
+
+Input is a live server (``--dsn``: one snapshot, cumulative IO shares) or saved snapshots
+(``--snapshot A.json [B.json]``: one gives cumulative shares, two give IO per second; take
+them with ``advisor collect --interval N --keep-snapshots DIR``). The page is a list of
+sections; the disk maps are the first. Another section (findings) is added by appending its JSON under a new key and its
+renderables to ``sections`` in :func:`audit`.
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+from pathlib import Path
+
 import typer
+
+from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.errors import BadInput
+from advisor.model import Snapshot
+from advisor.render.diskmap import AuditMaps
+
+
+def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
+    """One snapshot through the same plugins as ``advisor collect`` (database, then host)."""
+    from advisor.sampling import close_quietly, find_plugins, take_snapshot
+
+    plugins = find_plugins(dbms)
+    conn = plugins.database.connect(dsn, {})
+    try:
+        return take_snapshot(plugins, conn, {})
+    finally:
+        close_quietly(plugins, conn)
+
+
+def _seconds_between(a: Snapshot, b: Snapshot) -> float:
+    import datetime as dt
+
+    seconds = (dt.datetime.fromisoformat(b.taken_at) - dt.datetime.fromisoformat(a.taken_at)).total_seconds()
+    if seconds <= 0:
+        raise BadInput(f"snapshot B ({b.taken_at}) is not later than snapshot A ({a.taken_at})")
+    return seconds
+
+
+def build_audit(snapshots: list[Snapshot]) -> AuditMaps:
+    """Disk maps of the last snapshot, heat from the pair when there are two."""
+    from advisor.render.diskmap import build_disk_maps, file_io, file_io_rates
+    from advisor.storage.diskstats import diskstats_rates
+
+    last = snapshots[-1]
+    if last.layout is None:
+        runs = "; ".join(f"{r.name}: {r.status} {r.reason or ''}".strip() for r in last.runs if r.name == "host")
+        raise BadInput(f"the snapshot has no host layout ({runs or 'host collector did not run'})",
+                       hint="collect on the database host")
+    if len(snapshots) == 1:
+        return build_disk_maps(last.layout, last.files, file_io(last.files))
+    first = snapshots[0]
+    if first.server.identity != last.server.identity:
+        raise BadInput("the two snapshots come from different servers")
+    seconds = _seconds_between(first, last)
+    rates = diskstats_rates(first.layout.diskstats if first.layout else (), last.layout.diskstats, seconds)
+    return build_disk_maps(last.layout, last.files, file_io_rates(first.files, last.files, seconds),
+                           disk_rates=rates, interval_s=seconds)
+
+
+def audit(
+    extra: list[Path] = typer.Argument(None, help="Second snapshot (after --snapshot A.json)."),
+    snapshot: list[Path] = typer.Option(None, "--snapshot", "-s", help="Snapshot file(s) from advisor collect."),
+    dsn: str = typer.Option(None, "--dsn", help="Collect from this server now (run on the database host)."),
+    dbms: str = typer.Option("postgres", "--dbms", help="Collector to use with --dsn."),
+    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+) -> None:
+    """Map each disk from outer to inner edge: partitions and database areas, coloured by IO."""
+    from advisor.model import load_snapshot
+    from advisor.render.diskmap import render_disk_maps
+
+    files = [*(snapshot or []), *(extra or [])]
+    if bool(files) == bool(dsn):
+        raise BadInput("give either --dsn or --snapshot FILE [FILE]")
+    if len(files) > 2:
+        raise BadInput("at most two snapshots (A and B) can be compared")
+    if output_format not in (OutputFormat.terminal, OutputFormat.json):
+        raise BadInput(f"--format {output_format.value} is not offered by audit; use terminal or json")
+    snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
+    maps = build_audit(snapshots)
+    if output_format is OutputFormat.json:
+        document = {"server": asdict(snapshots[-1].server), "taken_at": snapshots[-1].taken_at, "maps": asdict(maps)}
+        emit(json.dumps(document, indent=2), output)
+        return
+    console = stdout_console()
+    sections = render_disk_maps(maps, console.width)
+    if output is not None:
+        with console.capture() as captured:
+            for section in sections:
+                console.print(section)
+        emit(captured.get(), output)
+        return
+    for section in sections:
+        console.print(section)
+    for warning in maps.warnings:
+        console.print(f"note: {warning}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``audit`` to the root app."""
+    app.command(name="audit")(audit)

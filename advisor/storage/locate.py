@@ -188,6 +188,26 @@ class Locator:
             if fd >= 0:
                 os.close(fd)
 
+    def locate_pending(self, path: str) -> Location:
+        """A directory that does not exist yet (PostgreSQL creates ``pgsql_tmp`` on first use).
+
+        Its files will be created on the file system of its nearest existing ancestor, so
+        that partition's range is reported, with a note saying so.
+        """
+        ancestor = os.path.dirname(os.path.abspath(path))
+        while ancestor != "/" and not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        try:
+            st = os.stat(ancestor)
+        except OSError as exc:
+            return self._failed(path, _describe(exc))
+        target = self._target(st.st_dev, ancestor)
+        location = self._location(path, target, _Span(), [], empty_directory=True)
+        if target.reason is not None:
+            return location
+        note = f"does not exist yet: the partition of {ancestor} is shown"
+        return _with_reason(location, f"{target.weak_reason}; {note}" if target.weak_reason else note)
+
     def _failed(self, path: str, reason: str) -> Location:
         self.failed_paths.append(path)
         return _failed(path, reason)
@@ -300,3 +320,38 @@ def _describe(exc: OSError) -> str:
 def locate(paths: Iterable[str], *, keep_extents: bool = False) -> list[Location]:
     """Convenience: locate *paths* with a fresh locator."""
     return Locator(keep_extents=keep_extents).locate_many(paths)
+
+
+def merge(path: str, parts: list[Location]) -> Location:
+    """One Location for several files of one object (a relation's 1 GB segments).
+
+    Zones are the union, the mean is weighted by size, extents add up. If any part is not
+    placed the whole is not either (with that part's reason); parts on different disks
+    make the placement unknown too.
+    """
+    if len(parts) == 1:
+        from dataclasses import replace
+
+        return replace(parts[0], path=path)
+    size = sum(p.size_bytes for p in parts)
+    extents = sum(p.extents for p in parts)
+    unknown = [p for p in parts if not p.placement_known]
+    disks = {p.disk for p in parts}
+    first = parts[0]
+    if unknown or len(disks) != 1:
+        reason = unknown[0].reason if unknown else f"segments on several disks: {', '.join(sorted(map(str, disks)))}"
+        return Location(path, first.disk, first.partition, None, None, extents, size, placement_known=False,
+                        reason=f"{unknown[0].path}: {reason}" if unknown else reason)
+    placed = [p for p in parts if p.zone_start is not None and p.zone_end is not None and p.zone_mean is not None]
+    partitions = {p.partition for p in parts}
+    if not placed:
+        return Location(path, first.disk, first.partition if len(partitions) == 1 else None, None, None, extents,
+                        size, reason="no data blocks")
+    weights = [max(p.size_bytes, 1) for p in placed]
+    mean = sum((p.zone_mean or 0.0) * w for p, w in zip(placed, weights, strict=True)) / sum(weights)
+    return Location(
+        path, first.disk, first.partition if len(partitions) == 1 else None,
+        min(p.zone_start for p in placed if p.zone_start is not None),
+        max(p.zone_end for p in placed if p.zone_end is not None),
+        extents, size, mean, extent_list=tuple(e for p in parts for e in p.extent_list),
+    )

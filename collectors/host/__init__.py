@@ -1,1 +1,83 @@
-"""host collector."""
+"""Host collector: where every database file lies on its disk, plus the disks' IO counters.
+
+Registered as the ``host`` entry point of ``advisor.collectors``; it runs after the database
+collectors and reads the paths they put in ``context.files``. Each FileIO gets one
+Location: a data file and its 1 GB segments are merged (zone union, size-weighted mean,
+extents summed); a WAL, temp or archive *directory* is located through the files inside
+it (the WAL segments themselves), so the extents are real rather than the directory's
+own block. A temp or archive directory that does not exist yet (``pgsql_tmp`` appears on
+first use) is placed on the partition of its nearest existing parent, with a note. The
+result, with every partition of the disks involved and a /proc/diskstats sample of them,
+becomes ``context.layout``.
+
+It must run on the database host. When the server's data_directory does not exist here, or
+most paths are missing, it raises Unsupported so the run is recorded as skipped instead of
+reporting every file as missing.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from advisor.errors import Unsupported
+from advisor.model import FileIO, Location
+
+MISSING_SHARE_LIMIT = 0.5  # more than this share of missing paths means "another host"
+DIRECTORY_KINDS = ("temp", "archive", "fra")  # created on first use: a missing one is not an error
+
+
+def _paths_of(file: FileIO) -> list[str]:
+    return [file.path, *file.segment_paths]
+
+
+def _check_same_host(context: Any, files: list[FileIO]) -> None:
+    server = getattr(context, "server", None)
+    settings = getattr(server, "settings", {}) or {}
+    data_directory = settings.get("data_directory")
+    if data_directory and not os.path.isdir(data_directory):
+        raise Unsupported(f"not on the database host: data_directory {data_directory} does not exist here")
+    firsts = [f.path for f in files if f.path]
+    if firsts:
+        missing = sum(1 for p in firsts if not os.path.lexists(p))
+        if missing / len(firsts) > MISSING_SHARE_LIMIT:
+            raise Unsupported(f"not on the database host: {missing} of {len(firsts)} database files are missing here")
+
+
+class HostCollector:
+    """The ``host`` collector plugin (needs no connection)."""
+
+    name = "host"
+    dbms = "host"
+
+    def collect(self, conn: Any, context: Any) -> None:
+        """Locate every file of ``context.files`` and store the HostLayout on the context."""
+        from advisor.storage.layout import build_layout
+        from advisor.storage.locate import Locator, merge
+
+        files: list[FileIO] = list(getattr(context, "files", []) or [])
+        server = getattr(context, "server", None)
+        data_directory = (getattr(server, "settings", {}) or {}).get("data_directory")
+        if not files and not data_directory:
+            raise Unsupported("no database files to locate (no database collector ran)")
+        _check_same_host(context, files)
+        locator = Locator()
+        by_path: dict[str, Location] = {}
+
+        def located(path: str, kind: str = "data") -> Location:
+            if path not in by_path:
+                pending = kind in DIRECTORY_KINDS and not os.path.lexists(path)
+                by_path[path] = locator.locate_pending(path) if pending else locator.locate(path)
+            return by_path[path]
+
+        locations: list[Location] = []
+        seen: set[str] = set()
+        for file in files:
+            if not file.path or file.path in seen:
+                continue
+            seen.add(file.path)
+            locations.append(merge(file.path, [located(p, file.kind) for p in _paths_of(file)]))
+        if not locations and data_directory:
+            locations.append(located(data_directory))  # nothing listed: at least the cluster's home
+        layout = build_layout([loc.path for loc in locations], locator=locator, locations=locations)
+        context.layout = layout
