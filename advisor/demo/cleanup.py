@@ -1,0 +1,110 @@
+"""Nothing the demo starts outlives it: signals become exceptions, leftovers are checked.
+
+Everything the demo creates (PostgreSQL, the emulated disk's FUSE server, loop devices,
+mounts, temporary directories) is entered on one ExitStack, whose callbacks run from
+``finally`` in reverse order. SIGTERM and SIGHUP are turned into KeyboardInterrupt so
+they unwind the same way as Ctrl-C; once unwinding started, further signals are noted and
+ignored so a second Ctrl-C cannot cut the cleanup short. :func:`leftovers` lists anything
+still alive that belongs to a demo directory: it is printed in the summary and checked by
+the tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Guard:
+    """Signal handler state: the first signal interrupts, later ones only count."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self.unwinding = False
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
+        if self.unwinding:
+            return
+        self.unwinding = True
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[_Guard]:
+    """Turn SIGINT/SIGTERM/SIGHUP into one KeyboardInterrupt; restore the old handlers after.
+
+    Only the main thread can install handlers; elsewhere this is a no-op guard.
+    """
+    guard = _Guard()
+    previous: dict[int, object] = {}
+    with contextlib.suppress(ValueError):  # not the main thread
+        for handled in HANDLED_SIGNALS:
+            previous[int(handled)] = signal.signal(handled, guard.handle)
+    try:
+        yield guard
+    finally:
+        guard.unwinding = True  # the caller's cleanup has run by now; stay quiet until restored
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _mounts() -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) >= 5 and len(tail) >= 2:
+            rows.append((tail[1], fields[4].replace("\\040", " "), tail[0]))
+    return rows
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def leftovers(root: Path, *, extra_pids: tuple[int, ...] = ()) -> list[str]:
+    """What is still alive of a demo whose files were under *root* (empty = clean).
+
+    Checks mounts below *root*, loop devices backed by files below *root* or by an
+    emulator image serving a backing file below it, processes whose command line names
+    *root* (PostgreSQL's ``-D``, pgbench scripts, the emulator server) and *extra_pids*.
+    """
+    root_s = str(Path(root).resolve())
+    found: list[str] = []
+    fuse_mounts: list[str] = []
+    for source, mountpoint, fstype in _mounts():
+        if _under(mountpoint, root_s) or _under(source, root_s):
+            found.append(f"mount {mountpoint} ({fstype})")
+        if fstype.startswith("fuse") and _serves(mountpoint, root_s):
+            found.append(f"FUSE mount {mountpoint}")
+            fuse_mounts.append(mountpoint)
+    for backing in Path("/sys/block").glob("loop*/loop/backing_file"):
+        with contextlib.suppress(OSError):
+            target = backing.read_text().strip().removesuffix(" (deleted)")
+            if _under(target, root_s) or any(_under(target, m) for m in fuse_mounts):
+                found.append(f"loop device /dev/{backing.parent.parent.name} -> {target}")
+    me = os.getpid()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == me:
+            continue
+        with contextlib.suppress(OSError):
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            text = " ".join(a.decode(errors="replace") for a in argv if a)
+            if root_s in text or int(proc.name) in extra_pids:
+                found.append(f"process {proc.name}: {text[:120]}")
+    return found
+
+
+def _serves(mountpoint: str, root_s: str) -> bool:
+    """True when the FUSE mount at *mountpoint* is an emulator whose backing file is under *root*."""
+    config = Path(mountpoint).parent / "config.json"
+    with contextlib.suppress(OSError):
+        return root_s in config.read_text()
+    return False
