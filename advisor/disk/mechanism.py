@@ -1,0 +1,331 @@
+"""The stateful actuator: one head, a spinning platter, a read-ahead segment, a write cache.
+
+:class:`Mechanism` is shared by the simulator (:mod:`advisor.disk.simulate`) and the
+emulated HDD. It keeps the head's cylinder, the rotation clock and the cache state, and
+answers two questions:
+
+* ``service(op, offset_bytes, length_bytes, start_s) -> finish_s`` for ``op`` in
+  ``read``/``write``/``flush``: command overhead, seek (plus write settle), the rotational
+  wait read from the clock ``θ(t) = (t/T_rev + phase) mod 1`` (not an average: a rewrite
+  of the same sector waits a whole turn, a sequential read arriving late misses its
+  sector), transfer at the media rate with a head switch per track crossed, read-ahead
+  hits, write-cache absorption and flushes that drain dirty data to the media;
+* ``choose(pending, now_s) -> index``: SPTF among queued requests with a safety margin (a
+  request whose sector would come under the head less than ``sptf_margin_ms`` after the
+  seek is charged one more revolution, as real firmware will not gamble on it); FIFO when
+  one is queued; a request older than ``max_age_ms`` goes first (starvation guard).
+
+Layout: cylinder ``c = ⌊u(X)·C⌋`` with ``C`` cylinders; inside a cylinder the bytes fill
+the ``heads`` tracks in turn; each track starts at an angle skewed by one head switch (one
+cylinder switch at a cylinder boundary) from the previous, so a sequential transfer loses
+just the switch time at each boundary, not a revolution.
+
+Write cache modes: ``off`` (writes go to the media before completing), ``volatile``
+(writes complete from cache; idle time and flushes destage; a flush returns when the data
+is on the media), ``lying`` (a flush returns at once: a non-volatile cache, or a drive that
+ignores FLUSH). ``None`` takes the model's setting (``battery`` → ``lying``).
+
+The object is not thread-safe (the caller serialises) and every call is a few
+microseconds: the emulated disk calls it on each IO.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from advisor.disk.model import DiskModel
+
+CacheMode = Literal["off", "volatile", "lying"]
+# seek cylinder, start angle (turns), media transfer s, end seek cylinder, sustained B/s there
+Geometry = tuple[int, float, float, int, float]
+BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
+DESTAGE_WINDOW = 32  # dirty extents the drive considers when choosing what to destage
+
+
+@dataclass(slots=True)
+class Request:
+    """One queued IO as the mechanism sees it."""
+
+    op: str
+    offset_bytes: int
+    length_bytes: int
+    submitted_s: float
+    tag: int = 0
+
+
+class QueuedLike(Protocol):
+    """Anything with the fields of :class:`Request` (the emulator has its own class)."""
+
+    @property
+    def op(self) -> str: ...
+    @property
+    def offset_bytes(self) -> int: ...
+    @property
+    def length_bytes(self) -> int: ...
+    @property
+    def submitted_s(self) -> float: ...
+
+
+class Mechanism:
+    """Head position, rotation clock and cache of one drive (see the module docstring)."""
+
+    def __init__(
+        self,
+        model: DiskModel,
+        *,
+        seed: int = 0,
+        sptf_margin_ms: float = 1.0,
+        write_cache: CacheMode | None = None,
+        max_age_ms: float = 500.0,
+    ) -> None:
+        self.model = model
+        rng = random.Random(seed)
+        if write_cache is None:
+            write_cache = {"off": "off", "volatile": "volatile", "battery": "lying"}[model.write_cache]  # type: ignore[assignment]
+        if write_cache not in ("off", "volatile", "lying"):
+            raise ValueError(f"write_cache must be off, volatile or lying, not {write_cache!r}")
+        self.write_cache: CacheMode = write_cache
+        self.t_rev = model.revolution_ms / 1000.0
+        self.phase = rng.random()
+        self.overhead = model.overhead_ms / 1000.0
+        self.switch = model.head_switch_ms / 1000.0
+        self.cyl_switch = max(model.head_switch_ms, model.seek_track_ms) / 1000.0
+        self.settle = model.write_settle_ms / 1000.0
+        self.margin = sptf_margin_ms / 1000.0
+        self.max_age = max_age_ms / 1000.0
+        self.capacity = model.capacity_bytes
+        self.cylinders = model.total_cylinders
+        self.layout_cylinders = model.layout_cylinders
+        self.heads = model.heads
+        self.boost = 1.0 + model.head_switch_ms / model.revolution_ms
+        curve = model.seek_curve
+        self._grid = curve.grid_list
+        self._steps = curve.steps
+        self._seek_min = curve.min_ms
+        self.head_cyl = 0
+        self.busy_until = 0.0
+        # read-ahead segment: bytes [ra_lo, ra_base) are cached; the drive streams from
+        # ra_base (reached at ra_time) at ra_rate B/s until ra_limit while idle.
+        self.ra_lo = self.ra_base = self.ra_limit = -1
+        self.ra_time = 0.0
+        self.ra_rate = 0.0
+        self.ra_cyl = 0
+        self.dirty: list[tuple[int, int]] = []
+        self.dirty_bytes = 0
+        self._geo_cache: dict[tuple[int, int], Geometry] = {}
+
+    # -- geometry ---------------------------------------------------------------------
+    def locate(self, offset: int, length: int) -> Geometry:
+        """Cylinder, start angle, media transfer time and end cylinder of an extent."""
+        key = (offset, length)
+        cached = self._geo_cache.get(key)
+        if cached is not None:
+            return cached
+        model, cap, ncyl, heads = self.model, self.capacity, self.layout_cylinders, self.heads
+        x = min(max(offset / cap, 0.0), 1.0)
+        u = model.stroke(x)
+        cyl = min(int(u * ncyl), ncyl - 1)
+        cyl_lo = model.lba_of_stroke(cyl / ncyl) * cap
+        cyl_hi = model.lba_of_stroke((cyl + 1) / ncyl) * cap
+        track_bytes = max((cyl_hi - cyl_lo) / heads, 1.0)
+        pos = max(offset - cyl_lo, 0.0)
+        head = min(int(pos / track_bytes), heads - 1)
+        within = pos / track_bytes - head
+        skew = (cyl * (self.cyl_switch + (heads - 1) * self.switch) + head * self.switch) / self.t_rev
+        angle = (within + skew) % 1.0
+        crossings = int(within + length / track_bytes)
+        xfer = length / track_bytes * self.t_rev + crossings * self.switch
+        end_x = min((offset + max(length, 1) - 1) / cap, 1.0)
+        seek_cyls = self.cylinders
+        end_cyl = min(int(model.stroke(end_x) * seek_cyls), seek_cyls - 1)
+        sustained = track_bytes / (self.t_rev + self.switch)
+        geo = (min(int(u * seek_cyls), seek_cyls - 1), angle, xfer, end_cyl, sustained)
+        if len(self._geo_cache) > 65536:
+            self._geo_cache.clear()
+        self._geo_cache[key] = geo
+        return geo
+
+    def seek_s(self, distance: int) -> float:
+        """Read seek time in seconds for *distance* cylinders."""
+        if distance <= 0:
+            return 0.0
+        x = distance / self.cylinders
+        pos = math.sqrt(x if x < 1.0 else 1.0) * self._steps
+        i = int(pos)
+        if i >= self._steps:
+            t = self._grid[self._steps]
+        else:
+            lo = self._grid[i]
+            t = lo + (pos - i) * (self._grid[i + 1] - lo)
+        return (t if t > self._seek_min else self._seek_min) / 1000.0
+
+    def wait_s(self, angle: float, at_s: float) -> float:
+        """Rotational wait from time *at_s* until *angle* (turns) is under the head."""
+        return ((angle - at_s / self.t_rev - self.phase) % 1.0) * self.t_rev
+
+    # -- read-ahead -------------------------------------------------------------------
+    def _ra_available(self, t: float) -> int:
+        if self.ra_rate <= 0.0 or t <= self.ra_time:
+            return self.ra_base
+        return min(self.ra_limit, self.ra_base + int((t - self.ra_time) * self.ra_rate))
+
+    def _ra_hit(self, offset: int, length: int, t: float) -> float | None:
+        """Completion time if the read-ahead segment serves the read, else None.
+
+        Data already streamed in is a cache hit; a read that continues the stream (starts
+        inside the segment while the head is still streaming) waits for the head to get
+        there, so sequential reads of any size run at the sustained rate.
+        """
+        if self.ra_lo < 0 or offset < self.ra_lo:
+            return None
+        end = offset + length
+        if end <= self._ra_available(t):
+            ready = t
+        elif self.ra_rate > 0.0 and offset <= self.ra_limit:
+            stall = self.ra_time + (self.ra_limit - self.ra_base) / self.ra_rate
+            if end <= self.ra_limit:
+                ready = self.ra_time + (end - self.ra_base) / self.ra_rate
+            else:
+                ready = max(t, stall) + (end - self.ra_limit) / self.ra_rate
+        else:
+            return None
+        finish = max(t + length / BUS_BYTES_PER_S, ready)  # the bus overlaps the media
+        if self.ra_rate > 0.0:
+            self.ra_base, self.ra_time = end, max(t, ready)
+            self.ra_limit = end + self.model.read_ahead_bytes
+            self.ra_lo = max(self.ra_lo, end - self.model.cache_bytes)
+        return finish
+
+    def _ra_stop(self, t: float) -> None:
+        """The head leaves to serve something else: freeze what was read so far."""
+        if self.ra_lo >= 0 and self.ra_rate > 0.0:
+            avail = self._ra_available(t)
+            self.ra_base = self.ra_limit = avail
+            self.ra_rate = 0.0
+            self.head_cyl = self.locate(max(avail - 1, 0), 1)[0]
+
+    # -- media access -----------------------------------------------------------------
+    def _media(self, write: bool, geo: Geometry, t: float) -> float:
+        cyl, angle, xfer, end_cyl, _ = geo
+        distance = abs(cyl - self.head_cyl)
+        seek = self.seek_s(distance)
+        if write and distance:
+            seek += self.settle
+        arrive = t + seek
+        finish = arrive + self.wait_s(angle, arrive) + xfer
+        self.head_cyl = end_cyl
+        return finish
+
+    def _destage_one(self, t: float) -> float:
+        """Write one dirty extent (SPTF among the oldest few) to the media; finish time."""
+        window = self.dirty[:DESTAGE_WINDOW]
+        best, best_cost = 0, math.inf
+        if len(window) > 1:
+            for i, (off, length) in enumerate(window):
+                cyl, angle, *_ = self.locate(off, length)
+                seek = self.seek_s(abs(cyl - self.head_cyl))
+                cost = seek + self.wait_s(angle, t + seek)
+                if cost < best_cost:
+                    best, best_cost = i, cost
+        off, length = self.dirty.pop(best)
+        self.dirty_bytes -= length
+        return self._media(True, self.locate(off, length), t)
+
+    def _catch_up(self, start_s: float) -> float:
+        """Destage dirty data while idle before *start_s*; returns when the head is free."""
+        t = max(self.busy_until, 0.0)
+        while self.dirty and t < start_s:
+            self._ra_stop(t)
+            t = self._destage_one(t)
+        return max(t, start_s)
+
+    # -- public API -------------------------------------------------------------------
+    def service(self, op: str, offset_bytes: int, length_bytes: int, start_s: float) -> float:
+        """Serve one request starting no earlier than *start_s*; return its finish time (s)."""
+        t = self._catch_up(start_s) if self.dirty else max(start_s, self.busy_until)
+        t += self.overhead
+        if op == "read":
+            finish = self._read(offset_bytes, length_bytes, t)
+        elif op == "write":
+            finish = self._write(offset_bytes, length_bytes, t)
+        elif op == "flush":
+            finish = self._flush(t)
+        else:
+            raise ValueError(f"unknown op {op!r}")
+        self.busy_until = finish
+        return finish
+
+    def _read(self, offset: int, length: int, t: float) -> float:
+        hit = self._ra_hit(offset, length, t)
+        if hit is not None:
+            return hit
+        self._ra_stop(t)
+        geo = self.locate(offset, length)
+        finish = self._media(False, geo, t)
+        end = offset + length
+        self.ra_lo, self.ra_base, self.ra_time = offset, end, finish
+        self.ra_limit = end + self.model.read_ahead_bytes
+        self.ra_rate = geo[4] if self.model.read_ahead_bytes > 0 else 0.0
+        return finish
+
+    def _write(self, offset: int, length: int, t: float) -> float:
+        end = offset + length
+        if self.ra_lo >= 0 and offset < self.ra_limit and end > self.ra_lo:
+            self._ra_stop(t)
+            self.ra_lo = self.ra_base = self.ra_limit = -1  # overlapping cached data is stale
+        if self.write_cache == "off":
+            self._ra_stop(t)
+            return self._media(True, self.locate(offset, length), t)
+        while self.dirty and self.dirty_bytes + length > self.model.cache_bytes:
+            self._ra_stop(t)
+            t = self._destage_one(t)
+        if self.dirty and self.dirty[-1][0] + self.dirty[-1][1] == offset:
+            last_off, last_len = self.dirty[-1]
+            self.dirty[-1] = (last_off, last_len + length)  # sequential writes coalesce
+        else:
+            self.dirty.append((offset, length))
+        self.dirty_bytes += length
+        return t + length / BUS_BYTES_PER_S
+
+    def _flush(self, t: float) -> float:
+        if self.write_cache == "lying":
+            return t
+        while self.dirty:
+            self._ra_stop(t)
+            t = self._destage_one(t)
+        return t
+
+    def choose(self, pending: Sequence[Any], now_s: float) -> int:
+        """Index of the request to serve next at *now_s*: SPTF with margin, FIFO for one."""
+        if len(pending) <= 1:
+            return 0
+        t = max(now_s, self.busy_until) + self.overhead
+        oldest = min(range(len(pending)), key=lambda i: pending[i].submitted_s)
+        if t - pending[oldest].submitted_s > self.max_age:
+            return oldest
+        best, best_cost = 0, math.inf
+        head, margin, t_rev = self.head_cyl, self.margin, self.t_rev
+        for i, req in enumerate(pending):
+            if req.op == "flush":
+                cost = 0.0  # not reorderable: the host waits on it
+            elif req.op == "read" and self.ra_lo >= 0 and self.ra_lo <= req.offset_bytes and (
+                req.offset_bytes + req.length_bytes <= self.ra_limit
+            ):
+                cost = -1.0  # served from the read-ahead segment
+            else:
+                cyl, angle, *_ = self.locate(req.offset_bytes, req.length_bytes)
+                distance = abs(cyl - head)
+                seek = self.seek_s(distance)
+                if req.op == "write" and distance and self.write_cache == "off":
+                    seek += self.settle
+                wait = self.wait_s(angle, t + seek)
+                if wait < margin:
+                    wait += t_rev
+                cost = seek + wait
+            if cost < best_cost:
+                best, best_cost = i, cost
+        return best
