@@ -53,6 +53,11 @@ def _runs(bindir: Path) -> bool:
         return False
 
 
+def _versions_for_tests() -> list[int]:
+    """Versions a parametrized test should run on; the list is empty only without any server."""
+    return sorted(available_versions())
+
+
 def client_tool(bindir: Path, name: str) -> Path:
     """*name* (psql, pgbench) from *bindir*, else from another install; libpq talks to any version."""
     if (bindir / name).is_file():
@@ -240,3 +245,7 @@ def running_postgres(
                 shutil.rmtree(child, ignore_errors=True)
         for path in reversed(created):
             shutil.rmtree(path, ignore_errors=True)
+
+
+VERSIONS_FOR_TESTS = _versions_for_tests()
+"""Majors found at import time, for ``pytest.mark.parametrize``."""
