@@ -50,6 +50,7 @@ class PlannedPartition:
     size_bytes: int
     areas: tuple[str, ...]
     label: str = ""
+    start_bytes: int = 0  # 1 MiB aligned
 
 
 @dataclass(frozen=True, slots=True)

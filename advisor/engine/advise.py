@@ -1,0 +1,241 @@
+"""The advisor: workload + layout + disk models -> findings, plan, predicted gains.
+
+``advise`` is the one entry point the commands call; it is pure (no IO, no drivers). It
+groups files into areas, classifies them, applies the response-time gate, predicts the
+current layout's service times disk by disk, collects findings, and, when IO matters and
+the disks rotate, optimises the order of areas from the outer edge and writes the scripts.
+``audit_findings`` is the subset ``advisor audit`` shows next to its disk map.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor import __version__
+from advisor.engine.areas import group_areas
+from advisor.engine.classify import Classified, classify
+from advisor.engine.findings import DiskView, disk_view, placement_findings
+from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
+from advisor.engine.gate import GateResult, not_io_bound_finding, response_time_gate
+from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
+from advisor.engine.physics import DiskPhysics
+from advisor.engine.planner import PlanOptions, build_plan, place_items
+from advisor.engine.snapshot_rates import as_workload
+from advisor.model import DiskProfile, Finding, Plan, Report, Snapshot, Workload
+
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+
+
+@dataclass(frozen=True)
+class Models:
+    """Disk physics to use: one per disk name, and a default for the rest (preset or fit)."""
+
+    default: DiskPhysics
+    per_disk: Mapping[str, DiskPhysics] = field(default_factory=dict)
+    profiles: Mapping[str, DiskProfile] = field(default_factory=dict)
+
+    def of(self, disk: str | None) -> DiskPhysics:
+        """The physics of *disk* (the default when it has none of its own)."""
+        if disk is not None and disk in self.per_disk:
+            return self.per_disk[disk]
+        return self.default
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Intermediate results shared by ``advise`` and ``audit_findings``."""
+
+    classified: list[Classified]
+    gate: GateResult
+    views: dict[str, DiskView]
+    ssd_disks: set[str]
+    findings: list[Finding]
+
+
+def _disk_sizes(workload: Workload) -> dict[str, int]:
+    return {d.name: d.size_bytes for d in workload.layout.devices} if workload.layout else {}
+
+
+def analyse(workload: Workload, models: Models) -> Analysis:
+    """Areas, classes, gate, current-layout predictions and every finding."""
+    classified = classify(group_areas(workload.rates, workload.layout))
+    gate = response_time_gate(workload.wait.io_wait_share)
+    findings: list[Finding] = []
+    gate_finding = not_io_bound_finding(gate)
+    if gate_finding is not None:
+        findings.append(gate_finding)
+    ssd_findings, ssd_disks = solid_state(models.profiles, workload.layout)
+    findings += ssd_findings
+    findings += placement_unknown(classified, workload.layout)
+    findings += misaligned(workload.layout)
+    findings += cache_lies(models.profiles)
+    rpm_of = {d: _rpm(models.of(d)) for d in {c.area.disk for c in classified if c.area.disk}}
+    findings += commit_bound(classified, rpm_of, _rpm(models.default))
+    sizes = _disk_sizes(workload)
+    views: dict[str, DiskView] = {}
+    for disk in sorted({c.area.disk for c in classified if c.area.disk and c.area.placement_known}):
+        if disk in ssd_disks:
+            continue
+        physics = models.of(disk)
+        views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
+    findings += placement_findings(views)
+    findings.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), -(f.predicted_gain or 0.0), f.code, f.subject))
+    return Analysis(classified, gate, views, ssd_disks, findings)
+
+
+def _rpm(physics: DiskPhysics) -> int | None:
+    return int(physics.rpm) if physics.rpm else None
+
+
+_Placed = tuple[Solution, dict[str, float], dict[str, str | None], int, list[str]]
+
+
+def _plan_current_disks(analysis: Analysis, options: PlanOptions) -> _Placed:
+    """Re-order the areas of each located rotating disk on that same disk."""
+    layouts: list[DiskLayout] = []
+    before: dict[str, float] = {}
+    labels: dict[str, str | None] = {}
+    names: list[str] = []
+    capacity = 0
+    methods: set[str] = set()
+    for disk, view in sorted(analysis.views.items()):
+        if not view.areas:
+            continue
+        capacity = max(capacity, view.size_bytes)
+        items = place_items(view.areas, view.size_bytes, options.headroom)
+        layout, method = order_disk(view.physics, items, len(names))
+        layouts.append(layout)
+        methods.add(method)
+        names.append(disk)
+        for c, band, ms in zip(view.areas, view.bands, view.times_ms, strict=True):
+            before[c.area.name] = ms
+            labels[c.area.name] = f"{c.area.partition or disk} @ {band[0]:.0%}-{band[1]:.0%}"
+    total = sum(layout.iops for layout in layouts)
+    mean = sum(layout.mean_ms * layout.iops for layout in layouts) / total if total > 0 else 0.0
+    return Solution(tuple(layouts), mean, "+".join(sorted(methods))), before, labels, capacity, names
+
+
+def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) -> tuple[
+    Solution, dict[str, float], dict[str, str | None], int, list[str], list[str]
+]:
+    """Lay all areas out on ``options.disks`` new disks of the default model."""
+    physics = models.default
+    active = analysis.classified
+    items = place_items(active, physics.capacity_bytes, options.headroom)
+    solution = optimise(physics, items, options.disks)
+    baseline_items = place_items(active, physics.capacity_bytes, 0.0)
+    times, _ = evaluate(physics, baseline_items)
+    before = {item.name: ms for item, ms in zip(baseline_items, times, strict=True)}
+    notes = ["No current placement known: 'before' is the areas packed from the outer edge of one disk in "
+             "workload order, without headroom."]
+    names = [f"disk{i + 1}" for i in range(options.disks)]
+    return solution, before, dict.fromkeys(before), physics.capacity_bytes, names, notes
+
+
+def make_plan(
+    workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
+) -> tuple[Plan | None, list[str]]:
+    """The plan, or None with the reason (gate closed, solid state, nothing to place)."""
+    if not analysis.gate.passed and not options.force:
+        return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
+    if not analysis.classified:
+        return None, ["No plan: the workload has no files."]
+    if analysis.views and options.disks == 1:
+        solution, before, labels, capacity, names = _plan_current_disks(analysis, options)
+        notes: list[str] = []
+    else:
+        if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
+            return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
+        solution, before, labels, capacity, names, notes = _plan_new_disks(analysis, models, options)
+    if not solution.disks:
+        return None, ["No plan: no area is located on a rotating disk."]
+    dbms = options.dbms or workload.server.dbms
+    plan = build_plan(
+        analysis.classified, solution, before, labels, capacity, options, names,
+        workload.server.settings, dbms, workload.server.major, notes,
+    )
+    return plan, []
+
+
+def _all_ssd(analysis: Analysis, models: Models) -> bool:
+    return any(p.classification == "solid-state" for p in models.profiles.values()) and not analysis.views
+
+
+def _disk_summary(models: Models, analysis: Analysis, workload: Workload) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    names = set(analysis.views) | set(models.per_disk) | set(models.profiles)
+    if not names:
+        names = {"model"}
+    for name in sorted(names):
+        physics = models.of(name)
+        view = analysis.views.get(name)
+        out[name] = {
+            "model": physics.name, "rpm": physics.rpm, "capacity_bytes": physics.capacity_bytes,
+            "solid_state": name in analysis.ssd_disks,
+            "zone_curve": [[round(f, 4), round(r, 2)] for f, r in physics.zone_curve(17)],
+            "mean_ms_now": round(view.mean_ms, 4) if view else None,
+            "size_bytes": view.size_bytes if view else physics.capacity_bytes,
+        }
+    return out
+
+
+def _layout_summary(workload: Workload) -> dict[str, Any]:
+    if workload.layout is None:
+        return {}
+    sizes = {d.name: d.size_bytes for d in workload.layout.devices}
+    disks: dict[str, Any] = {}
+    for part in workload.layout.partitions:
+        size = sizes.get(part.disk)
+        if not size:
+            continue
+        lo, hi = part.fraction_range(size)
+        disks.setdefault(part.disk, {"size_bytes": size, "partitions": []})["partitions"].append(
+            {"name": part.name, "start_fraction": round(lo, 6), "end_fraction": round(hi, 6),
+             "mountpoints": list(part.mountpoints), "fstype": part.fstype}
+        )
+    return {"hostname": workload.layout.hostname, "disks": disks}
+
+
+def _area_rows(classified: Sequence[Classified]) -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "name": c.area.name, "kind": c.area.kind, "class": c.cls, "reason": c.reason,
+            "io_share": round(c.io_share, 4), "iops": round(c.area.iops, 3), "read_iops": round(c.area.read_iops, 3),
+            "write_iops": round(c.area.write_iops, 3), "mb_s": round(c.area.mb_s, 3), "size_bytes": c.area.size_bytes,
+            "files": c.area.files, "disk": c.area.disk, "partition": c.area.partition,
+            "zone_start": c.area.zone_start, "zone_end": c.area.zone_end, "zone_mean": c.area.zone_mean,
+            "placement_known": c.area.placement_known,
+        }
+        for c in classified
+    )
+
+
+def advise(workload: Workload, models: Models, options: PlanOptions | None = None) -> Report:
+    """The whole answer for one workload: findings, plan, predicted gains, scripts."""
+    opts = options or PlanOptions()
+    analysis = analyse(workload, models)
+    plan, plan_notes = make_plan(workload, analysis, models, opts)
+    server = workload.server
+    return Report(
+        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        server={"dbms": server.dbms, "version": server.version, "host": server.host, "name": server.name},
+        interval_s=workload.interval_s,
+        disks=_disk_summary(models, analysis, workload),
+        findings=tuple(analysis.findings),
+        plan=plan,
+        io_wait_share=workload.wait.io_wait_share,
+        layout=_layout_summary(workload),
+        areas=_area_rows(analysis.classified),
+        warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(plan_notes),
+        tool_version=__version__,
+    )
+
+
+def audit_findings(workload_or_snapshot: Workload | Snapshot, models: Models | DiskPhysics) -> list[Finding]:
+    """Findings for ``advisor audit``: the layout as it is, no plan."""
+    workload = as_workload(workload_or_snapshot) if isinstance(workload_or_snapshot, Snapshot) else workload_or_snapshot
+    resolved = models if isinstance(models, Models) else Models(default=models)
+    return analyse(workload, resolved).findings

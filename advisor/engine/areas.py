@@ -1,0 +1,260 @@
+"""Group per-file rates into areas: the units that get placed on a disk.
+
+A DBA moves tablespaces, the WAL/redo stream, temp, the archive/FRA and control files, not
+individual 1 GB segments, so the optimizer works on areas. Grouping first also keeps the
+optimizer's cost independent of the number of files (10 000 files are a few dozen areas).
+Each area carries its IO rates and where its bytes are now (disk, partition, zone range),
+taken from the host layout's locations of its files.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from advisor.model import FileRate, HostLayout, Location, Workload
+
+AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo"]
+
+_KIND_OF_FILE: dict[str, AreaKind] = {
+    "data": "tablespace",
+    "index": "tablespace",
+    "toast": "tablespace",
+    "other": "tablespace",
+    "undo": "undo",
+    "temp": "temp",
+    "wal": "wal",
+    "redo": "wal",
+    "archive": "archive",
+    "fra": "archive",
+    "backup": "archive",
+    "control": "control",
+}
+
+_FIXED_NAMES: dict[AreaKind, str] = {"wal": "WAL", "archive": "archive", "control": "control"}
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    """A placeable unit: one tablespace, the WAL/redo, temp, archive/FRA or control files.
+
+    Rates are sums over the area's files; ``random_share`` and mean IO sizes are weighted by
+    reads. Zone figures are fractions of the whole disk (0 = outer edge) or None when no file
+    of the area could be located.
+    """
+
+    name: str
+    kind: AreaKind
+    tablespace: str | None
+    size_bytes: int
+    read_iops: float
+    write_iops: float
+    read_mb_s: float
+    write_mb_s: float
+    syncs_per_s: float
+    random_share: float | None
+    mean_read_kb: float | None
+    mean_write_kb: float | None
+    files: int
+    paths: tuple[str, ...] = ()
+    containers: tuple[str, ...] = ()
+    relations: tuple[str, ...] = ()
+    disk: str | None = None
+    partition: str | None = None
+    zone_start: float | None = None
+    zone_end: float | None = None
+    zone_mean: float | None = None
+    placement_known: bool = True
+    placement_reason: str | None = None
+    disks: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def iops(self) -> float:
+        """Reads plus writes per second: what occupies the actuator."""
+        return self.read_iops + self.write_iops
+
+    @property
+    def mb_s(self) -> float:
+        """Megabytes per second read and written."""
+        return self.read_mb_s + self.write_mb_s
+
+    @property
+    def mean_io_bytes(self) -> int:
+        """Mean request size over reads and writes (8 KiB when nothing was measured)."""
+        if self.iops <= 0:
+            return 8192
+        size = self.mb_s * 1_000_000 / self.iops
+        return max(512, int(size))
+
+
+class _Accumulator:
+    """Running sums for one area while the files are scanned (one pass, no sorting)."""
+
+    __slots__ = (
+        "kind", "tablespace", "size", "r_iops", "w_iops", "r_mb", "w_mb", "syncs", "random_num",
+        "random_den", "files", "paths", "containers", "relations", "zone_weight", "zone_sum",
+        "zone_lo", "zone_hi", "disk_bytes", "part_bytes", "unknown_reason", "located",
+    )
+
+    def __init__(self, kind: AreaKind, tablespace: str | None) -> None:
+        self.kind = kind
+        self.tablespace = tablespace
+        self.size = 0
+        self.r_iops = self.w_iops = self.r_mb = self.w_mb = self.syncs = 0.0
+        self.random_num = self.random_den = 0.0
+        self.files = 0
+        self.paths: list[str] = []
+        self.containers: dict[str, None] = {}
+        self.relations: list[str] = []
+        self.zone_weight = self.zone_sum = 0.0
+        self.zone_lo = 2.0
+        self.zone_hi = -1.0
+        self.disk_bytes: dict[str, int] = {}
+        self.part_bytes: dict[str, int] = {}
+        self.unknown_reason: str | None = None
+        self.located = 0
+
+
+def area_key(rate: FileRate) -> tuple[AreaKind, str]:
+    """The area a file belongs to: its kind group plus, for table data, its tablespace."""
+    kind = _KIND_OF_FILE.get(rate.kind, "tablespace")
+    if kind in _FIXED_NAMES:
+        return kind, _FIXED_NAMES[kind]
+    return kind, rate.tablespace or kind
+
+
+class LocationIndex:
+    """Find the location of a path: exact match, then the nearest located parent directory.
+
+    WAL, temp and archive areas are often located as directories, and data files inside a
+    located tablespace directory share its partition; walking up the parents is O(depth).
+    """
+
+    def __init__(self, layout: HostLayout | None) -> None:
+        self._by_path: dict[str, Location] = {}
+        if layout is not None:
+            for loc in layout.locations:
+                self._by_path[loc.path] = loc
+            for link, target in layout.mapped_paths.items():
+                if target in self._by_path and link not in self._by_path:
+                    self._by_path[link] = self._by_path[target]
+
+    def find(self, path: str) -> Location | None:
+        """The location of *path* or of its closest located ancestor."""
+        probe = path
+        while probe:
+            loc = self._by_path.get(probe)
+            if loc is not None:
+                return loc
+            parent = posixpath.dirname(probe)
+            if parent == probe:
+                return None
+            probe = parent
+        return None
+
+
+def _add_location(acc: _Accumulator, loc: Location | None, size: int) -> None:
+    if loc is None:
+        return
+    if not loc.placement_known:
+        acc.unknown_reason = loc.reason or "placement not known"
+        return
+    if loc.zone_start is None or loc.zone_end is None:
+        return
+    weight = float(max(size, loc.size_bytes, 1))
+    mean = loc.zone_mean if loc.zone_mean is not None else (loc.zone_start + loc.zone_end) / 2
+    acc.zone_sum += mean * weight
+    acc.zone_weight += weight
+    acc.zone_lo = min(acc.zone_lo, loc.zone_start)
+    acc.zone_hi = max(acc.zone_hi, loc.zone_end)
+    acc.located += 1
+    if loc.disk:
+        acc.disk_bytes[loc.disk] = acc.disk_bytes.get(loc.disk, 0) + int(weight)
+    if loc.partition:
+        acc.part_bytes[loc.partition] = acc.part_bytes.get(loc.partition, 0) + int(weight)
+
+
+def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
+    acc.size += rate.size_bytes
+    acc.r_iops += rate.read_iops
+    acc.w_iops += rate.write_iops or 0.0
+    acc.r_mb += rate.read_mb_s
+    acc.w_mb += rate.write_mb_s or 0.0
+    acc.syncs += rate.syncs_per_s or 0.0
+    if rate.random_share is not None and rate.read_iops > 0:
+        acc.random_num += rate.random_share * rate.read_iops
+        acc.random_den += rate.read_iops
+    acc.files += 1
+    if len(acc.paths) < 64:
+        acc.paths.append(rate.path)
+    acc.containers[rate.container] = None
+    if rate.name and len(acc.relations) < 256:
+        acc.relations.append(rate.name)
+    _add_location(acc, index.find(rate.path), rate.size_bytes)
+
+
+def _freeze(name: str, acc: _Accumulator) -> Area:
+    known = acc.unknown_reason is None
+    disk = max(acc.disk_bytes, key=acc.disk_bytes.__getitem__) if acc.disk_bytes else None
+    part = max(acc.part_bytes, key=acc.part_bytes.__getitem__) if acc.part_bytes else None
+    zone_mean = acc.zone_sum / acc.zone_weight if acc.zone_weight > 0 else None
+    return Area(
+        name=name,
+        kind=acc.kind,
+        tablespace=acc.tablespace,
+        size_bytes=acc.size,
+        read_iops=acc.r_iops,
+        write_iops=acc.w_iops,
+        read_mb_s=acc.r_mb,
+        write_mb_s=acc.w_mb,
+        syncs_per_s=acc.syncs,
+        random_share=acc.random_num / acc.random_den if acc.random_den > 0 else None,
+        mean_read_kb=acc.r_mb * 1000 / acc.r_iops if acc.r_iops > 0 else None,
+        mean_write_kb=acc.w_mb * 1000 / acc.w_iops if acc.w_iops > 0 else None,
+        files=acc.files,
+        paths=tuple(acc.paths),
+        containers=tuple(acc.containers),
+        relations=tuple(acc.relations),
+        disk=disk,
+        partition=part,
+        zone_start=acc.zone_lo if acc.located else None,
+        zone_end=acc.zone_hi if acc.located else None,
+        zone_mean=zone_mean,
+        placement_known=known,
+        placement_reason=acc.unknown_reason,
+        disks=tuple(sorted(acc.disk_bytes)),
+    )
+
+
+def group_areas(rates: Iterable[FileRate], layout: HostLayout | None = None) -> list[Area]:
+    """One pass over the files: sum rates per area and locate each area on its disk.
+
+    Areas come back in descending IO order, so the hottest area is first everywhere.
+    """
+    index = LocationIndex(layout)
+    accs: dict[tuple[AreaKind, str], _Accumulator] = {}
+    for rate in rates:
+        key = area_key(rate)
+        acc = accs.get(key)
+        if acc is None:
+            acc = accs[key] = _Accumulator(key[0], None if key[0] in _FIXED_NAMES else key[1])
+        _add_rate(acc, rate, index)
+    names = _unique_names(accs)
+    areas = [_freeze(names[key], acc) for key, acc in accs.items()]
+    areas.sort(key=lambda a: (-a.iops, -a.mb_s, a.name))
+    return areas
+
+
+def _unique_names(accs: Mapping[tuple[AreaKind, str], _Accumulator]) -> dict[tuple[AreaKind, str], str]:
+    """Area names as users know them; a temp tablespace named like a data one gets a suffix."""
+    taken: dict[str, int] = {}
+    for _kind, label in accs:
+        taken[label] = taken.get(label, 0) + 1
+    return {(kind, label): (f"{label} ({kind})" if taken[label] > 1 else label) for kind, label in accs}
+
+
+def areas_of_workload(workload: Workload) -> list[Area]:
+    """Areas of a workload with its own host layout."""
+    return group_areas(workload.rates, workload.layout)

@@ -1,0 +1,136 @@
+"""Turn the optimizer's layout into a :class:`~advisor.model.Plan`: partitions, times, scripts.
+
+Consecutive areas of the same kind of use share a partition (one for the hot random data,
+one for the WAL, one for the archive ...), each area followed by its growth headroom; the
+partitions start on 1 MiB boundaries from the outer edge. Service times come from the same
+model before (the current zone positions, or a stated baseline) and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from advisor.engine.classify import Classified
+from advisor.engine.moves import Move
+from advisor.engine.optimizer import PlaceItem, Solution
+from advisor.engine.quoting import label
+from advisor.engine.scripts_oracle import oracle_scripts
+from advisor.engine.scripts_postgres import postgres_scripts
+from advisor.engine.scripts_sfdisk import MIB, align_up, sfdisk_script
+from advisor.model import AreaPlacement, Plan, PlannedPartition, Script, ServiceTime
+
+MIN_AREA_BYTES = 64 * MIB
+"""Areas are never planned smaller than this (WAL and temp directories report small sizes)."""
+
+_PARTITION_ROLE = {
+    "random-read": "hot", "write-heavy": "hot", "scan": "scan", "wal": "wal", "temp": "temp",
+    "archive": "archive", "cold": "cold", "control": "control",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """Choices that shape a plan: disks, headroom, DBMS for the scripts, where partitions mount."""
+
+    disks: int = 1
+    headroom: float = 0.3
+    dbms: str | None = None
+    mount_root: str = "/srv/advisor"
+    device: str = "/dev/sdX"
+    force: bool = False
+
+
+def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:
+    """Optimizer items: sizes as fractions of the disk, headroom for growth, IO weights."""
+    items = []
+    for c in classified:
+        size = max(c.area.size_bytes, MIN_AREA_BYTES)
+        slot = align_up(int(size * (1.0 + headroom)))
+        items.append(PlaceItem(
+            name=c.area.name,
+            size_fraction=size / capacity_bytes,
+            slot_fraction=slot / capacity_bytes,
+            iops=c.area.iops,
+            block_bytes=c.area.mean_io_bytes,
+            sequential=c.sequential,
+            wal=c.cls == "wal",
+        ))
+    return items
+
+
+def _partitions(solution: Solution, roles: Mapping[str, str], capacity_bytes: int, disk_names: Sequence[str]) -> tuple[
+    list[PlannedPartition], dict[str, PlannedPartition]
+]:
+    parts: list[PlannedPartition] = []
+    of_area: dict[str, PlannedPartition] = {}
+    for layout in solution.disks:
+        disk_name = disk_names[layout.disk] if layout.disk < len(disk_names) else f"disk{layout.disk + 1}"
+        runs: list[tuple[str, list[PlaceItem]]] = []
+        for item in layout.order:
+            role = roles.get(item.name, "data")
+            if runs and runs[-1][0] == role:
+                runs[-1][1].append(item)
+            else:
+                runs.append((role, [item]))
+        cursor = MIB
+        for number, (role, members) in enumerate(runs, start=1):
+            size = sum(align_up(int(m.slot_fraction * capacity_bytes)) for m in members)
+            size = min(size, max(MIB, capacity_bytes - cursor - MIB))
+            part = PlannedPartition(
+                disk=disk_name, number=number, start_fraction=cursor / capacity_bytes,
+                end_fraction=(cursor + size) / capacity_bytes, size_bytes=size,
+                areas=tuple(m.name for m in members), label=label(f"{role}{number}"), start_bytes=cursor,
+            )
+            parts.append(part)
+            for m in members:
+                of_area[m.name] = part
+            cursor += size
+    return parts, of_area
+
+
+def build_plan(
+    classified: Sequence[Classified],
+    solution: Solution,
+    before: Mapping[str, float],
+    before_label: Mapping[str, str | None],
+    capacity_bytes: int,
+    options: PlanOptions,
+    disk_names: Sequence[str],
+    settings: Mapping[str, str],
+    dbms: str,
+    major: int,
+    notes: Sequence[str] = (),
+) -> Plan:
+    """Assemble the plan document from an optimised solution and the current times."""
+    by_name = {c.area.name: c for c in classified}
+    roles = {c.area.name: _PARTITION_ROLE.get(c.cls, "data") for c in classified}
+    parts, of_area = _partitions(solution, roles, capacity_bytes, disk_names)
+    placements, times, moves = [], [], []
+    for layout in solution.disks:
+        for item, band, ms in zip(layout.order, layout.bands, layout.service_ms, strict=True):
+            c = by_name[item.name]
+            part = of_area[item.name]
+            placements.append(AreaPlacement(
+                area=item.name, kind=c.cls, size_bytes=c.area.size_bytes, current=before_label.get(item.name),
+                target=part.label, zone_start=round(band[0], 6), zone_end=round(band[1], 6),
+            ))
+            times.append(ServiceTime(item.name, round(item.iops, 3), round(before.get(item.name, ms), 4), round(ms, 4)))
+            moves.append(Move(c.area, c.cls, part.label, f"{options.mount_root.rstrip('/')}/{part.label}",
+                              hot=part.start_fraction < 0.5))
+    total = sum(t.iops for t in times)
+    before_ms = sum(t.before_ms * t.iops for t in times) / total if total > 0 else 0.0
+    after_ms = sum(t.after_ms * t.iops for t in times) / total if total > 0 else 0.0
+    gain = (before_ms - after_ms) / before_ms if before_ms > 0 else 0.0
+    scripts: list[Script] = []
+    for disk_name in dict.fromkeys(p.disk for p in parts):
+        scripts.append(sfdisk_script([p for p in parts if p.disk == disk_name], options.device, disk_name=disk_name))
+    if dbms == "oracle":
+        scripts += oracle_scripts(moves, major)
+    else:
+        scripts += postgres_scripts(moves, settings)
+    return Plan(
+        partitions=tuple(parts), placements=tuple(placements), service_times=tuple(times),
+        predicted_before_ms=round(before_ms, 4), predicted_after_ms=round(after_ms, 4), predicted_gain=round(gain, 4),
+        scripts=tuple(scripts), method=solution.method, notes=tuple(notes),
+    )

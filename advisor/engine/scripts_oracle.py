@@ -1,0 +1,140 @@
+"""Oracle scripts that carry out a plan: datafile moves, redo, temp, FRA and ASM IDP.
+
+12.1+ moves datafiles online (``ALTER DATABASE MOVE DATAFILE``); before that the tablespace
+goes offline, the file is moved by the OS and renamed in the control file. Redo moves by
+adding groups on the target, switching and dropping the old groups once INACTIVE; temp by
+adding a tempfile and dropping the old one; the FRA by setting DB_RECOVERY_FILE_DEST (size
+first). Files in ASM cannot be placed by path: for ASM on whole raw disks, Intelligent Data
+Placement (deprecated since 12.2) marks files HOT or COLD and a rebalance moves them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+
+import sqlparse
+
+from advisor.engine.moves import Move
+from advisor.engine.quoting import comment, ident, literal, shell
+from advisor.model import Script
+
+IDP_CAVEAT = (
+    "ASM Intelligent Data Placement is deprecated since 12.2. It needs COMPATIBLE.ASM and "
+    "COMPATIBLE.RDBMS >= 11.2, works only on whole physical disks (JBOD), not on thin-provisioned, "
+    "virtualised or array LUNs, Exadata or flash, and helps most when the disk group is more than 25 % full. "
+    "With NORMAL/HIGH redundancy, MIRRORHOT/MIRRORCOLD place the mirror copies too. "
+    "New regions apply to new extents; the REBALANCE moves existing ones."
+)
+
+_GROUP = re.compile(r"(\d+)")
+
+
+def _format(sql: str) -> str:
+    return str(sqlparse.format(sql, reindent=True, keyword_case="upper")).strip() + "\n"
+
+
+def _target(move: Move, path: str) -> str:
+    return posixpath.join(move.directory, posixpath.basename(path) or "file.dbf")
+
+
+def _is_asm(path: str) -> bool:
+    return path.startswith("+")
+
+
+def _datafiles(move: Move, major: int, sql: list[str], shell_lines: list[str]) -> None:
+    tablespace = move.area.tablespace or move.area.name
+    paths = [p for p in move.area.paths if not _is_asm(p)]
+    if not paths:
+        return
+    sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}")
+    if major >= 12:
+        for path in paths:
+            sql.append(f"ALTER DATABASE MOVE DATAFILE {literal(path)} TO {literal(_target(move, path))};")
+        return
+    sql.append(f"ALTER TABLESPACE {ident(tablespace)} OFFLINE NORMAL;")
+    sql.append("-- now run oracle_move_files.sh, then:")
+    for path in paths:
+        shell_lines.append(f"mv {shell(path)} {shell(_target(move, path))}")
+        sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
+    sql.append(f"ALTER TABLESPACE {ident(tablespace)} ONLINE;")
+
+
+def _redo(move: Move, sql: list[str]) -> None:
+    groups = sorted({int(m.group(1)) for p in move.area.relations if (m := _GROUP.search(p))})
+    first_new = (max(groups) if groups else 10) + 1
+    count = max(len(groups), 3)
+    size_mb = max(64, int(move.area.size_bytes / max(1, len(move.area.paths)) / (1 << 20)))
+    sql.append(f"-- redo -> partition {comment(move.partition)}: add groups, switch, drop the old ones when INACTIVE")
+    for n in range(first_new, first_new + count):
+        path = posixpath.join(move.directory, f"redo{n:02d}.log")
+        sql.append(f"ALTER DATABASE ADD LOGFILE GROUP {n} ({literal(path)}) SIZE {size_mb}M;")
+    sql.append("ALTER SYSTEM SWITCH LOGFILE;")
+    sql.append("ALTER SYSTEM CHECKPOINT;")
+    sql.append("-- check V$LOG: drop a group only when STATUS = 'INACTIVE' and ARCHIVED = 'YES'")
+    for n in groups:
+        sql.append(f"ALTER DATABASE DROP LOGFILE GROUP {n};")
+
+
+def _temp(move: Move, sql: list[str]) -> None:
+    tablespace = move.area.tablespace or "TEMP"
+    paths = [p for p in move.area.paths if not _is_asm(p)]
+    size_mb = max(100, int(move.area.size_bytes / max(1, len(paths)) / (1 << 20)))
+    sql.append(f"-- temp {comment(tablespace)} -> partition {comment(move.partition)}")
+    for path in paths:
+        sql.append(f"ALTER TABLESPACE {ident(tablespace)} ADD TEMPFILE {literal(_target(move, path))} SIZE {size_mb}M;")
+    for path in paths:
+        sql.append(f"ALTER DATABASE TEMPFILE {literal(path)} DROP INCLUDING DATAFILES;")
+
+
+def _fra(move: Move, sql: list[str]) -> None:
+    size_gb = max(1, -(-move.area.size_bytes * 2 // (1 << 30)))
+    sql.append(f"-- FRA -> partition {comment(move.partition)}: size first; existing files stay and age out")
+    sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST_SIZE = {size_gb}G SCOPE=BOTH SID='*';")
+    sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST = {literal(move.directory)} SCOPE=BOTH SID='*';")
+
+
+def _idp(moves: Sequence[Move]) -> list[str]:
+    out: list[str] = []
+    groups: set[str] = set()
+    for move in moves:
+        region = "HOT MIRRORHOT" if move.hot else "COLD MIRRORCOLD"
+        for path in move.area.paths:
+            if not _is_asm(path):
+                continue
+            group = path[1:].split("/", 1)[0]
+            groups.add(group)
+            out.append(f"ALTER DISKGROUP {ident(group.upper())} MODIFY FILE {literal(path)} ATTRIBUTE ({region});")
+    for group in sorted(groups):
+        out.append(f"ALTER DISKGROUP {ident(group.upper())} REBALANCE POWER 4;")
+    return out
+
+
+def oracle_scripts(moves: Sequence[Move], major: int) -> list[Script]:
+    """oracle.sql (+ oracle_move_files.sh before 12c, oracle_asm_idp.sql for ASM files)."""
+    sql: list[str] = []
+    shell_lines: list[str] = []
+    for move in moves:
+        if move.area.kind in ("tablespace", "undo"):
+            _datafiles(move, major, sql, shell_lines)
+        elif move.area.kind == "wal":
+            _redo(move, sql)
+        elif move.area.kind == "temp":
+            _temp(move, sql)
+        elif move.area.kind == "archive":
+            _fra(move, sql)
+    scripts = []
+    caveat = ("ALTER DATABASE MOVE DATAFILE is online (12.1+, Enterprise Edition); in a CDB run it in the owning "
+              "PDB. Before 12c the tablespace is offline while its files move.")
+    if sql:
+        scripts.append(Script(name="oracle.sql", language="sql", text=_format("\n".join(sql)), caveat=caveat))
+    if shell_lines:
+        text = "\n".join(["#!/bin/sh", "# Run while the tablespaces are OFFLINE (see oracle.sql).", "set -eu",
+                          *shell_lines]) + "\n"
+        scripts.append(Script(name="oracle_move_files.sh", language="shell", text=text))
+    idp = _idp(moves)
+    if idp:
+        scripts.append(Script(name="oracle_asm_idp.sql", language="sql", text=_format("\n".join(idp)),
+                              caveat=IDP_CAVEAT))
+    return scripts

@@ -1,0 +1,151 @@
+"""PostgreSQL scripts that carry out a plan: tablespaces, moves, pg_wal, temp, archive.
+
+A tablespace cannot change its LOCATION in SQL, so each moved tablespace gets a new one on
+the target partition and its relations move with ``ALTER TABLE/INDEX/MATERIALIZED VIEW ALL
+IN TABLESPACE ... SET TABLESPACE``, which rewrites them under an ACCESS EXCLUSIVE lock
+(readers and writers wait); pg_repack is the online path. ``pg_wal`` can only move while the
+server is stopped (stop, mv, symlink, start). Every name and path from the database is
+quoted (:mod:`advisor.engine.quoting`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+
+import sqlparse
+
+from advisor.engine.moves import Move
+from advisor.engine.quoting import comment, ident, literal, shell, truncate_ident
+from advisor.model import Script
+
+LOCK_WARNING = (
+    "SET TABLESPACE rewrites each relation holding an ACCESS EXCLUSIVE lock for the whole copy: "
+    "reads and writes on it wait. Run in a maintenance window, or use pg_repack (postgres_repack.sh) "
+    "to move tables online."
+)
+
+
+def new_tablespace_name(move: Move) -> str:
+    """Name of the tablespace created for *move* on its target partition."""
+    return truncate_ident(f"{move.area.tablespace or move.area.name}_{move.partition}")
+
+
+def _format(sql: str) -> str:
+    return str(sqlparse.format(sql, reindent=True, keyword_case="upper")).strip() + "\n"
+
+
+def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
+    out: list[str] = []
+    for move in moves:
+        if move.area.kind not in ("tablespace", "temp") or not move.area.tablespace:
+            continue
+        new = new_tablespace_name(move)
+        out.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}")
+        out.append(f"CREATE TABLESPACE {ident(new)} LOCATION {literal(move.directory)};")
+        if move.area.kind == "temp":
+            continue
+        for db in move.area.containers or ("",):
+            if db:
+                out.append(f"-- run the next statements connected to database {comment(db)}")
+            for what in ("TABLE", "INDEX", "MATERIALIZED VIEW"):
+                out.append(
+                    f"ALTER {what} ALL IN TABLESPACE {ident(move.area.tablespace)} SET TABLESPACE {ident(new)};"
+                )
+    temps = [new_tablespace_name(m) for m in moves if m.area.kind == "temp" and m.area.tablespace]
+    if temps:
+        value = ", ".join(ident(t) for t in temps)
+        out.append("-- temp files go to the new temp tablespace(s)")
+        out.append(f"ALTER SYSTEM SET temp_tablespaces = {literal(value)};")
+        out.append("SELECT pg_reload_conf();")
+    return out
+
+
+def _archive_sql(moves: Sequence[Move]) -> list[str]:
+    out: list[str] = []
+    for move in moves:
+        if move.area.kind != "archive":
+            continue
+        target = move.directory.replace("%", "%%")  # archive_command expands %p %f %%
+        command = f"test ! -f {shell(target + '/%f')} && cp %p {shell(target + '/%f')}"
+        out.append(f"-- archive to partition {comment(move.partition)} (create the directory first)")
+        out.append(f"ALTER SYSTEM SET archive_command = {literal(command)};")
+        out.append("SELECT pg_reload_conf();")
+    return out
+
+
+def postgres_sql(moves: Sequence[Move]) -> Script:
+    """CREATE TABLESPACE / SET TABLESPACE / temp_tablespaces / archive_command."""
+    body = _tablespace_sql(moves) + _archive_sql(moves)
+    header = [
+        "-- Mount the planned partitions first; each LOCATION must be an empty directory owned by postgres.",
+        "-- " + LOCK_WARNING,
+    ]
+    statements = [line for line in body if not line.startswith("--")]
+    text = "\n".join(header + body) + "\n"
+    return Script(
+        name="postgres.sql",
+        language="sql",
+        text=_format(text) if statements else text,
+        caveat=LOCK_WARNING,
+    )
+
+
+def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Script | None:
+    """Shell script that moves pg_wal to its partition while PostgreSQL is stopped."""
+    wal = next((m for m in moves if m.area.kind == "wal"), None)
+    if wal is None:
+        return None
+    pgdata = settings.get("data_directory") or "/var/lib/postgresql/data"
+    target = posixpath.join(wal.mount, "pg_wal")
+    text = "\n".join([
+        "#!/bin/sh",
+        "# Move pg_wal to its planned partition. Run as the postgres user; the server is stopped meanwhile.",
+        "set -eu",
+        f"PGDATA={shell(pgdata)}",
+        f"NEW_WAL={shell(target)}",
+        'pg_ctl -D "$PGDATA" stop -m fast',
+        'CURRENT=$(readlink -f "$PGDATA/pg_wal")',
+        'mkdir -p "$(dirname "$NEW_WAL")"',
+        'mv "$CURRENT" "$NEW_WAL"',
+        'if [ -L "$PGDATA/pg_wal" ]; then rm "$PGDATA/pg_wal"; fi',
+        'ln -s "$NEW_WAL" "$PGDATA/pg_wal"',
+        'pg_ctl -D "$PGDATA" start',
+        "",
+    ])
+    return Script(
+        name="move_wal.sh",
+        language="shell",
+        text=text,
+        caveat="PostgreSQL is down between stop and start; a cross-filesystem mv copies all WAL first.",
+    )
+
+
+def repack_script(moves: Sequence[Move]) -> Script | None:
+    """pg_repack commands that move the known relations online (needs the extension)."""
+    lines = ["#!/bin/sh", "# Online alternative to SET TABLESPACE: needs CREATE EXTENSION pg_repack in each database.",
+             "set -eu"]
+    count = 0
+    for move in moves:
+        if move.area.kind != "tablespace" or not move.area.relations:
+            continue
+        new = new_tablespace_name(move)
+        db = move.area.containers[0] if move.area.containers else "postgres"
+        for relation in move.area.relations:
+            lines.append(
+                f"pg_repack --dbname={shell(db)} --table={shell(relation)} --tablespace={shell(new)} --moveidx"
+            )
+            count += 1
+    if count == 0:
+        return None
+    return Script(name="postgres_repack.sh", language="shell", text="\n".join(lines) + "\n",
+                  caveat="pg_repack takes short ACCESS EXCLUSIVE locks only at start and end of each table.")
+
+
+def postgres_scripts(moves: Sequence[Move], settings: Mapping[str, str]) -> list[Script]:
+    """All PostgreSQL scripts for *moves*."""
+    scripts = [postgres_sql(moves)]
+    for extra in (move_wal_script(moves, settings), repack_script(moves)):
+        if extra is not None:
+            scripts.append(extra)
+    return scripts

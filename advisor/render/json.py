@@ -1,0 +1,11 @@
+"""The report as JSON: the :class:`~advisor.model.Report` document itself, stable field names."""
+
+from __future__ import annotations
+
+from advisor.jsonio import dumps
+from advisor.model import Report
+
+
+def render_json(report: Report) -> str:
+    """Indented JSON of the whole report (``findings``, ``plan``, ``areas``, ``disks`` ...)."""
+    return dumps(report)

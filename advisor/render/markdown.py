@@ -1,0 +1,63 @@
+"""The report as Markdown: for tickets, wikis and change requests."""
+
+from __future__ import annotations
+
+from advisor.model import Report
+from advisor.render.text import evidence_text, gain_text, human_bytes, pct, summary_lines
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report) -> str:
+    """Summary, findings, areas, plan with before/after times, partitions and scripts."""
+    out = ["# advisor report", ""]
+    out += [f"- {_cell(line)}" for line in summary_lines(report)]
+    out += ["", "## Findings", ""]
+    if report.findings:
+        out += ["| severity | code | subject | predicted gain | evidence | action |", "|---|---|---|---|---|---|"]
+        for f in report.findings:
+            out.append(
+                f"| {f.severity} | `{f.code}` | {_cell(f.subject)} | {gain_text(f)} | "
+                f"{_cell(evidence_text(f.evidence))} | {_cell(f.action)} |"
+            )
+    else:
+        out.append("No findings.")
+    out += ["", "## Areas", "", "| area | class | IO share | IOPS | MB/s | size | disk | zone |",
+            "|---|---|---|---|---|---|---|---|"]
+    for a in report.areas:
+        zone = "-" if a.get("zone_start") is None else f"{a['zone_start']:.0%}-{a['zone_end']:.0%}"
+        out.append(
+            f"| {_cell(a['name'])} | {a['class']} | {pct(a['io_share'])} | {a['iops']:.1f} | {a['mb_s']:.2f} | "
+            f"{human_bytes(a['size_bytes'])} | {_cell(a.get('disk') or '-')} | {zone} |"
+        )
+    plan = report.plan
+    out += ["", "## Plan", ""]
+    if plan is None:
+        out += [f"- {_cell(w)}" for w in report.warnings if w.startswith("No ")] or ["No plan."]
+    else:
+        out += [
+            f"Predicted mean service time **{plan.predicted_before_ms:.2f} ms → {plan.predicted_after_ms:.2f} ms** "
+            f"({pct(plan.predicted_gain)} faster; search: {plan.method}).", "",
+            "| area | IOPS | before ms | after ms | target | zone |", "|---|---|---|---|---|---|",
+        ]
+        targets = {p.area: p for p in plan.placements}
+        for t in plan.service_times:
+            p = targets[t.area]
+            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {p.target} | "
+                       f"{p.zone_start:.1%}-{p.zone_end:.1%} |")
+        out += ["", "### Partitions (outer edge first)", "", "| disk | # | label | start | end | size | areas |",
+                "|---|---|---|---|---|---|---|"]
+        for part in plan.partitions:
+            out.append(f"| {part.disk} | {part.number} | {part.label} | {part.start_fraction:.1%} | "
+                       f"{part.end_fraction:.1%} | {human_bytes(part.size_bytes)} | {_cell(', '.join(part.areas))} |")
+        out += [f"- {_cell(n)}" for n in plan.notes]
+        for script in plan.scripts:
+            fence = "sql" if script.language == "sql" else "sh" if script.language == "shell" else "text"
+            out += ["", f"### `{script.name}`", ""]
+            if script.caveat:
+                out += [f"> {_cell(script.caveat)}", ""]
+            out += [f"````{fence}", script.text.rstrip("\n"), "````"]
+    out.append("")
+    return "\n".join(out)

@@ -1,0 +1,121 @@
+"""Inline SVG for the HTML report: a disk map (outer -> inner, now and planned) and zone curves.
+
+Plain SVG strings with every text escaped, so the report is one self-contained file.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from advisor.model import Report
+from advisor.render.text import heat_colour
+
+WIDTH = 960
+BAR_X = 90
+BAR_W = WIDTH - BAR_X - 20
+ROW_H = 34
+
+
+def _x(fraction: float) -> float:
+    return BAR_X + max(0.0, min(1.0, fraction)) * BAR_W
+
+
+def _rect(lo: float, hi: float, y: float, fill: str, title: str, text: str = "", stroke: str = "#334") -> str:
+    x0, x1 = _x(lo), _x(hi)
+    width = max(1.5, x1 - x0)
+    out = (f'<g><title>{escape(title)}</title><rect x="{x0:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW_H - 8}" '
+           f'fill="{fill}" stroke="{stroke}" stroke-width="0.6" rx="2"/>')
+    if text and width > 7 * len(text):
+        out += (f'<text x="{x0 + 4:.1f}" y="{y + ROW_H / 2 + 1:.1f}" font-size="11" fill="#fff">'
+                f"{escape(text)}</text>")
+    return out + "</g>"
+
+
+def _disk_rows(report: Report, disk: str, y: float) -> tuple[list[str], float]:
+    parts: list[str] = [f'<text x="8" y="{y + 14:.1f}" font-size="13" font-weight="bold">{escape(disk)}</text>']
+    layout = report.layout.get("disks", {}).get(disk, {})
+    areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
+    total = sum(float(a["iops"]) for a in areas) or 1.0
+    y += 20
+    parts.append(f'<text x="8" y="{y + 18:.1f}" font-size="11">now</text>')
+    parts.append(f'<rect x="{BAR_X}" y="{y:.1f}" width="{BAR_W}" height="{ROW_H - 8}" fill="#eef0f4" stroke="#99a"/>')
+    for p in layout.get("partitions", []):
+        parts.append(f'<g><title>{escape(str(p["name"]))}</title>'
+                     f'<rect x="{_x(p["start_fraction"]):.1f}" y="{y - 3:.1f}" '
+                     f'width="{max(1.0, _x(p["end_fraction"]) - _x(p["start_fraction"])):.1f}" height="{ROW_H - 2}" '
+                     f'fill="none" stroke="#556" stroke-dasharray="4 2"/></g>')
+    for a in areas:
+        share = float(a["iops"]) / total
+        parts.append(_rect(a["zone_start"], max(a["zone_end"], a["zone_start"]), y, heat_colour(share),
+                           f'{a["name"]}: {a["iops"]:.1f} IOPS ({share:.0%}), {a["class"]}', str(a["name"])))
+    y += ROW_H
+    return parts, y
+
+
+def _plan_row(report: Report, disk: str, y: float) -> tuple[list[str], float]:
+    if report.plan is None:
+        return [], y
+    partitions = [p for p in report.plan.partitions if p.disk == disk]
+    if not partitions:
+        return [], y
+    iops = {t.area: t.iops for t in report.plan.service_times}
+    names = {name for p in partitions for name in p.areas}
+    total = sum(iops.get(n, 0.0) for n in names) or 1.0
+    parts = [f'<text x="8" y="{y + 18:.1f}" font-size="11">plan</text>',
+             f'<rect x="{BAR_X}" y="{y:.1f}" width="{BAR_W}" height="{ROW_H - 8}" fill="#eef0f4" stroke="#99a"/>']
+    for p in partitions:
+        parts.append(f'<g><title>{escape(p.label)}</title><rect x="{_x(p.start_fraction):.1f}" y="{y - 3:.1f}" '
+                     f'width="{max(1.0, _x(p.end_fraction) - _x(p.start_fraction)):.1f}" height="{ROW_H - 2}" '
+                     f'fill="none" stroke="#2a6" stroke-dasharray="4 2"/></g>')
+    for placement in report.plan.placements:
+        if placement.area not in names:
+            continue
+        share = iops.get(placement.area, 0.0) / total
+        parts.append(_rect(placement.zone_start, placement.zone_end, y, heat_colour(share),
+                           f"{placement.area} -> {placement.target}", placement.area))
+    return parts, y + ROW_H
+
+
+def disk_map_svg(report: Report) -> str:
+    """One band per disk from the outer edge (left) to the inner edge (right): now and planned."""
+    disks = sorted({str(a["disk"]) for a in report.areas if a.get("disk")} |
+                   ({p.disk for p in report.plan.partitions} if report.plan else set()))
+    y = 24.0
+    body: list[str] = [
+        f'<text x="{BAR_X}" y="14" font-size="11" fill="#555">outer edge (fast, LBA 0)</text>',
+        f'<text x="{BAR_X + BAR_W}" y="14" font-size="11" fill="#555" text-anchor="end">inner edge (slow)</text>',
+    ]
+    for disk in disks:
+        rows, y = _disk_rows(report, disk, y)
+        body += rows
+        plan_rows, y = _plan_row(report, disk, y)
+        body += plan_rows
+        y += 10
+    height = max(60.0, y + 6)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="diskmap" width="{WIDTH}" height="{height:.0f}" '
+            f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif">' + "".join(body) + "</svg>")
+
+
+def zone_curve_svg(disks: dict[str, dict[str, Any]]) -> str:
+    """Sequential MB/s from the outer to the inner edge for each disk model."""
+    curves = [(name, info.get("zone_curve") or []) for name, info in disks.items() if info.get("zone_curve")]
+    w, h, left, bottom = 460, 220, 50, 30
+    top_rate = max((r for _, c in curves for _, r in c), default=1.0) * 1.1
+    palette = ["#c33", "#36c", "#393", "#c80", "#639"]
+    body = [
+        f'<line x1="{left}" y1="{h - bottom}" x2="{w - 10}" y2="{h - bottom}" stroke="#333"/>',
+        f'<line x1="{left}" y1="10" x2="{left}" y2="{h - bottom}" stroke="#333"/>',
+        f'<text x="{left}" y="{h - 8}" font-size="11">outer (0)</text>',
+        f'<text x="{w - 10}" y="{h - 8}" font-size="11" text-anchor="end">inner (1)</text>',
+        f'<text x="4" y="14" font-size="11">{top_rate:.0f} MB/s</text>',
+    ]
+    for i, (name, curve) in enumerate(curves):
+        points = " ".join(
+            f"{left + f * (w - 10 - left):.1f},{h - bottom - r / top_rate * (h - bottom - 10):.1f}" for f, r in curve
+        )
+        colour = palette[i % len(palette)]
+        body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
+        body.append(f'<text x="{left + 8}" y="{24 + 14 * i}" font-size="11" fill="{colour}">{escape(name)}</text>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="zonecurve" width="{w}" height="{h}" '
+            f'viewBox="0 0 {w} {h}" font-family="sans-serif">' + "".join(body) + "</svg>")

@@ -1,0 +1,120 @@
+"""The report in a terminal (rich): summary, gate, findings, plan, disk map, zone curve.
+
+rich is imported inside the functions so ``advisor --help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.model import Report
+from advisor.render.text import evidence_text, gain_text, heat_colour, human_bytes, pct, summary_lines
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.text import Text
+
+MAP_WIDTH = 64
+SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan",
+                  "info": "dim"}
+SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def _bar(spans: list[tuple[float, float, str, str]]) -> Text:
+    """A one-line map: each (start, end, label, colour) span drawn from outer (left) to inner."""
+    from rich.text import Text as RichText
+
+    cells: list[tuple[str, str]] = [("·", "grey50")] * MAP_WIDTH
+    for lo, hi, label, colour in spans:
+        a = min(MAP_WIDTH - 1, int(lo * MAP_WIDTH))
+        b = max(a + 1, min(MAP_WIDTH, int(round(hi * MAP_WIDTH))))
+        letters = (label or "#")[: b - a].ljust(b - a, "█")
+        for i, ch in enumerate(letters):
+            cells[a + i] = (ch, f"bold white on {colour}")
+    text = RichText("outer ")
+    for ch, style in cells:
+        text.append(ch, style=style)
+    text.append(" inner")
+    return text
+
+
+def disk_map(report: Report) -> list[RenderableType]:
+    """Per disk: the areas now (heat coloured) and in the plan, outer edge on the left."""
+    from rich.text import Text as RichText
+
+    out: list[RenderableType] = []
+    disks = sorted({str(a["disk"]) for a in report.areas if a.get("disk")} |
+                   ({p.disk for p in report.plan.partitions} if report.plan else set()))
+    for disk in disks:
+        areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
+        total = sum(float(a["iops"]) for a in areas) or 1.0
+        out.append(RichText(disk, style="bold"))
+        if areas:
+            spans = [(a["zone_start"], a["zone_end"], str(a["name"]), heat_colour(float(a["iops"]) / total))
+                     for a in areas]
+            out.append(RichText("  now  ") + _bar(spans))
+        if report.plan is not None:
+            names = {n for p in report.plan.partitions if p.disk == disk for n in p.areas}
+            iops = {t.area: t.iops for t in report.plan.service_times}
+            ptotal = sum(iops.get(n, 0.0) for n in names) or 1.0
+            spans = [(p.zone_start, p.zone_end, p.area, heat_colour(iops.get(p.area, 0.0) / ptotal))
+                     for p in report.plan.placements if p.area in names]
+            if spans:
+                out.append(RichText("  plan ") + _bar(spans))
+    return out
+
+
+def zone_curve_lines(disks: dict[str, dict[str, Any]]) -> list[str]:
+    """A sparkline of each model's sequential rate from outer to inner."""
+    lines = []
+    for name, info in disks.items():
+        curve = info.get("zone_curve") or []
+        if not curve:
+            continue
+        top = max(r for _, r in curve) or 1.0
+        spark = "".join(SPARK[max(1, int(r / top * (len(SPARK) - 1)))] for _, r in curve)
+        lines.append(f"{name} ({info.get('model')}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
+    return lines
+
+
+def render_terminal(report: Report, console: Console) -> None:
+    """Print the report with rich."""
+    from rich.panel import Panel
+    from rich.table import Table
+
+    console.print(Panel("\n".join(summary_lines(report)), title="advisor report", expand=False))
+    for warning in report.warnings:
+        console.print(f"[dim]• {warning}[/dim]", highlight=False, markup=True)
+    findings = Table(title="Findings", show_lines=False, expand=True)
+    for column in ("severity", "code", "finding", "gain", "action"):
+        findings.add_column(column, overflow="fold", justify="right" if column == "gain" else "left")
+    for f in report.findings:
+        findings.add_row(f"[{SEVERITY_STYLE.get(f.severity, '')}]{f.severity}[/]", f.code,
+                         f"{f.title}\n[dim]{evidence_text(f.evidence)}[/dim]", gain_text(f), f.action)
+    console.print(findings if report.findings else "No findings.")
+    if report.plan is not None:
+        plan = report.plan
+        table = Table(title=f"Plan: {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
+                            f"({pct(plan.predicted_gain)} faster)", expand=True)
+        for column in ("area", "IOPS", "before ms", "after ms", "target", "zone"):
+            table.add_column(column, justify="right" if column in ("IOPS", "before ms", "after ms") else "left")
+        targets = {p.area: p for p in plan.placements}
+        for t in plan.service_times:
+            p = targets[t.area]
+            table.add_row(t.area, f"{t.iops:.1f}", f"{t.before_ms:.2f}", f"{t.after_ms:.2f}", p.target,
+                          f"{p.zone_start:.1%}-{p.zone_end:.1%}")
+        console.print(table)
+        parts = Table(title="Partitions from the outer edge")
+        for column in ("disk", "#", "label", "start", "size", "areas"):
+            parts.add_column(column)
+        for part in plan.partitions:
+            parts.add_row(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
+                          human_bytes(part.size_bytes), ", ".join(part.areas))
+        console.print(parts)
+        if plan.scripts:
+            console.print("scripts: " + ", ".join(s.name for s in plan.scripts) + " (write them with --scripts DIR)")
+    console.print("[bold]Disk map[/bold] (outer edge = fast, left)")
+    for line in disk_map(report):
+        console.print(line)
+    for line in zone_curve_lines(report.disks):
+        console.print(line, highlight=False)

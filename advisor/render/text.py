@@ -1,0 +1,68 @@
+"""Formatting shared by the report renderers: sizes, gains, evidence, heat colours."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.model import Finding, Report
+
+
+def human_bytes(nbytes: float | int | None) -> str:
+    """1.5 GB-style sizes (powers of 1000, as disks are sold)."""
+    if nbytes is None:
+        return "-"
+    value = float(nbytes)
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(value) < 1000 or unit == "TB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"
+
+
+def pct(value: float | None, digits: int = 0) -> str:
+    """A fraction as a percentage, '-' when unknown."""
+    return "-" if value is None else f"{value * 100:.{digits}f} %"
+
+
+def gain_text(finding: Finding) -> str:
+    """Predicted gain of a finding, '-' when the finding predicts none."""
+    return pct(finding.predicted_gain) if finding.predicted_gain is not None else "-"
+
+
+def evidence_text(evidence: dict[str, Any]) -> str:
+    """Evidence as ``key=value`` pairs, floats shortened."""
+    parts = []
+    for key, value in evidence.items():
+        shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+        parts.append(f"{key}={shown}")
+    return ", ".join(parts)
+
+
+def heat_colour(share: float) -> str:
+    """Hex colour from cool blue (no IO) to hot red (all the IO of the disk)."""
+    s = max(0.0, min(1.0, share)) ** 0.5
+    r = int(70 + 185 * s)
+    g = int(130 - 70 * s)
+    b = int(200 - 160 * s)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def summary_lines(report: Report) -> list[str]:
+    """Headline facts: server, interval, IO share, findings, plan gain."""
+    server = report.server
+    lines = [
+        f"{server.get('dbms', '?')} {server.get('version', '')} on {server.get('host', '?')} "
+        f"(database {server.get('name', '?')})",
+        f"interval: {report.interval_s:.0f} s" if report.interval_s else "interval: -",
+        f"IO share of DB time: {pct(report.io_wait_share)}",
+        f"findings: {len(report.findings)}",
+    ]
+    if report.plan is not None:
+        plan = report.plan
+        lines.append(
+            f"plan: mean service time {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
+            f"({pct(plan.predicted_gain)} faster, {plan.method})"
+        )
+    else:
+        lines.append("plan: none")
+    return lines

@@ -1,0 +1,82 @@
+"""The placement optimizer against exhaustive search, and its fast cost against the exact predictor."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from advisor.engine.optimizer import (
+    PlaceItem,
+    _cost_fn,
+    bands_of,
+    evaluate,
+    exhaustive_order,
+    heuristic_order,
+    optimise,
+    streams_of,
+)
+from advisor.engine.physics import ModelPhysics, weighted_mean_ms
+from advisor.errors import BadInput
+from tests.engine.synth import model
+
+
+def random_items(rng: random.Random, n: int) -> list[PlaceItem]:
+    items = []
+    for i in range(n):
+        size = rng.choice([0.002, 0.01, 0.03, 0.08, 0.15])
+        sequential = rng.random() < 0.3
+        iops = rng.choice([0.0, 1.0, 10.0, 50.0, 150.0, 400.0])
+        items.append(PlaceItem(f"a{i}", size, size * 1.2, iops, 8192 if not sequential else 131072, sequential,
+                               wal=sequential and rng.random() < 0.3))
+    return items
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_heuristic_within_two_percent_of_exhaustive(seed: int) -> None:
+    rng = random.Random(seed)
+    physics = ModelPhysics(model())
+    n = 8 if seed < 2 else rng.randint(4, 7)
+    items = random_items(rng, n)
+    if sum(i.iops for i in items) == 0:
+        items[0] = PlaceItem("hot", 0.01, 0.012, 100.0, 8192, False)
+    _, best = exhaustive_order(physics, items)
+    order, found = heuristic_order(physics, items)
+    assert sorted(i.name for i in order) == sorted(i.name for i in items)
+    assert found <= best * 1.02 + 1e-9, f"heuristic {found:.4f} ms vs optimum {best:.4f} ms"
+    # the exhaustive optimum is no worse than the order it was given or its reverse
+    cost = _cost_fn(physics)
+    assert best <= cost(items) + 1e-9 and best <= cost(items[::-1]) + 1e-9
+
+
+def test_fast_cost_agrees_with_the_exact_predictor() -> None:
+    physics = ModelPhysics(model())
+    rng = random.Random(42)
+    for _ in range(20):
+        items = random_items(rng, rng.randint(2, 6))
+        if sum(i.iops for i in items) == 0:
+            continue
+        streams = streams_of(items, bands_of(items))
+        exact = weighted_mean_ms(streams, physics.mixed_service_ms(streams))
+        fast = weighted_mean_ms(streams, physics.fast_mixed_service_ms(streams))
+        assert abs(fast - exact) <= 0.05 * exact, (fast, exact)
+
+
+def test_hot_small_random_area_goes_outer_and_idle_area_inner() -> None:
+    physics = ModelPhysics(model())
+    items = [PlaceItem("idle", 0.4, 0.4, 0.0, 8192, False), PlaceItem("hot", 0.02, 0.026, 300.0, 8192, False),
+             PlaceItem("scan", 0.1, 0.13, 20.0, 262144, True)]
+    solution = optimise(physics, items)
+    order = [i.name for i in solution.disks[0].order]
+    assert order[-1] == "idle"
+    assert order.index("hot") < order.index("idle")
+    times, mean = evaluate(physics, solution.disks[0].order)
+    assert mean == pytest.approx(solution.mean_ms)
+
+
+def test_areas_that_do_not_fit_are_refused() -> None:
+    physics = ModelPhysics(model())
+    items = [PlaceItem("a", 0.7, 0.9, 1.0, 8192, False), PlaceItem("b", 0.3, 0.3, 1.0, 8192, False)]
+    with pytest.raises(BadInput, match="bigger disk|more --disks"):
+        optimise(physics, items)
+    assert len(optimise(physics, items, disks=2).disks) == 2
