@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stderr_console, stdout_console
+from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskStatRate
 
@@ -65,10 +65,9 @@ def where(
         for line in notes.lines():
             console.print(line, markup=False, highlight=False)
     if locator.failed_paths:
-        err = stderr_console()
         for loc in locations:
             if loc.path in locator.failed_paths:
-                err.print(f"advisor: {loc.path}: {loc.reason}", markup=False, highlight=False)
+                typer.echo(f"advisor: {loc.path}: {loc.reason}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT))
 
 

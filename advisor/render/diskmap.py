@@ -138,7 +138,7 @@ def build_disk_maps(layout: HostLayout, files: Sequence[FileIO], io_by_file: dic
                 row = MapRow("area", label, None, None, None, io, share=row.share,
                              detail=f"{detail}; spread over disks {', '.join(sorted(disks))}", placement_known=False)
             unplaced.append(row)
-    part_io = _partition_io(layout.diskstats, disk_rates)
+    part_io = _partition_io(layout.diskstats if cumulative else None, disk_rates)
     hottest_area = max([r.io for rows in area_rows.values() for r in rows] + [r.io for r in unplaced] + [0.0]) or 1.0
     hottest_part = max([part_io.get(p.name, 0.0) for p in layout.partitions if p.name != p.disk] + [0.0]) or 1.0
     maps = []

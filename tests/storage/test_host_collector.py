@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from advisor.registry import run_isolated
 from collectors.host import HostCollector
 from tests.helpers.loopdisk import ScratchDisk
 from tests.storage.conftest import write_file
+
+
+def advisor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=120)
 
 
 def _server(data_directory: str) -> ServerInfo:
@@ -89,20 +94,32 @@ def test_audit_places_pg18_tablespaces_on_outer_and_inner(three_zone_disk: Scrat
     outer, inner = three_zone_disk.partition("outer"), three_zone_disk.partition("inner")
     assert outer.mountpoint is not None and inner.mountpoint is not None
     spaces = {"fast": outer.mountpoint / "ts_fast", "slow": inner.mountpoint / "ts_slow"}
+    snap_a, snap_b = storage_root / "snap-a.json", storage_root / "snap-b.json"
     with running_postgres(18, storage_root / "pg", tablespaces=spaces) as pg:
+        # hot is larger than a quarter of shared_buffers (16 MB), so scans read through a ring
+        # buffer and every scan counts as block reads, not hits.
         pg.psql(
             "CREATE TABLE hot (id int, pad text) TABLESPACE fast;"
-            "INSERT INTO hot SELECT g, repeat('h', 200) FROM generate_series(1, 20000) g;"
+            "INSERT INTO hot SELECT g, repeat('h', 200) FROM generate_series(1, 100000) g;"
             "CREATE TABLE cold (id int, pad text) TABLESPACE slow;"
             "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
             "CHECKPOINT;"
         )
-        done = subprocess.run([sys.executable, "-m", "advisor", "audit", "--dsn", pg.dsn, "--format", "json"],
-                              capture_output=True, text=True, timeout=120)
+        done = advisor("audit", "--dsn", pg.dsn, "--format", "json")
         assert done.returncode == 0, done.stderr
-        terminal = subprocess.run([sys.executable, "-m", "advisor", "audit", "--dsn", pg.dsn],
-                                  capture_output=True, text=True, timeout=120)
+        terminal = advisor("audit", "--dsn", pg.dsn)
         assert terminal.returncode == 0, terminal.stderr
+        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
+        pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
+        time.sleep(1.1)  # let the backend's statistics reach the shared counters
+        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
+    heat = advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
+    assert heat.returncode == 0, heat.stderr
+    rated = json.loads(heat.stdout)["maps"]
+    assert rated["heat_unit"] == "IO/s" and rated["interval_s"] > 0
+    rated_areas = {a["label"]: a for m in rated["maps"] for a in m["areas"]}
+    assert rated_areas["tablespace fast"]["io"] > 0 and rated_areas["tablespace slow"]["io"] == 0
+    assert rated_areas["tablespace fast"]["heat"] > rated_areas["tablespace slow"]["heat"]
     document = json.loads(done.stdout)
     size = three_zone_disk.size_bytes
     disk_maps = [m for m in document["maps"]["maps"] if m["disk"]["name"] == three_zone_disk.name]
