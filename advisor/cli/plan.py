@@ -1,9 +1,61 @@
-"""`advisor plan` (being built; see the issue that owns it)."""
+"""`advisor plan`: lay a workload out on new disks before a migration.
+
+Reads a workload (from ``advisor collect --interval`` or an AWR/Statspack import), a disk
+model (measured profile, preset or spec) and the number of disks, and prints the partitions
+from the outer edge, which area goes where, the predicted service times and the scripts.
+Exit codes: 0 plan written; 6 bad files or options (including areas that do not fit).
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import typer
+
+from advisor.cli.common import OutputFormat
+from advisor.errors import BadInput
+
+
+def plan(
+    workload: Path = typer.Option(..., "--workload", help="Workload file to place."),
+    disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile of the target disk."),
+    preset: str | None = typer.Option(None, "--preset", help="Drive preset of the target disks."),
+    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file (drive.toml) of the target disks."),
+    disks: int = typer.Option(1, "--disks", min=1, max=64, help="Number of identical target disks (actuators)."),
+    headroom: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help="Growth room per area (0.3 = 30 %)."),
+    dbms: str | None = typer.Option(None, "--dbms", help="Scripts for postgres or oracle (default: the workload's)."),
+    mount_root: str = typer.Option("/srv/advisor", "--mount-root", help="Where the new partitions will mount."),
+    device: str = typer.Option("/dev/sdX", "--device", help="Device name written into the sfdisk script."),
+    force: bool = typer.Option(False, "--force", help="Plan even when the database is not IO bound."),
+    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
+    scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
+) -> None:
+    """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
+    from advisor.cli.reporting import load_models, output_report, write_scripts
+    from advisor.engine.advise import advise
+    from advisor.engine.planner import PlanOptions
+    from advisor.model import load_workload
+
+    if dbms is not None and dbms not in ("postgres", "oracle"):
+        raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
+    if disk and len(disk) > 1:
+        raise BadInput("plan takes one --disk profile (the target disks are identical)")
+    work = load_workload(workload)
+    work = replace(work, layout=None)  # the target disks are new: ignore where the files are now
+    models, notes = load_models(disk, preset, spec)
+    if disk:
+        models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
+    options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
+                          device=device, force=force)
+    result = advise(work, models, options)
+    for note in notes:
+        typer.echo(f"advisor: note: {note}", err=True)
+    output_report(result, fmt, output, work)
+    write_scripts(result.plan, scripts)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``plan`` to the root app."""
+    app.command(name="plan")(plan)

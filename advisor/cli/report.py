@@ -1,9 +1,106 @@
-"""`advisor report` (being built; see the issue that owns it)."""
+"""`advisor report`: collect (or read) a workload, map it, model the disks, advise, render.
+
+Live: ``--dsn`` takes two snapshots ``--interval`` seconds apart through the collector
+plugins, exactly as ``advisor collect --interval`` does. Offline: ``--snapshot A B ...``
+(consecutive pairs are diffed; the last pair is advised) or ``--workload W.json``.
+Exit codes: 0 report written; 3/5/7 connection, grant or server problems; 6 bad files or
+options; 9 statistics reset inside the interval.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+from advisor.cli.common import OutputFormat
+from advisor.errors import BadInput
+
+if TYPE_CHECKING:
+    from advisor.model import Workload
+
+
+def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> Workload:
+    from advisor import sampling
+    from advisor.workload import diff
+
+    options: dict[str, Any] = {"statement_timeout_s": 30.0}
+    plugins = sampling.find_plugins(dbms)
+    session = [plugins.database.connect(dsn or None, options)]
+
+    def reconnect() -> Any:
+        return plugins.database.connect(dsn or None, options)
+
+    try:
+        first, second = sampling.sample_pair(
+            plugins, session, options, interval, lambda step: typer.echo(f"advisor: {step}", err=True), reconnect
+        )
+    finally:
+        sampling.close_quietly(plugins, session[0])
+    return diff(first, second, allow_reset=allow_reset)
+
+
+def load_workload_input(snapshots: list[Path], workload: Path | None, allow_reset: bool) -> Workload:
+    """The workload from ``--workload`` or from the last pair of ``--snapshot`` files."""
+    from advisor.model import load_snapshot, load_workload
+    from advisor.workload import diff
+
+    if workload is not None:
+        if snapshots:
+            raise BadInput("give either --workload or --snapshot, not both")
+        return load_workload(workload)
+    if len(snapshots) < 2:
+        raise BadInput("--snapshot needs at least two snapshot files (A and B)")
+    loaded = [load_snapshot(p) for p in snapshots]
+    return diff(loaded[-2], loaded[-1], allow_reset=allow_reset)
+
+
+def report(
+    snapshot: list[Path] = typer.Option(None, "--snapshot", help="Snapshot files A B ... (offline)."),
+    more: list[Path] = typer.Argument(None, help="Further snapshot files after --snapshot A.", show_default=False),
+    workload: Path | None = typer.Option(None, "--workload", help="A workload file (offline)."),
+    dsn: str | None = typer.Option(None, "--dsn", help="Sample this database live (libpq DSN / Oracle connect)."),
+    dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle (live sampling and scripts)."),
+    interval: float = typer.Option(300.0, "--interval", min=1.0, help="Seconds between the two live samples."),
+    disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile(s) from `advisor bench`."),
+    preset: str | None = typer.Option(None, "--preset", help="Drive preset for disks without a profile."),
+    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file (drive.toml) instead of a preset."),
+    headroom: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help="Growth room per area in the plan."),
+    force: bool = typer.Option(False, "--force", help="Plan even when the database is not IO bound."),
+    mount_root: str = typer.Option("/srv/advisor", "--mount-root", help="Where the planned partitions mount."),
+    allow_reset: bool = typer.Option(False, "--allow-reset", help="Warn instead of refusing on counter resets."),
+    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (atomically)."),
+    scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
+) -> None:
+    """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
+    from advisor.cli.reporting import load_models, output_report, write_scripts
+    from advisor.engine.advise import advise
+    from advisor.engine.planner import PlanOptions
+
+    files = list(snapshot or []) + (list(more or []) if snapshot else [])
+    if more and not snapshot:
+        raise BadInput(f"unexpected argument {str(more[0])!r} (snapshot files go after --snapshot)")
+    if dsn is not None:
+        if files or workload is not None:
+            raise BadInput("give either --dsn or --snapshot/--workload, not both")
+        if dbms not in ("postgres", "oracle"):
+            raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
+        work = _live_workload(dsn, dbms, interval, allow_reset)
+    else:
+        if not files and workload is None:
+            raise BadInput("nothing to report on: give --dsn, --snapshot A B or --workload FILE")
+        work = load_workload_input(files, workload, allow_reset)
+    models, notes = load_models(disk, preset, spec)
+    options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
+    result = advise(work, models, options)
+    for note in notes:
+        typer.echo(f"advisor: note: {note}", err=True)
+    output_report(result, fmt, output, work)
+    write_scripts(result.plan, scripts)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this command to the root app (placeholder until implemented)."""
+    """Add ``report`` to the root app."""
+    app.command(name="report")(report)

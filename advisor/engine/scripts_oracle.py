@@ -28,7 +28,7 @@ IDP_CAVEAT = (
     "New regions apply to new extents; the REBALANCE moves existing ones."
 )
 
-_GROUP = re.compile(r"(\d+)")
+_GROUP = re.compile(r"group\s*#?\s*(\d+)", re.IGNORECASE)
 
 
 def _format(sql: str) -> str:
@@ -72,7 +72,9 @@ def _redo(move: Move, sql: list[str]) -> None:
         sql.append(f"ALTER DATABASE ADD LOGFILE GROUP {n} ({literal(path)}) SIZE {size_mb}M;")
     sql.append("ALTER SYSTEM SWITCH LOGFILE;")
     sql.append("ALTER SYSTEM CHECKPOINT;")
-    sql.append("-- check V$LOG: drop a group only when STATUS = 'INACTIVE' and ARCHIVED = 'YES'")
+    sql.append("-- check V$LOG: drop each old group only when STATUS = 'INACTIVE' and ARCHIVED = 'YES'")
+    if not groups:
+        sql.append("-- (old group numbers unknown: list them with SELECT GROUP#, STATUS, ARCHIVED FROM V$LOG)")
     for n in groups:
         sql.append(f"ALTER DATABASE DROP LOGFILE GROUP {n};")
 

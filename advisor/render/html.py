@@ -16,7 +16,7 @@ text-align:left;vertical-align:top}th{background:#f3f4f8}td.num{text-align:right
 .sev{font-weight:bold;border-radius:3px;padding:1px 6px;color:#fff}.critical{background:#a01}.high{background:#d33}
 .medium{background:#e80}.low{background:#59a}.info{background:#889}code{font-size:12px}
 pre{background:#f6f7fa;padding:10px;overflow-x:auto;font-size:12px;border:1px solid #e4e6ee}
-.summary li{margin:2px 0}.caveat{color:#833;font-size:13px}.gain{font-weight:bold;color:#180}
+.summary li{margin:2px 0}td.gain{white-space:nowrap}.caveat{color:#833;font-size:13px}.gain{font-weight:bold;color:#180}
 """
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from advisor.model import Report
+from advisor.model import FileIO, Report, Workload
 from advisor.render.text import evidence_text, gain_text, heat_colour, human_bytes, pct, summary_lines
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.text import Text
+
+    from advisor.render.diskmap import AuditMaps
 
 MAP_WIDTH = 64
 SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan",
@@ -38,7 +40,7 @@ def _bar(spans: list[tuple[float, float, str, str]]) -> Text:
     return text
 
 
-def disk_map(report: Report) -> list[RenderableType]:
+def disk_map(report: Report, with_current: bool = True) -> list[RenderableType]:
     """Per disk: the areas now (heat coloured) and in the plan, outer edge on the left."""
     from rich.text import Text as RichText
 
@@ -49,7 +51,7 @@ def disk_map(report: Report) -> list[RenderableType]:
         areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
         total = sum(float(a["iops"]) for a in areas) or 1.0
         out.append(RichText(disk, style="bold"))
-        if areas:
+        if areas and with_current:
             spans = [(a["zone_start"], a["zone_end"], str(a["name"]), heat_colour(float(a["iops"]) / total))
                      for a in areas]
             out.append(RichText("  now  ") + _bar(spans))
@@ -77,21 +79,35 @@ def zone_curve_lines(disks: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def render_terminal(report: Report, console: Console) -> None:
-    """Print the report with rich."""
+def current_maps(workload: Workload) -> AuditMaps | None:
+    """The audit disk maps (partitions and areas now, IO heat) of the workload's layout."""
+    from advisor.render.diskmap import build_disk_maps
+
+    if workload.layout is None or not workload.layout.devices:
+        return None
+    files = [FileIO(r.file_id, r.path, r.kind, r.tablespace, r.container, r.size_bytes, 0, None, 0, None)
+             for r in workload.rates]
+    heat = {r.file_id: r.read_iops + (r.write_iops or 0.0) for r in workload.rates}
+    return build_disk_maps(workload.layout, files, heat, disk_rates=workload.diskstats,
+                           interval_s=workload.interval_s)
+
+
+def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None) -> None:
+    """Print the report with rich; *maps* (from :func:`current_maps`) draws the layout as it is now."""
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
 
     console.print(Panel("\n".join(summary_lines(report)), title="advisor report", expand=False))
     for warning in report.warnings:
-        console.print(f"[dim]• {warning}[/dim]", highlight=False, markup=True)
-    findings = Table(title="Findings", show_lines=False, expand=True)
-    for column in ("severity", "code", "finding", "gain", "action"):
-        findings.add_column(column, overflow="fold", justify="right" if column == "gain" else "left")
+        console.print(f"[dim]• {escape(warning)}[/dim]", highlight=False)
+    console.print("[bold]Findings[/bold]" if report.findings else "No findings.")
     for f in report.findings:
-        findings.add_row(f"[{SEVERITY_STYLE.get(f.severity, '')}]{f.severity}[/]", f.code,
-                         f"{f.title}\n[dim]{evidence_text(f.evidence)}[/dim]", gain_text(f), f.action)
-    console.print(findings if report.findings else "No findings.")
+        style = SEVERITY_STYLE.get(f.severity, "")
+        gain = f"  predicted gain {gain_text(f)}" if f.predicted_gain is not None else ""
+        console.print(f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}[green]{gain}[/green]")
+        console.print(f"[dim]{'':>9}evidence: {escape(evidence_text(f.evidence))}[/dim]")
+        console.print(f"{'':>9}action: {escape(f.action)}")
     if report.plan is not None:
         plan = report.plan
         table = Table(title=f"Plan: {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
@@ -114,7 +130,12 @@ def render_terminal(report: Report, console: Console) -> None:
         if plan.scripts:
             console.print("scripts: " + ", ".join(s.name for s in plan.scripts) + " (write them with --scripts DIR)")
     console.print("[bold]Disk map[/bold] (outer edge = fast, left)")
-    for line in disk_map(report):
+    if maps is not None:
+        from advisor.render.diskmap import render_disk_maps
+
+        for renderable in render_disk_maps(maps, console.width):
+            console.print(renderable)
+    for line in disk_map(report, with_current=maps is None):
         console.print(line)
     for line in zone_curve_lines(report.disks):
         console.print(line, highlight=False)

@@ -1,0 +1,124 @@
+"""Shared by ``advisor report`` and ``advisor plan``: disk models from options, output, scripts.
+
+Heavy imports (numpy through the disk model, rich) happen inside the functions so
+``advisor --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.errors import AdvisorError, BadInput
+
+if TYPE_CHECKING:
+    from advisor.disk.model import DiskModel
+    from advisor.engine.advise import Models
+    from advisor.engine.physics import DiskPhysics
+    from advisor.model import DiskProfile, Plan, Report, Workload
+
+DEFAULT_PRESET = "class-7200-desktop"
+
+
+def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) -> tuple[Models, list[str]]:
+    """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
+
+    A measured profile applies to the disk it was measured on (its ``device``); the preset or
+    spec (default: a 7200 rpm desktop class) applies to every other disk.
+    """
+    from advisor.disk.presets import get_model
+    from advisor.engine.advise import Models
+    from advisor.engine.physics import ModelPhysics
+
+    notes: list[str] = []
+    if preset and spec:
+        raise BadInput("give either --preset or --spec, not both")
+    if spec is not None:
+        base = get_model(str(spec))
+    elif preset:
+        base = get_model(preset)
+    else:
+        base = get_model(DEFAULT_PRESET)
+        if not disk:
+            notes.append(f"no --disk/--preset/--spec given: using the {DEFAULT_PRESET} preset")
+    default: DiskPhysics = ModelPhysics(base)
+    per_disk: dict[str, DiskPhysics] = {}
+    profiles: dict[str, DiskProfile] = {}
+    for path in disk or []:
+        profile, physics = _profile_physics(path, base)
+        name = posixpath.basename(profile.device or profile.target) or profile.target
+        per_disk[name] = physics
+        profiles[name] = profile
+        if len(disk or []) == 1 and not preset and not spec:
+            default = physics
+    return Models(default=default, per_disk=per_disk, profiles=profiles), notes
+
+
+def _profile_physics(path: Path, base: DiskModel) -> tuple[DiskProfile, DiskPhysics]:
+    from advisor.disk.fit import fit_profile
+    from advisor.engine.physics import ModelPhysics
+    from advisor.jsonio import read_document
+    from advisor.model import DISK_PROFILE_FORMAT_VERSION
+    from advisor.model import DiskProfile as Profile
+
+    profile = read_document(path, "disk-profile", Profile, DISK_PROFILE_FORMAT_VERSION)
+    try:
+        fitted = fit_profile(profile, base)
+    except AdvisorError:
+        raise
+    except (ValueError, ArithmeticError) as exc:
+        raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
+    return profile, ModelPhysics(fitted.model, solid_state=profile.classification == "solid-state")
+
+
+def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None) -> None:
+    """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map)."""
+    if fmt is OutputFormat.terminal:
+        from advisor.render.terminal import current_maps, render_terminal
+
+        maps = current_maps(workload) if workload is not None else None
+        if output is None:
+            render_terminal(report, stdout_console(), maps)
+            return
+        import io
+
+        from rich.console import Console
+
+        console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
+        render_terminal(report, console, maps)
+        emit(console.export_text(), output)
+        return
+    if fmt is OutputFormat.json:
+        from advisor.render.json import render_json
+
+        emit(render_json(report), output)
+    elif fmt is OutputFormat.markdown:
+        from advisor.render.markdown import render_markdown
+
+        emit(render_markdown(report), output)
+    else:
+        from advisor.render.html import render_html
+
+        emit(render_html(report), output)
+
+
+def write_scripts(plan: Plan | None, directory: Path | None) -> None:
+    """Write each script of the plan into *directory* (atomic files; shell scripts executable)."""
+    if directory is None:
+        return
+    if plan is None or not plan.scripts:
+        typer.echo("advisor: no plan, so no scripts written", err=True)
+        return
+    from advisor.jsonio import write_atomic
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for script in plan.scripts:
+        target = directory / script.name
+        write_atomic(target, script.text)
+        if script.language == "shell":
+            target.chmod(0o755)
+    typer.echo(f"advisor: wrote {len(plan.scripts)} scripts to {directory}", err=True)

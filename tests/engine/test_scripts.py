@@ -1,0 +1,170 @@
+"""Generated scripts: hostile names and paths come out harmless; sfdisk output is real GPT input."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import sqlparse
+
+from advisor.engine.advise import Models, advise
+from advisor.engine.physics import ModelPhysics
+from advisor.engine.planner import PlanOptions
+from advisor.model import Plan, Script
+from tests.engine.synth import AreaSpec, model, workload
+
+EVIL = 'x"; drop table t; --'
+EVIL_NL = "y\nDROP TABLE t; --"
+QUOTED_DIR = "/srv/it's \"new\" $(touch /tmp/pwned)"
+PGDATA = "/var/lib/pg/o'brien `id` data"
+
+
+def _plan(dbms: str = "postgres", version_num: int = 180001, asm: bool = False) -> Plan:
+    def path(name: str) -> str:
+        return f"+DATA/orcl/datafile/{name}.259.1" if asm else f"/db/it's {name}"
+
+    specs = [
+        AreaSpec(EVIL, size_gb=1, read_iops=200, path=path("evil"), files=2),
+        AreaSpec(EVIL_NL, size_gb=1, read_iops=50, path=path("evil2")),
+        AreaSpec("WAL", kind="wal" if dbms == "postgres" else "redo", size_gb=0.3, write_iops=50, random_share=None,
+                 syncs=20, path="/db/wal's"),
+        AreaSpec("TEMP'S", kind="temp", size_gb=0.5, read_iops=5, write_iops=5, random_share=None, path=path("tmp")),
+        AreaSpec("arch", kind="archive" if dbms == "postgres" else "fra", size_gb=1, write_iops=1, write_kb=1024,
+                 random_share=None, path="/arch/it's"),
+    ]
+    w = workload(specs, dbms=dbms, version_num=version_num, with_layout=False)
+    w = w.__class__(**{**{f: getattr(w, f) for f in w.__dataclass_fields__},
+                       "server": w.server.__class__(**{**{f: getattr(w.server, f) for f in
+                                                          w.server.__dataclass_fields__},
+                                                       "settings": {"data_directory": PGDATA}})})
+    m = Models(default=ModelPhysics(model(capacity=20 * 10**9)))
+    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms))
+    assert report.plan is not None
+    return report.plan
+
+
+def _script(plan: Plan, name: str) -> Script:
+    return next(s for s in plan.scripts if s.name == name)
+
+
+def _statements(text: str) -> list[sqlparse.sql.Statement]:
+    parsed = sqlparse.parse(text)
+    return [s for s in parsed if s.get_type() != "UNKNOWN" or s.token_first(skip_cm=True) is not None]
+
+
+def _literals(statement: sqlparse.sql.Statement) -> list[str]:
+    return [t.value[1:-1].replace("''", "'") for t in statement.flatten() if t.ttype in sqlparse.tokens.String.Single]
+
+
+def _idents(statement: sqlparse.sql.Statement) -> list[str]:
+    return [t.value[1:-1].replace('""', '"') for t in statement.flatten() if t.ttype in sqlparse.tokens.Name
+            and t.value.startswith('"')] + [
+        t.value[1:-1].replace('""', '"') for t in statement.flatten()
+        if t.ttype in sqlparse.tokens.String.Symbol]
+
+
+def test_postgres_sql_survives_hostile_names_and_paths() -> None:
+    plan = _plan()
+    statements = _statements(_script(plan, "postgres.sql").text)
+    kinds = [s.get_type() for s in statements]
+    # 2 data tablespaces: CREATE + 3 ALTER each; temp: CREATE; temp_tablespaces ALTER + SELECT; archive ALTER + SELECT
+    assert kinds.count("CREATE") == 3
+    assert kinds.count("ALTER") == 2 * 3 + 1 + 1
+    assert kinds.count("SELECT") == 2
+    assert len(statements) == 3 + 8 + 2
+    assert "DROP" not in kinds
+    idents = [name for s in statements for name in _idents(s)]
+    assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
+    assert "yDROP TABLE t; --" in idents, "control characters are stripped from identifiers"
+    locations = [lit for s in statements if s.get_type() == "CREATE" for lit in _literals(s)]
+    assert all(loc.startswith(QUOTED_DIR + "/") for loc in locations), locations
+
+
+def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
+    plan = _plan()
+    wal = _script(plan, "move_wal.sh").text
+    check = subprocess.run(["bash", "-n"], input=wal, text=True, capture_output=True)
+    assert check.returncode == 0, check.stderr
+    assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PGDATA=", "NEW_WAL=")))
+    out = subprocess.run(["sh", "-c", assignments + '\nprintf "%s\\n%s" "$PGDATA" "$NEW_WAL"'], text=True,
+                         capture_output=True, check=True, cwd=tmp_path)
+    wal_label = next(p.label for p in plan.partitions if "WAL" in p.areas)
+    assert out.stdout.split("\n") == [PGDATA, f"{QUOTED_DIR}/{wal_label}/pg_wal"]
+    repack = _script(plan, "postgres_repack.sh").text
+    assert subprocess.run(["bash", "-n"], input=repack, text=True).returncode == 0
+    script = tmp_path / "repack.sh"
+    script.write_text(repack)
+    # run the script with pg_repack defined as a shell function that prints its arguments back
+    shown = subprocess.run(
+        ["bash", "-c", 'pg_repack() { for a in "$@"; do printf "%s\\0" "$a"; done; printf "\\1"; }; . "$0"',
+         str(script)], capture_output=True, check=True).stdout.decode()
+    words = [record.split("\0")[:-1] for record in shown.split("\1")[:-1]]
+    assert ["--dbname=app", f"--table=public.{EVIL_NL}_0"] == [w for w in words if EVIL_NL in w[1]][0][:2]
+    evil_label = next(p.label for p in plan.partitions if EVIL in p.areas)
+    assert [f"--tablespace={EVIL}_{evil_label}" in w for w in words].count(True) == 2  # its two relations
+    assert not Path("/tmp/pwned").exists()
+
+
+@pytest.mark.parametrize("version_num", [190000, 110204])
+def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> None:
+    plan = _plan("oracle", version_num)
+    statements = _statements(_script(plan, "oracle.sql").text)
+    kinds = [s.get_type() for s in statements]
+    assert "DROP" not in kinds and set(kinds) <= {"ALTER"}
+    text = " ".join(" ".join(str(s).split()) for s in statements)
+    if version_num >= 120000:
+        moves = [s for s in statements if "MOVE DATAFILE" in str(s).upper()]
+        assert len(moves) == 3  # two files of the hostile tablespace, one of the other
+        literals = [lit for s in moves for lit in _literals(s)]
+        assert "/db/it's evil/f0" in literals and any(lit.startswith(QUOTED_DIR) for lit in literals)
+    else:
+        assert "OFFLINE NORMAL" in text.upper() and "RENAME FILE" in text.upper()
+        offline = [s for s in statements if "OFFLINE" in str(s).upper()]
+        assert EVIL in [i for s in offline for i in _idents(s)]
+        shell = _script(plan, "oracle_move_files.sh").text
+        assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
+        moved = [shlex.split(line) for line in shell.splitlines() if line.startswith("mv ")]
+        assert all(len(m) == 3 for m in moved) and len(moved) == 3
+        assert any(m[1] == "/db/it's evil/f0" and m[2].startswith(QUOTED_DIR + "/") and m[2].endswith("/f0")
+                   for m in moved)
+    assert "ADD LOGFILE GROUP" in text.upper() and "SWITCH LOGFILE" in text.upper()
+    assert "ADD TEMPFILE" in text.upper() and "DROP INCLUDING DATAFILES" in text.upper()
+    assert "DB_RECOVERY_FILE_DEST_SIZE" in text.upper()
+    assert "DROP LOGFILE GROUP" not in text.upper(), "old group numbers are unknown here: nothing is dropped blindly"
+
+
+def test_asm_files_get_intelligent_data_placement_with_caveats() -> None:
+    plan = _plan("oracle", 190000, asm=True)
+    idp = _script(plan, "oracle_asm_idp.sql")
+    statements = _statements(idp.text)
+    hot = [s for s in statements if "HOT MIRRORHOT" in str(s)]
+    cold = [s for s in statements if "COLD MIRRORCOLD" in str(s)]
+    assert hot and len(hot) + len(cold) + 1 == len(statements)  # plus one REBALANCE
+    assert "+DATA/orcl/datafile/evil.259.1/f0" in [lit for s in hot for lit in _literals(s)]
+    assert "deprecated" in idp.caveat and "11.2" in idp.caveat and "thin" in idp.caveat
+    oracle_sql = next((s for s in plan.scripts if s.name == "oracle.sql"), None)
+    assert oracle_sql is None or "MOVE DATAFILE '+DATA" not in oracle_sql.text
+
+
+def test_sfdisk_script_makes_an_aligned_gpt_on_a_real_image(tmp_path: Path) -> None:
+    plan = _plan()
+    script = next(s for s in plan.scripts if s.language == "sfdisk")
+    image = tmp_path / "disk.img"
+    with image.open("wb") as handle:
+        handle.truncate(20 * 10**9)
+    subprocess.run(["sfdisk", "--no-reread", "--no-tell-kernel", "-q", str(image)], input=script.text, text=True,
+                   check=True, capture_output=True)
+    table = json.loads(subprocess.run(["sfdisk", "--json", str(image)], capture_output=True, text=True,
+                                      check=True).stdout)["partitiontable"]
+    assert table["label"] == "gpt"
+    parts = table["partitions"]
+    assert [p.get("name") for p in parts] == [p.label for p in plan.partitions]
+    for part, planned in zip(parts, plan.partitions, strict=True):
+        assert part["start"] % 2048 == 0 and part["size"] % 2048 == 0
+        assert part["start"] * 512 == planned.start_bytes
+        assert part["size"] * 512 >= planned.size_bytes
+    starts = [p["start"] for p in parts]
+    assert starts == sorted(starts) and starts[0] == 2048
