@@ -105,7 +105,7 @@ def runs_for(test: str, options: BenchOptions, overhead_s: float) -> int:
     return max(1, min(options.runs, fitting))
 
 
-def test_jobs(test: str, target: Target, options: BenchOptions, runs: int = 0, overhead_s: float = 0.0) -> list[Job]:
+def jobs_for(test: str, target: Target, options: BenchOptions, runs: int = 0, overhead_s: float = 0.0) -> list[Job]:
     """The jobs of one run of *test*, each sized to its share of the test's budget."""
     runs = runs or options.runs
     count = jobs_per_run(test, options)
@@ -155,7 +155,7 @@ def run_suite(
         for run in range(runs):
             if progress:
                 progress(test, run, runs)
-            jobs = test_jobs(test, target, options, runs, engine.job_overhead_s)
+            jobs = jobs_for(test, target, options, runs, engine.job_overhead_s)
             for result in engine.run(target.path, jobs, stop):
                 measurements.add(result)
                 if test == "zones":

@@ -90,6 +90,21 @@ def _direct_io_error(path: str, exc: OSError) -> DeviceError:
     return DeviceError(f"cannot open {path} with O_DIRECT: {exc.strerror}")
 
 
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs", "devtmpfs", "hugetlbfs", "shm")
+
+
+def _refuse_memory_filesystem(path: str) -> None:
+    """A file in RAM has no disk under it: older kernels refuse O_DIRECT there (EINVAL), newer
+    ones accept it and serve reads from memory; either way there is nothing to measure."""
+    point, fstype, _ = mount_of(path)
+    if fstype in MEMORY_FILESYSTEMS:
+        raise DeviceError(
+            f"{path} is on {fstype} ({point}), which keeps files in memory: O_DIRECT reads there "
+            "(refused with EINVAL on older kernels) would measure RAM, not a disk",
+            hint="put the scratch file on a disk-backed filesystem such as ext4 or xfs, or bench the device",
+        )
+
+
 def _probe_direct(path: str) -> int:
     """Open read-only with O_DIRECT and read one aligned block; return the size in bytes."""
     try:
@@ -126,6 +141,7 @@ def open_target(path: str, want_write: bool) -> Target:
                 hint="use --scratch-file PATH --size SIZE for a file the bench creates and removes",
             )
         kind = "file"
+        _refuse_memory_filesystem(path)
     else:
         raise BadInput(f"cannot bench {path}: not a block device or a regular file")
     size = _probe_direct(path) // _ALIGN * _ALIGN
@@ -155,6 +171,7 @@ def create_scratch(
         raise UnsafeTarget(f"{path} is not a regular file; a scratch file must be one")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise BadInput(f"cannot create scratch file {path}: its directory does not exist")
+    _refuse_memory_filesystem(path)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | (0 if exists else os.O_EXCL), 0o600)
     except OSError as exc:

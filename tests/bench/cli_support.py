@@ -1,0 +1,33 @@
+"""Run ``advisor bench`` as a real subprocess and read what it wrote."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def advisor(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """``python -m advisor ARGS`` with stdout/stderr captured (stderr is not a terminal)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT, check=False)
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The single ``advisor: error:`` line; fails on tracebacks or extra chatter."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in result.stderr, result.stderr
+    assert len(lines) == 1 and lines[0].startswith("advisor: error: "), result.stderr
+    return lines[0]
+
+
+def require_root() -> None:
+    """Loop devices and mounts need root; say so instead of failing."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (loop devices, mounts)")

@@ -1,0 +1,116 @@
+"""Safety of ``advisor bench``: no writes to devices, no clobbering, clear O_DIRECT errors, Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from advisor.errors import ExitCode
+from advisor.jsonio import read_document
+from advisor.model_disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from tests.bench.cli_support import ROOT, advisor, one_error_line, require_root
+from tests.helpers.loopdisk import no_leaks, scratch_disk
+
+
+@pytest.mark.root
+def test_commit_test_on_a_mounted_device_is_refused(tmp_path: Path) -> None:
+    require_root()
+    with scratch_disk(64 << 20, [("data", 0.9)], image_dir=tmp_path) as disk:
+        part = disk.partitions[0]
+        before = (part.mountpoint / "canary").write_bytes(b"x" * 4096) if part.mountpoint else None
+        for target in (disk.device, part.device):
+            result = advisor("bench", target, "--tests", "commit", "--quick")
+            line = one_error_line(result)
+            assert result.returncode == ExitCode.UNSAFE, line
+            assert f"mounted at {part.mountpoint}" in line and "--scratch-file" in line
+        assert before == 4096 and part.mountpoint is not None
+        assert (part.mountpoint / "canary").read_bytes() == b"x" * 4096
+    assert no_leaks(tmp_path)
+
+
+@pytest.mark.root
+def test_commit_test_on_an_unmounted_device_is_refused(tmp_path: Path) -> None:
+    require_root()
+    with scratch_disk(64 << 20, [("raw", 0.9)], fs=None, image_dir=tmp_path) as disk:
+        result = advisor("bench", disk.partitions[0].device, "--tests", "zones,commit", "--quick")
+        assert result.returncode == ExitCode.UNSAFE
+        assert "never writes to devices" in one_error_line(result)
+        assert result.stdout == ""
+    assert no_leaks(tmp_path)
+
+
+def test_commit_test_on_a_file_not_named_as_scratch_is_refused(tmp_path: Path) -> None:
+    datafile = tmp_path / "datafile"
+    datafile.write_bytes(os.urandom(1 << 20) * 32)
+    before = datafile.read_bytes()
+    result = advisor("bench", str(datafile), "--tests", "commit")
+    assert result.returncode == ExitCode.UNSAFE
+    assert "not named as scratch" in one_error_line(result)
+    assert datafile.read_bytes() == before
+
+
+def test_existing_scratch_path_is_not_overwritten(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.dat"
+    precious.write_bytes(b"keep me")
+    result = advisor("bench", "--scratch-file", str(precious), "--size", "32M", "--tests", "commit")
+    assert result.returncode == ExitCode.UNSAFE
+    assert "--reuse-scratch" in one_error_line(result)
+    assert precious.read_bytes() == b"keep me"
+
+
+def test_scratch_file_on_tmpfs_explains_o_direct(tmp_path: Path) -> None:
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no tmpfs at /dev/shm on this machine")
+    path = Path("/dev/shm") / f"advisor-bench-{uuid.uuid4().hex}"
+    try:
+        result = advisor("bench", "--scratch-file", str(path), "--size", "32M", "--quick")
+        line = one_error_line(result)
+        assert result.returncode == ExitCode.DEVICE
+        assert "O_DIRECT" in line and "tmpfs" in line and "ext4" in line
+        assert not path.exists(), "the refused scratch file must not be left behind"
+    finally:
+        if path.exists():
+            path.unlink()
+
+
+def test_missing_target_and_double_target_are_usage_errors(tmp_path: Path) -> None:
+    assert advisor("bench", str(tmp_path / "nope")).returncode == ExitCode.BAD_INPUT
+    both = advisor("bench", "/dev/null", "--scratch-file", str(tmp_path / "s"))
+    assert both.returncode == ExitCode.BAD_INPUT and "exactly one target" in one_error_line(both)
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["builtin", "fio"])
+def test_ctrl_c_keeps_a_valid_partial_profile(tmp_path: Path, engine: str) -> None:
+    scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
+    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "64M",
+            "--engine", engine, "--tests", "band,stroke,qd", "--budget-per-test", "12", "-o", str(output)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (scratch.exists() and scratch.stat().st_size >= 64 << 20):
+            time.sleep(0.1)
+        time.sleep(6.0)  # the band test (4 s a run) has finished at least one run
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert "Traceback" not in err and "partial profile" in err
+    profile = read_document(output, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+    assert profile.complete is False
+    assert profile.band_iops.get("outer", 0) > 0
+    assert profile.qd_iops == {}  # never reached
+    assert any("incomplete" in warning for warning in profile.warnings)
+    assert not scratch.exists(), "the scratch file is removed even on Ctrl-C"
+    assert not list(tmp_path.glob(".*tmp*")), "no half-written temp file is left"

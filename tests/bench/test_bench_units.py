@@ -1,0 +1,114 @@
+"""Pure parts of the bench: sizes, test lists, classification, RPM estimate, honesty check, SVG."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm
+from advisor.bench.engines import Job, Region
+from advisor.bench.engines.fio import job_file
+from advisor.bench.plot import sparkline, zone_svg
+from advisor.bench.runner import parse_size
+from advisor.bench.stats import stability_warnings, summarize_ns
+from advisor.bench.suite import BenchOptions, band_regions, jobs_for, parse_tests, runs_for
+from advisor.bench.target import Target
+from advisor.errors import BadInput
+from advisor.model_disk import DiskProfile, ZonePoint
+
+
+def test_parse_size_units_and_errors() -> None:
+    assert parse_size("2G") == 2 << 30
+    assert parse_size("512M") == 512 << 20
+    assert parse_size("1.5GiB") == 3 << 29
+    assert parse_size("4096") == 4096
+    for bad in ("", "two", "-1G", "3X"):
+        with pytest.raises(BadInput):
+            parse_size(bad)
+
+
+def test_parse_tests_rejects_unknown_names() -> None:
+    assert parse_tests("zones, band,zones") == ("zones", "band")
+    with pytest.raises(BadInput, match="seek"):
+        parse_tests("zones,seek")
+
+
+def test_bands_sit_at_the_edges_and_the_middle() -> None:
+    size = 10 << 30
+    bands = band_regions(size, 0.01, 8192)
+    assert bands["outer"].offset == 0
+    assert bands["inner"].offset + bands["inner"].length == size
+    middle = bands["middle"].offset + bands["middle"].length / 2
+    assert abs(middle - size / 2) < 8192
+    assert all(region.length == bands["outer"].length and region.offset % 8192 == 0 for region in bands.values())
+
+
+def test_jobs_share_the_budget_and_startup_cost_reduces_runs() -> None:
+    target = Target("/dev/null", "device", 1 << 30)
+    options = BenchOptions(budget_per_test_s=6.0, runs=3, zone_points=20)
+    zones = jobs_for("zones", target, options)
+    assert len(zones) == 20 and zones[0].regions[0].offset == 0
+    assert zones[-1].regions[0].offset + zones[-1].regions[0].length <= target.size_bytes
+    assert sum(job.runtime_s + job.ramp_s for job in jobs_for("qd", target, options)) == pytest.approx(2.0)
+    assert runs_for("zones", options, overhead_s=0.005) == 3
+    assert runs_for("zones", options, overhead_s=0.3) == 1
+    cross = jobs_for("cross", target, options)[0]
+    assert [r.offset for r in cross.regions] == [0, target.size_bytes - cross.regions[1].length]
+
+
+def test_classification_from_mechanical_signs() -> None:
+    assert classify(Evidence(2.0, 1.9, 1.1))[0] == "rotational"
+    assert classify(Evidence(1.02, 1.0, 0.3))[0] == "solid-state"
+    kind, reason = classify(Evidence(1.5, 1.0, 0.3))
+    assert kind == "unknown" and "band/full-stroke" in reason
+    assert classify(Evidence(None, None, None))[0] == "unknown"
+
+
+@pytest.mark.parametrize("rpm", [5400, 7200, 10000, 15000])
+def test_rpm_from_a_uniform_rotational_wait(rpm: int) -> None:
+    """Band latency = near-constant seek + uniform wait over one revolution → the RPM back."""
+    rng = np.random.default_rng(1)
+    rev_ms = 60000 / rpm
+    samples_ns = (1.5 + rng.uniform(0, rev_ms, 4000) + rng.normal(0, 0.05, 4000)) * 1e6
+    _, table = summarize_ns(samples_ns, (5.0, 95.0))
+    estimated, how = estimate_rpm(table[5.0], table[95.0])
+    assert estimated == rpm, how
+
+
+def test_commit_check_flags_rates_above_rpm_over_60() -> None:
+    assert commit_check(110.0, 7200) is None  # 0.92 × 120/s: honest
+    warning = commit_check(3000.0, 7200)
+    assert warning is not None and "RPM/60" in warning and "volatile write cache" in warning
+    assert commit_check(200.0, 7200) is not None
+
+
+def test_stability_warning_needs_three_runs_and_ten_percent() -> None:
+    assert stability_warnings({"band.outer": [100.0, 101.0, 99.0]}) == []
+    assert stability_warnings({"band.outer": [100.0, 130.0]}) == []
+    warnings = stability_warnings({"band.outer": [100.0, 115.0, 99.0]})
+    assert len(warnings) == 1 and warnings[0].startswith("band.outer: runs differ by 16%")
+
+
+def test_fio_job_file_groups_regions_and_separates_jobs() -> None:
+    jobs = [Job("cross", "randread", (Region(0, 1 << 20), Region(99 << 20, 1 << 20)), 8192, 2.0, ramp_s=0.5),
+            Job("qd.32", "randread", (Region(0, 100 << 20),), 8192, 2.0, depth=32)]
+    text = job_file("/dev/odd:name", jobs)
+    assert "filename=/dev/odd\\:name" in text
+    sections = text.split("\n\n")
+    assert "[cross.0]" in sections[1] and "stonewall" not in sections[1] and "ramp_time=500ms" in sections[1]
+    assert "[cross.1]" in sections[2] and "stonewall" not in sections[2] and f"offset={99 << 20}" in sections[2]
+    assert "stonewall" in sections[3] and "iodepth=32" in sections[3] and "ioengine=libaio" in sections[3]
+
+
+def test_svg_plot_is_valid_and_has_one_dot_per_zone() -> None:
+    points = tuple(ZonePoint(i / 9, 180 * (1 - 0.45 * i / 9)) for i in range(10))
+    profile = DiskProfile("/dev/sdz & <x>", "/dev/sdz", 1 << 40, "2026-01-01T00:00:00+00:00", "builtin", 8192,
+                          zones=points)
+    root = ET.fromstring(zone_svg(profile))
+    circles = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(circles) == 10
+    heights = [float(c.get("cy", "0")) for c in circles]
+    assert heights == sorted(heights)  # falling rate = growing y
+    assert sparkline(points)[0] == "█" and sparkline(points)[-1] != "█"
