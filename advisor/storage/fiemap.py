@@ -17,7 +17,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FS_IOC_FIEMAP = 0xC020660B  # _IOWR('f', 11, struct fiemap)
 FIEMAP_MAX_OFFSET = 0xFFFFFFFFFFFFFFFF
@@ -42,9 +42,11 @@ _EXTENT = struct.Struct("=QQQ16xI12x")  # fe_logical, fe_physical, fe_length, fe
 BATCH = 64  # extents per ioctl; most files need one call
 
 
-@dataclass(frozen=True, slots=True)
-class RawExtent:
-    """One fiemap_extent: offsets in bytes, physical relative to the file system's device."""
+class RawExtent(NamedTuple):
+    """One fiemap_extent: offsets in bytes, physical relative to the file system's device.
+
+    A NamedTuple rather than a dataclass: mapping 100 000 files builds 100 000 of these.
+    """
 
     logical: int
     physical: int
