@@ -1,1 +1,64 @@
-"""awr collector."""
+"""Report reader: AWR (HTML or text) and Statspack text reports to a Workload.
+
+Registered as the ``awr`` entry point of ``advisor.collectors``. It reads files, not
+databases: ``advisor collect --from-report FILE`` asks each ReportReader ``can_read`` on the
+first few KB and calls ``read_report`` on the one that accepts it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import BadInput, Unsupported
+from advisor.model import Workload
+
+__all__ = ["ReportCollector", "detect", "read_report"]
+
+
+def detect(head: str) -> str | None:
+    """Which report kind *head* (the first KB of a file) is: awr-html, awr-text, statspack or None."""
+    if "STATSPACK report for" in head or "STATSPACK Statistics Report" in head:
+        return "statspack"
+    if "WORKLOAD REPOSITORY report for" in head or "<title>AWR Report for DB:" in head:
+        return "awr-html" if "<html" in head.lower() or "<title>" in head.lower() else "awr-text"
+    return None
+
+
+def read_report(path: str | Path) -> Workload:
+    """Parse an AWR or Statspack report file into a workload (BadInput on anything else)."""
+    from collectors.awr.build import build_workload
+    from collectors.awr.html import read_awr_html
+    from collectors.awr.statspack import read_statspack
+    from collectors.awr.text import read_awr_text
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    content = raw.decode("utf-8", errors="replace")
+    kind = detect(content[:8192])
+    if kind is None:
+        raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "
+                       "(expected 'WORKLOAD REPOSITORY report for' or 'STATSPACK report for' near the top)")
+    readers = {"awr-html": read_awr_html, "awr-text": read_awr_text, "statspack": read_statspack}
+    return build_workload(readers[kind](content, str(path)))
+
+
+class ReportCollector:
+    """The ``awr`` plugin: a ReportReader (see advisor.registry)."""
+
+    name = "awr"
+    dbms = "oracle"
+
+    def can_read(self, head: str) -> bool:
+        """Whether *head* looks like an AWR or Statspack report."""
+        return detect(head) is not None
+
+    def read_report(self, path: str) -> Workload:
+        """Parse *path* into a Workload."""
+        return read_report(path)
+
+    def collect(self, conn: Any, context: Any) -> None:
+        """Reports are files, not connections: use ``advisor collect --from-report FILE``."""
+        raise Unsupported("the awr reader reads report files: use advisor collect --from-report FILE")

@@ -35,6 +35,10 @@ class OracleCollector:
         except Exception:  # noqa: BLE001 - closing a broken session must not mask the real outcome
             pass
 
+    def history(self, conn: Any, options: dict[str, Any]) -> Any:
+        """The Workload between two stored snapshots (``advisor collect --statspack BEGIN:END``)."""
+        return history_workload(conn, options)
+
     def collect(self, conn: Any, context: Any) -> None:
         """Add one live sample of *conn* to *context* (a CollectContext)."""
         result = sample(conn)

@@ -1,0 +1,198 @@
+"""Turn what a report says (:class:`ReportData`) into a Workload, checking it on the way.
+
+File IO Stats is the source of truth for data and temp files. Tablespace IO Stats is only
+cross-checked against the file sums: on 11.2.0.4 its cells are shifted against the headers
+(Writes printed under "1-bk Rds/s"), and that layout is recognised by the figures, not
+trusted by name. An Av Rd(ms) above 1 s, or above ten times the matching wait event's
+average, is refused (seen on 12.1.0.2: 36,250 ms beside a 2 ms db file sequential read).
+Redo, archive, control and flashback IO come from IOStat by Filetype summary (per type, so
+the rows have no path); when a report has no per-file data at all (12.2 to 19c often print
+"No data exists") the data and temp types are used as type-level rows instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from advisor import __version__
+from advisor.errors import BadInput
+from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
+from collectors.awr.sections import FiletypeRow, ReportData, release_tuple
+from collectors.awr.statspack import histogram_bounds_ms
+
+MB = float(1 << 20)
+KNOWN_MAJORS = (10, 11, 12, 18, 19, 21, 23)
+TYPE_KINDS: dict[str, FileKind] = {
+    "Log File": "redo", "Archive Log": "archive", "Control File": "control", "Flashback Log": "fra",
+    "Data File": "data", "Temp File": "temp",
+}
+MULTIBLOCK_EVENTS = ("db file scattered read", "direct path read", "direct path read temp", "db file parallel read")
+
+
+def _time(text: str) -> str:
+    """Report times ("20-Nov-26 10:00:00", "01-Nov-26 08:00") as ISO 8601 (server local time)."""
+    for pattern in ("%d-%b-%y %H:%M:%S", "%d-%b-%y %H:%M"):
+        try:
+            return dt.datetime.strptime(text.strip(), pattern).isoformat()
+        except ValueError:
+            continue
+    return text.strip()
+
+
+def _kind(tablespace: str) -> FileKind:
+    name = tablespace.upper()
+    if name.startswith("UNDO"):
+        return "undo"
+    if "TEMP" in name:
+        return "temp"
+    return "data"
+
+
+def _server(data: ReportData) -> ServerInfo:
+    parts = release_tuple(data.release)
+    version_num = parts[0] * 10000 + (parts[1] if len(parts) > 1 else 0) * 100
+    settings = {"report": data.kind, "snaps": f"{data.begin_snap}-{data.end_snap}", "rac": "YES" if data.rac else "NO",
+                "cdb": "YES" if data.cdb else "NO"}
+    if data.block_size:
+        settings["db_block_size"] = str(data.block_size)
+    return ServerInfo(dbms="oracle", version=data.release, version_num=version_num, host=data.host,
+                      name=data.db_name, identity=data.dbid, started_at=_time(data.startup_time),
+                      instance=data.instance or None, settings=settings)
+
+
+def _plausible(data: ReportData, ms: float | None, blocks: float | None, where: str, warnings: list[str]) -> bool:
+    if ms is None:
+        return True
+    single = blocks is None or blocks <= 1.05
+    names = ("db file sequential read",) if single else ("db file sequential read",) + MULTIBLOCK_EVENTS
+    averages = [a for a in (data.event_avg_ms(n) for n in names) if a]
+    reference = max(averages) if averages else None
+    if ms > 1000.0 or (reference is not None and ms > 10 * reference):
+        against = f" (the wait events average {reference:.2f} ms)" if reference is not None else ""
+        warnings.append(f"{where}: Av Rd(ms) {ms:,.2f} is implausible{against}; read latency left empty")
+        return False
+    return True
+
+
+def _file_rates(data: ReportData, interval: float, block: int, warnings: list[str]) -> list[FileRate]:
+    rates = []
+    for row in data.files:
+        kind = _kind(row.tablespace)
+        read_iops = row.reads / interval
+        latency = row.av_rd_ms
+        if not _plausible(data, latency, row.av_blks_rd, f"File IO Stats line {row.line} ({row.filename})", warnings):
+            latency = None
+        counts = data.histogram.get(row.filename)
+        bounds = histogram_bounds_ms(counts) if counts else None
+        if latency is not None and bounds and row.av_blks_rd and row.av_blks_rd <= 1.05:
+            low, high = bounds
+            if latency < low * 0.5 or (high is not None and latency > high * 1.5):
+                warnings.append(f"{row.filename}: Av Rd(ms) {latency:.2f} disagrees with its read histogram")
+        if row.single_reads_s is not None and read_iops > 0:
+            random_share: float | None = min(1.0, row.single_reads_s / read_iops)
+        elif row.av_blks_rd is not None and row.av_blks_rd <= 1.0:
+            random_share = 1.0  # every read was one block
+        else:
+            random_share = None  # a mean above one block cannot be split into single and multiblock reads
+        mean_kb = row.av_blks_rd * block / 1024 if row.av_blks_rd else None
+        rates.append(FileRate(
+            file_id=f"{kind}:{row.filename}", path=row.filename, kind=kind, tablespace=row.tablespace,
+            container=row.pdb or data.db_name, size_bytes=0, read_iops=read_iops, write_iops=row.writes / interval,
+            read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MB, write_mb_s=None, mean_read_kb=mean_kb,
+            mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
+        ))
+    return rates
+
+
+def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
+    reads, writes = row.read_reqs_s or 0.0, row.write_reqs_s
+    read_ms = row.small_read_ms if row.small_read_ms else row.large_read_ms
+    write_ms = data.event_avg_ms("log file parallel write") if kind == "redo" else None
+    return FileRate(
+        file_id=f"{kind}:{row.filetype}", path="", kind=kind, tablespace="", container=data.db_name, size_bytes=0,
+        read_iops=reads, write_iops=writes, read_mb_s=(row.read_bytes_s or 0.0) / MB,
+        write_mb_s=None if row.write_bytes_s is None else row.write_bytes_s / MB,
+        mean_read_kb=(row.read_bytes_s or 0.0) / reads / 1024 if reads else None,
+        mean_write_kb=(row.write_bytes_s or 0.0) / writes / 1024 if writes else None,
+        random_share=None, read_latency_ms=read_ms, write_latency_ms=write_ms, name=row.filetype,
+    )
+
+
+def _cross_check(data: ReportData, warnings: list[str]) -> None:
+    sums: dict[tuple[str, str | None], list[float]] = {}
+    for row in data.files:
+        total = sums.setdefault((row.tablespace, row.pdb), [0.0, 0.0])
+        total[0] += row.reads
+        total[1] += row.writes
+    shifted = 0
+    for ts in data.tablespaces:
+        if (ts.tablespace, ts.pdb) not in sums:
+            continue
+        reads, writes = sums[(ts.tablespace, ts.pdb)]
+
+        def close(a: float | None, b: float) -> bool:
+            return a is not None and abs(a - b) <= 1.0 + 1e-4 * b  # counts are printed exactly
+
+        if close(ts.values.get("reads"), reads) and close(ts.values.get("writes"), writes):
+            continue
+        if close(ts.values.get("reads"), reads) and close(ts.values.get("single_reads_s"), writes):
+            shifted += 1
+            continue
+        warnings.append(f"Tablespace IO Stats line {ts.line}: {ts.tablespace} does not match the sum of its files "
+                        f"in File IO Stats (reads {reads:,.0f}, writes {writes:,.0f}); the file figures are used")
+    if shifted:
+        warnings.append(f"Tablespace IO Stats: {shifted} rows have their cells shifted against the headers (the "
+                        "11.2.0.4 layout: Writes printed under 1-bk Rds/s); the file figures are used")
+
+
+def build_workload(data: ReportData) -> Workload:
+    """The workload a report describes, with every check's warnings."""
+    warnings = list(data.warnings)
+    if not data.release:
+        raise BadInput(f"{data.path}: the report header has no Release (truncated or not an AWR/Statspack report)")
+    if release_tuple(data.release)[0] not in KNOWN_MAJORS:
+        warnings.append(f"release {data.release} is not one advisor knows; figures read on a best-effort basis")
+    interval = data.elapsed_s
+    if not interval and data.begin_time and data.end_time:
+        begin, end = dt.datetime.fromisoformat(_time(data.begin_time)), dt.datetime.fromisoformat(_time(data.end_time))
+        interval = (end - begin).total_seconds()
+    if not interval or interval <= 0:
+        raise BadInput(f"{data.path}: no snapshot interval in the header (Elapsed or Begin/End Snap times)")
+    block = data.block_size or 8192
+    if not data.block_size:
+        warnings.append("no Std Block Size in the report: 8 KiB assumed for IO sizes")
+    if data.rac:
+        warnings.append(f"RAC report of instance {data.inst_num or data.instance} only: the other instances' IO is "
+                        "not in it (combine one report per instance, or use the global report)")
+    rates = _file_rates(data, interval, block, warnings)
+    for section in data.empty_sections:
+        warnings.append(f"{section}: the report says 'No data exists for this section'")
+    types = [] if rates else ["Data File", "Temp File"]
+    if not rates and data.filetypes:
+        warnings.append("no per-file figures in this report: data and temp files appear as one row per file type")
+    for row in data.filetypes:
+        kind = TYPE_KINDS.get(row.filetype)
+        if kind is not None and (kind not in ("data", "temp") or row.filetype in types):
+            rates.append(_type_rate(data, row, kind))
+    if not any(r.kind == "redo" for r in rates) and "log file parallel write" in data.events:
+        waits, seconds = data.events["log file parallel write"]
+        rates.append(FileRate(file_id="redo:log file parallel write", path="", kind="redo", tablespace="",
+                              container=data.db_name, size_bytes=0, read_iops=0.0, write_iops=waits / interval,
+                              read_mb_s=0.0, write_mb_s=None, mean_read_kb=None, mean_write_kb=None, random_share=None,
+                              read_latency_ms=None, write_latency_ms=seconds * 1000 / waits if waits else None,
+                              name="redo writes (log file parallel write)"))
+    if not rates:
+        raise BadInput(f"{data.path}: no File IO Stats, IOStat by Filetype or redo figures found (truncated report?)")
+    _cross_check(data, warnings)
+    io_s = None
+    if data.wait_classes:
+        io_s = sum(s for c, s in data.wait_classes.items() if c in ("User I/O", "System I/O"))
+    if io_s is None and data.events:
+        from collectors.oracle.history import USER_IO_EVENTS
+
+        io_s = sum(s for name, (_, s) in data.events.items() if name in USER_IO_EVENTS)
+    wait = WaitProfile(io_wait_share=io_s / data.db_time_s if data.db_time_s and io_s is not None else None,
+                       db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
+    return Workload(server=_server(data), started_at=_time(data.begin_time), ended_at=_time(data.end_time),
+                    interval_s=interval, rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
+                    tool_version=__version__)

@@ -1,0 +1,235 @@
+"""AWR HTML reports: header tables, File/Tablespace IO, IOStat by Filetype, waits.
+
+The page is flattened into blocks (headings, tables with their ``summary``, text) with the
+standard library's HTML parser. A section is the blocks between its ``<h3>`` and the next
+heading; its first table is the data, and "No data exists for this section of the report."
+(12.2 to 19c, often) means an empty section. Columns are mapped by header text, which
+differs by release (Av Reads/s vs Av Rds/s, 1-bk columns from 11.2.0.4, % Opt Reads from
+12.1, PDB Name from 12.2), never by position, except IOStat by Filetype whose two
+"Reqs per sec" headers only differ by position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from advisor.errors import BadInput
+from collectors.awr import numbers
+from collectors.awr.sections import FiletypeRow, ReportData, TablespaceRow, block_size_from, column_key, file_row
+
+
+@dataclass
+class Block:
+    kind: str  # "heading", "table", "text"
+    text: str = ""
+    summary: str = ""
+    rows: list[list[str]] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    line: int = 0
+
+
+class _Flatten(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[Block] = []
+        self._table: Block | None = None
+        self._cell: list[str] | None = None
+        self._row: list[str] | None = None
+        self._row_is_header = False
+        self._heading: list[str] | None = None
+        self._text: list[str] = []
+
+    def _flush_text(self) -> None:
+        text = " ".join("".join(self._text).split())
+        if text:
+            self.blocks.append(Block("text", text, line=self.getpos()[0]))
+        self._text = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("h1", "h2", "h3"):
+            self._flush_text()
+            self._heading = []
+        elif tag == "table":
+            self._flush_text()
+            self._table = Block("table", summary=dict(attrs).get("summary") or "", line=self.getpos()[0])
+        elif tag == "tr" and self._table is not None:
+            self._row, self._row_is_header = [], False
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+            self._row_is_header = self._row_is_header or tag == "th"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3") and self._heading is not None:
+            self.blocks.append(Block("heading", " ".join("".join(self._heading).split()), line=self.getpos()[0]))
+            self._heading = None
+        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append(" ".join("".join(self._cell).replace("\xa0", " ").split()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None and self._table is not None:
+            if self._row_is_header and not self._table.header:
+                self._table.header = self._row
+            else:
+                self._table.rows.append(self._row)
+            self._row = None
+        elif tag == "table" and self._table is not None:
+            self.blocks.append(self._table)
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+        elif self._heading is not None:
+            self._heading.append(data)
+        elif self._table is None:
+            self._text.append(data)
+
+    def close(self) -> None:
+        super().close()
+        if self._row and self._table is not None:  # truncated inside a row: keep it so its length is checked
+            self._table.rows.append(self._row + ([" ".join("".join(self._cell).split())] if self._cell else []))
+        if self._table is not None:  # truncated inside a table: keep what was read
+            self.blocks.append(self._table)
+            self._table = None
+        self._flush_text()
+
+
+def blocks(page: str) -> list[Block]:
+    parser = _Flatten()
+    parser.feed(page)
+    parser.close()
+    return parser.blocks
+
+
+def section(found: list[Block], title: str) -> tuple[Block | None, bool]:
+    """(first table, present) of the section headed *title*; (None, True) when it has no data."""
+    for index, block in enumerate(found):
+        if block.kind == "heading" and block.text == title:
+            for later in found[index + 1:]:
+                if later.kind == "heading":
+                    break
+                if later.kind == "text" and "No data exists for this section" in later.text:
+                    return None, True
+                if later.kind == "table":
+                    return later, True
+            return None, True
+    return None, False
+
+
+def _table_by_summary(found: list[Block], text: str) -> Block | None:
+    return next((b for b in found if b.kind == "table" and text in b.summary), None)
+
+
+def _number(cell: str, where: str, line: int, *, binary: bool = False) -> float | None:
+    try:
+        return numbers.number(cell, binary=binary)
+    except ValueError:
+        raise BadInput(f"{where} (HTML line {line}): {cell!r} is not a number (garbled report?)") from None
+
+
+def _keyed_rows(table: Block, where: str) -> list[dict[str, str]]:
+    keys = [column_key(h) for h in table.header]
+    out = []
+    for row in table.rows:
+        if len(row) != len(keys):
+            raise BadInput(f"{where} (HTML line {table.line}): a row has {len(row)} cells for {len(keys)} columns "
+                           "(truncated or garbled report?)")
+        out.append(dict(zip(keys, row, strict=True)))
+    return out
+
+
+def _header(found: list[Block], data: ReportData) -> None:
+    info = _table_by_summary(found, "database instance information")
+    if info is None or not info.rows:
+        raise BadInput("AWR HTML report without its database instance table (truncated or not an AWR report?)")
+    cells = dict(zip([column_key(h) for h in info.header], info.rows[0], strict=False))
+    data.db_name, data.dbid, data.release = cells.get("DBName", ""), cells.get("DBId", ""), cells.get("Release", "")
+    data.rac = cells.get("RAC", "NO").upper() == "YES"
+    data.cdb = cells.get("CDB", "NO").upper() == "YES"
+    data.instance, data.inst_num = cells.get("Instance", ""), cells.get("Instnum", "")
+    data.startup_time = cells.get("StartupTime", "")
+    instance = next((b for b in found if b.kind == "table" and b is not info
+                     and b.summary.endswith("instance information")), None)
+    if not data.instance and instance is not None and instance.rows:
+        more = dict(zip([column_key(h) for h in instance.header], instance.rows[0], strict=False))
+        data.instance, data.inst_num = more.get("Instance", ""), more.get("InstNum", "")
+        data.startup_time = more.get("StartupTime", "")
+    host = _table_by_summary(found, "host information")
+    if host is not None and host.rows:
+        data.host = host.rows[0][0]
+    snaps = _table_by_summary(found, "snapshot information")
+    for row in snaps.rows if snaps else []:
+        label = row[0].rstrip(":").strip()
+        if label == "Begin Snap" and len(row) > 2:
+            data.begin_snap, data.begin_time = row[1], row[2]
+        elif label == "End Snap" and len(row) > 2:
+            data.end_snap, data.end_time = row[1], row[2]
+        elif label in ("Elapsed", "DB Time") and len(row) > 2:
+            minutes = _number(row[2].replace("(mins)", ""), "snapshot information", snaps.line if snaps else 0)
+            if minutes is not None and label == "Elapsed":
+                data.elapsed_s = minutes * 60
+            elif minutes is not None:
+                data.db_time_s = minutes * 60
+    for block in found:
+        for row in block.rows if block.kind == "table" else []:
+            for index, cell in enumerate(row[:-1]):
+                if cell.startswith("Std Block Size"):
+                    data.block_size = block_size_from(row[index + 1])
+
+
+def _io(found: list[Block], data: ReportData) -> None:
+    table, present = section(found, "File IO Stats")
+    if present and table is None:
+        data.empty_sections.append("File IO Stats")
+    if table is not None:
+        for line, cells in enumerate(_keyed_rows(table, "File IO Stats"), start=1):
+            values = {k: _number(v, "File IO Stats", table.line) for k, v in cells.items()
+                      if k not in ("tablespace", "filename", "pdb")}
+            data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
+                                       cells.get("pdb") or None, table.line + line, "File IO Stats"))
+    table, present = section(found, "Tablespace IO Stats")
+    if present and table is None:
+        data.empty_sections.append("Tablespace IO Stats")
+    if table is not None:
+        for line, cells in enumerate(_keyed_rows(table, "Tablespace IO Stats"), start=1):
+            values = {k: _number(v, "Tablespace IO Stats", table.line) for k, v in cells.items()
+                      if k not in ("tablespace", "pdb")}
+            data.tablespaces.append(TablespaceRow(cells.get("tablespace", ""), values, cells.get("pdb") or None,
+                                                  table.line + line))
+
+
+def _filetypes(found: list[Block], data: ReportData) -> None:
+    table, _ = section(found, "IOStat by Filetype summary")
+    for row in table.rows if table else []:
+        if len(row) < 9 or row[0].upper().startswith("TOTAL"):
+            continue
+        v = [_number(c, "IOStat by Filetype summary", table.line if table else 0, binary=i in (1, 3, 4, 6))
+             for i, c in enumerate(row[1:9], start=1)]
+        data.filetypes.append(FiletypeRow(row[0], *v))
+
+
+def _waits(found: list[Block], data: ReportData) -> None:
+    for title in ("Foreground Wait Events", "Background Wait Events"):
+        table, _ = section(found, title)
+        for cells in _keyed_rows(table, title) if table else []:
+            waits, seconds = _number(cells.get("waits", ""), title, 0), _number(cells.get("total_s", ""), title, 0)
+            if waits is not None and seconds is not None:
+                data.events.setdefault(cells.get("event", ""), (waits, seconds))
+    table, _ = section(found, "Foreground Wait Class")
+    for cells in _keyed_rows(table, "Foreground Wait Class") if table else []:
+        seconds = _number(cells.get("total_s", ""), "Foreground Wait Class", 0)
+        if seconds is not None:
+            data.wait_classes[cells.get("wait_class", "")] = seconds
+
+
+def read_awr_html(page: str, path: str) -> ReportData:
+    """An AWR HTML report (awrrpt.sql with report type 'html')."""
+    data = ReportData(kind="awr-html", path=path)
+    found = blocks(page)
+    _header(found, data)
+    _io(found, data)
+    _filetypes(found, data)
+    _waits(found, data)
+    if "End of Report" not in page[-2000:]:
+        data.warnings.append("the report has no 'End of Report' line: it may be truncated")
+    return data

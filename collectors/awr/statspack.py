@@ -1,0 +1,46 @@
+"""Statspack text reports (spreport.sql): the free report, with a per-file read histogram.
+
+Same SQL*Plus grids as the AWR text report, plus ``Mx Rd Bkt`` in File IO Stats and the
+File Read Histogram Stats section: per data file, single-block reads in the buckets
+0-2, 2-4, 4-8, 8-16, 16-32 and 32+ ms (temp files are not included).
+"""
+
+from __future__ import annotations
+
+from collectors.awr import text
+from collectors.awr.sections import ReportData
+
+HISTOGRAM_TITLE = "File Read Histogram Stats"
+BUCKET_BOUNDS_MS = ((0.0, 2.0), (2.0, 4.0), (4.0, 8.0), (8.0, 16.0), (16.0, 32.0), (32.0, None))
+
+
+def read_statspack(report: str, path: str) -> ReportData:
+    """A Statspack text report."""
+    data = ReportData(kind="statspack", path=path)
+    text.header_facts(report, data)
+    found = text.sections(report)
+    text.io_sections(found, data)
+    text.filetype_section(found, data)
+    text.events(found, ("Wait Events", "Foreground Wait Events", "Background Wait Events"), data)
+    text.wait_classes(found, data)
+    if HISTOGRAM_TITLE in found:
+        table = text.grid(found[HISTOGRAM_TITLE])
+        for _, filename, row in text.file_grid_rows(table):
+            counts = [text.value(row, key, HISTOGRAM_TITLE) or 0.0 for key in table.columns]
+            data.histogram[filename] = counts
+    return data
+
+
+def histogram_bounds_ms(counts: list[float]) -> tuple[float, float | None] | None:
+    """Lower and upper bounds of the mean single-block read time implied by the buckets.
+
+    The 32+ ms bucket has no upper bound, so the upper bound is None when it is not empty.
+    """
+    total = sum(counts)
+    if not total:
+        return None
+    low = sum(c * b[0] for c, b in zip(counts, BUCKET_BOUNDS_MS, strict=False)) / total
+    if counts[-1]:
+        return low, None
+    high = sum(c * (b[1] or 0.0) for c, b in zip(counts, BUCKET_BOUNDS_MS, strict=False)) / total
+    return low, high

@@ -1,0 +1,257 @@
+"""Plain-text reports (AWR text and Statspack): sections, SQL*Plus grids and header facts.
+
+A section starts with a title line ``<Title>  DB/Inst: <db>/<inst>  Snaps: <b>-<e>``. Inside,
+SQL*Plus prints a header of one to three lines, a line of dashes whose runs are the columns,
+and rows. Cells are cut at the dash runs, so an empty cell (no buffer waits, no single-block
+reads) stays empty instead of shifting every later number one column left. Tablespace and
+file names take a line of their own with the numbers on the next one; both layouts are
+accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.errors import BadInput
+from collectors.awr import numbers
+from collectors.awr.sections import ReportData, block_size_from, column_key
+
+TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
+_DASHES = re.compile(r"^[-~ ]*-[-~ ]*$")
+
+
+@dataclass
+class Section:
+    title: str
+    first_line: int  # 1-based line number of the title
+    lines: list[str]
+
+
+@dataclass
+class Row:
+    """A grid row: a label (tablespace/file or event name) and its cells by column key."""
+
+    label: str
+    cells: dict[str, str]
+    line: int
+    raw: list[str] = field(default_factory=list)  # cells in column order (headers may repeat)
+
+
+@dataclass
+class Grid:
+    columns: list[str]  # column keys in order
+    rows: list[Row] = field(default_factory=list)
+
+
+def sections(text: str) -> dict[str, Section]:
+    """Sections by title (the first one wins when a title repeats)."""
+    found: dict[str, Section] = {}
+    current: Section | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = TITLE.match(line)
+        if match:
+            current = Section(match.group("title").strip(), number, [])
+            found.setdefault(current.title, current)
+            continue
+        if current is not None:
+            current.lines.append(line)
+    return found
+
+
+def spans(dash_line: str) -> list[tuple[int, int]]:
+    """Column [start, end) ranges from the runs of a dash (or tilde) line."""
+    return [(m.start(), m.end()) for m in re.finditer(r"[-~]+", dash_line)]
+
+
+def _cut(line: str, ranges: list[tuple[int, int]]) -> list[str]:
+    cells = []
+    for index, (start, end) in enumerate(ranges):
+        # right-aligned numbers may spill one character into the gap before the column
+        begin = max(0, start - 1) if index else 0
+        stop = ranges[index + 1][0] - 1 if index + 1 < len(ranges) else max(end, len(line))
+        cells.append(line[begin:stop].strip())
+    return cells
+
+
+def grid(section: Section, label_columns: int = 1) -> Grid:
+    """Parse the section's last SQL*Plus grid (header lines above its dash line, rows below).
+
+    ``label_columns`` is how many leading columns hold text (event or class name) on rows that
+    also carry numbers; rows whose cells are all text are name lines for the next number row.
+    """
+    dash_index = max((i for i, line in enumerate(section.lines) if _DASHES.match(line)), default=None)
+    if dash_index is None:
+        raise BadInput(f"{section.title} (line {section.first_line}): no column header found (garbled report?)")
+    ranges = spans(section.lines[dash_index])
+    header_lines: list[str] = []
+    index = dash_index - 1
+    while index >= 0 and section.lines[index].strip() and not _DASHES.match(section.lines[index]):
+        header_lines.insert(0, section.lines[index])
+        index -= 1
+    names = [" ".join(filter(None, (_cut(h, ranges)[c] for h in header_lines))) for c in range(len(ranges))]
+    result = Grid([column_key(n) for n in names])
+    pending, pending_line = "", 0
+    for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
+        number = section.first_line + offset - 1
+        if not line.strip():
+            if pending:
+                raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures "
+                               "(truncated report?)")
+            if result.rows:
+                break
+            continue
+        cells = _cut(line, ranges)
+        all_numeric = all(numbers.is_number(c) for c in cells if c)
+        rest = cells[label_columns:]
+        labelled = any(rest) and all(numbers.is_number(c) for c in rest if c) and not numbers.is_number(cells[0])
+        if pending and not all_numeric:
+            raise BadInput(f"{section.title} line {number}: {line.strip()!r} is not a row of numbers "
+                           f"for {pending.strip()!r} (garbled report?)")
+        if all_numeric:
+            result.rows.append(Row(pending.strip(), dict(zip(result.columns, cells, strict=True)), number, cells))
+            pending = ""
+        elif labelled:
+            label = " ".join(cells[:label_columns]).strip()
+            result.rows.append(Row(label, dict(zip(result.columns, cells, strict=True)), number, cells))
+        else:
+            pending, pending_line = line, number
+    if pending:
+        raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures (truncated report?)")
+    return result
+
+
+def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | None:
+    """A numeric cell of *row*, BadInput naming the section and line when it is not a number."""
+    cell = row.cells.get(key)
+    try:
+        return numbers.number(cell, binary=binary)
+    except ValueError:
+        raise BadInput(f"{where} line {row.line}: {cell!r} under {key} is not a number (garbled report?)") from None
+
+
+def header_facts(text: str, data: ReportData) -> None:
+    """DB id, instance, release, RAC, snaps, times, elapsed, DB time and block size from the header."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if "DB Id" in line and "Release" in line and index + 2 < len(lines):
+            ranges = spans(lines[index + 1])
+            heads = [column_key(c) for c in _cut(line, ranges)]
+            cells = dict(zip(heads, _cut(lines[index + 2], ranges), strict=True))
+            data.db_name = data.db_name or cells.get("DBName", "") or cells.get("Database", "")
+            data.dbid = cells.get("DBId", "")
+            data.instance = cells.get("Instance", "")
+            data.inst_num = cells.get("InstNum", "")
+            data.startup_time = cells.get("StartupTime", "")
+            data.release = cells.get("Release", "")
+            data.rac = cells.get("RAC", "NO").upper() == "YES"
+            break
+    for line in lines[:80]:
+        if match := re.match(r"^\s*Begin Snap:\s+(\d+)\s+(\d\d-\w{3}-\d\d \d\d:\d\d:\d\d)", line):
+            data.begin_snap, data.begin_time = match.groups()
+        elif match := re.match(r"^\s*End Snap:\s+(\d+)\s+(\d\d-\w{3}-\d\d \d\d:\d\d:\d\d)", line):
+            data.end_snap, data.end_time = match.groups()
+        elif match := re.match(r"^\s*Elapsed:\s+([\d,.]+)\s+\(mins\)", line):
+            data.elapsed_s = float(match.group(1).replace(",", "")) * 60
+        elif match := re.match(r"^\s*DB [Tt]ime:\s+([\d,.]+)\s+\(mins\)", line):
+            data.db_time_s = float(match.group(1).replace(",", "")) * 60
+        if match := re.search(r"Std Block Size:\s+(\S+)", line):
+            data.block_size = block_size_from(match.group(1))
+    first = next(iter(sections(text).values()), None)
+    if first is not None:
+        match = TITLE.match(text.splitlines()[first.first_line - 1])
+        if match:
+            data.db_name = data.db_name or match.group("db")
+            data.instance = data.instance or match.group("inst")
+
+
+def events(found: dict[str, Section], titles: tuple[str, ...], data: ReportData) -> None:
+    """Wait events (waits, total seconds) from the named sections."""
+    for title in titles:
+        if title not in found:
+            continue
+        table = grid(found[title])
+        for row in table.rows:
+            waits = value(row, "waits", title)
+            seconds = value(row, "total_s", title)
+            if row.label and waits is not None and seconds is not None:
+                data.events.setdefault(row.label, (waits, seconds))
+
+
+def file_grid_rows(table: Grid) -> list[tuple[str, str, Row]]:
+    """(tablespace, filename, row) for File IO style grids whose name line is 'TS  /path'."""
+    out = []
+    for row in table.rows:
+        parts = row.label.split(None, 1)
+        if len(parts) != 2:
+            raise BadInput(f"line {row.line - 1}: expected 'TABLESPACE  FILENAME', found {row.label!r}")
+        out.append((parts[0], parts[1], row))
+    return out
+
+
+def io_sections(found: dict[str, Section], data: ReportData) -> None:
+    """File IO Stats (source of truth) and Tablespace IO Stats of a text report."""
+    from collectors.awr.sections import TablespaceRow, file_row
+
+    if "File IO Stats" in found:
+        section = found["File IO Stats"]
+        if _no_data(section):
+            data.empty_sections.append("File IO Stats")
+        else:
+            for tablespace, filename, row in file_grid_rows(grid(section)):
+                cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                data.files.append(file_row(tablespace, filename, cells, None, row.line, "File IO Stats"))
+    if "Tablespace IO Stats" in found:
+        section = found["Tablespace IO Stats"]
+        if _no_data(section):
+            data.empty_sections.append("Tablespace IO Stats")
+        else:
+            for row in grid(section).rows:
+                cells = {key: value(row, key, "Tablespace IO Stats") for key in row.cells}
+                data.tablespaces.append(TablespaceRow(row.label, cells, None, row.line))
+
+
+def _no_data(section: Section) -> bool:
+    return any("No data exists for this section" in line for line in section.lines[:8])
+
+
+def filetype_section(found: dict[str, Section], data: ReportData) -> None:
+    """IOStat by Filetype summary: columns by position (two 'Reqs per sec' headers)."""
+    from collectors.awr.sections import FiletypeRow
+
+    title = "IOStat by Filetype summary"
+    if title not in found or _no_data(found[title]):
+        return
+    table = grid(found[title])
+    for row in table.rows:
+        raw = row.raw
+        if len(raw) < 9 or not row.label or row.label.upper().startswith("TOTAL"):
+            continue
+        try:
+            v = [None] + [numbers.number(c, binary=i in (1, 3, 4, 6)) for i, c in enumerate(raw) if i]
+        except ValueError:
+            raise BadInput(f"{title} line {row.line}: cannot read {raw!r} (garbled report?)") from None
+        data.filetypes.append(FiletypeRow(row.label, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
+
+
+def wait_classes(found: dict[str, Section], data: ReportData) -> None:
+    """Foreground Wait Class: total seconds per class."""
+    title = "Foreground Wait Class"
+    if title not in found:
+        return
+    for row in grid(found[title]).rows:
+        seconds = value(row, "total_s", title)
+        if row.label and seconds is not None:
+            data.wait_classes[row.label] = seconds
+
+
+def read_awr_text(text: str, path: str) -> ReportData:
+    """An AWR text report (awrrpt.sql with report type 'text')."""
+    data = ReportData(kind="awr-text", path=path)
+    header_facts(text, data)
+    found = sections(text)
+    io_sections(found, data)
+    filetype_section(found, data)
+    events(found, ("Foreground Wait Events", "Background Wait Events"), data)
+    wait_classes(found, data)
+    return data
