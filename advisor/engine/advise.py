@@ -82,7 +82,9 @@ def analyse(workload: Workload, models: Models) -> Analysis:
         physics = models.of(disk)
         views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
     findings += placement_findings(views)
-    findings.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), -(f.predicted_gain or 0.0), f.code, f.subject))
+    # NOT_IO_BOUND frames every other finding, so it leads; then by severity and gain
+    findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
+                                 -(f.predicted_gain or 0.0), f.code, f.subject))
     return Analysis(classified, gate, views, ssd_disks, findings)
 
 

@@ -20,8 +20,9 @@ from advisor.engine.scripts_postgres import postgres_scripts
 from advisor.engine.scripts_sfdisk import MIB, align_up, sfdisk_script
 from advisor.model import AreaPlacement, Plan, PlannedPartition, Script, ServiceTime
 
-MIN_AREA_BYTES = 64 * MIB
-"""Areas are never planned smaller than this (WAL and temp directories report small sizes)."""
+MIN_SLOT_BYTES = 64 * MIB
+"""Partitions are never planned smaller than this, or 1/256 of a small disk (WAL and temp
+directories report small sizes but need room)."""
 
 _PARTITION_ROLE = {
     "random-read": "hot", "write-heavy": "hot", "scan": "scan", "wal": "wal", "temp": "temp",
@@ -44,9 +45,10 @@ class PlanOptions:
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:
     """Optimizer items: sizes as fractions of the disk, headroom for growth, IO weights."""
     items = []
+    floor = max(MIB, min(MIN_SLOT_BYTES, capacity_bytes // 256))
     for c in classified:
-        size = max(c.area.size_bytes, MIN_AREA_BYTES)
-        slot = align_up(int(size * (1.0 + headroom)))
+        size = max(c.area.size_bytes, MIB)
+        slot = align_up(max(int(size * (1.0 + headroom)), floor))
         items.append(PlaceItem(
             name=c.area.name,
             size_fraction=size / capacity_bytes,

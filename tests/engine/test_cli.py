@@ -1,0 +1,86 @@
+"""`advisor plan` and `advisor report` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.model import save
+from tests.engine.synth import AreaSpec, workload
+from tests.render.conftest import sample_workload
+
+
+def advisor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture()
+def workload_file(tmp_path: Path) -> Path:
+    path = tmp_path / "workload.json"
+    save(sample_workload(), path)
+    return path
+
+
+def test_plan_two_disks_json_and_scripts(workload_file: Path, tmp_path: Path) -> None:
+    scripts = tmp_path / "scripts"
+    done = advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--disks", "2",
+                   "--format", "json", "--scripts", str(scripts))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    plan = report["plan"]
+    disks = {p["disk"] for p in plan["partitions"]}
+    assert disks == {"disk1", "disk2"}
+    wal_disk = {p["disk"] for p in plan["partitions"] if "WAL" in p["areas"]}
+    assert len(wal_disk) == 1 and all(p["areas"] == ["WAL"] for p in plan["partitions"] if p["disk"] in wal_disk)
+    assert plan["predicted_after_ms"] < plan["predicted_before_ms"]
+    names = sorted(p.name for p in scripts.iterdir())
+    assert names == sorted(s["name"] for s in plan["scripts"])
+    assert "sfdisk-disk1.txt" in names and "postgres.sql" in names and "move_wal.sh" in names
+    assert os.access(scripts / "move_wal.sh", os.X_OK)
+    assert report["disks"]["model"]["model"] == "class-7200-desktop"
+
+
+def test_report_workload_markdown_to_file(workload_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    done = advisor("report", "--workload", str(workload_file), "--preset", "class-10k", "--format", "markdown",
+                   "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.startswith("# advisor report") and "CROSS_SURFACE" in text
+    assert not list(tmp_path.glob(".report.md.*")), "no temp file left behind"
+
+
+def test_not_io_bound_workload_gets_no_plan_unless_forced(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    save(workload([AreaSpec("hot", read_iops=100, zone=(0.9, 0.95))], io_share=0.04), path)
+    plain = json.loads(advisor("report", "--workload", str(path), "--format", "json").stdout)
+    assert [f["code"] for f in plain["findings"]][0] == "NOT_IO_BOUND" and plain["plan"] is None
+    forced = json.loads(advisor("report", "--workload", str(path), "--format", "json", "--force").stdout)
+    assert forced["plan"] is not None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["report", "--workload", "/nonexistent/w.json"], "no such file"),
+    (["report"], "nothing to report on"),
+    (["report", "--snapshot", "/nonexistent/a.json"], "at least two"),
+    (["plan", "--workload", "{corrupt}", "--preset", "class-10k"], "not valid JSON"),
+    (["plan", "--workload", "{good}", "--preset", "no-such-drive"], "no-such-drive"),
+    (["plan", "--workload", "{good}", "--preset", "class-10k", "--dbms", "mysql"], "use postgres or oracle"),
+])
+def test_bad_input_is_one_line_exit_6_and_writes_nothing(
+    args: list[str], message: str, workload_file: Path, tmp_path: Path
+) -> None:
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text('{"document": "workload", "format_version": 1, "server": ')
+    out = tmp_path / "out.json"
+    argv = [a.replace("{corrupt}", str(corrupt)).replace("{good}", str(workload_file)) for a in args]
+    done = advisor(*argv, "-o", str(out))
+    assert done.returncode == 6, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("advisor: error:") and message in lines[0]
+    assert "Traceback" not in done.stderr and not out.exists()
