@@ -146,6 +146,10 @@ def header_facts(text: str, data: ReportData) -> None:
             data.release = cells.get("Release", "")
             data.rac = cells.get("RAC", "NO").upper() == "YES"
             break
+    for index, line in enumerate(lines[:60]):
+        if line.startswith("Host Name") and index + 2 < len(lines) and _DASHES.match(lines[index + 1]):
+            tokens = lines[index + 2].split()
+            data.host = tokens[0] if tokens else ""
     for line in lines[:80]:
         if match := re.match(r"^\s*Begin Snap:\s+(\d+)\s+(\d\d-\w{3}-\d\d \d\d:\d\d:\d\d)", line):
             data.begin_snap, data.begin_time = match.groups()

@@ -75,7 +75,18 @@ def translate_connect_error(exc: BaseException, dsn: str | None) -> AdvisorError
         )
     if code in _CONNECTION_CODES:
         return ConnectionFailed(f"cannot connect to {target}: {_CONNECTION_CODES[code]}")
-    return ConnectionFailed(f"cannot connect to {target}: {redact(_first_line(exc))}")
+    return ConnectionFailed(f"cannot connect to {target}: {redact(_network_reason(exc))}")
+
+
+def _network_reason(exc: BaseException) -> str:
+    """First line of a driver error plus its cause line ("[Errno 111] Connection refused"), ids removed."""
+    detail = exc.args[0] if exc.args else exc
+    lines = [line.strip() for line in str(getattr(detail, "message", detail)).splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("Help:")]
+    if not lines:
+        return type(exc).__name__
+    first = re.sub(r"\s*\(CONNECTION_ID=[^)]*\)", "", lines[0])
+    return first if len(lines) == 1 else f"{first} {lines[-1]}"
 
 
 def grant_for(view: str) -> str:

@@ -43,6 +43,7 @@ def test_per_file_figures_equal_the_known_numbers(name: str) -> None:
     assert result.started_at == "2026-11-20T10:00:00" and result.ended_at == "2026-11-20T11:00:00"
     assert (result.server.dbms, result.server.identity, result.server.name) == ("oracle", T.DBID, T.DB_NAME)
     assert result.server.instance == T.INSTANCE and result.server.started_at == "2026-11-01T08:00:00"
+    assert result.server.host == T.HOST
     rates = by_path(result)
     has_single_column = "11.2.0.3" not in name and "statspack" not in name
     for truth in T.FILES:
