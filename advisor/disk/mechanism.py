@@ -44,6 +44,7 @@ CacheMode = Literal["off", "volatile", "lying"]
 Geometry = tuple[int, float, float, int, float]
 BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
 DESTAGE_WINDOW = 32  # dirty extents the drive considers when choosing what to destage
+IDLE_BEFORE_DESTAGE_S = 0.001  # idle time before the drive starts destaging on its own
 
 
 @dataclass(slots=True)
@@ -237,10 +238,12 @@ class Mechanism:
 
     def _catch_up(self, start_s: float) -> float:
         """Destage dirty data while idle before *start_s*; returns when the head is free."""
-        t = max(self.busy_until, 0.0)
-        while self.dirty and t < start_s:
-            self._ra_stop(t)
-            t = self._destage_one(t)
+        t = self.busy_until
+        if t + IDLE_BEFORE_DESTAGE_S < start_s:
+            t += IDLE_BEFORE_DESTAGE_S
+            while self.dirty and t < start_s:
+                self._ra_stop(t)
+                t = self._destage_one(t)
         return max(t, start_s)
 
     # -- public API -------------------------------------------------------------------
@@ -283,6 +286,8 @@ class Mechanism:
         while self.dirty and self.dirty_bytes + length > self.model.cache_bytes:
             self._ra_stop(t)
             t = self._destage_one(t)
+        if (offset, length) in self.dirty[-DESTAGE_WINDOW:]:
+            return t + length / BUS_BYTES_PER_S  # rewrite of data still in the cache
         if self.dirty and self.dirty[-1][0] + self.dirty[-1][1] == offset:
             last_off, last_len = self.dirty[-1]
             self.dirty[-1] = (last_off, last_len + length)  # sequential writes coalesce

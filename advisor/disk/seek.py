@@ -7,8 +7,8 @@ Two sources, as in reference disk.md §1.3 and §5:
   seek distance as a fraction of the stroke and x0 solved so that the triangular-weighted
   mean ``∫ t(x)·2(1-x) dx`` equals the datasheet average (that weighting is exactly how
   HGST/Hitachi/IBM define "average seek", and what a uniform random QD1 workload sees);
-* a measured table of (cylinders, ms), interpolated linearly in √distance so that sparse
-  published points follow the physics between them and are reproduced exactly at them.
+* a measured table of (cylinders, ms), interpolated linearly in distance as DiskSim does
+  (flat beyond its ends), so every published point is reproduced.
 
 Both are sampled once onto a grid that is uniform in √x, where the short-seek branch is a
 straight line; evaluating a seek is then one index and one interpolation, cheap enough for
@@ -109,14 +109,14 @@ class SeekCurve:
 
     @classmethod
     def from_table(cls, points: Sequence[tuple[float, float]], cylinders: int) -> SeekCurve:
-        """Build from measured (distance in cylinders, ms) points, interpolating in √d."""
+        """Build from measured (distance in cylinders, ms) points, interpolating linearly in d."""
         table = sorted((float(d), float(t)) for d, t in points)
         if len(table) < 2 or table[0][0] < 1 or any(t <= 0 for _, t in table):
             raise ValueError("a seek table needs at least two points with distance ≥ 1 cylinder and time > 0")
-        root_d = np.sqrt(np.array([d for d, _ in table]) / cylinders)
+        distances = np.array([d for d, _ in table])
         times = np.array([t for _, t in table])
         s = np.linspace(0.0, 1.0, GRID_POINTS + 1)
-        grid = np.interp(s, root_d, times)  # flat beyond the ends, as DiskSim clamps
+        grid = np.interp(s * s * cylinders, distances, times)  # flat beyond the ends, as DiskSim clamps
         return cls(np.asarray(grid, dtype=np.float64), float(times[0]))
 
     def ms(self, x: float) -> float:

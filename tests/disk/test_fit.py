@@ -1,0 +1,72 @@
+"""The fitter recovers a known drive from the profile the simulator says it would measure."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from advisor.disk import predict
+from advisor.disk.fit import fit_profile, fit_zones
+from advisor.disk.presets import get_model
+from advisor.disk.synth import synthesize_profile
+from advisor.errors import BadInput
+from advisor.model_disk import DiskProfile, ZonePoint
+
+KNOWN = {
+    "nas": get_model("st4000vn006").with_changes(
+        seek_avg_ms=9.5, seek_full_ms=18.0, overhead_ms=0.4, r_od_mb_s=205.0, rho=2.3
+    ),
+    "desktop": get_model("class-7200-desktop").with_changes(seek_avg_ms=9.0, overhead_ms=1.2, r_od_mb_s=150.0),
+    "sas": get_model("sas-10k-300gb"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(KNOWN))
+def synthesized(request: pytest.FixtureRequest) -> tuple[str, DiskProfile]:
+    return request.param, synthesize_profile(KNOWN[request.param], ios=3000, seed=4)
+
+
+def test_fit_recovers_zones_and_iops(synthesized: tuple[str, DiskProfile]) -> None:
+    name, profile = synthesized
+    known = KNOWN[name]
+    base = get_model("class-5400-laptop").with_changes(rpm=known.rpm)  # deliberately a different drive
+    result = fit_profile(profile, base)
+    fitted = result.model
+    for x in (0.0, 0.25, 0.5, 0.75, 1.0):
+        assert fitted.rate_mb_s(x) == pytest.approx(known.rate_mb_s(x), rel=0.02)
+    for band in (predict.OUTER, predict.MIDDLE, predict.INNER, (0.0, 1.0)):
+        assert predict.mean_service_ms(fitted, band, 8192) == pytest.approx(
+            predict.mean_service_ms(known, band, 8192), rel=0.05
+        )
+    assert result.rms_error < 0.03
+    assert {r.name for r in result.residuals} >= {"band outer IOPS", "full stroke IOPS", "cross-surface IOPS",
+                                                   "QD16 IOPS", "commits/s"}  # fmt: skip
+
+
+def test_unknown_rpm_is_found_from_the_measurements(synthesized: tuple[str, DiskProfile]) -> None:
+    name, profile = synthesized
+    result = fit_profile(dataclasses.replace(profile, rpm=None), report_qd=False)
+    assert result.model.rpm == KNOWN[name].rpm
+
+
+def test_fit_zones_is_exact_on_the_closed_form() -> None:
+    model = get_model("hitachi-7k500")
+    points = [(z.fraction, z.mb_s) for z in predict.zone_curve(model, 7)]
+    r_od, rho = fit_zones(points)
+    assert r_od == pytest.approx(64.8, rel=1e-6) and rho == pytest.approx(2.09, rel=1e-6)
+
+
+def test_lying_commit_rate_marks_the_cache_as_acknowledging() -> None:
+    profile = synthesize_profile(get_model("class-7200-desktop"), ios=1500)
+    result = fit_profile(dataclasses.replace(profile, commit_per_s=3000.0), report_qd=False)
+    assert result.model.write_cache == "battery"
+
+
+def test_profiles_without_figures_are_refused() -> None:
+    empty = DiskProfile(target="/dev/x", device=None, size_bytes=10**12, measured_at="now", engine="fio",
+                        block_size_bytes=8192)  # fmt: skip
+    with pytest.raises(BadInput, match="neither a zone curve"):
+        fit_profile(empty)
+    with pytest.raises(BadInput, match="two points"):
+        fit_profile(dataclasses.replace(empty, zones=(ZonePoint(0.0, 100.0),)))

@@ -1,0 +1,77 @@
+"""Analytic predictions agree with the simulator they stand in for."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.disk import predict
+from advisor.disk.presets import get_model
+from advisor.disk.simulate import StreamSpec, simulate
+
+DRIVES = ["st4000vn006", "class-7200-desktop", "class-10k", "cheetah-9lp"]
+BANDS = [(0.0, 1.0), predict.OUTER, predict.MIDDLE, predict.INNER, (0.2, 0.45)]
+
+
+@pytest.mark.parametrize("name", DRIVES)
+@pytest.mark.parametrize("band", BANDS)
+def test_band_service_time_matches_simulation(name: str, band: tuple[float, float]) -> None:
+    model = get_model(name)
+    expected = predict.mean_service_ms(model, band, 8192)
+    run = simulate(model, [StreamSpec("randread", band, 8192)], ios=6000, seed=5)
+    assert expected == pytest.approx(1000.0 / run.iops, rel=0.05)
+
+
+@pytest.mark.parametrize("name", DRIVES)
+def test_mixed_streams_match_weighted_simulation(name: str) -> None:
+    model = get_model(name)
+    mix = [(predict.OUTER, 0.7, 8192, False), (predict.INNER, 0.3, 8192, False)]
+    expected = predict.mixed_service_ms(model, mix)
+    streams = [StreamSpec("randread", band, block, 1, weight=share) for band, share, block, _ in mix]
+    run = simulate(model, streams, ios=12000, seed=5)
+    assert [s.ios / run.ios for s in run.per_stream] == pytest.approx([0.7, 0.3], abs=0.02)
+    total = sum(e * share for e, (_, share, _, _) in zip(expected, mix, strict=True))
+    assert total == pytest.approx(1000.0 / run.iops, rel=0.05)
+    # mixing with a far band costs more than staying in one band
+    assert expected[0] > predict.mean_service_ms(model, predict.OUTER, 8192) * 1.3
+
+
+def test_interleaving_breaks_sequential_streams() -> None:
+    model = get_model("class-7200-desktop")
+    alone = predict.mixed_service_ms(model, [(predict.OUTER, 1.0, 65536, True)])[0]
+    mixed = predict.mixed_service_ms(model, [(predict.OUTER, 0.5, 65536, True), (predict.INNER, 0.5, 8192, False)])
+    assert mixed[0] > 5 * alone
+    streams = [
+        StreamSpec("read", predict.OUTER, 65536, 1, weight=0.5),
+        StreamSpec("randread", predict.INNER, 8192, 1, weight=0.5),
+    ]
+    run = simulate(model, streams, ios=8000, seed=3)
+    total = 0.5 * mixed[0] + 0.5 * mixed[1]
+    assert total == pytest.approx(1000.0 / run.iops, rel=0.07)
+
+
+@pytest.mark.parametrize("name", ["class-5400-nas", "class-7200-desktop", "class-10k", "class-15k"])
+def test_commit_rate_is_bounded_by_rotation_unless_the_cache_acknowledges(name: str) -> None:
+    model = get_model(name)
+    honest = predict.commit_rate_per_s(model, "volatile")
+    assert 0.85 * model.rpm / 60 <= honest <= model.rpm / 60 + 1e-9
+    assert predict.commit_rate_per_s(model, "battery") > 5 * model.rpm / 60
+    stream = StreamSpec("write", (0.0, 12288 / model.capacity_bytes), 8192, flush_every=1)
+    assert simulate(model, [stream], ios=300).iops == pytest.approx(honest, rel=0.02)
+    lying = simulate(model, [stream], ios=300, write_cache="lying").iops
+    assert lying > 5 * model.rpm / 60
+
+
+def test_sequential_prediction_matches_simulation() -> None:
+    model = get_model("hitachi-7k500")
+    for band in (predict.OUTER, predict.INNER):
+        expected = predict.mean_service_ms(model, band, 1 << 20, random=False)
+        run = simulate(model, [StreamSpec("read", band, 1 << 20)], ios=300)
+        assert expected == pytest.approx(1000.0 / run.iops, rel=0.03)
+
+
+def test_zone_curve_runs_from_outer_to_inner_rate() -> None:
+    model = get_model("seagate-savvio-10k3")
+    curve = predict.zone_curve(model, 5)
+    assert [p.fraction for p in curve] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert curve[0].mb_s == pytest.approx(124.0) and curve[-1].mb_s == pytest.approx(124.0 / 1.85)
+    assert all(a.mb_s > b.mb_s for a, b in zip(curve, curve[1:], strict=False))

@@ -1,0 +1,101 @@
+"""The preset catalogue, users' drive.toml files and the TOML round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.disk.presets import get_model, get_spec, list_presets
+from advisor.disk.spec import MODEL_FIELDS, resolve, to_toml
+from advisor.errors import BadInput
+
+REQUIRED = {
+    "class-5400-laptop", "class-5400-nas", "class-7200-desktop", "class-10k", "class-15k",
+    "maxtor-200gb-7200-firewire", "wd-my-passport-wdbbep0010brd", "hitachi-hdt725032vla380", "wd1600bevt",
+    "hgst-travelstar-7k1000", "st9250410as", "st31000333as", "st4000vn006", "sas-10k-300gb",
+    "st1000lm014-mechanical", "wd2002fyps", "cheetah-9lp", "atlas-10k", "barracuda-st32171w",
+    "hitachi-7k500", "seagate-savvio-10k3", "wd-velociraptor-1tb",
+}  # fmt: skip
+
+
+def test_catalogue_has_the_seed_disksim_and_class_drives() -> None:
+    names = {p.name for p in list_presets()}
+    assert REQUIRED <= names
+
+
+def test_every_number_of_every_preset_has_a_source() -> None:
+    for info in list_presets():
+        model = get_model(info.name)
+        for field in MODEL_FIELDS:
+            if getattr(model, field) in (None, ()):
+                continue  # optional and not used by this drive
+            source = info.sources.get(field, "")
+            assert source and source != "given in the spec without a source", (info.name, field)
+            assert "built-in default" not in source, (info.name, field)
+
+
+def test_inherited_fields_say_where_they_come_from() -> None:
+    spec = get_spec("st31000333as")
+    assert spec.drive_class == "class-7200-desktop"
+    assert spec.sources["seek_avg_ms"].startswith("class-7200-desktop default:")
+    assert spec.sources["capacity_bytes"] == "model number: 1 TB"
+    assert spec.model.seek_avg_ms == get_model("class-7200-desktop").seek_avg_ms
+
+
+def test_unknown_preset_lists_close_names() -> None:
+    with pytest.raises(BadInput) as info:
+        get_model("st4000vn")
+    assert "st4000vn006" in info.value.one_line()
+
+
+def test_user_spec_file_with_a_preset_base(tmp_path: Path) -> None:
+    path = tmp_path / "drive.toml"
+    path.write_text(
+        '[drive.db-disk]\nbase = "class-7200-desktop"\ncapacity_bytes = 2_000_000_000_000\nr_od_mb_s = 210.0\n'
+        '[drive.db-disk.sources]\nr_od_mb_s = "advisor bench"\n'
+    )
+    spec = get_spec(str(path))
+    assert spec.model.capacity_bytes == 2 * 10**12 and spec.model.rpm == 7200
+    assert spec.sources["r_od_mb_s"] == "advisor bench"
+    assert spec.sources["rpm"].startswith("class-7200-desktop default:")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[drive.x]\nrpm = 7200\n", "lacks capacity_bytes"),
+        ('[drive.x]\nbase = "class-10k"\nrpm = "fast"\n', "expected a number"),
+        ('[drive.x]\nbase = "class-10k"\nspeed = 3\n', "unknown keys: speed"),
+        ('[drive.x]\nbase = "clas-10k"\n', "did you mean class-10k"),
+        ('[drive.x]\nbase = "y"\n[drive.y]\nbase = "x"\n', "defines 2 drives"),
+        ("[drive.x\n", "not a readable TOML"),
+        ('[drive.x]\nbase = "class-10k"\nzones = [[0, 1, 2]]\n', "pairs"),
+    ],
+)
+def test_bad_spec_files_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "drive.toml"
+    path.write_text(text)
+    with pytest.raises(BadInput, match=message):
+        get_model(str(path))
+
+
+def test_missing_spec_file() -> None:
+    with pytest.raises(BadInput, match="no such file"):
+        get_model("/nonexistent/drive.toml")
+
+
+@pytest.mark.parametrize("name", ["cheetah-9lp", "st4000vn006", "hitachi-7k500"])
+def test_toml_round_trip(tmp_path: Path, name: str) -> None:
+    spec = get_spec(name)
+    path = tmp_path / "copy.toml"
+    path.write_text(to_toml(spec.model, spec.description, spec.sources))
+    again = get_spec(str(path))
+    assert again.model == spec.model
+    assert again.sources["rpm"] == spec.sources["rpm"]
+
+
+def test_base_cycles_are_refused() -> None:
+    tables = {"a": {"base": "b"}, "b": {"base": "a"}}
+    with pytest.raises(BadInput, match="cycle"):
+        resolve("a", tables, {}, "test")
