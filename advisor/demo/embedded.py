@@ -122,6 +122,13 @@ class EmbeddedServer:
             raise AdvisorError(f"pg_ctl {' '.join(args[-1:])} failed: {tail or done.stderr.strip()}")
         return done
 
+    def env(self) -> dict[str, str]:
+        """Environment for scripts written for a DBA's shell: PGDATA, PGPORT, PATH with our binaries."""
+        env = dict(os.environ)
+        env.update(PGDATA=str(self.datadir), PGPORT=str(self.port), PGHOST="127.0.0.1", PGUSER="postgres",
+                   PATH=f"{self.bindir}{os.pathsep}{env.get('PATH', '')}")
+        return env
+
     def log_tail(self, lines: int = 3) -> str:
         """Last lines of the server log (for error messages)."""
         with contextlib.suppress(OSError):
@@ -130,7 +137,8 @@ class EmbeddedServer:
 
     def start(self) -> None:
         """Start and wait until it accepts connections."""
-        self.pg_ctl("-w", "-t", "120", "-l", str(self.log_path), "-o", f"-p {self.port}", "start")
+        write_settings(self.datadir, {"port": str(self.port)})  # in the file: scripts restart it too
+        self.pg_ctl("-w", "-t", "120", "-l", str(self.log_path), "start")
 
     def stop(self, mode: str = "fast") -> None:
         """Stop (``fast`` checkpoints; ``immediate`` skips the checkpoint)."""

@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from advisor.demo.embedded import owned_dir
 from advisor.errors import DeviceError
 
 SECTOR = 512
@@ -146,3 +147,37 @@ def plain_directories(root: Path, labels: Sequence[str] = DEMO_LABELS) -> dict[s
 def _rmdir_quiet(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.rmdir()
+
+
+def overlap(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Length of the overlap of two fraction ranges.
+
+    >>> round(overlap((0.0, 0.25), (0.2, 0.5)), 2)
+    0.05
+    """
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def mount_planned(partitions: Sequence[dict[str, object]], areas: dict[str, Area], disk_bytes: int,
+                  mount_root: Path) -> dict[str, str]:
+    """Make each planned partition's mount point a directory on the existing partition under it.
+
+    The plan describes partitions from the outer edge; the demo's disk already has
+    partitions, so planned partition *L* (zone a..b) is served by the existing partition
+    that overlaps a..b most: ``mount_root/L`` becomes a link to a directory ``L`` on it.
+    Returns planned label → existing area label.
+    """
+    mount_root.mkdir(parents=True, exist_ok=True)
+    spans = {a.label: (a.start_bytes / disk_bytes, (a.start_bytes + a.size_bytes) / disk_bytes)
+             for a in areas.values() if a.size_bytes}
+    chosen: dict[str, str] = {}
+    for part in partitions:
+        planned_label = str(part["label"])
+        zone = (float(str(part["start_fraction"])), float(str(part["end_fraction"])))
+        best = max(spans, key=lambda name: overlap(spans[name], zone))
+        target = owned_dir(areas[best].mountpoint / planned_label)  # the server account fills it
+        link = mount_root / planned_label
+        if not link.exists():
+            link.symlink_to(target)
+        chosen[planned_label] = best
+    return chosen

@@ -113,9 +113,12 @@ def initialize(server: EmbeddedServer, *, scale: int, tablespace: str, fillfacto
         raise AdvisorError(f"pgbench -i failed: {done.stderr.strip().splitlines()[-1] if done.stderr else ''}")
 
 
-def run(server: EmbeddedServer, script: Path, *, seconds: int, clients: int = 1) -> PgbenchResult:
-    """Run *script* for *seconds* with *clients* connections; parse the result."""
-    argv = [str(server.tool("pgbench")), "-n", "-r", "-c", str(clients), "-j", str(min(clients, 2)),
+def run(server: EmbeddedServer, script: Path, *, scale: int, seconds: int, clients: int = 1) -> PgbenchResult:
+    """Run *script* for *seconds* with *clients* connections; parse the result.
+
+    Custom scripts see ``:scale`` = 1 unless it is given, so *scale* is passed explicitly.
+    """
+    argv = [str(server.tool("pgbench")), "-n", "-r", "-s", str(scale), "-c", str(clients), "-j", str(min(clients, 2)),
             "-T", str(seconds), "-f", str(script), server.dsn()]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds * 4 + 120, check=False)
     if done.returncode != 0:

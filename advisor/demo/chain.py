@@ -1,0 +1,142 @@
+"""The advisor commands the demo runs, exactly as a DBA would type them.
+
+Each step runs ``advisor <command>`` in a child process (the same entry point as the shell)
+and is echoed as ``$ advisor ...`` so the demo doubles as a transcript of the manual steps
+in docs/tutorial.md. Applying the plan executes the plan's own scripts: the PostgreSQL
+script through psql (statement blocks marked "connected to database X" go to that
+database) and, when the plan moves WAL, its shell script as the server account.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.demo.embedded import EmbeddedServer, as_server_user, owned_dir
+from advisor.errors import AdvisorError, ExitCode
+
+_DB_MARKER = re.compile(r"^--\s*run the next statements connected to database\s+(.+?)\s*$", re.M | re.I)
+_LOCATION = re.compile(r"LOCATION\s+'((?:[^']|'')*)'", re.I)
+
+
+@dataclass
+class Chain:
+    """Runs advisor commands in *workdir*, echoing each one through *echo*."""
+
+    workdir: Path
+    echo: Callable[[str], None]
+    commands: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    rendered: str = ""
+
+    def advisor(self, *args: str, ok_codes: Sequence[int] = (0,), label: str | None = None) -> str:
+        """Run ``advisor *args``; returns stdout. Fails with the command's own error line."""
+        shown = "advisor " + " ".join(_shell_word(a) for a in args)
+        self.echo(f"$ {shown}")
+        self.commands.append(shown)
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True,
+                              cwd=self.workdir, timeout=900, check=False)
+        self.timings[label or args[0]] = self.timings.get(label or args[0], 0.0) + time.monotonic() - start
+        if done.returncode not in ok_codes:
+            last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+            raise AdvisorError(f"'{shown}' failed: {last}")
+        for line in done.stderr.splitlines():
+            if "warning" in line:
+                self.echo(f"  {line}")
+        return done.stdout
+
+    def collect(self, server: EmbeddedServer, output: Path) -> None:
+        """One snapshot (a failing host collector is a warning, exit 4)."""
+        self.advisor("collect", "--dsn", server.dsn(), "-o", str(output), ok_codes=(0, int(ExitCode.PARTIAL)))
+
+    def bench(self, target: str, output: Path, extra: Sequence[str] = ()) -> None:
+        """``advisor bench TARGET --quick`` (read-only on the device)."""
+        self.advisor("bench", target, "--quick", *extra, "-o", str(output), "--format", "json")
+
+    def report(self, first: Path, second: Path, disk_args: Sequence[str], output: Path,
+               mount_root: Path) -> dict[str, Any]:
+        """``advisor report`` on the snapshot pair (``--disk FILE`` or ``--preset NAME``); returns the JSON."""
+        common = ["--snapshot", str(first), str(second), *disk_args, "--mount-root", str(mount_root)]
+        self.advisor("report", *common, "--format", "json", "-o", str(output))
+        data: dict[str, Any] = json.loads(output.read_text())
+        self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
+        return data
+
+
+def _shell_word(text: str) -> str:
+    return text if re.fullmatch(r"[\w@%+=:,./-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def split_by_database(sql: str, default_db: str = "postgres") -> list[tuple[str, str]]:
+    """(database, statements) blocks of a plan's PostgreSQL script.
+
+    >>> split_by_database("CREATE TABLESPACE a LOCATION '/x';\\n-- run the next statements connected to "
+    ...                   "database app\\nALTER TABLE ALL IN TABLESPACE a SET TABLESPACE b;\\n")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('postgres', "CREATE TABLESPACE a LOCATION '/x';\\n"),
+     ('app', 'ALTER TABLE ALL IN TABLESPACE a SET TABLESPACE b;\\n')]
+    """
+    blocks: list[tuple[str, str]] = []
+    db, start = default_db, 0
+    for match in _DB_MARKER.finditer(sql):
+        blocks.append((db, sql[start:match.start()]))
+        db, start = match.group(1).strip().strip('"'), match.end() + 1
+    blocks.append((db, sql[start:]))
+    return [(name, text) for name, text in blocks if _has_statement(text)]
+
+
+def _has_statement(text: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("--") for line in text.splitlines())
+
+
+def tablespace_locations(sql: str) -> list[Path]:
+    """Directories a script's CREATE TABLESPACE statements point at.
+
+    >>> tablespace_locations("CREATE TABLESPACE \\"t\\" LOCATION '/mnt/o''k/t';")
+    [PosixPath("/mnt/o'k/t")]
+    """
+    return [Path(m.group(1).replace("''", "'")) for m in _LOCATION.finditer(sql)]
+
+
+def apply_plan(server: EmbeddedServer, scripts: Sequence[dict[str, Any]], log: Path,
+               echo: Callable[[str], None]) -> list[str]:
+    """Execute the plan's PostgreSQL script (and its WAL move, if any); returns what ran.
+
+    As the script's header asks, each LOCATION directory is created empty and owned by the
+    server account first (the planned partitions are already mounted).
+    """
+    applied: list[str] = []
+    by_name = {str(s.get("name")): s for s in scripts}
+    sql_script = by_name.get("postgres.sql")
+    if sql_script is not None:
+        text = str(sql_script["text"])
+        for location in tablespace_locations(text):
+            if not location.parent.is_dir():
+                raise AdvisorError(f"the plan puts a tablespace in {location}, whose partition is not mounted")
+            owned_dir(location)
+        for database, block in split_by_database(text):
+            echo(f"$ psql -d {database} -f postgres.sql   # {len(block.splitlines())} lines")
+            server.psql(block, dbname=database, timeout=1800)
+        applied.append("postgres.sql")
+    wal_script = by_name.get("move_wal.sh")
+    if wal_script is not None:
+        path = log.parent / "move_wal.sh"
+        path.write_text(str(wal_script["text"]))
+        path.chmod(0o755)
+        echo("$ sh move_wal.sh   # as the postgres user")
+        with log.open("ab") as out:
+            done = subprocess.run(as_server_user(["sh", str(path)]), env=server.env(), stdout=out, stderr=out,
+                                  stdin=subprocess.DEVNULL, timeout=900, check=False)
+        if done.returncode != 0:
+            tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+            raise AdvisorError(f"move_wal.sh failed (exit {done.returncode}): {tail}")
+        applied.append("move_wal.sh")
+    return applied

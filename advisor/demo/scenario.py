@@ -1,0 +1,187 @@
+"""The demo on an emulated 7200 rpm disk: bad layout, measure, advise, apply the plan, measure.
+
+Layout (deliberately bad, a cross-surface pattern): the emulated disk gets three GPT
+partitions with ext4; PGDATA lives on ``middle``, WAL (``initdb -X``) on ``outer``, and the
+pgbench tables and indexes in tablespace ``hot`` on ``inner``. Every commit's WAL flush
+therefore sends the single actuator from the inner edge to the outer edge and back.
+
+Caches are kept out of the way so the disk, not memory, answers the reads:
+``shared_buffers`` is 16 MB against a table of 64 MB or more (plus the drive's own cache in
+the model); the emulator's loop device uses direct IO, so the backing file's page cache
+is not used; and PostgreSQL reads its data files with ``debug_io_direct = data`` (O_DIRECT),
+so the page cache of the ext4 on top cannot serve them either. That setting is off while
+the tables are loaded and moved (bulk copies through the page cache are much faster) and
+on for every measured run. No global cache is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from advisor.demo import pgbench
+from advisor.demo.chain import Chain, apply_plan
+from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
+from advisor.demo.layout import Area, mount_planned, partition_and_mount
+from advisor.demo.summary import DemoSummary, Measurement
+from advisor.errors import AdvisorError
+
+Echo = Callable[[str], None]
+SERVER_SETTINGS = {
+    "shared_buffers": "16MB",
+    "max_wal_size": "2GB",
+    "checkpoint_timeout": "30min",
+    "wal_compression": "off",
+    "io_method": "sync",  # one request at a time per backend, as the QD1 model assumes
+}
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    """Knobs of a demo run (``--quick`` shrinks time and size)."""
+
+    quick: bool = False
+    preset: str = "class-7200-desktop"
+    time_scale: float = 4.0  # the emulated disk runs this many times faster than the drive
+    pgbench_scale: int = 10  # 100 000 accounts rows (13 MB) per unit
+    seconds: int = 20  # each measured pgbench run
+    warmup_seconds: int = 3
+    clients: int = 1
+    reads_per_transaction: int = 2
+    disk_bytes: int = 1 << 30
+    advise_from_bench: bool = False  # True: report --disk disk.json (right at time scale 1)
+    bench_args: tuple[str, ...] = ("--tests", "zones,stroke,cross", "--zones", "5", "--runs", "1")
+
+    @classmethod
+    def for_run(cls, quick: bool, preset: str, seconds: int | None, time_scale: float | None) -> DemoConfig:
+        """Defaults for a full or ``--quick`` run, with explicit overrides."""
+        base = cls(quick=True, time_scale=8.0, pgbench_scale=5, seconds=8, warmup_seconds=2) if quick else cls()
+        return cls(quick=base.quick, preset=preset, time_scale=time_scale or base.time_scale,
+                   pgbench_scale=base.pgbench_scale, seconds=seconds or base.seconds,
+                   warmup_seconds=base.warmup_seconds)
+
+
+def mark_rotational(device: str, echo: Echo) -> None:
+    """Tell the kernel the emulated disk rotates (a loop device over FUSE reports 0).
+
+    The flag is what ``lsblk -d -o ROTA`` and the host collector read; the emulated disk
+    is a spinning disk in every respect that matters, so saying so is accurate.
+    """
+    flag = Path("/sys/block") / Path(device).name / "queue" / "rotational"
+    try:
+        flag.write_text("1\n")
+    except OSError as exc:
+        echo(f"  (could not mark {device} rotational: {exc.strerror})")
+
+
+def hot_table_place(server: EmbeddedServer, areas: dict[str, Area]) -> dict[str, Any]:
+    """Tablespace, file and area (partition label) of pgbench_accounts right now."""
+    row = server.psql("SELECT coalesce(t.spcname, 'pg_default') || '|' || pg_relation_filepath('pgbench_accounts') "
+                      "FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+                      "WHERE c.relname = 'pgbench_accounts'")
+    tablespace, _, relpath = row.partition("|")
+    path = (server.datadir / relpath).resolve()
+    label = next((a.label for a in areas.values() if str(path).startswith(str(a.mountpoint.resolve()) + "/")), None)
+    return {"tablespace": tablespace, "path": str(path), "area": label}
+
+
+def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Echo, what: str) -> Measurement:
+    if config.warmup_seconds:
+        pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.warmup_seconds, clients=config.clients)
+    echo(f"$ pgbench -n -r -c {config.clients} -T {config.seconds} -f {script.name}   # {what}")
+    result = pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.seconds, clients=config.clients)
+    echo(f"  {result.tps:.1f} TPS, {result.latency_ms:.2f} ms per transaction, "
+         f"{result.read_latency_ms or 0:.2f} ms per read (real time)")
+    return Measurement.of(result)
+
+
+def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -> DemoSummary:
+    """The whole story on the emulated disk; resources go on *stack* (the caller unwinds it)."""
+    from advisor.disk.emulator import emulated_disk
+
+    summary = DemoSummary(mode="emulated", label="MEASURED on an emulated HDD (real PostgreSQL 18, real ext4)",
+                          preset=config.preset, time_scale=config.time_scale, pgbench_scale=config.pgbench_scale)
+    chain = Chain(root, echo)
+    echo(f"== emulated {config.preset} ({config.disk_bytes >> 20} MiB, {config.time_scale:g}x faster than "
+         "the drive), partitions outer | middle | inner")
+    disk = stack.enter_context(emulated_disk(config.preset, config.disk_bytes, root / "disk.img",
+                                             scale=config.time_scale, cache="volatile"))
+    mark_rotational(disk.device, echo)
+    areas = partition_and_mount(disk.device, root, stack)
+    for area in areas.values():
+        owned_dir(area.mountpoint)  # as on a database host: the file systems belong to the postgres account
+        echo(f"  {area.device}  {area.label:7} {area.size_bytes >> 20:5d} MiB  mounted on {area.mountpoint}")
+    echo("== PostgreSQL 18: WAL on outer, tablespace hot on inner (the bad layout); PGDATA off this disk")
+    server = stack.enter_context(embedded_postgres(
+        root / "pgdata", waldir=areas["outer"].mountpoint / "pg_wal",
+        settings=SERVER_SETTINGS, log_path=root / "postgres.log"))
+    hot_dir = owned_dir(areas["inner"].mountpoint / "hot")
+    server.psql(f"CREATE TABLESPACE hot LOCATION '{hot_dir}'")
+    echo(f"$ pgbench -i -s {config.pgbench_scale} --tablespace=hot --index-tablespace=hot")
+    pgbench.initialize(server, scale=config.pgbench_scale, tablespace="hot")
+    server.psql("CHECKPOINT")
+    server.restart({"debug_io_direct": "data"})
+    script = root / "read_commit.sql"
+    script.write_text(pgbench.transaction_script(config.reads_per_transaction))
+    summary.hot_table["before"] = hot_table_place(server, areas)
+
+    echo("== measure: collect, load, collect")
+    snap_a, snap_b = root / "snapshot-a.json", root / "snapshot-b.json"
+    chain.collect(server, snap_a)
+    summary.before = _measure(server, script, config, echo, "before")
+    chain.collect(server, snap_b)
+    echo("== bench the disk (read-only)")
+    disk_json = root / "disk.json"
+    chain.bench(disk.device, disk_json, config.bench_args)
+    echo("== advise")
+    report_path = root / "report.json"
+    planned_root = root / "planned"
+    if config.advise_from_bench:
+        disk_args = ["--disk", str(disk_json)]
+    else:
+        echo(f"  (at {config.time_scale:g}x the bench measures the emulator's pipe more than the drive: "
+             f"advising with the emulated preset {config.preset})")
+        disk_args = ["--preset", config.preset]
+    report = chain.report(snap_a, snap_b, disk_args, report_path, planned_root)
+    echo(chain.rendered.rstrip())
+    _take_plan(summary, report)
+
+    echo("== apply the plan's own PostgreSQL script")
+    mapping = mount_planned(report["plan"].get("partitions", []), areas, disk.size_bytes, planned_root)
+    for planned, existing in mapping.items():
+        echo(f"  planned partition {planned} lies in the existing {existing} partition: {planned_root / planned}")
+    summary.plan["mapped_partitions"] = mapping
+    server.restart({"debug_io_direct": ""})
+    summary.applied_scripts = apply_plan(server, summary.plan.get("scripts", []), root / "apply.log", echo)
+    if not summary.applied_scripts:
+        raise AdvisorError("the plan has no PostgreSQL script to apply")
+    server.psql("CHECKPOINT")
+    server.restart({"debug_io_direct": "data"})
+    summary.hot_table["after"] = hot_table_place(server, areas)
+    chain.advisor("where", summary.hot_table["after"]["path"], label="where")
+    summary.after = _measure(server, script, config, echo, "after")
+    summary.measure_gains()
+    summary.commands = chain.commands
+    summary.step_seconds = {k: round(v, 1) for k, v in chain.timings.items()}
+    return summary
+
+
+def _take_plan(summary: DemoSummary, report: dict[str, Any]) -> None:
+    summary.findings = [{k: f.get(k) for k in ("code", "severity", "subject", "title", "predicted_gain")}
+                        for f in report.get("findings", [])]
+    plan = report.get("plan") or {}
+    if not plan:
+        raise AdvisorError("the report has no plan: " + json.dumps(report.get("warnings", []))[:200])
+    summary.plan = {k: plan.get(k) for k in ("predicted_before_ms", "predicted_after_ms", "predicted_gain",
+                                             "placements", "scripts", "method", "notes")}
+    summary.predicted_gain = plan.get("predicted_gain")
+
+
+def elapsed_since(start: float) -> float:
+    """Seconds since *start* (monotonic), rounded for the summary."""
+    return round(time.monotonic() - start, 1)
