@@ -136,19 +136,20 @@ def test_restart_between_samples_changes_the_identity_clock(replay: Replay) -> N
     assert first.server.identity == second.server.identity
     assert first.server.instance == second.server.instance
     assert first.server.started_at != second.server.started_at
-    workload = pytest.importorskip("advisor.workload", reason="advisor.workload.diff is not in this checkout")
     from advisor.errors import StatsReset
+    from advisor.workload import diff
 
-    with pytest.raises(StatsReset):
-        workload.diff(first, second)
+    with pytest.raises(StatsReset, match="start time"):
+        diff(first, second)
 
 
 def test_snapshot_diff_through_the_shared_workload_api(replay: Replay) -> None:
-    workload = pytest.importorskip("advisor.workload", reason="advisor.workload.diff is not in this checkout")
+    from advisor.workload import diff
+
     scenario = SCENARIOS["19c-cdb"]
     first = take(replay, scenario.connection(0))
     second = take(replay, scenario.connection(1))
-    result = workload.diff(first, second)
+    result = diff(first, second)
     by_id = {r.file_id: r for r in result.rates}
     assert result.interval_s == pytest.approx(INTERVAL_S)
     assert by_id["data:12:9100"].read_iops == pytest.approx(100.0)
@@ -156,3 +157,5 @@ def test_snapshot_diff_through_the_shared_workload_api(replay: Replay) -> None:
     assert by_id["temp:3:4100"].read_iops == pytest.approx(10.0)
     assert by_id["redo:1:1"].write_iops == pytest.approx(50.0)
     assert by_id["archive"].write_iops == pytest.approx(100 / 60)
+    assert result.wait.io_wait_share == pytest.approx(0.55)  # diffed cumulative DB time and IO wait
+    assert result.wait.db_time_s == pytest.approx(120.0)
