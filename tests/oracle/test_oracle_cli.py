@@ -99,3 +99,29 @@ def test_from_report_refuses_other_files(tmp_path: Path) -> None:
     other.write_text('{"document": "snapshot"}')
     result = run("collect", "--from-report", str(other))
     assert result.exit_code == int(ExitCode.BAD_INPUT) and "Traceback" not in result.output
+
+
+def test_collect_interval_uses_the_server_clock(replay: Replay, tmp_path: Path) -> None:
+    """`collect --interval`: two samples on one session; rates use the server's own timestamps."""
+    scenario = SCENARIOS["12.1"]
+    before, after = scenario.connection(0).recordings, scenario.connection(1).recordings
+    conn = ReplayConnection(scenario.version, {})
+
+    def serve(marker: str) -> Any:
+        def rows(_: Any) -> Any:
+            taken = sum(1 for s in conn.statements if s.marker == "instance")
+            table = (before if taken <= 1 else after)[marker]
+            return table(_) if callable(table) else table
+        return rows
+
+    conn.recordings = {marker: serve(marker) for marker in before}
+    replay(conn)
+    out = tmp_path / "w.json"
+    result = run("collect", "--dbms", "oracle", "--dsn", "dbhost/orcl", "--interval", "0.2", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    assert document["interval_s"] == INTERVAL_S  # server clock, not the 0.2 s the client slept
+    rates = {r["file_id"]: r for r in document["rates"]}
+    assert rates["data:4:9100"]["read_iops"] == pytest.approx(100.0)
+    assert rates["data:4:9100"]["read_latency_ms"] == pytest.approx(8.0)
+    assert rates["redo:1:1"]["write_iops"] == pytest.approx(50.0)
