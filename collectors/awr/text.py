@@ -80,7 +80,11 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     ``label_columns`` is how many leading columns hold text (event or class name) on rows that
     also carry numbers; rows whose cells are all text are name lines for the next number row.
     """
-    dash_index = max((i for i, line in enumerate(section.lines) if _DASHES.match(line)), default=None)
+    # the column rule is the last dash line with a row or header right under it: a section's
+    # closing rule (an indented line of dashes) has nothing under it
+    lines = section.lines
+    dash_index = max((i for i, line in enumerate(lines) if _DASHES.match(line) and i + 1 < len(lines)
+                      and lines[i + 1].strip() and not _DASHES.match(lines[i + 1])), default=None)
     if dash_index is None:
         raise BadInput(f"{section.title} (line {section.first_line}): no column header found (garbled report?)")
     ranges = spans(section.lines[dash_index])
@@ -93,7 +97,7 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     result = Grid([column_key(n) for n in names])
     pending, pending_line = "", 0
     for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
-        number = section.first_line + offset - 1
+        number = section.first_line + offset
         if not line.strip():
             if pending:
                 raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures "
@@ -101,6 +105,8 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
             if result.rows:
                 break
             continue
+        if _DASHES.match(line):  # the section's closing rule
+            break
         cells = _cut(line, ranges)
         all_numeric = all(numbers.is_number(c) for c in cells if c)
         rest = cells[label_columns:]
