@@ -37,6 +37,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from advisor.disk.model import DiskModel
 
 CacheMode = Literal["off", "volatile", "lying"]
@@ -118,6 +121,7 @@ class Mechanism:
         self.dirty: list[tuple[int, int]] = []
         self.dirty_bytes = 0
         self._geo_cache: dict[tuple[int, int], Geometry] = {}
+        self._geo_limit = 65536
 
     # -- geometry ---------------------------------------------------------------------
     def locate(self, offset: int, length: int) -> Geometry:
@@ -145,10 +149,49 @@ class Mechanism:
         end_cyl = min(int(model.stroke(end_x) * seek_cyls), seek_cyls - 1)
         sustained = track_bytes / (self.t_rev + self.switch)
         geo = (min(int(u * seek_cyls), seek_cyls - 1), angle, xfer, end_cyl, sustained)
-        if len(self._geo_cache) > 65536:
+        if len(self._geo_cache) > self._geo_limit:
             self._geo_cache.clear()
         self._geo_cache[key] = geo
         return geo
+
+    def prime(self, offsets: npt.NDArray[np.int64], length: int) -> None:
+        """Locate many extents of one length at once (numpy) and keep them in the cache.
+
+        The simulator draws its random offsets up front; locating them vectorised keeps
+        the per-IO path to dictionary look-ups. Same arithmetic as :meth:`locate`.
+        """
+        model, cap, ncyl, heads = self.model, self.capacity, self.layout_cylinders, self.heads
+        off = np.asarray(offsets, dtype=np.float64)
+        u = model.stroke_array(np.clip(off / cap, 0.0, 1.0))
+        cyl = np.minimum((u * ncyl).astype(np.int64), ncyl - 1)
+        cyl_lo = model.lba_of_stroke_array(cyl / ncyl) * cap
+        cyl_hi = model.lba_of_stroke_array((cyl + 1) / ncyl) * cap
+        track_bytes = np.maximum((cyl_hi - cyl_lo) / heads, 1.0)
+        pos = np.maximum(off - cyl_lo, 0.0)
+        head = np.minimum((pos / track_bytes).astype(np.int64), heads - 1)
+        within = pos / track_bytes - head
+        skew = (cyl * (self.cyl_switch + (heads - 1) * self.switch) + head * self.switch) / self.t_rev
+        angle = np.mod(within + skew, 1.0)
+        crossings = (within + length / track_bytes).astype(np.int64)
+        xfer = length / track_bytes * self.t_rev + crossings * self.switch
+        seek_cyls = self.cylinders
+        end_u = model.stroke_array(np.minimum((off + max(length, 1) - 1) / cap, 1.0))
+        end_cyl = np.minimum((end_u * seek_cyls).astype(np.int64), seek_cyls - 1)
+        seek_cyl = np.minimum((u * seek_cyls).astype(np.int64), seek_cyls - 1)
+        sustained = track_bytes / (self.t_rev + self.switch)
+        self._geo_limit = max(self._geo_limit, 2 * (len(self._geo_cache) + len(off)))
+        rows = zip(
+            offsets.tolist(),
+            seek_cyl.tolist(),
+            angle.tolist(),
+            xfer.tolist(),
+            end_cyl.tolist(),
+            sustained.tolist(),
+            strict=True,
+        )
+        cache = self._geo_cache
+        for o, c, a, x, e, r in rows:
+            cache[(o, length)] = (c, a, x, e, r)
 
     def seek_s(self, distance: int) -> float:
         """Read seek time in seconds for *distance* cylinders."""
@@ -207,7 +250,8 @@ class Mechanism:
             avail = self._ra_available(t)
             self.ra_base = self.ra_limit = avail
             self.ra_rate = 0.0
-            self.head_cyl = self.locate(max(avail - 1, 0), 1)[0]
+            x = max(avail - 1, 0) / self.capacity
+            self.head_cyl = min(int(self.model.stroke(min(x, 1.0)) * self.cylinders), self.cylinders - 1)
 
     # -- media access -----------------------------------------------------------------
     def _media(self, write: bool, geo: Geometry, t: float) -> float:
@@ -308,29 +352,44 @@ class Mechanism:
         """Index of the request to serve next at *now_s*: SPTF with margin, FIFO for one."""
         if len(pending) <= 1:
             return 0
-        t = max(now_s, self.busy_until) + self.overhead
-        oldest = min(range(len(pending)), key=lambda i: pending[i].submitted_s)
-        if t - pending[oldest].submitted_s > self.max_age:
-            return oldest
+        t = (now_s if now_s > self.busy_until else self.busy_until) + self.overhead
+        t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
+        turns_now = t / t_rev + self.phase
+        grid, steps, seek_min, inv_cyl = self._grid, self._steps, self._seek_min, 1.0 / self.cylinders
+        settle = self.settle if self.write_cache == "off" else 0.0
+        ra_lo, ra_limit = self.ra_lo, self.ra_limit
+        cache, locate, sqrt = self._geo_cache, self.locate, math.sqrt
         best, best_cost = 0, math.inf
-        head, margin, t_rev = self.head_cyl, self.margin, self.t_rev
+        oldest, oldest_t = 0, math.inf
         for i, req in enumerate(pending):
-            if req.op == "flush":
+            submitted = req.submitted_s
+            if submitted < oldest_t:
+                oldest, oldest_t = i, submitted
+            op = req.op
+            if op == "flush":
                 cost = 0.0  # not reorderable: the host waits on it
-            elif req.op == "read" and self.ra_lo >= 0 and self.ra_lo <= req.offset_bytes and (
-                req.offset_bytes + req.length_bytes <= self.ra_limit
-            ):
-                cost = -1.0  # served from the read-ahead segment
             else:
-                cyl, angle, *_ = self.locate(req.offset_bytes, req.length_bytes)
-                distance = abs(cyl - head)
-                seek = self.seek_s(distance)
-                if req.op == "write" and distance and self.write_cache == "off":
-                    seek += self.settle
-                wait = self.wait_s(angle, t + seek)
-                if wait < margin:
-                    wait += t_rev
-                cost = seek + wait
+                offset, length = req.offset_bytes, req.length_bytes
+                if op == "read" and 0 <= ra_lo <= offset and offset + length <= ra_limit:
+                    cost = -1.0  # served from the read-ahead segment
+                else:
+                    geo = cache.get((offset, length)) or locate(offset, length)
+                    distance = geo[0] - head
+                    if distance:
+                        pos = sqrt((distance if distance > 0 else -distance) * inv_cyl) * steps
+                        k = int(pos)
+                        ms = grid[k] + (pos - k) * (grid[k + 1] - grid[k]) if k < steps else grid[steps]
+                        seek = (ms if ms > seek_min else seek_min) / 1000.0
+                        if op == "write":
+                            seek += settle
+                    else:
+                        seek = 0.0
+                    wait = ((geo[1] - turns_now - seek / t_rev) % 1.0) * t_rev
+                    if wait < margin:
+                        wait += t_rev
+                    cost = seek + wait
             if cost < best_cost:
                 best, best_cost = i, cost
+        if t - oldest_t > self.max_age:
+            return oldest
         return best

@@ -32,6 +32,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from advisor.disk.seek import SeekCurve
 from advisor.disk.zbr import FloatArray, ZoneTable, lba_of_stroke, rate_factor, stroke_of_lba, stroke_of_lba_array
 from advisor.errors import BadInput
@@ -175,6 +177,14 @@ class DiskModel:
         if self._table is not None:
             return self._table.lba(u)
         return lba_of_stroke(u, self.rho)
+
+    def lba_of_stroke_array(self, u: FloatArray) -> FloatArray:
+        """Vectorised :meth:`lba_of_stroke`."""
+        u = np.asarray(u, dtype=np.float64)
+        if self._table is not None:
+            return np.asarray(np.interp(u, self._table.u_bounds, self._table.x_bounds), dtype=np.float64)
+        k = 1.0 - 1.0 / self.rho
+        return np.asarray((u - k * u * u / 2.0) / (1.0 - k / 2.0), dtype=np.float64)
 
     # -- rates ----------------------------------------------------------------------
     def rate_mb_s(self, fraction: float) -> float:

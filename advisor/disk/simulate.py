@@ -136,6 +136,9 @@ def simulate(
     rng = np.random.default_rng(seed)
     mech = Mechanism(model, seed=seed, sptf_margin_ms=sptf_margin_ms, write_cache=write_cache)
     sources = [_Source(s, model.capacity_bytes, total + s.qd + 1, rng) for s in streams]
+    for src in sources:
+        if src.draws is not None:
+            mech.prime(src.draws * src.block, src.block)
     pick: list[int] = []
     if weighted[0] is not None:
         w = np.array(weighted, dtype=np.float64)
