@@ -1,0 +1,144 @@
+"""`advisor demo` end to end: real PostgreSQL 18, the emulated HDD, the plan applied, nothing left.
+
+The emulated run needs root, /dev/fuse and loop devices; the simulated run needs only the
+embedded PostgreSQL 18 binaries. Each run uses its own ``--workdir`` under tmp_path so
+the leftover checks look only at what this test started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.cli.demo import emulation_possible
+from advisor.demo.cleanup import leftovers
+
+REPO = Path(__file__).resolve().parents[2]
+CAN_EMULATE = emulation_possible()
+
+
+def _demo(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", "demo", *args], capture_output=True, text=True,
+                          cwd=REPO, timeout=timeout, check=False)
+
+
+def _assert_clean(workdir: Path) -> None:
+    problems = leftovers(workdir)
+    assert problems == [], problems
+    assert list(workdir.iterdir()) == [p for p in workdir.iterdir() if p.suffix == ".json"], \
+        f"temporary files left: {list(workdir.iterdir())}"
+
+
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+def test_quick_demo_applies_the_plan_and_measures_an_improvement(tmp_path: Path) -> None:
+    summary_path = tmp_path / "summary.json"
+    done = _demo("--quick", "--workdir", str(tmp_path), "--summary-json", str(summary_path), "--format", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary: dict[str, Any] = json.loads(summary_path.read_text())
+    assert json.loads(done.stdout) == summary
+    assert summary["mode"] == "emulated" and "MEASURED" in summary["label"]
+    codes = {f["code"] for f in summary["findings"]}
+    assert codes & {"CROSS_SURFACE", "HOT_ON_INNER"}, codes
+    # The plan's own script moved the hot table from the inner to the outer partition.
+    assert summary["hot_table"]["before"]["area"] == "inner"
+    assert summary["hot_table"]["after"]["area"] == "outer"
+    assert summary["hot_table"]["after"]["tablespace"] != summary["hot_table"]["before"]["tablespace"]
+    assert "postgres.sql" in summary["applied_scripts"]
+    assert any("CREATE TABLESPACE" in s["text"] for s in summary["plan"]["scripts"] if s["name"] == "postgres.sql")
+    before, after = summary["before"], summary["after"]
+    assert before["transactions"] > 0 and after["transactions"] > 0
+    assert after["tps"] > before["tps"], (before, after)
+    assert summary["predicted_gain"] is not None and summary["predicted_gain"] > 0
+    assert summary["leftovers"] == []
+    _assert_clean(tmp_path)
+
+
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+def test_sigterm_midway_stops_and_removes_everything(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", "demo", "--quick", "--workdir", str(tmp_path)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: list[str] = []
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            seen.append(line)
+            if "# before" in line:  # PostgreSQL, the emulated disk, its mounts and pgbench are all running
+                break
+        assert any("# before" in line for line in seen), "".join(seen)[-2000:]
+        live = leftovers(tmp_path)
+        assert any(item.startswith("mount ") for item in live), live  # the check sees a running demo
+        assert any("process" in item for item in live), live
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err
+    _assert_clean(tmp_path)
+
+
+@pytest.mark.pg
+@pytest.mark.slow
+def test_simulated_demo_is_labelled_and_predicts_a_gain(tmp_path: Path) -> None:
+    done = _demo("--simulated", "--quick", "--workdir", str(tmp_path), "--format", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "SIMULATED" in done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["mode"] == "simulated" and "SIMULATED" in summary["label"]
+    assert summary["after"] is None  # nothing measured after: the model predicts
+    assert summary["before"]["transactions"] > 0
+    sim = summary["simulated"]
+    assert sim["before"]["table_band"][0] >= 0.6  # the table really was in the "inner" directory's band
+    assert sim["before_ms"] > sim["after_ms"] > 0
+    assert 0 < summary["predicted_gain"] < 1
+    assert {f["code"] for f in summary["findings"]} == {"CROSS_SURFACE"}
+    assert summary["hot_table"]["before"]["area"] == "inner"
+    assert summary["leftovers"] == []
+    _assert_clean(tmp_path)
+
+
+def test_bad_format_is_a_one_line_error(tmp_path: Path) -> None:
+    done = _demo("--simulated", "--format", "html", "--workdir", str(tmp_path), timeout=60)
+    assert done.returncode == 6
+    assert done.stderr.strip().splitlines() == ["advisor: error: --format: use terminal or json"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_workdir_is_refused(tmp_path: Path) -> None:
+    done = _demo("--simulated", "--workdir", str(tmp_path / "nope"), timeout=60)
+    assert done.returncode == 6
+    assert "is not a directory" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_running_as_root_runs_the_server_as_another_account() -> None:
+    from advisor.demo.embedded import as_server_user
+
+    argv = as_server_user(["postgres", "--version"])
+    if os.geteuid() == 0:
+        assert argv[0] == "setpriv" and "--reuid=postgres" in argv
+        done = subprocess.run(argv[:-2] + ["id", "-un"], capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == "postgres"
+    else:
+        assert argv == ["postgres", "--version"]
