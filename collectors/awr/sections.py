@@ -118,7 +118,7 @@ COLUMN_KEYS = {
     "AvWrites(ms)": "av_wr_ms", "BufferWaits": "buffer_waits", "AvBufWt(ms)": "av_buf_ms",
     "MxRdBkt": "max_read_bucket", "PDBName": "pdb", "Tablespace": "tablespace", "Filename": "filename",
     "Event": "event", "WaitClass": "wait_class", "Waits": "waits", "TotalWaitTime(s)": "total_s",
-    "TotalWait(s)": "total_s",
+    "TotalWait(s)": "total_s", "TotalWaitTime(sec)": "total_s",
 }
 
 
