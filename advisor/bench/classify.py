@@ -11,7 +11,9 @@ USB bridges report ``rotational=1`` whatever is behind them). Three mechanical s
   their median (flash latencies are tight).
 
 All three are ratios, so they hold on a time-scaled emulated disk too. The rotation speed
-is read from that same spread: for a uniform wait on ``[0, T_rev)``, ``p95 - p5 = 0.9·T_rev``.
+is read from that same spread: for a uniform wait on ``[0, T_rev)``, ``p80 - p20 = 0.6·T_rev``
+(the middle of the distribution, where the small seek variation inside the band and the
+odd slow IO matter least).
 """
 
 from __future__ import annotations
@@ -56,15 +58,15 @@ def classify(evidence: Evidence) -> tuple[Classification, str]:
     return "unknown", f"only {mechanical[0]} looks mechanical: {shown}"
 
 
-def estimate_rpm(p5_ms: float, p95_ms: float) -> tuple[int | None, str]:
+def estimate_rpm(p20_ms: float, p80_ms: float) -> tuple[int | None, str]:
     """Rotation speed from the band-latency spread, snapped to a standard class within 10 %."""
-    width = p95_ms - p5_ms
+    width = p80_ms - p20_ms
     if width <= 0:
         return None, "band latencies show no rotational spread"
-    rev_ms = width / 0.9
+    rev_ms = width / 0.6
     raw = 60000.0 / rev_ms
     nearest = min(STANDARD_RPM, key=lambda rpm: abs(rpm - raw))
-    how = f"band latency p95-p5 {width:.2f} ms = 0.9 revolution → {rev_ms:.2f} ms/rev = {raw:.0f} rpm"
+    how = f"band latency p80-p20 {width:.2f} ms = 0.6 revolution → {rev_ms:.2f} ms/rev = {raw:.0f} rpm"
     if abs(nearest - raw) <= 0.1 * nearest:
         return nearest, how + f", nearest class {nearest}"
     return int(round(raw, -2)), how + " (not a standard class: time-scaled or unusual drive)"

@@ -91,7 +91,7 @@ def assemble(
     notes = list(m.notes)
     if rpm is None and kind == "rotational" and m.results.get("band.outer"):
         table = _median_run(m.results["band.outer"]).percentiles_ms
-        rpm, how = estimate_rpm(table[5.0], table[95.0])
+        rpm, how = estimate_rpm(table[20.0], table[80.0])
         notes.append(f"rpm estimated: {how}")
     if commit and rpm:
         warning = commit_check(commit[0], rpm)

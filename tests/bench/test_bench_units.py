@@ -72,8 +72,8 @@ def test_rpm_from_a_uniform_rotational_wait(rpm: int) -> None:
     rng = np.random.default_rng(1)
     rev_ms = 60000 / rpm
     samples_ns = (1.5 + rng.uniform(0, rev_ms, 4000) + rng.normal(0, 0.05, 4000)) * 1e6
-    _, table = summarize_ns(samples_ns, (5.0, 95.0))
-    estimated, how = estimate_rpm(table[5.0], table[95.0])
+    _, table = summarize_ns(samples_ns, (20.0, 80.0))
+    estimated, how = estimate_rpm(table[20.0], table[80.0])
     assert estimated == rpm, how
 
 

@@ -20,7 +20,7 @@ Pattern = Literal["read", "randread", "commit"]
 EngineName = Literal["auto", "builtin", "fio"]
 
 #: Percentiles every engine reports (fio's default list contains them all).
-PERCENTILES = (1.0, 5.0, 50.0, 95.0, 99.0)
+PERCENTILES = (1.0, 5.0, 20.0, 50.0, 80.0, 95.0, 99.0)
 
 
 @dataclass(frozen=True, slots=True)

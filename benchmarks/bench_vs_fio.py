@@ -1,0 +1,109 @@
+"""Built-in engine against fio, side by side on the same target.
+
+Runs QD1 and QD32 random 8 KiB reads and sequential 1 MiB reads with both engines,
+alternating which goes first, and prints IOPS, p50 and p99 per engine and the ratio
+builtin/fio (targets: >= 0.95 at QD1, >= 0.90 at QD32).
+
+Targets: a scratch file on the filesystem holding --dir (a real file on a real disk), and,
+when run as root with FUSE and the emulator available, the emulated 7200 rpm HDD at ten
+times real speed, which is the fair target: its service times come from the model, not
+from whatever else this machine is doing.
+
+    .venv/bin/python benchmarks/bench_vs_fio.py [--seconds 3] [--rounds 3] [--dir /var/tmp]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from advisor.bench.engines import Engine, Job, JobResult, Region
+from advisor.bench.engines.builtin import BuiltinEngine
+from advisor.bench.engines.fio import FioEngine
+from advisor.bench.target import create_scratch, release
+
+SIZE = 1 << 30
+
+
+def cases(size: int, seconds: float) -> list[Job]:
+    whole = (Region(0, size),)
+    ramp = min(1.0, seconds / 5)
+    return [
+        Job("QD1 rand 8K", "randread", whole, 8192, seconds, depth=1, ramp_s=ramp),
+        Job("QD32 rand 8K", "randread", whole, 8192, seconds, depth=32, ramp_s=ramp),
+        Job("seq 1M", "read", (Region(0, size),), 1 << 20, seconds),
+    ]
+
+
+def measure(engine: Engine, path: str, job: Job) -> JobResult:
+    return engine.run(path, [job], threading.Event())[0]
+
+
+def compare(label: str, path: str, size: int, seconds: float, rounds: int) -> None:
+    builtin, fio = BuiltinEngine(), FioEngine()
+    print(f"\n{label}: {path} ({size >> 20} MiB), {rounds} rounds x {seconds:g} s, median")
+    print(f"{'test':<14}{'builtin':>12}{'p50 ms':>9}{'p99 ms':>9}{'fio':>12}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
+    for job in cases(size, seconds):
+        mine: list[JobResult] = []
+        theirs: list[JobResult] = []
+        for round_ in range(rounds):
+            order = [(builtin, mine), (fio, theirs)] if round_ % 2 == 0 else [(fio, theirs), (builtin, mine)]
+            for engine, sink in order:
+                sink.append(measure(engine, path, job))
+        sequential = job.pattern == "read"
+
+        def value(result: JobResult, seq: bool = sequential) -> float:
+            return result.bytes_per_s / 1e6 if seq else result.iops
+
+        b = statistics.median(value(r) for r in mine)
+        f = statistics.median(value(r) for r in theirs)
+        bl = statistics.median(r.latency.p50_ms for r in mine), statistics.median(r.latency.p99_ms for r in mine)
+        fl = statistics.median(r.latency.p50_ms for r in theirs), statistics.median(r.latency.p99_ms for r in theirs)
+        unit = " MB/s" if sequential else ""
+        print(f"{job.name:<14}{b:>12.0f}{bl[0]:>9.3f}{bl[1]:>9.3f}{f:>12.0f}{fl[0]:>9.3f}{fl[1]:>9.3f}"
+              f"{b / f if f else 0:>8.3f}{unit}")
+
+
+@contextlib.contextmanager
+def emulated(tmp: Path) -> Iterator[str | None]:
+    if os.geteuid() != 0 or not os.path.exists("/dev/fuse"):
+        print("\n(emulated HDD skipped: needs root and /dev/fuse)")
+        yield None
+        return
+    try:
+        from advisor.disk.emulator import emulated_disk
+        from advisor.disk.model import DiskModel
+    except ImportError:
+        print("\n(emulated HDD skipped: advisor.disk.emulator is not available)")
+        yield None
+        return
+    drive = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s=180.0)
+    with emulated_disk(drive, 512 << 20, tmp / "disk.img", scale=10.0, cache="off") as disk:
+        yield disk.device
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dir", default="/var/tmp", help="directory for the scratch file (a disk filesystem)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix="advisor-bvf-") as tmp:
+        target = create_scratch(str(Path(tmp) / "scratch.dat"), SIZE, reuse=False)
+        try:
+            compare("real file", target.path, target.size_bytes, args.seconds, args.rounds)
+        finally:
+            release(target)
+        with emulated(Path(tmp)) as device:
+            if device:
+                compare("emulated 7200 rpm HDD (scale 10)", device, 512 << 20, args.seconds, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
