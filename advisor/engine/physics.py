@@ -14,7 +14,9 @@ from typing import Protocol
 import numpy as np
 
 from advisor.disk import predict
+from advisor.disk.mechanism import BUS_BYTES_PER_S
 from advisor.disk.model import DiskModel
+from advisor.disk.predict import HOST_TURNAROUND_MS
 
 Band = tuple[float, float]
 """A span of the disk as fractions of its LBA range (0 = outer edge)."""
@@ -110,13 +112,14 @@ class ModelPhysics:
         """
         model = self.model
         n = len(streams)
-        bands = np.array([s[0] for s in streams], dtype=float)
+        bands = np.array([s[0] for s in streams], dtype=float).reshape(n, 2)
         shares = np.array([s[1] for s in streams], dtype=float)
         total = shares.sum()
         if n == 0 or total <= 0:
             return [0.0] * n
         seek_lut, rate_lut = self._tables()
-        steps = (np.arange(FAST_GRID) + 0.5) / FAST_GRID
+        grid = FAST_GRID if n <= 12 else 4
+        steps = (np.arange(grid) + 0.5) / grid
         points = np.clip(bands[:, :1] + (bands[:, 1:] - bands[:, :1]) * steps, 0.0, 1.0)
         cells = (points * LUT_SIZE).astype(np.int64)
         strokes = self._stroke_lut[cells]
@@ -124,15 +127,21 @@ class ModelPhysics:
         cylinders = model.total_cylinders
         distance = np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])
         index = np.minimum((distance * LUT_SIZE + 0.5).astype(np.int64), LUT_SIZE)
-        seeks = np.where(distance * cylinders >= 0.5, seek_lut[index], 0.0)
-        expected = seeks.mean(axis=(2, 3))
+        expected = np.where(distance * cylinders >= 0.5, seek_lut[index], 0.0).mean(axis=(2, 3))
+        # inside its own band: same grid, the diagonal cell at a third of its width (as predict does)
+        width = np.abs(self._stroke_lut[np.minimum((bands[:, 1] * LUT_SIZE).astype(np.int64), LUT_SIZE)]
+                       - self._stroke_lut[(bands[:, 0] * LUT_SIZE).astype(np.int64)])
+        own = np.abs(strokes[:, :, None] - strokes[:, None, :])
+        own[:, np.arange(grid), np.arange(grid)] = (width / grid / 3.0)[:, None]
+        own_index = np.minimum((own * LUT_SIZE + 0.5).astype(np.int64), LUT_SIZE)
+        self_seek = np.where(own * cylinders >= 0.5, seek_lut[own_index], 0.0).mean(axis=(1, 2))
         blocks = np.array([s[2] for s in streams], dtype=float)
-        positioned = model.overhead_ms + model.revolution_ms / 2 + (blocks / (rates * 1000.0))[:, None] + expected
-        for i, (band, _, block, sequential) in enumerate(streams):
-            if sequential:
-                positioned[i, i] = predict.sequential_io_ms(model, band, block)
-            else:
-                positioned[i, i] = predict.mean_service_ms(model, band, block, random=True)
+        transfer = blocks / (rates * 1000.0)
+        positioned = model.overhead_ms + model.revolution_ms / 2 + transfer[:, None] + expected
+        sequential = np.array([s[3] for s in streams], dtype=bool)
+        streaming = np.maximum(transfer, model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0)
+        diagonal = np.where(sequential, streaming, model.overhead_ms + model.revolution_ms / 2 + transfer + self_seek)
+        positioned[np.arange(n), np.arange(n)] = diagonal
         return [float(v) for v in positioned @ (shares / total)]
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
