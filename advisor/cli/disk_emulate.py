@@ -1,0 +1,88 @@
+"""`advisor disk emulate`: attach an emulated HDD as a loop device until interrupted."""
+
+from __future__ import annotations
+
+import enum
+import re
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+
+import typer
+
+from advisor.errors import BadInput
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+class CacheMode(enum.StrEnum):
+    """Write cache behaviour of the emulated drive."""
+
+    off = "off"
+    volatile = "volatile"
+    lying = "lying"
+
+
+def parse_size(text: str) -> int:
+    """``4G``, ``512M``, ``1.5GiB`` or plain bytes → bytes (binary units, like truncate).
+
+    >>> parse_size("4G"), parse_size("512MiB"), parse_size("1048576")
+    (4294967296, 536870912, 1048576)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, flags=re.IGNORECASE)
+    if not match:
+        raise BadInput(f"cannot read size {text!r}", hint="use e.g. 4G, 512M or a byte count")
+    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    return size // 512 * 512
+
+
+def emulate(
+    preset: str = typer.Argument(..., help="Drive preset from the catalogue (see `advisor disk presets`)."),
+    size: str = typer.Option("4G", "--size", help="Size of the emulated disk (4G, 512M, bytes)."),
+    backing: Path = typer.Option(..., "--backing", help="Sparse file holding the data (created if missing)."),
+    scale: float = typer.Option(1.0, "--scale", help="Time scale: 10 runs the disk ten times faster."),
+    cache: CacheMode = typer.Option(CacheMode.off, "--cache", help="Write cache: off, volatile or lying."),
+    reuse: bool = typer.Option(False, "--reuse", help="Allow an existing file or block device not made by us."),
+    partscan: bool = typer.Option(True, "--partscan/--no-partscan", help="Expose /dev/loopNpK partitions."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the platter's starting angle."),
+) -> None:
+    """Attach an emulated HDD and print its loop device; Ctrl-C or SIGTERM detaches it.
+
+    Every read, write and flush of the device completes when the disk model says, so a
+    file system, PostgreSQL or the zone benchmark on it behave as on that drive.
+    """
+    from advisor.disk.emulator import emulated_disk
+
+    size_bytes = parse_size(size)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with emulated_disk(preset, size_bytes, backing, scale=scale, cache=cache.value, partscan=partscan,
+                           reuse=reuse, seed=seed) as disk:
+            typer.echo(disk.device)
+            typer.echo(
+                f"emulating {preset} ({size_bytes} bytes, cache {cache.value}, scale {scale:g}) on {disk.device}; "
+                f"path overhead {disk.path_overhead_s * 1e6:.0f} µs compensated; "
+                f"counters: cat {disk.mountpoint / 'stats.json'}; Ctrl-C to detach",
+                err=True,
+            )
+            while not stop.wait(0.5):
+                pass
+            for sig in previous:  # a second Ctrl-C must not cut the cleanup short
+                signal.signal(sig, signal.SIG_IGN)
+            served = disk.stats()["served"]
+        typer.echo(f"detached {disk.device}: served {served['read']} reads, {served['write']} writes, "
+                   f"{served['flush']} flushes", err=True)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def register(disk_app: typer.Typer) -> None:
+    """Add ``emulate`` to the ``advisor disk`` sub-app."""
+    disk_app.command(name="emulate")(emulate)

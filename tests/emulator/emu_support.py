@@ -1,0 +1,99 @@
+"""Shared checks for the emulator tests: prerequisites, O_DIRECT readers, leak detection."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from advisor.disk import emulator_sys as sysx
+from advisor.disk.emulator_calibrate import realtime_thread
+
+
+def require_fuse_and_loop() -> None:
+    """Skip (with the reason) when this machine cannot host an emulated disk at all."""
+    if os.geteuid() != 0:
+        pytest.skip("the emulated disk needs root (FUSE mount, loop devices)")
+    if not os.path.exists("/dev/fuse"):
+        pytest.skip("/dev/fuse is missing: the kernel has no FUSE")
+    for tool in ("fusermount3", "losetup"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (scripts/install-system-deps.sh installs it)")
+
+
+def read_latencies(device: str, offsets: Sequence[int], size: int = 4096) -> list[float]:
+    """Seconds each O_DIRECT read of *size* bytes at *offsets* took, one at a time (QD1).
+
+    The reading thread runs at real-time priority when allowed, as the emulator's own
+    calibration does, so the host's CPU queue (other tests, a busy machine) is not
+    mistaken for the disk's service time.
+    """
+    buffer = mmap.mmap(-1, max(size, 4096))
+    view = memoryview(buffer)[:size]
+    fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
+    out: list[float] = []
+    try:
+        with realtime_thread():
+            for offset in offsets:
+                start = time.perf_counter()
+                got = os.preadv(fd, [view], offset)
+                out.append(time.perf_counter() - start)
+                assert got == size, f"short read at {offset}: {got} of {size} bytes"
+    finally:
+        os.close(fd)
+        view.release()
+        buffer.close()
+    return out
+
+
+def parallel_read_latencies(device: str, streams: Sequence[Sequence[int]], size: int = 4096) -> list[list[float]]:
+    """Run one QD1 reader thread per stream at once; their latencies, per stream."""
+    results: list[list[float]] = [[] for _ in streams]
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        try:
+            results[index] = read_latencies(device, streams[index], size)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(streams))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def emulator_leaks() -> list[str]:
+    """Loop devices on an emulator image, emulator mounts, server processes, private dirs."""
+    problems: list[str] = []
+    ours = str(sysx.RUN_DIR / f"emu-{os.getpid()}-")
+    for loop in Path("/sys/block").glob("loop*/loop/backing_file"):
+        try:
+            target = loop.read_text().strip()
+        except OSError:
+            continue
+        if target.startswith(ours):
+            problems.append(f"loop {loop.parent.parent.name} -> {target}")
+    for source, mountpoint, _fstype in sysx.mount_table():
+        if mountpoint.startswith(ours):
+            problems.append(f"mount {source} on {mountpoint}")
+    for proc in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            cmdline = proc.read_bytes()
+        except OSError:
+            continue
+        if b"advisor.disk.emulator_server" in cmdline and f"emu-{os.getpid()}-".encode() in cmdline:
+            problems.append(f"server process {proc.parent.name}")
+    if sysx.RUN_DIR.is_dir():
+        problems += [f"private dir {p}" for p in sysx.RUN_DIR.glob(f"emu-{os.getpid()}-*")]
+    return problems

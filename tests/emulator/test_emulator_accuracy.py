@@ -1,0 +1,100 @@
+"""O_DIRECT reads on the emulated disk reproduce the simulator's predictions within ±10 %.
+
+The same model (a catalogue preset stretched over the emulated size) drives both the
+emulator and :func:`advisor.disk.simulate.simulate`; the emulator is measured from the
+outside, through the loop device, with real threads and real time, at scale 1 and 10.
+Latencies are compared as medians (p50 from the simulator): a busy CI machine delays a
+few replies by milliseconds, which would move a mean but not the median.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from advisor.disk.emulator import EmulatedDisk, emulated_disk
+from advisor.disk.emulator_model import sized_model
+from advisor.disk.presets import get_model
+from advisor.disk.simulate import StreamSpec, simulate
+from tests.emulator.emu_support import parallel_read_latencies, read_latencies, require_fuse_and_loop
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+PRESET = "class-7200-desktop"
+SIZE = 1 << 30
+BLOCK = 4096
+TOLERANCE = 0.10
+
+
+@pytest.fixture(scope="module", params=[1.0, 10.0], ids=["scale1", "scale10"])
+def disk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmulatedDisk]:
+    require_fuse_and_loop()
+    backing = tmp_path_factory.mktemp("emu") / "disk.img"
+    with emulated_disk(PRESET, SIZE, backing, scale=request.param, cache="off", partscan=False) as emulated:
+        yield emulated
+
+
+def _random_offsets(band: tuple[float, float], count: int, seed: int) -> list[int]:
+    """Block-aligned uniform offsets inside *band*, drawn the way the simulator draws them."""
+    first = int(band[0] * SIZE) // BLOCK
+    last = max(first + 1, (int(band[1] * SIZE) - BLOCK) // BLOCK + 1)
+    return [int(v) * BLOCK for v in np.random.default_rng(seed).integers(first, last, size=count)]
+
+
+def _predicted_ms(streams: list[StreamSpec]) -> float:
+    """Median latency the simulator predicts for *streams* on the same stretched model."""
+    return simulate(sized_model(get_model(PRESET), SIZE), streams, ios=6000, seed=3, write_cache="off").p50_ms
+
+
+def _ios(disk: EmulatedDisk) -> int:
+    """A few hundred IOs at scale 1 (seconds of real time), more when time runs faster."""
+    return 240 if disk.scale < 5 else 600
+
+
+@pytest.mark.parametrize("band", [(0.0, 0.01), (0.99, 1.0), (0.0, 1.0)], ids=["outer1pct", "inner1pct", "full"])
+def test_qd1_random_read_latency(disk: EmulatedDisk, band: tuple[float, float]) -> None:
+    count = _ios(disk)
+    latencies = read_latencies(disk.device, _random_offsets(band, count, seed=int(band[0] * 100) + 7))
+    measured_ms = statistics.median(latencies[20:]) * 1000 * disk.scale
+    predicted_ms = _predicted_ms([StreamSpec("randread", band, BLOCK)])
+    assert measured_ms == pytest.approx(predicted_ms, rel=TOLERANCE), (measured_ms, predicted_ms)
+
+
+def test_two_streams_at_opposite_edges(disk: EmulatedDisk) -> None:
+    """Two QD1 readers, outer and inner 1 %: every IO pays a full-stroke seek."""
+    count = _ios(disk) // 2
+    streams = [_random_offsets((0.0, 0.01), count, 11), _random_offsets((0.99, 1.0), count, 12)]
+    per_stream = parallel_read_latencies(disk.device, streams)
+    measured_ms = statistics.median([v for lat in per_stream for v in lat[10:]]) * 1000 * disk.scale
+    predicted_ms = _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK),
+                                  StreamSpec("randread", (0.99, 1.0), BLOCK)])
+    assert measured_ms == pytest.approx(predicted_ms, rel=TOLERANCE), (measured_ms, predicted_ms)
+    # and the penalty is real: far slower than one stream in one band
+    assert measured_ms > 1.5 * _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK)])
+
+
+def _sequential_mb_s(disk: EmulatedDisk, start_fraction: float, total_bytes: int, block: int) -> float:
+    first = int(start_fraction * SIZE) // block * block
+    offsets = [first + i * block for i in range(total_bytes // block)]
+    latencies = read_latencies(disk.device, offsets, size=block)
+    per_block_s = statistics.median(latencies[4:])
+    return block / per_block_s / 1e6 / disk.scale
+
+
+def test_sequential_rate_outer_versus_inner(disk: EmulatedDisk) -> None:
+    block = 1 << 20
+    total = (40 if disk.scale < 5 else 120) << 20
+    outer = _sequential_mb_s(disk, 0.0, total, block)
+    inner = _sequential_mb_s(disk, 0.88, total, block)
+    model = sized_model(get_model(PRESET), SIZE)
+    predicted = {
+        name: 1.0 / simulate(model, [StreamSpec("read", band, block)], ios=400, seed=1,
+                             write_cache="off").p50_ms * block / 1e3
+        for name, band in (("outer", (0.0, 0.2)), ("inner", (0.88, 1.0)))
+    }
+    assert outer == pytest.approx(predicted["outer"], rel=TOLERANCE), (outer, predicted)
+    assert inner == pytest.approx(predicted["inner"], rel=TOLERANCE), (inner, predicted)
+    assert outer > 1.3 * inner
