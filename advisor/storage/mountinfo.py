@@ -119,6 +119,8 @@ def _is_under(path: str, mountpoint: str) -> bool:
 def mount_for(path: str, st_dev: int, mounts: list[MountEntry]) -> MountEntry | None:
     """The mount that holds *path* (already resolved), matched by device first.
 
+    Without a mount of that device (btrfs subvolumes) the deepest enclosing mount point wins.
+
     >>> ms = parse("1 0 8:1 / / rw - ext4 /dev/sda1 rw\\n2 1 8:2 / /data rw - ext4 /dev/sda2 rw\\n"
     ...            "3 1 8:3 / /data2 rw - ext4 /dev/sda3 rw\\n4 1 8:2 /sub /bind rw - ext4 /dev/sda2 rw")
     >>> mount_for("/data2/x", os.makedev(8, 3), ms).mountpoint
@@ -128,7 +130,13 @@ def mount_for(path: str, st_dev: int, mounts: list[MountEntry]) -> MountEntry | 
     """
     same_device = [m for m in mounts if m.dev == st_dev]
     if not same_device:
-        return None
+        # btrfs subvolumes give files an anonymous st_dev that no mountinfo line carries:
+        # fall back to the deepest mount point containing the path, component-wise.
+        if os.major(st_dev) != 0:
+            return None
+        enclosing = [m for m in mounts if _is_under(path, m.mountpoint)]
+        deepest = max(enclosing, key=lambda m: len(m.mountpoint)) if enclosing else None
+        return deepest if deepest is not None and deepest.major == 0 else None
     containing = [m for m in same_device if _is_under(path, m.mountpoint)]
     if containing:
         return max(containing, key=lambda m: len(m.mountpoint))

@@ -173,3 +173,32 @@ def test_tmpfs_and_overlay_are_unknown_with_reason(tmpfs_dir: Path) -> None:
         assert not loc.placement_known and loc.reason is not None and "overlay" in loc.reason
     finally:
         subprocess.run(["umount", str(merged)], check=False)
+
+
+def test_xfs_is_located_and_btrfs_is_unknown_with_reason(storage_root: Path) -> None:
+    import shutil
+
+    from tests.helpers.loopdisk import scratch_disk
+    from tests.storage.conftest import is_root
+
+    if not is_root():
+        pytest.skip("needs root")
+    missing = [tool for tool in ("mkfs.xfs", "mkfs.btrfs") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (scripts/install-system-deps.sh installs them)")
+    with scratch_disk(384 << 20, [("x", 0.95)], fs="xfs", image_dir=storage_root / "xfs") as xfs, \
+            scratch_disk(160 << 20, [("b", 0.95)], fs="btrfs", image_dir=storage_root / "btrfs") as btrfs:
+        part = xfs.partitions[0]
+        assert part.mountpoint is not None and btrfs.partitions[0].mountpoint is not None
+        data = write_file(part.mountpoint / "xfs.dat", 2 << 20)
+        locator = Locator(keep_extents=True)
+        loc = locator.locate(str(part.mountpoint / "xfs.dat"))
+        assert loc.placement_known and loc.partition == f"{xfs.name}p1"
+        assert locator.partitions[f"{xfs.name}p1"].fstype == "xfs"
+        for extent in loc.extent_list:
+            assert read_raw(xfs.device, extent.disk_offset_bytes, extent.length_bytes) == \
+                data[extent.file_offset_bytes:extent.file_offset_bytes + extent.length_bytes]
+        write_file(btrfs.partitions[0].mountpoint / "b.dat", 1 << 20)
+        on_btrfs = locator.locate(str(btrfs.partitions[0].mountpoint / "b.dat"))
+        assert not on_btrfs.placement_known and on_btrfs.reason is not None and "btrfs" in on_btrfs.reason
+        assert on_btrfs.zone_start is None and on_btrfs.size_bytes == 1 << 20

@@ -40,6 +40,10 @@ def test_mount_is_matched_by_device_then_whole_components() -> None:
     # the same device mounted twice (bind): the mount that contains the path wins
     assert mountinfo.mount_for("/mnt/bind\ttab/16385", sda2, entries).mountpoint == "/mnt/bind\ttab"  # type: ignore[union-attr]
     assert mountinfo.mount_for("/x", os.makedev(9, 9), entries) is None
+    # an anonymous device no line carries (a btrfs subvolume): the enclosing anonymous mount
+    btrfs = mountinfo.parse("1 0 8:1 / / rw - ext4 /dev/sda1 rw\n2 1 0:42 / /pool rw - btrfs /dev/sdb rw")
+    assert mountinfo.mount_for("/pool/sub/f", os.makedev(0, 43), btrfs).fstype == "btrfs"  # type: ignore[union-attr]
+    assert mountinfo.mount_for("/other/f", os.makedev(0, 43), btrfs) is None
 
 
 def test_mountinfo_rejects_garbage_and_reads_this_machine() -> None:
