@@ -17,7 +17,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import BadInput
-from advisor.model import Snapshot
+from advisor.model import Finding, Snapshot
 from advisor.render.diskmap import AuditMaps
 
 
@@ -63,6 +63,17 @@ def build_audit(snapshots: list[Snapshot]) -> AuditMaps:
                            disk_rates=rates, interval_s=seconds)
 
 
+def audit_findings_of(snapshots: list[Snapshot]) -> list[Finding]:
+    """The engine's findings for the layout as it is (default drive preset; rates from the pair)."""
+    from advisor.cli.reporting import load_models
+    from advisor.engine.advise import audit_findings
+    from advisor.workload import diff
+
+    models, _ = load_models(None, None, None)
+    source = diff(snapshots[0], snapshots[-1], allow_reset=True) if len(snapshots) == 2 else snapshots[-1]
+    return audit_findings(source, models)
+
+
 def audit(
     extra: list[Path] = typer.Argument(None, help="Second snapshot (after --snapshot A.json)."),
     snapshot: list[Path] = typer.Option(None, "--snapshot", "-s", help="Snapshot file(s) from advisor collect."),
@@ -74,6 +85,7 @@ def audit(
     """Map each disk from outer to inner edge: partitions and database areas, coloured by IO."""
     from advisor.model import load_snapshot
     from advisor.render.diskmap import render_disk_maps
+    from advisor.render.terminal import findings_section
 
     files = [*(snapshot or []), *(extra or [])]
     if bool(files) == bool(dsn):
@@ -84,12 +96,14 @@ def audit(
         raise BadInput(f"--format {output_format.value} is not offered by audit; use terminal or json")
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
     maps = build_audit(snapshots)
+    findings = audit_findings_of(snapshots)
     if output_format is OutputFormat.json:
-        document = {"server": asdict(snapshots[-1].server), "taken_at": snapshots[-1].taken_at, "maps": asdict(maps)}
+        document = {"server": asdict(snapshots[-1].server), "taken_at": snapshots[-1].taken_at, "maps": asdict(maps),
+                    "findings": [asdict(f) for f in findings]}
         emit(json.dumps(document, indent=2), output)
         return
     console = stdout_console()
-    sections = render_disk_maps(maps, console.width)
+    sections = [*render_disk_maps(maps, console.width), *findings_section(findings)]
     if output is not None:
         with console.capture() as captured:
             for section in sections:

@@ -5,9 +5,10 @@ rich is imported inside the functions so ``advisor --help`` does not pay for it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from advisor.model import FileIO, Report, Workload
+from advisor.model import FileIO, Finding, Report, Workload
 from advisor.render.text import evidence_text, gain_text, heat_colour, human_bytes, pct, summary_lines
 
 if TYPE_CHECKING:
@@ -79,6 +80,22 @@ def zone_curve_lines(disks: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
+    """Findings as rich text: code and title, the evidence, the action (also used by ``audit``)."""
+    from rich.markup import escape
+    from rich.text import Text as RichText
+
+    out: list[RenderableType] = [RichText.from_markup("[bold]Findings[/bold]" if findings else "No findings.")]
+    for f in findings:
+        style = SEVERITY_STYLE.get(f.severity, "")
+        gain = f"  predicted gain {gain_text(f)}" if f.predicted_gain is not None else ""
+        out.append(RichText.from_markup(
+            f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}[green]{gain}[/green]"))
+        out.append(RichText(f"{'':>9}evidence: {evidence_text(f.evidence)}", style="dim"))
+        out.append(RichText(f"{'':>9}action: {f.action}"))
+    return out
+
+
 def current_maps(workload: Workload) -> AuditMaps | None:
     """The audit disk maps (partitions and areas now, IO heat) of the workload's layout."""
     from advisor.render.diskmap import build_disk_maps
@@ -101,13 +118,8 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
     console.print(Panel("\n".join(summary_lines(report)), title="advisor report", expand=False))
     for warning in report.warnings:
         console.print(f"[dim]• {escape(warning)}[/dim]", highlight=False)
-    console.print("[bold]Findings[/bold]" if report.findings else "No findings.")
-    for f in report.findings:
-        style = SEVERITY_STYLE.get(f.severity, "")
-        gain = f"  predicted gain {gain_text(f)}" if f.predicted_gain is not None else ""
-        console.print(f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}[green]{gain}[/green]")
-        console.print(f"[dim]{'':>9}evidence: {escape(evidence_text(f.evidence))}[/dim]")
-        console.print(f"{'':>9}action: {escape(f.action)}")
+    for line in findings_section(report.findings):
+        console.print(line)
     if report.plan is not None:
         plan = report.plan
         table = Table(title=f"Plan: {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "

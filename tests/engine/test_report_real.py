@@ -93,5 +93,12 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
     assert times["hot"]["after_ms"] <= times["hot"]["before_ms"]
     for finding in report["findings"]:
         assert {"code", "severity", "evidence", "predicted_gain"} <= set(finding)
+    audit = advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
+    assert audit.returncode == 0, audit.stderr
+    audited = json.loads(audit.stdout)
+    assert "maps" in audited and isinstance(audited["findings"], list)
+    # audit shows the same findings as the report (same engine, same default drive preset)
+    assert [(f["code"], f["subject"]) for f in audited["findings"]] == \
+        [(f["code"], f["subject"]) for f in report["findings"]]
     html = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "html", "--force")
     assert html.returncode == 0 and 'class="diskmap"' in html.stdout and ">hot<" in html.stdout
