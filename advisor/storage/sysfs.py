@@ -149,6 +149,10 @@ class Sysfs:
         backing = _read(base / "loop" / "backing_file") if transport == "loop" else None
         if transport == "dm":
             model = _read(base / "dm" / "name") or model
+        reason = placement_verdict(transport, model)
+        if transport == "md":
+            level = _read(base / "md" / "level") or "RAID"
+            reason = f"md {level} over {', '.join(self.slaves(disk)) or 'unknown members'}: {reason}"
         device = Device(
             name=disk,
             path=f"/dev/{disk}",
@@ -161,8 +165,8 @@ class Sysfs:
             scheduler=selected_scheduler(_read(queue / "scheduler")),
             transport=transport,
             backing_file=backing,
-            placement_known=placement_verdict(transport, model) is None,
-            reason=placement_verdict(transport, model),
+            placement_known=reason is None,
+            reason=reason,
         )
         self._devices[disk] = device
         return device
