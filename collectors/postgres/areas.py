@@ -74,16 +74,42 @@ def temp_directory(space: Tablespace, major: int, catalog_version: int) -> str:
     return os.path.join(space.location, f"PG_{major}_{catalog_version}", "pgsql_tmp")
 
 
-def wal_directory(data_directory: str, major: int) -> tuple[str, bool]:
-    """The WAL directory, resolved through its symlink when visible here; (path, resolved)."""
-    path = os.path.join(data_directory, "pg_wal")
+def data_directory_visible(data_directory: str, major: int) -> bool:
+    """Whether this host sees the server's data directory (same host, enough permission)."""
     try:
         with open(os.path.join(data_directory, "PG_VERSION"), encoding="ascii") as marker:
-            if marker.read().strip() != str(major):
-                return path, False
+            return marker.read().strip() == str(major)
     except OSError:
-        return path, False  # not this host, or no permission to read the data directory
-    return os.path.realpath(path), True
+        return False  # not this host, or no permission to read the data directory
+
+
+def wal_directory(data_directory: str, visible: bool) -> str:
+    """The WAL directory, resolved through its symlink when the data directory is visible."""
+    path = os.path.join(data_directory, "pg_wal")
+    return os.path.realpath(path) if visible else path
+
+
+def on_disk(first: str, segment_bytes: int = SEGMENT_BYTES_DEFAULT) -> tuple[int, tuple[str, ...]]:
+    """Exact size of a relation's main fork and its further segment files, read on this host.
+
+    A file missing here (dropped since the query) has size 0. A next segment can exist only
+    when the previous one is full, so a relation below 1 GB costs a single stat.
+    """
+    try:
+        size = os.stat(first).st_size
+    except OSError:
+        return 0, ()
+    segments: list[str] = []
+    current = size
+    while current >= segment_bytes > 0:
+        candidate = f"{first}.{len(segments) + 1}"
+        try:
+            current = os.stat(candidate).st_size
+        except OSError:
+            break
+        segments.append(candidate)
+        size += current
+    return size, tuple(segments)
 
 
 def parse_temp_tablespaces(setting: str) -> list[str]:

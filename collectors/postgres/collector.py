@@ -14,7 +14,7 @@ from typing import Any
 from advisor.errors import PrivilegeMissing
 from advisor.model import FileIO, ServerInfo, WaitProfile
 from collectors.postgres import files as mapping
-from collectors.postgres.areas import Tablespace, tablespace_directory, wal_directory
+from collectors.postgres.areas import Tablespace, data_directory_visible, tablespace_directory, wal_directory
 from collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
 from collectors.postgres.rows import (
     ActivityRow,
@@ -134,18 +134,23 @@ def collect(session: PgSession, context: Any) -> None:
     databases: list[DatabaseRow] = run_query(conn, major, "databases")
     visit, skipped = databases_to_visit(databases)
     context.warnings.extend(skipped)
-    visits = read_all(session, visit, server.current_db)
+    local = data_directory_visible(data_directory, major)
+    if not local:
+        context.warnings.append(
+            "the data directory is not visible on this host: relation sizes are estimates from pg_class.relpages "
+            "and the pg_wal symlink (if any) is not resolved; run advisor on the database host for exact figures"
+        )
+    where = mapping.RelationPaths(spaces, data_directory, block_size, segment_bytes, local)
+    visits = read_all(session, visit, server.current_db, where)
 
     files: list[FileIO] = []
     for v in visits:
         if v.error:
             context.warnings.append(f"database {v.datname} skipped: {v.error}")
-        files.extend(mapping.relation_files(v.datname, v.relations, spaces, data_directory, block_size, segment_bytes))
+        files.extend(v.files)
 
     wal: WalRow = run_query(conn, major, "wal")[0]
-    wal_path, resolved = wal_directory(data_directory, major)
-    if not resolved:
-        context.warnings.append("pg_wal is not visible on this host: its symlink (if any) was not resolved")
+    wal_path = wal_directory(data_directory, local)
     wal_size = 0
     if priv.can_ls_waldir:
         wal_size = int(run_query(conn, major, "waldir")[0].size_bytes)

@@ -20,58 +20,78 @@ What is attributed and what is not (docs/collect.md says the same):
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
 
 from advisor.model import FileIO, FileKind
 from collectors.postgres.areas import (
     Tablespace,
     archive_directory,
+    on_disk,
     parse_temp_tablespaces,
     relation_path,
     segment_paths,
     temp_directory,
 )
-from collectors.postgres.rows import ArchiverRow, DatabaseRow, RelationRow, WalRow
+from collectors.postgres.rows import ArchiverRow, DatabaseRow, WalRow
 
 
-def relation_kind(row: RelationRow) -> FileKind:
+@dataclass(frozen=True, slots=True)
+class RelationPaths:
+    """What turning relation rows into files needs: tablespaces, sizes, where files are."""
+
+    spaces: dict[int, Tablespace]
+    data_directory: str
+    block_size: int
+    segment_bytes: int
+    local: bool  # the data directory is visible here: sizes are read from the files
+
+
+def relation_kind(relkind: str, is_toast: bool) -> FileKind:
     """data (tables, matviews, sequences), index, or toast (TOAST tables and their indexes)."""
-    if row.is_toast or row.relkind == "t":
+    if is_toast or relkind == "t":
         return "toast"
-    if row.relkind == "i":
+    if relkind == "i":
         return "index"
     return "data"
 
 
-def relation_files(
-    datname: str,
-    rows: tuple[RelationRow, ...],
-    spaces: dict[int, Tablespace],
-    data_directory: str,
-    block_size: int,
-    segment_bytes: int,
-) -> list[FileIO]:
-    """One FileIO per relation; shared catalogs get the file id ``global/<oid>``."""
+def relation_files(datname: str, rows: list[tuple[Any, ...]], where: RelationPaths) -> list[FileIO]:
+    """One FileIO per relation row (``relations`` query columns, as tuples for speed).
+
+    Shared catalogs get the file id ``global/<oid>``. Relations with no bytes on disk that
+    were never read are left out. Sizes come from the files themselves when the data
+    directory is visible on this host, else from relpages (an estimate).
+    """
     files = []
-    for row in rows:
-        if row.filepath is None:
+    spaces, block = where.spaces, where.block_size
+    for oid, relname, relkind, is_toast, spcoid, is_shared, filepath, relpages, blks_read, _hit in rows:
+        if filepath is None:
             continue
-        path = relation_path(row.filepath, data_directory, spaces)
-        space = spaces.get(row.spcoid)
-        container = "global" if row.is_shared else datname
+        path = relation_path(filepath, where.data_directory, spaces)
+        if where.local:
+            size, segments = on_disk(path, where.segment_bytes)
+        else:
+            size = int(relpages) * block
+            segments = segment_paths(path, size, where.segment_bytes)
+        if size == 0 and not blks_read:
+            continue
+        space = spaces.get(spcoid)
+        container = "global" if is_shared else datname
         files.append(
             FileIO(
-                file_id=f"{container}/{row.oid}",
+                file_id=f"{container}/{oid}",
                 path=path,
-                kind=relation_kind(row),
-                tablespace=space.name if space else str(row.spcoid),
+                kind=relation_kind(relkind, is_toast),
+                tablespace=space.name if space else str(spcoid),
                 container=container,
-                size_bytes=int(row.size_bytes),
-                reads=int(row.blks_read),
+                size_bytes=size,
+                reads=int(blks_read),
                 writes=None,
-                read_bytes=int(row.blks_read) * block_size,
+                read_bytes=int(blks_read) * block,
                 write_bytes=None,
-                name=row.relname,
-                segment_paths=segment_paths(path, int(row.size_bytes), segment_bytes),
+                name=relname,
+                segment_paths=segments,
             )
         )
     return files

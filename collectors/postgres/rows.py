@@ -93,7 +93,7 @@ class RelationRow:
     spcoid: int
     is_shared: bool
     filepath: str | None
-    size_bytes: int
+    relpages: int
     blks_read: int
     blks_hit: int
 

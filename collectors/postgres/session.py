@@ -8,7 +8,7 @@ pg_stat_activity, and bounded by ``statement_timeout``. Driver errors become one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -107,6 +107,25 @@ def connect(dsn: str | None, options: Mapping[str, Any]) -> PgSession:
     return session
 
 
+def run_tuples(
+    conn: psycopg.Connection[Any], major: int, query: str, params: Mapping[str, object] | None = None
+) -> list[tuple[Any, ...]]:
+    """Like :func:`run_query` but plain tuples (the per-relation hot path); columns checked once."""
+    import dataclasses
+
+    rows: list[tuple[Any, ...]] = []
+
+    def fetch(cur: Any) -> None:
+        expected = [f.name for f in dataclasses.fields(ROWS[query])]
+        names = [d.name for d in cur.description or ()]
+        if names != expected:
+            raise AdvisorError(f"query {query} returned columns {names}, expected {expected}")
+        rows.extend(cur.fetchall())
+
+    _execute(conn, major, query, params, None, fetch)
+    return rows
+
+
 def run_query(
     conn: psycopg.Connection[Any], major: int, query: str, params: Mapping[str, object] | None = None
 ) -> list[Any]:
@@ -115,18 +134,31 @@ def run_query(
     A params mapping is always passed (psycopg then treats ``%`` as a placeholder marker,
     which is why the files write ``%%`` for a literal percent).
     """
-    import psycopg
     from psycopg.rows import class_row
+
+    rows: list[Any] = []
+    _execute(conn, major, query, params, class_row(ROWS[query]), lambda cur: rows.extend(cur.fetchall()))
+    return rows
+
+
+def _execute(
+    conn: psycopg.Connection[Any],
+    major: int,
+    query: str,
+    params: Mapping[str, object] | None,
+    factory: Any,
+    consume: Callable[[Any], None],
+) -> None:
+    import psycopg
 
     sql = pick("postgres", query, major)
     bound = dict(DEFAULT_PARAMS.get(query, {}))
     bound.update(params or {})
     try:
-        factory: Any = class_row(ROWS[query])
-        with conn.cursor(row_factory=factory) as cur:
+        cursor = conn.cursor(row_factory=factory) if factory is not None else conn.cursor()
+        with cursor as cur:
             cur.execute(sql.text.encode(), bound)
-            rows: list[Any] = cur.fetchall()
-            return rows
+            consume(cur)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise PrivilegeMissing(
             f"query {query} was refused: {redact(_first_line(exc))}",
