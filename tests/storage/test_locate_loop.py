@@ -202,3 +202,21 @@ def test_xfs_is_located_and_btrfs_is_unknown_with_reason(storage_root: Path) -> 
         on_btrfs = locator.locate(str(btrfs.partitions[0].mountpoint / "b.dat"))
         assert not on_btrfs.placement_known and on_btrfs.reason is not None and "btrfs" in on_btrfs.reason
         assert on_btrfs.zone_start is None and on_btrfs.size_bytes == 1 << 20
+
+
+def test_misaligned_partition_is_flagged(storage_root: Path) -> None:
+    from advisor.storage.sysfs import Sysfs
+    from tests.helpers.loopdisk import scratch_disk
+    from tests.storage.conftest import is_root
+
+    if not is_root():
+        pytest.skip("needs root")
+    with scratch_disk(16 << 20, None, fs=None, image_dir=storage_root / "misaligned") as disk:
+        script = "label: gpt\nstart=2048, size=4096\nstart=6151, size=4096\n"  # the second starts off 1 MiB/4 KiB
+        subprocess.run(["sfdisk", "-q", "--no-reread", "--no-tell-kernel", disk.device], input=script, text=True,
+                       check=True, capture_output=True)
+        subprocess.run(["partx", "-a", disk.device], check=False, capture_output=True)
+        sysfs = Sysfs()
+        nodes = sysfs.partitions_of(disk.name)
+        assert [n.start_bytes for n in nodes] == [2048 * 512, 6151 * 512]
+        assert [sysfs.partition(n).aligned for n in nodes] == [True, False]
