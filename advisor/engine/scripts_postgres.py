@@ -27,8 +27,12 @@ LOCK_WARNING = (
 
 
 def new_tablespace_name(move: Move) -> str:
-    """Name of the tablespace created for *move* on its target partition."""
-    return truncate_ident(f"{move.area.tablespace or move.area.name}_{move.partition}")
+    """Name of the tablespace created for *move* on its target partition.
+
+    The partition label comes first: names starting with ``pg_`` are reserved, and the old
+    name may be ``pg_default``.
+    """
+    return truncate_ident(f"{move.partition}_{move.area.tablespace or move.area.name}")
 
 
 def _format(sql: str) -> str:
@@ -39,6 +43,9 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
     out: list[str] = []
     for move in moves:
         if move.area.kind not in ("tablespace", "temp") or not move.area.tablespace:
+            continue
+        if move.area.tablespace == "pg_global":
+            out.append("-- pg_global (shared catalogs) cannot move: it stays in the data directory")
             continue
         new = new_tablespace_name(move)
         out.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,10 +16,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.helpers.loopdisk import no_leaks, scratch_disk
+
+if TYPE_CHECKING:
+    from tests.helpers.pg import PgServer
 
 
 def advisor(*args: str) -> subprocess.CompletedProcess[str]:
@@ -38,6 +43,29 @@ def root_dir() -> Iterator[Path]:
             problems.append(str(exc))
         shutil.rmtree(root, ignore_errors=True)
         assert not problems, problems
+
+
+_DB_MARKER = re.compile(r"^-- run the next statements connected to database (.+)$", re.MULTILINE)
+_LOCATION = re.compile(r"LOCATION '((?:[^']|'')*)'")
+
+
+def _apply_postgres_sql(pg: PgServer, plan: dict[str, Any]) -> dict[str, str]:
+    """Run the plan's postgres.sql as a DBA would (psql, per database); return table -> tablespace."""
+    from advisor.demo.embedded import owned_dir
+
+    text = next(s["text"] for s in plan["scripts"] if s["name"] == "postgres.sql")
+    for location in _LOCATION.findall(text):
+        owned_dir(Path(location.replace("''", "'")))
+    blocks, db, start = [], "postgres", 0
+    for match in _DB_MARKER.finditer(text):
+        blocks.append((db, text[start:match.start()]))
+        db, start = match.group(1).strip(), match.end()
+    blocks.append((db, text[start:]))
+    for database, block in blocks:
+        pg.psql(block, dbname=database)
+    rows = pg.psql("SELECT c.relname, coalesce(t.spcname, 'pg_default') FROM pg_class c "
+                   "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace WHERE c.relname IN ('hot', 'cold')")
+    return dict(line.split("|") for line in rows.splitlines())
 
 
 @pytest.mark.root
@@ -71,6 +99,12 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
             live = advisor("report", "--dsn", pg.dsn, "--interval", "1", "--format", "json", "--force")
             assert live.returncode == 0, live.stderr
             assert {"hot", "cold"} <= {a["name"] for a in json.loads(live.stdout)["areas"]}
+            mount_root = outer.mountpoint / "plan"
+            planned = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "json", "--force",
+                              "--mount-root", str(mount_root))
+            assert planned.returncode == 0, planned.stderr
+            moved = _apply_postgres_sql(pg, json.loads(planned.stdout)["plan"])
+            assert moved["hot"] != "hot" and moved["hot"].endswith("_hot"), moved
         size = disk.size_bytes
         inner_range = (inner.start_bytes / size, (inner.start_bytes + inner.size_bytes) / size)
         outer_range = (outer.start_bytes / size, (outer.start_bytes + outer.size_bytes) / size)

@@ -104,7 +104,7 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
     words = [record.split("\0")[:-1] for record in shown.split("\1")[:-1]]
     assert ["--dbname=app", f"--table=public.{EVIL_NL}_0"] == [w for w in words if EVIL_NL in w[1]][0][:2]
     evil_label = next(p.label for p in plan.partitions if EVIL in p.areas)
-    assert [f"--tablespace={EVIL}_{evil_label}" in w for w in words].count(True) == 2  # its two relations
+    assert [f"--tablespace={evil_label}_{EVIL}" in w for w in words].count(True) == 2  # its two relations
     assert not Path("/tmp/pwned").exists()
 
 
