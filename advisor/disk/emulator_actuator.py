@@ -141,8 +141,11 @@ class Actuator:
         return self.inbound[0] + self.outbound[0] + (self.inbound[1] + self.outbound[1]) * 4096
 
     # -- callers (FUSE threads) ----------------------------------------------------------
-    def submit(self, op: str, offset_bytes: int, length_bytes: int) -> float:
-        """Queue one request and wait until it is scheduled; returns its virtual finish."""
+    def submit(self, op: str, offset_bytes: int, length_bytes: int, arrived_real: float | None = None) -> float:
+        """Queue one request and wait until it is scheduled; returns its virtual finish.
+
+        *arrived_real* is the monotonic time the request reached the server (default now).
+        """
         if op not in OPS:
             raise ValueError(f"unknown op {op!r}")
         inbound = 0.0
@@ -154,7 +157,8 @@ class Actuator:
                 raise RuntimeError("actuator stopped")
             tag = self._next_tag
             self._next_tag += 1
-            arrived = self.now_s() - inbound * self.scale
+            now_real = time.monotonic() if arrived_real is None else arrived_real
+            arrived = (now_real - inbound - self._t0) * self.scale
             waiter = _Waiter(QueuedIO(op, offset_bytes, length_bytes, arrived, tag))
             self._queue.append(waiter)
             depth = len(self._queue)

@@ -174,7 +174,7 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             arrived = time.monotonic()
             vec, mem = _malloc_bufvec(size)
             if size:
-                finish = self.actuator.submit("read", offset, size)
+                finish = self.actuator.submit("read", offset, size, arrived)
                 got = os.preadv(self.backing_fd, [(ctypes.c_char * size).from_address(mem)], offset)
                 _FuseBufvec.from_address(vec).buf[0].size = got
                 self.actuator.wait_release("read", size, finish)
@@ -187,6 +187,7 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
 
     def write(self, path: str, data: bytes, offset: int, fi: Any) -> int:
         """Write to the backing file, reply when the model has the write (media or cache)."""
+        arrived = time.monotonic()
         kind = fi.fh % 4
         if kind == 3:
             self._control(data)
@@ -195,16 +196,17 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             raise fuse.FuseOSError(errno.EBADF)
         if offset + len(data) > self.size_bytes:
             raise fuse.FuseOSError(errno.ENOSPC)
-        finish = self.actuator.submit("write", offset, len(data))
+        finish = self.actuator.submit("write", offset, len(data), arrived)
         written = os.pwrite(self.backing_fd, data, offset)
         self.actuator.wait_release("write", len(data), finish)
         return written
 
     def fsync(self, path: str, datasync: int, fi: Any) -> int:
         """A cache flush from the block layer: the model decides how long it takes."""
+        arrived = time.monotonic()
         with self._lock:
             self.counters["fsync"] += 1
-        finish = self.actuator.submit("flush", 0, 0)
+        finish = self.actuator.submit("flush", 0, 0, arrived)
         self.actuator.wait_release("flush", 0, finish)
         return 0
 

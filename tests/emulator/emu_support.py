@@ -97,3 +97,41 @@ def emulator_leaks() -> list[str]:
     if sysx.RUN_DIR.is_dir():
         problems += [f"private dir {p}" for p in sysx.RUN_DIR.glob(f"emu-{os.getpid()}-*")]
     return problems
+
+
+def write_gpt(device: str, partitions: Sequence[tuple[str, int, int]], timeout_s: float = 10.0) -> list[str]:
+    """Write a GPT of (name, start MiB, size MiB) and wait for the partition nodes."""
+    import subprocess
+
+    lines = ["label: gpt"] + [f"start={start * 2048}, size={size * 2048}, name={name}"
+                              for name, start, size in partitions]
+    subprocess.run(["sfdisk", "-q", device], input="\n".join(lines) + "\n", text=True, check=True,
+                   capture_output=True)
+    nodes = [f"{device}p{k}" for k in range(1, len(partitions) + 1)]
+    deadline = time.monotonic() + timeout_s
+    while not all(os.path.exists(node) for node in nodes):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"partition nodes did not appear: {nodes}")
+        subprocess.run(["partx", "-u", device], capture_output=True, check=False)
+        time.sleep(0.1)
+    return nodes
+
+
+def commit_rate(device: str, count: int, offset: int = 1 << 20) -> float:
+    """Same-offset 4 KiB O_DIRECT rewrite + fdatasync on the raw device, commits per second."""
+    buffer = mmap.mmap(-1, 4096)
+    fd = os.open(device, os.O_RDWR | os.O_DIRECT)
+    try:
+        with realtime_thread():
+            os.pwritev(fd, [buffer], offset)
+            os.fdatasync(fd)
+            start = time.perf_counter()
+            for i in range(count):
+                buffer[:8] = i.to_bytes(8, "little")
+                os.pwritev(fd, [buffer], offset)
+                os.fdatasync(fd)
+            elapsed = time.perf_counter() - start
+    finally:
+        os.close(fd)
+        buffer.close()
+    return count / elapsed

@@ -1,0 +1,32 @@
+"""Write cache modes: an honest disk commits at most once per revolution, a lying one far more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.disk.emulator import emulated_disk
+from advisor.disk.presets import get_model
+from tests.emulator.emu_support import commit_rate, emulator_leaks, require_fuse_and_loop
+
+pytestmark = [pytest.mark.root]
+
+PRESET = "class-7200-desktop"
+
+
+@pytest.mark.parametrize(("cache", "commits"), [("off", 60), ("volatile", 60), ("lying", 300)])
+def test_commit_rate_against_rotation(tmp_path: Path, cache: str, commits: int) -> None:
+    """Same-offset rewrite + fdatasync: ≤ RPM/60 per second unless the flush is a lie."""
+    require_fuse_and_loop()
+    rotation_limit = get_model(PRESET).rpm / 60.0  # one commit per revolution: 120/s at 7200 rpm
+    with emulated_disk(PRESET, 256 << 20, tmp_path / "disk.img", cache=cache, partscan=False) as disk:
+        rate = commit_rate(disk.device, commits) / disk.scale
+        stats = disk.stats()
+    assert stats["served"]["flush"] >= commits
+    assert stats["served"]["write"] >= commits
+    if cache == "lying":
+        assert rate > 5 * rotation_limit, rate
+    else:
+        assert 0.5 * rotation_limit < rate <= rotation_limit * 1.02, rate
+    assert emulator_leaks() == []

@@ -1,0 +1,82 @@
+"""`advisor disk emulate`: prints the device, serves IO, detaches cleanly on SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from advisor.disk import emulator_sys as sysx
+from advisor.errors import ExitCode
+from tests.emulator.emu_support import read_latencies, require_fuse_and_loop
+
+pytestmark = [pytest.mark.root]
+
+ADVISOR = [sys.executable, "-m", "advisor"]
+
+
+def _readline(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> str:
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
+    assert ready, "advisor disk emulate printed no device"
+    return proc.stdout.readline().strip()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_emulate_prints_the_device_and_cleans_up_on_signal(tmp_path: Path, sig: signal.Signals) -> None:
+    require_fuse_and_loop()
+    backing = tmp_path / "disk.img"
+    proc = subprocess.Popen(
+        [*ADVISOR, "disk", "emulate", "class-10k", "--size", "64M", "--backing", str(backing), "--scale", "10"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        device = _readline(proc)
+        assert re.fullmatch(r"/dev/loop\d+", device), device
+        assert stat.S_ISBLK(os.stat(device).st_mode)
+        assert len(read_latencies(device, [0, 4096, 1 << 20])) == 3
+        backing_file = Path(f"/sys/block/{os.path.basename(device)}/loop/backing_file").read_text().strip()
+        assert backing_file.startswith(str(sysx.RUN_DIR)) and backing_file.endswith("/mnt/disk.img")
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert f"detached {device}" in stderr
+    mountpoint = Path(backing_file).parent
+    assert not sysx.is_mounted(mountpoint)
+    assert sysx.loops_backed_by(Path(backing_file)) == []
+    assert not mountpoint.parent.exists()
+    assert backing.stat().st_size == 64 << 20  # the data stays for the next run
+
+
+def test_emulate_refuses_a_file_it_did_not_create(tmp_path: Path) -> None:
+    foreign = tmp_path / "important.dat"
+    foreign.write_bytes(b"keep me")
+    started = time.monotonic()
+    done = subprocess.run([*ADVISOR, "disk", "emulate", "class-10k", "--size", "64M", "--backing", str(foreign)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == ExitCode.UNSAFE
+    assert done.stdout == ""
+    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1
+    assert "--reuse" in done.stderr
+    assert foreign.read_bytes() == b"keep me"
+    assert time.monotonic() - started < 30
+
+
+def test_emulate_rejects_an_unknown_preset(tmp_path: Path) -> None:
+    done = subprocess.run([*ADVISOR, "disk", "emulate", "no-such-drive", "--backing", str(tmp_path / "d.img")],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == ExitCode.BAD_INPUT, done.stderr
+    assert "no-such-drive" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "d.img").exists()
