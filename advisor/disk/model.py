@@ -5,7 +5,7 @@ the predictor and the placement engine share. It is a frozen dataclass, built fr
 preset (:mod:`advisor.disk.presets`), a user's ``drive.toml`` or a fit of a measured
 profile (:mod:`advisor.disk.fit`).
 
-Conventions (reference disk.md §1, §5):
+Conventions (Ruemmler & Wilkes 1994; DiskSim's disk models):
 
 * positions are LBA fractions ``X`` in [0, 1], 0 = outer edge; the radial position is the
   stroke fraction ``u(X)`` from the zoned-recording closed form (or an explicit zone table);

@@ -1,6 +1,6 @@
 """Seek curves: time to move the arm a given fraction of the full stroke.
 
-Two sources, as in reference disk.md §1.3 and §5:
+Two sources:
 
 * a datasheet triple (single-track, average, full-stroke) turned into the C¹-continuous
   Ruemmler–Wilkes form ``a + b·√x`` for ``x < x0`` and ``c + e·x`` beyond, with x the

@@ -1,6 +1,6 @@
 """The validation set of the disk model: published figures next to what the model gives.
 
-Each :class:`Case` names a published (or seed-measured) figure, where it comes from, the
+Each :class:`Case` names a published (or field-measured) figure, where it comes from, the
 tolerance it must meet and how the model computes it (analytic, by simulation, or from
 the seek/zone curves). ``tests/disk/test_validation.py`` asserts every case and
 ``scripts/gen_disk_model_doc.py`` renders the same cases into docs/disk-model.md, so the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,10 @@ class Outcome:
 
 
 def weighted_mean_seek(model: DiskModel) -> float:
-    """Datasheet "average seek": E[t(d)] under the triangular pdf 2(D-d)/D² (ref §1.1)."""
+    """Datasheet "average seek": E[t(d)] under the triangular pdf 2(D-d)/D².
+
+    That is how HGST/Hitachi/IBM datasheets define it (all start/end cylinder pairs).
+    """
     cyl = model.total_cylinders
     d = np.arange(1, cyl + 1, max(1, cyl // 20000), dtype=np.float64)
     w = 2.0 * (cyl - d) / cyl**2
@@ -125,7 +128,7 @@ def _seek_cases() -> list[Case]:
                     f"{name} seek {int(d)} cyl",
                     ms,
                     "ms",
-                    "ref §1.3 extracted curve",
+                    "DiskSim extracted seek curve",
                     partial(model.seek_cylinders_ms, int(d)),
                     0.02,
                 )
@@ -136,7 +139,7 @@ def _seek_cases() -> list[Case]:
                 f"{name} weighted mean seek",
                 avg,
                 "ms",
-                "ref §1.3 E[seek]",
+                "DiskSim seek curve, datasheet-weighted mean",
                 partial(weighted_mean_seek, model),
             )
         )
@@ -146,7 +149,7 @@ def _seek_cases() -> list[Case]:
                 f"{name} full stroke",
                 full,
                 "ms",
-                "ref §1.3",
+                "DiskSim seek curve",
                 partial(model.seek_cylinders_ms, model.total_cylinders - 1),
             )
         )
@@ -171,16 +174,16 @@ def _zone_cases() -> list[Case]:
                     f"{name} {where}",
                     value,
                     "MB/s",
-                    "ref §1.2 zone table",
+                    "DiskSim zone table",
                     partial(model.media_mb_s, x),
                     0.062,
                 )
             )
     curves = {
-        "hitachi-7k500": (64.8, 31.0, "ref §1.2 Hitachi 7K500 spec, sustained"),
-        "seagate-savvio-10k3": (124.0, 67.0, "ref §1.2 Savvio 10K.3 manual, sustained"),
-        "wd-velociraptor-1tb": (210.0, 116.0, "ref §2.1 HD Tune curve"),
-        "sas-10k-300gb": (130.0, 80.0, "seed measurement (ref §2.4 item 2)"),
+        "hitachi-7k500": (64.8, 31.0, "Hitachi Deskstar 7K500 specification, sustained"),
+        "seagate-savvio-10k3": (124.0, 67.0, "Seagate Savvio 10K.3 manual, sustained"),
+        "wd-velociraptor-1tb": (210.0, 116.0, "HD Tune curve published by PCWorld"),
+        "sas-10k-300gb": (130.0, 80.0, "field measurement"),
     }
     for name, (od, id_, source) in curves.items():
         for where, x, value in (("outer", 0.0, od), ("inner", 1.0, id_)):
@@ -222,7 +225,7 @@ def _disksim_iops_cases() -> list[Case]:
                     f"{name} {label}",
                     value,
                     "IOPS",
-                    "ref §2.3 (computed there with the real zone tables)",
+                    "DiskSim model with its real zone tables",
                     fn,
                 )
             )
@@ -233,7 +236,7 @@ def _iops_of(fn: Callable[..., float], *args: Any, **kwargs: Any) -> float:
     return 1000.0 / fn(*args, **kwargs)
 
 
-def _seed_cases() -> list[Case]:
+def _field_cases() -> list[Case]:
     maxtor = "maxtor-200gb-7200-firewire"
     two_gb = (0.0, 2e9 / get_model(maxtor).capacity_bytes)
     inner = (1.0 - two_gb[1], 1.0)
@@ -241,35 +244,35 @@ def _seed_cases() -> list[Case]:
     ten_gb = (0.0, 10e9 / get_model(st4000).capacity_bytes)
     out = [
         Case(
-            "Seed measurements",
+            "Field measurements",
             "Maxtor 200 GB outer 2 GB, 8 KiB QD1",
             5.7,
             "ms",
-            "seed (ref §2.4 item 1)",
+            "field measurement",
             lambda: sim_random_ms(maxtor, two_gb, 8192),
         ),
         Case(
-            "Seed measurements",
+            "Field measurements",
             "Maxtor 200 GB alternating outer/inner (2 processes)",
             16.4,
             "ms",
-            "seed (ref §2.4 item 1)",
+            "field measurement",
             lambda: sim_alternating_ms(maxtor, two_gb, inner, 8192),
         ),
         Case(
-            "Seed measurements",
+            "Field measurements",
             "ST4000VN006 random 4 KiB QD16 in 10 GB",
             277.0,
             "IOPS",
-            "seed (ref §2.4 item 3)",
+            "field measurement",
             lambda: sim_iops(st4000, ten_gb, 4096, 16),
         ),
         Case(
-            "Seed measurements",
+            "Field measurements",
             "WD2002FYPS fdatasync (pg_test_fsync)",
             81.94,
             "1/s",
-            "ref §2.5",
+            "pg_test_fsync on a WD2002FYPS (published run)",
             lambda: sim_commits("wd2002fyps"),
         ),
     ]
@@ -281,12 +284,12 @@ def _seed_cases() -> list[Case]:
                 f"{name} commits/s",
                 rpm / 60.0,
                 "1/s",
-                "ref §3.8",
+                "one commit per revolution",
                 partial(sim_commits, name),
                 upper_bound=True,
             )
         )
-    # the seed's laptop/desktop population (ref §2.4 item 4): the seven seed drives, each at
+    # the field-measured laptop/desktop population: the seven drives, each at
     # 0.2 ms (SATA) and 1.5 ms (USB bridge) per-IO overhead, 5400 rpm laptops also at 4200 rpm
     grid: list[DiskModel] = []
     for name in SEED_LAPTOP_DESKTOP:
@@ -310,11 +313,11 @@ def _seed_cases() -> list[Case]:
     ):
         out.append(
             Case(
-                "Seed laptop/desktop population (rpm 4200-7200, overhead 0.2-1.5 ms)",
+                "Field measurements: seven laptop/desktop drives (rpm 4200-7200, overhead 0.2-1.5 ms)",
                 label,
                 value,
                 "IOPS",
-                "seed (ref §2.4 item 4)",
+                "field measurements of seven drives",
                 partial(envelope, band, value),
             )
         )
@@ -323,9 +326,15 @@ def _seed_cases() -> list[Case]:
 
 def cases() -> list[Case]:
     """The whole validation set, in document order."""
-    return _seek_cases() + _zone_cases() + _disksim_iops_cases() + _seed_cases()
+    return _seek_cases() + _zone_cases() + _disksim_iops_cases() + _field_cases()
 
 
 def evaluate(selected: list[Case] | None = None) -> list[Outcome]:
-    """Compute the model's value for every case."""
+    """Compute the model's value for every case (deterministic: fixed seeds)."""
     return [Outcome(case, case.compute()) for case in (selected if selected is not None else cases())]
+
+
+@lru_cache(maxsize=1)
+def outcomes() -> tuple[Outcome, ...]:
+    """The whole set evaluated once per process (tests and the doc generator share it)."""
+    return tuple(evaluate())

@@ -3,7 +3,7 @@
 With a uniform track pitch and sectors-per-track proportional to the radius, the LBA
 fraction X reached at stroke fraction u (0 = outer edge) is ``X(u) = (u - k·u²/2)/(1 - k/2)``
 with ``k = 1 - 1/ρ`` and ρ the outer/inner rate ratio. Inverting gives the closed forms
-used everywhere in the model (reference disk.md §1.2)::
+used everywhere in the model::
 
     u(X) = (1 - sqrt(1 - (1 - ρ⁻²)·X)) / k
     R(X) = R_OD · sqrt(1 - (1 - ρ⁻²)·X)

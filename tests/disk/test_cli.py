@@ -27,7 +27,7 @@ def test_presets_json() -> None:
     assert isinstance(data, list)
     entry = next(d for d in data if d["name"] == "st4000vn006")
     assert entry["class"] == "class-5400-nas" and "IronWolf" in entry["description"]
-    assert entry["sources"]["seek_avg_ms"].startswith("ref §2.4")
+    assert entry["sources"]["seek_avg_ms"].startswith("ST4000VN006 model")
 
 
 def test_show_json() -> None:
