@@ -43,15 +43,30 @@ def _is_asm(path: str) -> bool:
     return path.startswith("+")
 
 
+def _files(move: Move) -> list[str]:
+    """The area's file paths that a path-based move can handle (not ASM, not unknown)."""
+    return [p for p in move.area.paths if p and not _is_asm(p)]
+
+
 def _datafiles(move: Move, major: int, sql: list[str], shell_lines: list[str]) -> None:
     tablespace = move.area.tablespace or move.area.name
-    paths = [p for p in move.area.paths if not _is_asm(p)]
+    paths = _files(move)
     if not paths:
         return
     sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}")
     if major >= 12:
         for path in paths:
             sql.append(f"ALTER DATABASE MOVE DATAFILE {literal(path)} TO {literal(_target(move, path))};")
+        return
+    if move.area.kind == "undo" or tablespace.upper() == "SYSTEM":
+        # SYSTEM and the active undo tablespace cannot go offline: move them in MOUNT state
+        sql.append("SHUTDOWN IMMEDIATE")
+        sql.append("STARTUP MOUNT")
+        sql.append("-- now run oracle_move_files.sh, then:")
+        for path in paths:
+            shell_lines.append(f"mv {shell(path)} {shell(_target(move, path))}")
+            sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
+        sql.append("ALTER DATABASE OPEN;")
         return
     sql.append(f"ALTER TABLESPACE {ident(tablespace)} OFFLINE NORMAL;")
     sql.append("-- now run oracle_move_files.sh, then:")
@@ -81,7 +96,7 @@ def _redo(move: Move, sql: list[str]) -> None:
 
 def _temp(move: Move, sql: list[str]) -> None:
     tablespace = move.area.tablespace or "TEMP"
-    paths = [p for p in move.area.paths if not _is_asm(p)]
+    paths = _files(move)
     size_mb = max(100, int(move.area.size_bytes / max(1, len(paths)) / (1 << 20)))
     sql.append(f"-- temp {comment(tablespace)} -> partition {comment(move.partition)}")
     for path in paths:
@@ -95,6 +110,18 @@ def _fra(move: Move, sql: list[str]) -> None:
     sql.append(f"-- FRA -> partition {comment(move.partition)}: size first; existing files stay and age out")
     sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST_SIZE = {size_gb}G SCOPE=BOTH SID='*';")
     sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST = {literal(move.directory)} SCOPE=BOTH SID='*';")
+
+
+def _control(move: Move, sql: list[str], shell_lines: list[str]) -> None:
+    paths = _files(move)
+    if not paths:
+        return
+    targets = [_target(move, p) for p in paths]
+    sql.append(f"-- control files -> partition {comment(move.partition)}: takes effect at the next startup")
+    sql.append(f"ALTER SYSTEM SET CONTROL_FILES = {', '.join(literal(t) for t in targets)} SCOPE=SPFILE;")
+    sql.append("-- then SHUTDOWN IMMEDIATE, run oracle_move_files.sh (it copies the control files), STARTUP")
+    for path, target in zip(paths, targets, strict=True):
+        shell_lines.append(f"cp -p {shell(path)} {shell(target)}")
 
 
 def _idp(moves: Sequence[Move]) -> list[str]:
@@ -126,14 +153,16 @@ def oracle_scripts(moves: Sequence[Move], major: int) -> list[Script]:
             _temp(move, sql)
         elif move.area.kind == "archive":
             _fra(move, sql)
+        elif move.area.kind == "control":
+            _control(move, sql, shell_lines)
     scripts = []
     caveat = ("ALTER DATABASE MOVE DATAFILE is online (12.1+, Enterprise Edition); in a CDB run it in the owning "
               "PDB. Before 12c the tablespace is offline while its files move.")
     if sql:
         scripts.append(Script(name="oracle.sql", language="sql", text=_format("\n".join(sql)), caveat=caveat))
     if shell_lines:
-        text = "\n".join(["#!/bin/sh", "# Run while the tablespaces are OFFLINE (see oracle.sql).", "set -eu",
-                          *shell_lines]) + "\n"
+        text = "\n".join(["#!/bin/sh", "# Run at the step oracle.sql names (files offline or instance down).",
+                          "set -eu", *shell_lines]) + "\n"
         scripts.append(Script(name="oracle_move_files.sh", language="shell", text=text))
     idp = _idp(moves)
     if idp:

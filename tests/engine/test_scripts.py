@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,45 @@ def test_sfdisk_script_makes_an_aligned_gpt_on_a_real_image(tmp_path: Path) -> N
         assert part["size"] * 512 >= planned.size_bytes
     starts = [p["start"] for p in parts]
     assert starts == sorted(starts) and starts[0] == 2048
+
+
+def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: Path) -> None:
+    specs = [
+        AreaSpec("SYSTEM", size_gb=1, read_iops=40, path="/u01/oradata/system"),
+        AreaSpec("UNDOTBS1", kind="undo", size_gb=1, read_iops=10, write_iops=10, path="/u01/oradata/undo"),
+        AreaSpec("USERS", size_gb=2, read_iops=100, path="/u01/oradata/users"),
+        AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's"),
+    ]
+    w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
+    report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"))
+    assert report.plan is not None
+    text = _script(report.plan, "oracle.sql").text
+    flat = " ".join(text.split())
+    assert flat.count("STARTUP MOUNT") == 2 and flat.count("ALTER DATABASE OPEN;") == 2  # SYSTEM and undo
+    assert 'ALTER TABLESPACE "USERS" OFFLINE NORMAL;' in flat and 'ALTER TABLESPACE "SYSTEM" OFFLINE' not in flat
+    assert "SET CONTROL_FILES = '" in flat and "SCOPE=SPFILE" in flat
+    shell = _script(report.plan, "oracle_move_files.sh").text
+    assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
+    copies = [shlex.split(line) for line in shell.splitlines() if line.startswith("cp ")]
+    assert [c[2] for c in copies] == ["/u01/ctl's/f0"]
+
+
+def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
+    fixture = Path(__file__).resolve().parents[1] / "oracle" / "fixtures" / "awr_12.1.0.2.html"
+    if not fixture.exists():
+        pytest.skip("the AWR fixtures of the Oracle tests are not present")
+    work = tmp_path / "awr.json"
+    run = [sys.executable, "-m", "advisor"]
+    subprocess.run([*run, "collect", "--from-report", str(fixture), "-o", str(work)], check=True,
+                   capture_output=True, timeout=120)
+    done = subprocess.run([*run, "plan", "--workload", str(work), "--preset", "class-10k", "--disks", "2",
+                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)["plan"]
+    wal_disks = {p["disk"] for p in plan["partitions"] if "WAL" in p["areas"]}
+    assert len(wal_disks) == 1 and all(p["areas"] == ["WAL"] for p in plan["partitions"] if p["disk"] in wal_disks)
+    sql = next(s["text"] for s in plan["scripts"] if s["name"] == "oracle.sql")
+    statements = _statements(sql)
+    moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
+    assert moves and all(_literals(s)[0].startswith("/u0") for s in moves)
+    assert "ADD LOGFILE GROUP" in sql
