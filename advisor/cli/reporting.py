@@ -49,7 +49,7 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
     for path in disk or []:
-        profile, physics = _profile_physics(path, base)
+        profile, physics = _profile_physics(path, base if (preset or spec) else None)
         name = posixpath.basename(profile.device or profile.target) or profile.target
         per_disk[name] = physics
         profiles[name] = profile
@@ -58,7 +58,7 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
     return Models(default=default, per_disk=per_disk, profiles=profiles), notes
 
 
-def _profile_physics(path: Path, base: DiskModel) -> tuple[DiskProfile, DiskPhysics]:
+def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
     from advisor.disk.fit import fit_profile
     from advisor.engine.physics import ModelPhysics
     from advisor.jsonio import read_document
@@ -66,13 +66,19 @@ def _profile_physics(path: Path, base: DiskModel) -> tuple[DiskProfile, DiskPhys
     from advisor.model import DiskProfile as Profile
 
     profile = read_document(path, "disk-profile", Profile, DISK_PROFILE_FORMAT_VERSION)
+    if profile.classification == "solid-state":
+        from advisor.disk.presets import get_model
+
+        # no zones or seeks to fit: the model only carries the size; SOLID_STATE stops the zone plan
+        flat = (base or get_model(DEFAULT_PRESET)).with_changes(name=f"solid-state {profile.target}")
+        return profile, ModelPhysics(flat, solid_state=True)
     try:
         fitted = fit_profile(profile, base)
     except AdvisorError:
         raise
     except (ValueError, ArithmeticError) as exc:
         raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
-    return profile, ModelPhysics(fitted.model, solid_state=profile.classification == "solid-state")
+    return profile, ModelPhysics(fitted.model)
 
 
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None) -> None:

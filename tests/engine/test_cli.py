@@ -84,3 +84,25 @@ def test_bad_input_is_one_line_exit_6_and_writes_nothing(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("advisor: error:") and message in lines[0]
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_measured_profile_is_fitted_and_used_for_its_disk(workload_file: Path, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from advisor.disk.presets import get_model
+    from advisor.disk.synth import synthesize_profile
+
+    profile = replace(synthesize_profile(get_model("class-5400-laptop"), ios=600, depths=(1,)), device="/dev/sda",
+                      target="/dev/sda")
+    path = tmp_path / "disk.json"
+    save(profile, path)
+    done = advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["disks"]["sda"]["model"].startswith("fitted-") and report["disks"]["sda"]["rpm"] == 5400
+    ssd = replace(profile, classification="solid-state", classification_reason="no seek cost measured")
+    save(ssd, path)
+    flat = json.loads(advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format",
+                              "json").stdout)
+    assert "SOLID_STATE" in {f["code"] for f in flat["findings"]} and flat["plan"] is None
+    assert not {"HOT_ON_INNER", "CROSS_SURFACE"} & {f["code"] for f in flat["findings"]}
