@@ -45,7 +45,7 @@ class StreamSpec:
     block_bytes: int = 8192
     qd: int = 1
     weight: float | None = None  # share of IOs when every stream has one (see module doc)
-    flush_every: int | None = None  # a flush after every N writes (commit)
+    flush_every: int | None = None  # a flush after every N writes; that write's latency runs to the flush's end
     think_ms: float = 0.02
 
 
@@ -157,6 +157,7 @@ def simulate(
     pending: list[Request] = []
     latencies: list[list[float]] = [[] for _ in streams]
     flushes_pending = [False] * len(streams)
+    commit_start = [-1.0] * len(streams)
     now = 0.0
     done = 0
     flushes = 0
@@ -183,6 +184,9 @@ def simulate(
         spec = streams[index]
         if req.op == "flush":
             flushes += 1
+            if commit_start[index] >= 0 and latencies[index]:
+                latencies[index][-1] = finish - commit_start[index]  # the commit ends with its flush
+            commit_start[index] = -1.0
         else:
             done += 1
             if done == warm:
@@ -193,6 +197,7 @@ def simulate(
                 writes_since_flush[index] += 1
                 if writes_since_flush[index] >= spec.flush_every:
                     writes_since_flush[index] = 0
+                    commit_start[index] = req.submitted_s if done > warm else -1.0
                     flushes_pending[index] = True
                     heapq.heappush(arrivals, (finish + think[index], seq, index))
                     seq += 1
