@@ -7,8 +7,8 @@ USB bridges report ``rotational=1`` whatever is behind them). Three mechanical s
   (a disk: 1.8–2.2×; flash: ≈ 1×);
 * zoned recording: the outer edge streams faster than the inner edge (disk: 1.4–2×);
 * rotational wait: inside a narrow band the seek is almost constant while the wait for
-  the sector is uniform over one revolution, so band latencies spread widely around
-  their median (flash latencies are tight).
+  the sector is uniform over one revolution, so the middle 60 % of band latencies spans
+  about half their median or more (flash: tight, even when its tail is long).
 
 All three are ratios, so they hold on a time-scaled emulated disk too. The rotation speed
 is read from that same spread: for a uniform wait on ``[0, T_rev)``, ``p80 - p20 = 0.6·T_rev``
@@ -25,7 +25,7 @@ from advisor.model_disk import Classification
 STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
 BAND_RATIO_DISK = 1.25
 ZONE_RATIO_DISK = 1.2
-SPREAD_DISK = 0.8
+SPREAD_DISK = 0.5
 HONEST_LIMIT = 1.2
 CERTAINLY_CACHED = 5.0
 
@@ -44,7 +44,7 @@ def classify(evidence: Evidence) -> tuple[Classification, str]:
     signs = [
         ("band/full-stroke IOPS", evidence.band_over_stroke, BAND_RATIO_DISK),
         ("outer/inner MB/s", evidence.outer_over_inner, ZONE_RATIO_DISK),
-        ("band latency (p95-p5)/p50", evidence.band_spread, SPREAD_DISK),
+        ("band latency (p80-p20)/p50", evidence.band_spread, SPREAD_DISK),
     ]
     known = [(label, value, limit) for label, value, limit in signs if value is not None]
     if not known:

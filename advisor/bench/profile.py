@@ -68,7 +68,7 @@ def _evidence(m: Measurements, zones: tuple[ZonePoint, ...]) -> Evidence:
     if m.results.get("band.outer"):
         table = _median_run(m.results["band.outer"]).percentiles_ms
         if table.get(50.0):
-            spread = (table[95.0] - table[5.0]) / table[50.0]
+            spread = (table[80.0] - table[20.0]) / table[50.0]
     return Evidence(ratio, slope, spread)
 
 

@@ -112,3 +112,16 @@ def test_svg_plot_is_valid_and_has_one_dot_per_zone() -> None:
     heights = [float(c.get("cy", "0")) for c in circles]
     assert heights == sorted(heights)  # falling rate = growing y
     assert sparkline(points)[0] == "█" and sparkline(points)[-1] != "█"
+
+
+def test_latency_spread_separates_rotation_from_a_long_flash_tail() -> None:
+    """A uniform rotational wait spreads the middle of the distribution; a flash tail does not."""
+    rng = np.random.default_rng(3)
+    disk_ns = (2.0 + rng.uniform(0, 60000 / 7200, 3000)) * 1e6
+    flash_ns = np.concatenate([rng.normal(0.07, 0.005, 2850), rng.uniform(0.5, 5.0, 150)]) * 1e6
+    spreads = []
+    for samples in (disk_ns, flash_ns):
+        _, table = summarize_ns(samples, (20.0, 50.0, 80.0))
+        spreads.append((table[80.0] - table[20.0]) / table[50.0])
+    assert classify(Evidence(None, None, spreads[0]))[0] == "rotational"
+    assert classify(Evidence(None, None, spreads[1]))[0] == "solid-state"

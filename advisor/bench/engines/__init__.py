@@ -35,9 +35,10 @@ class Region:
 class Job:
     """One measurement.
 
-    ``read``: sequential reads from the start of each region until the region or the time is
-    used up. ``randread``: uniformly random aligned reads inside each region (with
-    ``depth`` reads outstanding per region) for ``runtime_s``. ``commit``: rewrite the
+    ``read``: sequential reads from the start of each region, starting over at its end, for
+    ``runtime_s``; the rate is over the time the device was busy (sum of the latencies).
+    ``randread``: uniformly random aligned reads inside each region (with ``depth`` reads
+    outstanding per region) for ``runtime_s``. ``commit``: rewrite the
     same block at the region's offset and ``fdatasync`` after each write (pg_test_fsync's
     loop); the target must be a scratch file. Several regions run at the same time: that
     is how the cross-surface test puts one worker at each edge.

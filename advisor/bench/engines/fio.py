@@ -51,7 +51,7 @@ def job_file(path: str, jobs: Sequence[Job]) -> str:
 
 def _pattern_options(job: Job) -> list[str]:
     if job.pattern == "read":
-        return ["rw=read", "direct=1", "ioengine=psync"]
+        return ["rw=read", "direct=1", "ioengine=psync", "time_based=1"]
     if job.pattern == "randread":
         engine = ["ioengine=psync"] if job.depth <= 1 else ["ioengine=libaio", f"iodepth={job.depth}"]
         return ["rw=randread", "direct=1", "norandommap=1", "randrepeat=0", "time_based=1", *engine]
