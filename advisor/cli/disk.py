@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,28 +12,7 @@ from advisor.cli.common import OutputFormat, emit
 from advisor.errors import BadInput
 
 disk_app = typer.Typer(help="HDD physics model: presets, predictions, simulation, fitting.", no_args_is_help=True)
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _FORMAT = typer.Option(OutputFormat.terminal, "--format", help="terminal or json.")
-
-
-def parse_size(text: str) -> int:
-    """``4k``, ``1M``, ``10G`` (binary units) or a byte count → bytes."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", text, flags=re.IGNORECASE)
-    if not match or float(match.group(1)) <= 0:
-        raise BadInput(f"cannot read size {text!r}", hint="use e.g. 4k, 1M, 10G or a byte count")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
-
-
-def parse_band(text: str) -> tuple[float, float]:
-    """``LO:HI`` as fractions of the disk (``0:0.01``) or percentages (``0%:1%``)."""
-    parts = text.split(":")
-    try:
-        lo, hi = (float(p.rstrip("%")) / (100.0 if p.endswith("%") else 1.0) for p in parts)
-    except ValueError:
-        raise BadInput(f"cannot read band {text!r}", hint="use LO:HI fractions, e.g. 0:0.01 or 99%:100%") from None
-    if not 0.0 <= lo < hi <= 1.0:
-        raise BadInput(f"band {text!r} must satisfy 0 ≤ LO < HI ≤ 1")
-    return lo, hi
 
 
 def _dump(data: Any, output: Path | None = None) -> None:
@@ -74,6 +52,7 @@ def show_cmd(
     fmt: OutputFormat = _FORMAT,
 ) -> None:
     """Zone curve, seek curve and headline predictions of one drive."""
+    from advisor.cli.disk_args import parse_size
     from advisor.disk.overview import describe
     from advisor.disk.presets import get_spec
 
@@ -108,40 +87,12 @@ def simulate_cmd(
     fmt: OutputFormat = _FORMAT,
 ) -> None:
     """Simulate one or more IO streams on one drive."""
+    from advisor.cli.disk_args import stream_specs
     from advisor.disk.presets import get_model
-    from advisor.disk.simulate import PATTERNS, StreamSpec, simulate
+    from advisor.disk.simulate import simulate
 
     model = get_model(_model_arg(preset, spec))
-    specs = [(pattern, parse_band(band), qd, parse_size(bs))]
-    for text in streams:
-        parts = text.split(":")
-        if len(parts) < 3 or len(parts) > 5:
-            raise BadInput(f"cannot read --stream {text!r}", hint="use PATTERN:LO:HI[:QD[:BS]]")
-        depth = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else qd
-        if len(parts) > 3 and not parts[3].isdigit():
-            raise BadInput(f"--stream {text!r}: queue depth must be a whole number")
-        specs.append(
-            (
-                parts[0],
-                parse_band(f"{parts[1]}:{parts[2]}"),
-                depth,
-                parse_size(parts[4]) if len(parts) > 4 else parse_size(bs),
-            )
-        )
-    for name, *_ in specs:
-        if name not in PATTERNS:
-            raise BadInput(f"unknown pattern {name!r}", hint=f"use one of {', '.join(PATTERNS)}")
-    if qd < 1 or ios < 1:
-        raise BadInput("--qd and --ios must be at least 1")
-    run = simulate(
-        model,
-        [
-            StreamSpec(p, b, block, d, flush_every=flush_every or None)  # type: ignore[arg-type]
-            for p, b, d, block in specs
-        ],
-        ios=ios,
-        seed=seed,
-    )
+    run = simulate(model, stream_specs(pattern, band, qd, bs, streams, flush_every), ios=ios, seed=seed)
     from advisor.cli.disk_render import simulation_dict
 
     data = simulation_dict(model.name, run, seed)
