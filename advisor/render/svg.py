@@ -45,12 +45,28 @@ def _disk_rows(report: Report, disk: str, y: float) -> tuple[list[str], float]:
                      f'<rect x="{_x(p["start_fraction"]):.1f}" y="{y - 3:.1f}" '
                      f'width="{max(1.0, _x(p["end_fraction"]) - _x(p["start_fraction"])):.1f}" height="{ROW_H - 2}" '
                      f'fill="none" stroke="#556" stroke-dasharray="4 2"/></g>')
-    for a in areas:
+    # widest first, so a narrow hot area is never hidden under a wide idle one
+    for a in sorted(areas, key=lambda a: -(a["zone_end"] - a["zone_start"])):
         share = float(a["iops"]) / total
         parts.append(_rect(a["zone_start"], max(a["zone_end"], a["zone_start"]), y, heat_colour(share),
                            f'{a["name"]}: {a["iops"]:.1f} IOPS ({share:.0%}), {a["class"]}', str(a["name"])))
     y += ROW_H
     return parts, y
+
+
+def _legend(names: list[tuple[str, float]], y: float) -> tuple[list[str], float]:
+    """Colour key of the areas (name, share of the disk's IO), wrapped under the bars."""
+    parts: list[str] = []
+    x = float(BAR_X)
+    for name, share in names:
+        label = f"{name} {share:.0%}"
+        width = 16 + 6.6 * len(label)
+        if x + width > WIDTH - 10:
+            x, y = float(BAR_X), y + 16
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="10" height="10" fill="{heat_colour(share)}"/>'
+                     f'<text x="{x + 14:.1f}" y="{y + 9:.1f}" font-size="11">{escape(label)}</text>')
+        x += width + 10
+    return parts, y + 18
 
 
 def _plan_row(report: Report, disk: str, y: float) -> tuple[list[str], float]:
@@ -91,7 +107,11 @@ def disk_map_svg(report: Report) -> str:
         body += rows
         plan_rows, y = _plan_row(report, disk, y)
         body += plan_rows
-        y += 10
+        on_disk = [a for a in report.areas if a.get("disk") == disk] or list(report.areas)
+        total = sum(float(a["iops"]) for a in on_disk) or 1.0
+        key, y = _legend([(str(a["name"]), float(a["iops"]) / total) for a in on_disk], y + 2)
+        body += key
+        y += 6
     height = max(60.0, y + 6)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="diskmap" width="{WIDTH}" height="{height:.0f}" '
             f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif">' + "".join(body) + "</svg>")
@@ -99,7 +119,8 @@ def disk_map_svg(report: Report) -> str:
 
 def zone_curve_svg(disks: dict[str, dict[str, Any]]) -> str:
     """Sequential MB/s from the outer to the inner edge for each disk model."""
-    curves = [(name, info.get("zone_curve") or []) for name, info in disks.items() if info.get("zone_curve")]
+    curves = [(f"{name} ({info.get('model')})", info.get("zone_curve") or []) for name, info in disks.items()
+              if info.get("zone_curve")]
     w, h, left, bottom = 460, 220, 50, 30
     top_rate = max((r for _, c in curves for _, r in c), default=1.0) * 1.1
     palette = ["#c33", "#36c", "#393", "#c80", "#639"]
