@@ -65,10 +65,19 @@ def relation_files(datname: str, rows: list[tuple[Any, ...]], where: RelationPat
     """
     files = []
     spaces, block = where.spaces, where.block_size
+    base = where.data_directory + "/"
+    # String prefixes instead of os.path per row: this loop runs for every relation of the cluster.
+    links = {oid: (f"pg_tblspc/{oid}/", s.location + "/") for oid, s in spaces.items() if s.location}
     for oid, relname, relkind, is_toast, spcoid, is_shared, filepath, relpages, blks_read, _hit in rows:
         if filepath is None:
             continue
-        path = relation_path(filepath, where.data_directory, spaces)
+        link = links.get(spcoid)
+        if link is not None and filepath.startswith(link[0]):
+            path = link[1] + filepath[len(link[0]) :]
+        elif filepath.startswith(("base/", "global/")):
+            path = base + filepath
+        else:
+            path = relation_path(filepath, where.data_directory, spaces)
         if where.local:
             size, segments = on_disk(path, where.segment_bytes)
         else:
