@@ -18,6 +18,15 @@ from advisor.model import FileRate, HostLayout, Location, Workload
 
 AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo"]
 
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A named object of an area (table, index, datafile or log member) and where it lives."""
+
+    container: str
+    name: str
+    kind: str
+
 _KIND_OF_FILE: dict[str, AreaKind] = {
     "data": "tablespace",
     "index": "tablespace",
@@ -60,7 +69,7 @@ class Area:
     files: int
     paths: tuple[str, ...] = ()
     containers: tuple[str, ...] = ()
-    relations: tuple[str, ...] = ()
+    relations: tuple[Relation, ...] = ()
     disk: str | None = None
     partition: str | None = None
     zone_start: float | None = None
@@ -107,7 +116,7 @@ class _Accumulator:
         self.files = 0
         self.paths: list[str] = []
         self.containers: dict[str, None] = {}
-        self.relations: list[str] = []
+        self.relations: list[Relation] = []
         self.zone_weight = self.zone_sum = 0.0
         self.zone_lo = 2.0
         self.zone_hi = -1.0
@@ -190,8 +199,8 @@ def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
     if len(acc.paths) < 64:
         acc.paths.append(rate.path)
     acc.containers[rate.container] = None
-    if rate.name and len(acc.relations) < 256:
-        acc.relations.append(rate.name)
+    if rate.name and len(acc.relations) < 4096:
+        acc.relations.append(Relation(rate.container, rate.name, rate.kind))
     _add_location(acc, index.find(rate.path), rate.size_bytes)
 
 

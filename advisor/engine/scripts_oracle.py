@@ -77,7 +77,7 @@ def _datafiles(move: Move, major: int, sql: list[str], shell_lines: list[str]) -
 
 
 def _redo(move: Move, sql: list[str]) -> None:
-    groups = sorted({int(m.group(1)) for p in move.area.relations if (m := _GROUP.search(p))})
+    groups = sorted({int(m.group(1)) for r in move.area.relations if (m := _GROUP.search(r.name))})
     first_new = (max(groups) if groups else 10) + 1
     count = max(len(groups), 3)
     size_mb = max(64, int(move.area.size_bytes / max(1, len(move.area.paths)) / (1 << 20)))

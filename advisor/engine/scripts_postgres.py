@@ -19,6 +19,11 @@ from advisor.engine.moves import Move
 from advisor.engine.quoting import comment, ident, literal, shell, truncate_ident
 from advisor.model import Script
 
+TEMPLATES = frozenset({"template0", "template1"})
+"""Databases the moves skip: template0 refuses connections, template1 holds no user tables."""
+
+SYSTEM_SCHEMAS = ("pg_catalog.", "pg_toast.", "information_schema.")
+
 LOCK_WARNING = (
     "SET TABLESPACE rewrites each relation holding an ACCESS EXCLUSIVE lock for the whole copy: "
     "reads and writes on it wait. Run in a maintenance window, or use pg_repack (postgres_repack.sh) "
@@ -52,7 +57,7 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
         out.append(f"CREATE TABLESPACE {ident(new)} LOCATION {literal(move.directory)};")
         if move.area.kind == "temp":
             continue
-        for db in move.area.containers or ("",):
+        for db in [c for c in move.area.containers if c not in TEMPLATES] or [""]:
             if db:
                 out.append(f"-- run the next statements connected to database {comment(db)}")
             for what in ("TABLE", "INDEX", "MATERIALIZED VIEW"):
@@ -131,17 +136,19 @@ def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Scrip
 def repack_script(moves: Sequence[Move]) -> Script | None:
     """pg_repack commands that move the known relations online (needs the extension)."""
     lines = ["#!/bin/sh", "# Online alternative to SET TABLESPACE: needs CREATE EXTENSION pg_repack in each database.",
-             "set -eu"]
+             "# Each table is independent: one that pg_repack refuses (no primary key, a sequence) does not stop",
+             "# the others; check the output.", "set -u"]
     count = 0
     for move in moves:
-        if move.area.kind != "tablespace" or not move.area.relations:
+        if move.area.kind != "tablespace" or move.area.tablespace == "pg_global":
             continue
         new = new_tablespace_name(move)
-        db = move.area.containers[0] if move.area.containers else "postgres"
-        for relation in move.area.relations:
-            lines.append(
-                f"pg_repack --dbname={shell(db)} --table={shell(relation)} --tablespace={shell(new)} --moveidx"
-            )
+        for rel in move.area.relations:
+            # tables only (--moveidx takes their indexes along); catalogs and TOAST move with them or not at all
+            if rel.kind != "data" or rel.name.startswith(SYSTEM_SCHEMAS) or rel.container in TEMPLATES:
+                continue
+            lines.append(f"pg_repack --dbname={shell(rel.container)} --table={shell(rel.name)} "
+                         f"--tablespace={shell(new)} --moveidx")
             count += 1
     if count == 0:
         return None

@@ -106,3 +106,19 @@ def test_measured_profile_is_fitted_and_used_for_its_disk(workload_file: Path, t
                               "json").stdout)
     assert "SOLID_STATE" in {f["code"] for f in flat["findings"]} and flat["plan"] is None
     assert not {"HOT_ON_INNER", "CROSS_SURFACE"} & {f["code"] for f in flat["findings"]}
+
+
+def test_output_into_a_fifo_writes_through_it_and_keeps_it(workload_file: Path, tmp_path: Path) -> None:
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    done = advisor("report", "--workload", str(workload_file), "--format", "json", "-o", str(fifo))
+    reader.join(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO (like /dev/null) must not be replaced by a file"
+    assert json.loads(received[0])["document"] == "report"
