@@ -13,7 +13,9 @@ answers two questions:
 * ``choose(pending, now_s) -> index``: SPTF among queued requests with a safety margin (a
   request whose sector would come under the head less than ``sptf_margin_ms`` after the
   seek is charged one more revolution, as real firmware will not gamble on it); FIFO when
-  one is queued; a request older than ``max_age_ms`` goes first (starvation guard).
+  one is queued; reads the read-ahead segment holds and writes the cache can take cost no
+  positioning and go first; a request older than ``max_age_ms`` goes first (starvation
+  guard).
 
 Layout: cylinder ``c = ⌊u(X)·C⌋`` with ``C`` cylinders; inside a cylinder the bytes fill
 the ``heads`` tracks in turn; each track starts at an angle skewed by one head switch (one
@@ -357,6 +359,7 @@ class Mechanism:
         turns_now = t / t_rev + self.phase
         grid, steps, seek_min, inv_cyl = self._grid, self._steps, self._seek_min, 1.0 / self.cylinders
         settle = self.settle if self.write_cache == "off" else 0.0
+        absorbs, cache_limit = self.write_cache != "off", self.model.cache_bytes
         ra_lo, ra_limit = self.ra_lo, self.ra_limit
         cache, locate, sqrt = self._geo_cache, self.locate, math.sqrt
         best, best_cost = 0, math.inf
@@ -372,6 +375,8 @@ class Mechanism:
                 offset, length = req.offset_bytes, req.length_bytes
                 if op == "read" and 0 <= ra_lo <= offset and offset + length <= ra_limit:
                     cost = -1.0  # served from the read-ahead segment
+                elif op == "write" and absorbs and self.dirty_bytes + length <= cache_limit:
+                    cost = -0.5  # acknowledged from the write cache, no positioning
                 else:
                     geo = cache.get((offset, length)) or locate(offset, length)
                     distance = geo[0] - head

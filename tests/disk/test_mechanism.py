@@ -106,6 +106,16 @@ def test_choose_is_fifo_for_one_and_prefers_the_nearest() -> None:
     assert mech.choose([far, near], 0.0) == 1
 
 
+def test_cached_writes_are_served_before_positioned_reads() -> None:
+    model = _model()
+    read = Request("read", 10**11, 4096, 0.0)
+    write = Request("write", 9 * 10**11, 8192, 0.0)
+    assert Mechanism(model, write_cache="volatile").choose([read, write], 0.0) == 1
+    uncached = Mechanism(model, write_cache="off")
+    uncached.head_cyl = uncached.locate(10**11, 4096)[0]
+    assert uncached.choose([read, write], 0.0) == 0  # the write needs a long seek
+
+
 def test_starving_request_goes_first() -> None:
     mech = Mechanism(_model(), max_age_ms=100.0)
     mech.head_cyl = mech.locate(5 * 10**11, 4096)[0]
