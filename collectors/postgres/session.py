@@ -67,6 +67,8 @@ def translate_connect_error(exc: BaseException, dsn: str, dbname: str | None = N
         )
     if "password authentication failed" in lower or "no password supplied" in lower:
         return ConnectionFailed(f"cannot connect to {target}: {redact(text)}", hint="check the user and password")
+    if "role" in lower and "does not exist" in lower:
+        return ConnectionFailed(f"cannot connect to {target}: {redact(text)}", hint="check the user name")
     if "does not exist" in lower:
         return ConnectionFailed(f"cannot connect to {target}: {redact(text)}", hint="check the database name")
     return ConnectionFailed(f"cannot connect to {target}: {redact(text)}")
