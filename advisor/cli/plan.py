@@ -42,13 +42,12 @@ def plan(
         raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
     if disk and len(disk) > 1:
         raise BadInput("plan takes one --disk profile (the target disks are identical)")
-    work = load_workload(workload)
-    work = replace(work, layout=None)  # the target disks are new: ignore where the files are now
+    work = load_workload(workload)  # its layout, if any, gives today's positions for 'before'
     models, notes = load_models(disk, preset, spec)
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
-                          device=device, force=force)
+                          device=device, force=force, new_disks=True)
     result = advise(work, models, options)
     for note in notes:
         typer.echo(f"advisor: note: {note}", err=True)

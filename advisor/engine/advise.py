@@ -128,12 +128,21 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     active = analysis.classified
     items = place_items(active, physics.capacity_bytes, options.headroom)
     solution = optimise(physics, items, options.disks)
+    names = [f"disk{i + 1}" for i in range(options.disks)]
+    now: dict[str, float] = {}
+    labels: dict[str, str | None] = {}
+    for disk, view in analysis.views.items():
+        for c, band, ms in zip(view.areas, view.bands, view.times_ms, strict=True):
+            now[c.area.name] = ms
+            labels[c.area.name] = f"{c.area.partition or disk} @ {band[0]:.0%}-{band[1]:.0%}"
+    if all(c.area.name in now for c in active if c.area.iops > 0):
+        notes = ["'before' is today's layout (each area at its current zone positions) on the target disk model."]
+        return solution, now, labels, physics.capacity_bytes, names, notes
     baseline_items = place_items(active, physics.capacity_bytes, 0.0)
     times, _ = evaluate(physics, baseline_items)
     before = {item.name: ms for item, ms in zip(baseline_items, times, strict=True)}
     notes = ["No current placement known: 'before' is the areas packed from the outer edge of one disk in "
              "workload order, without headroom."]
-    names = [f"disk{i + 1}" for i in range(options.disks)]
     return solution, before, dict.fromkeys(before), physics.capacity_bytes, names, notes
 
 
@@ -145,7 +154,7 @@ def make_plan(
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
-    if analysis.views and options.disks == 1:
+    if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacity, names = _plan_current_disks(analysis, options)
         notes: list[str] = []
     else:

@@ -40,6 +40,7 @@ class PlanOptions:
     mount_root: str = "/srv/advisor"
     device: str = "/dev/sdX"
     force: bool = False
+    new_disks: bool = False  # plan onto new disks of the model (``advisor plan``), not the current ones
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:
