@@ -39,6 +39,7 @@ IMAGE = "/disk.img"
 STATS = "/stats.json"
 CONTROL = "/control"
 _FILES = {IMAGE: 1, STATS: 2, CONTROL: 3}
+MAX_IN_FLIGHT = 64  # requests the kernel may have outstanding; libfuse runs as many threads
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
@@ -89,6 +90,12 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         self._next_fh = 16
         self._mtime_ns = time.time_ns()
         self.trace: list[tuple[int, int, float, float]] | None = None  # reads seen while calibrating
+
+    def init_with_config(self, conn: Any, config: Any) -> None:
+        """Let the kernel keep a deep queue of async direct IO in flight (default 12)."""
+        if conn is not None:
+            conn.max_background = MAX_IN_FLIGHT
+            conn.congestion_threshold = MAX_IN_FLIGHT * 3 // 4
 
     # -- metadata ------------------------------------------------------------------------
     def getattr(self, path: str, fh: Any = None) -> dict[str, Any]:

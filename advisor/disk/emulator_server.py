@@ -75,7 +75,7 @@ def serve(config: dict[str, Any]) -> None:
     """Mount the emulator at ``config['mountpoint']`` and serve until unmounted."""
     import mfusepy as fuse
 
-    from advisor.disk.emulator_fs import EmulatorFS
+    from advisor.disk.emulator_fs import MAX_IN_FLIGHT, EmulatorFS
 
     _tight_timers()
     timing = load_timing(config["timing"], dict(config.get("timing_kwargs", {})))
@@ -87,7 +87,8 @@ def serve(config: dict[str, Any]) -> None:
     operations = EmulatorFS(actuator, fd, size_bytes, info)
     try:
         fuse.FUSE(operations, config["mountpoint"], foreground=True, raw_fi=True, nothreads=False,
-                  fsname="advisor-emulator", subtype="advisor-emulator", max_idle_threads=32)
+                  fsname="advisor-emulator", subtype="advisor-emulator", max_idle_threads=MAX_IN_FLIGHT,
+                  max_threads=MAX_IN_FLIGHT + 4)
     finally:
         actuator.stop()
         os.close(fd)

@@ -9,7 +9,10 @@ few replies by milliseconds, which would move a mean but not the median.
 
 from __future__ import annotations
 
+import json
+import shutil
 import statistics
+import subprocess
 from collections.abc import Iterator
 
 import numpy as np
@@ -98,3 +101,25 @@ def test_sequential_rate_outer_versus_inner(disk: EmulatedDisk) -> None:
     assert outer == pytest.approx(predicted["outer"], rel=TOLERANCE), (outer, predicted)
     assert inner == pytest.approx(predicted["inner"], rel=TOLERANCE), (inner, predicted)
     assert outer > 1.3 * inner
+
+
+def test_queue_depth_16_is_served_shortest_positioning_first(disk: EmulatedDisk) -> None:
+    """fio at QD16 (libaio): the emulator's queue reorders like the model's SPTF does."""
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed (scripts/install-system-deps.sh installs it)")
+    before = disk.stats()
+    ios = 400 if disk.scale < 5 else 800
+    args = ["fio", "--name=qd16", f"--filename={disk.device}", "--direct=1", "--ioengine=libaio", "--iodepth=16",
+            "--rw=randread", "--bs=4k", f"--number_ios={ios}", "--norandommap", "--randrepeat=0",
+            "--output-format=json"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=True)
+    measured_iops = float(json.loads(done.stdout)["jobs"][0]["read"]["iops"]) / disk.scale
+    after = disk.stats()
+    model = sized_model(get_model(PRESET), SIZE)
+    predicted = simulate(model, [StreamSpec("randread", (0.0, 1.0), BLOCK, qd=16)], ios=6000, seed=3,
+                         write_cache="off").iops
+    qd1 = simulate(model, [StreamSpec("randread", (0.0, 1.0), BLOCK)], ios=6000, seed=3, write_cache="off").iops
+    assert measured_iops == pytest.approx(predicted, rel=TOLERANCE), (measured_iops, predicted)
+    assert measured_iops > 1.3 * qd1
+    assert after["max_queue_depth"] >= 8
+    assert after["reordered"] > before["reordered"]
