@@ -175,9 +175,12 @@ def _all_ssd(analysis: Analysis, models: Models) -> bool:
     return any(p.classification == "solid-state" for p in models.profiles.values()) and not analysis.views
 
 
-def _disk_summary(models: Models, analysis: Analysis, workload: Workload) -> dict[str, dict[str, Any]]:
+def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[str, dict[str, Any]]:
+    """Per disk the model used; ``target`` is the model of the new disks a plan lays out."""
     out: dict[str, dict[str, Any]] = {}
     names = set(analysis.views) | set(models.per_disk) | set(models.profiles)
+    if new_disks:
+        names.add("target")
     if not names:
         names = {"model"}
     for name in sorted(names):
@@ -234,7 +237,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         server={"dbms": server.dbms, "version": server.version, "host": server.host, "name": server.name},
         interval_s=workload.interval_s,
-        disks=_disk_summary(models, analysis, workload),
+        disks=_disk_summary(models, analysis, opts.new_disks),
         findings=tuple(analysis.findings),
         plan=plan,
         io_wait_share=workload.wait.io_wait_share,

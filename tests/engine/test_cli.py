@@ -42,7 +42,10 @@ def test_plan_two_disks_json_and_scripts(workload_file: Path, tmp_path: Path) ->
     assert names == sorted(s["name"] for s in plan["scripts"])
     assert "sfdisk-disk1.txt" in names and "postgres.sql" in names and "move_wal.sh" in names
     assert os.access(scripts / "move_wal.sh", os.X_OK)
-    assert report["disks"]["model"]["model"] == "class-7200-desktop"
+    assert report["disks"]["target"]["model"] == "class-7200-desktop"
+    # 'before' is today's layout (from the workload's host layout) on the target model
+    assert plan["predicted_before_ms"] == pytest.approx(report["disks"]["sda"]["mean_ms_now"], abs=1e-3)
+    assert "today's layout" in plan["notes"][0]
 
 
 def test_report_workload_markdown_to_file(workload_file: Path, tmp_path: Path) -> None:
