@@ -16,11 +16,14 @@ from advisor.cli.common import emit
 from advisor.errors import BadInput, ExitCode, Unsupported
 
 
-def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None) -> dict[str, Any]:
+def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None,
+             awr: str | None) -> dict[str, Any]:
     options: dict[str, Any] = {"statement_timeout_s": statement_timeout, "thick": thick,
                                "diagnostics_pack": diagnostics_pack}
     if statspack:
         options["statspack"] = statspack
+    if awr:
+        options["awr"] = awr
     return options
 
 
@@ -57,6 +60,8 @@ def collect(
                                           help="Oracle: the Diagnostics Pack is licensed (allows AWR views)."),
     statspack: str | None = typer.Option(None, "--statspack", metavar="BEGIN:END",
                                          help="Oracle: workload between two Statspack snapshots."),
+    awr: str | None = typer.Option(None, "--awr", metavar="BEGIN:END",
+                                   help="Oracle: workload between two AWR snapshots (needs --diagnostics-pack)."),
     from_report: Path | None = typer.Option(None, "--from-report",
                                             help="Read an AWR or Statspack report file instead of a database."),
 ) -> None:
@@ -71,15 +76,17 @@ def collect(
     from advisor import sampling
     from advisor.jsonio import dumps
 
-    options = _options(statement_timeout, thick, diagnostics_pack, statspack)
+    if (statspack or awr) and interval > 0:
+        raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
+    options = _options(statement_timeout, thick, diagnostics_pack, statspack, awr)
     plugins = sampling.find_plugins(dbms)
     session = [plugins.database.connect(dsn or None, options)]
     conn = session[0]
     try:
-        if statspack:
+        if statspack or awr:
             history = getattr(plugins.database, "history", None)
             if history is None:
-                raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack)")
+                raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack/--awr)")
             emit(dumps(history(conn, options)), output)
             return
         if interval <= 0:
