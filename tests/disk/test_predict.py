@@ -75,3 +75,17 @@ def test_zone_curve_runs_from_outer_to_inner_rate() -> None:
     assert [p.fraction for p in curve] == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert curve[0].mb_s == pytest.approx(124.0) and curve[-1].mb_s == pytest.approx(124.0 / 1.85)
     assert all(a.mb_s > b.mb_s for a, b in zip(curve, curve[1:], strict=False))
+
+
+def test_explicit_zone_table_drives_rates_and_radius() -> None:
+    model = get_model("class-7200-desktop").with_changes(zones=((0.0, 200.0), (0.5, 100.0)))
+    for band, rate in (((0.2, 0.3), 200.0), ((0.7, 0.8), 100.0)):
+        run = simulate(model, [StreamSpec("read", band, 1 << 20)], ios=200)
+        assert run.mb_s == pytest.approx(rate, rel=0.02)
+    # the slow half holds half the bytes on two thirds of the stroke: its 1 % bands seek farther
+    assert model.stroke(0.5) == pytest.approx(1 / 3)
+    inner = predict.mean_service_ms(model, predict.INNER, 8192)
+    outer = predict.mean_service_ms(model, predict.OUTER, 8192)
+    assert inner > outer
+    run = simulate(model, [StreamSpec("randread", predict.INNER, 8192)], ios=5000, seed=2)
+    assert inner == pytest.approx(1000.0 / run.iops, rel=0.05)
