@@ -19,6 +19,12 @@ def _dump(data: Any, output: Path | None = None) -> None:
     emit(json.dumps(data, indent=2, sort_keys=False), output)
 
 
+def _wants_json(fmt: OutputFormat) -> bool:
+    if fmt not in (OutputFormat.terminal, OutputFormat.json):
+        raise BadInput(f"--format {fmt.value} is not offered by advisor disk", hint="use terminal or json")
+    return fmt == OutputFormat.json
+
+
 def _model_arg(preset: str | None, spec: Path | None) -> str:
     if (preset is None) == (spec is None):
         raise BadInput("name exactly one drive: a preset or --spec FILE")
@@ -31,7 +37,7 @@ def presets_cmd(fmt: OutputFormat = _FORMAT) -> None:
     from advisor.disk.presets import list_presets
 
     infos = list_presets()
-    if fmt == OutputFormat.json:
+    if _wants_json(fmt):
         _dump(
             [
                 {"name": p.name, "class": p.drive_class, "description": p.description, "sources": p.sources}
@@ -64,7 +70,7 @@ def show_cmd(
         **describe(drive.model, parse_size(bs)),
         "sources": drive.sources,
     }
-    if fmt == OutputFormat.json:
+    if _wants_json(fmt):
         _dump(data)
         return
     from advisor.cli.disk_render import show_tables
@@ -96,7 +102,7 @@ def simulate_cmd(
     from advisor.cli.disk_render import simulation_dict
 
     data = simulation_dict(model.name, run, seed)
-    if fmt == OutputFormat.json:
+    if _wants_json(fmt):
         _dump(data)
         return
     from advisor.cli.disk_render import simulation_table
@@ -118,6 +124,7 @@ def fit_cmd(
     from advisor.jsonio import read_document
     from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 
+    as_json = _wants_json(fmt)
     profile = read_document(profile_path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
     result = fit_profile(profile, get_model(base) if base else None)
     fitted = ("r_od_mb_s", "rho", "seek_track_ms", "seek_avg_ms", "seek_full_ms", "overhead_ms", "rpm")
@@ -128,7 +135,7 @@ def fit_cmd(
     from advisor.cli.disk_render import fit_dict, fit_table
 
     data = fit_dict(result, toml_text)
-    if fmt == OutputFormat.json:
+    if as_json:
         _dump(data)
     else:
         fit_table(data, show_toml=output is None)

@@ -92,3 +92,10 @@ def test_corrupt_profile_is_refused(tmp_path: Path) -> None:
     bad.write_text('{"document": "disk-profile", "format_version": 1')
     result = runner.invoke(app, ["disk", "fit", str(bad)])
     assert result.exit_code == 6 and "Traceback" not in result.output
+
+
+def test_unsupported_format_is_refused_before_writing(tmp_path: Path) -> None:
+    out = tmp_path / "fitted.toml"
+    result = runner.invoke(app, ["disk", "fit", str(tmp_path / "disk.json"), "-o", str(out), "--format", "html"])
+    assert result.exit_code == 6 and "--format html" in result.stderr
+    assert not out.exists()
