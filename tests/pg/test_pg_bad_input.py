@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from advisor.model import load_snapshot
-from tests.helpers.pg import PgServer, free_port, running_postgres
+from tests.helpers.pg import PgServer, available_versions, free_port, running_postgres
 from tests.pg.conftest import EXERCISED, run_advisor
 
 pytestmark = pytest.mark.pg
@@ -101,3 +101,10 @@ def test_bad_arguments(tmp_path: Path) -> None:
     bad.write_text('{"document": "snapshot", "format_version": 1, "server": ')
     done = run_advisor("workload", str(bad), str(bad))
     assert done.returncode == 6 and done.stderr.startswith("advisor: error: ") and "Traceback" not in done.stderr
+
+
+def test_server_older_than_14_is_unsupported(tmp_path: Path) -> None:
+    if 13 not in available_versions(include_legacy=True):
+        pytest.skip("PostgreSQL 13 binaries not fetched (scripts/fetch-pg-binaries.sh needs npm)")
+    with running_postgres(13, tmp_path) as old:
+        _fails(["--dsn", old.dsn], tmp_path / "s.json", 7, "PostgreSQL 13 is not supported", "14 or later")
