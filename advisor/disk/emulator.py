@@ -68,6 +68,25 @@ class EmulatedDisk:
         """Device node of partition *number* (``/dev/loop5p1``), once a table was written."""
         return f"{self.device}p{number}"
 
+    def rescan_partitions(self, timeout_s: float = 10.0) -> list[str]:
+        """Make the kernel see the partition table just written; returns the partition nodes.
+
+        ``sfdisk``'s own re-read does not always reach a loop device here, so this asks
+        ``partx`` to add or update the partitions and waits for their device nodes.
+        """
+        deadline = time.monotonic() + timeout_s
+        name = os.path.basename(self.device)
+        while True:
+            for action in ("-u", "-a"):
+                subprocess.run(["partx", action, self.device], capture_output=True, check=False)
+            numbers = sorted(int(p.name[len(name) + 1 :]) for p in Path(f"/sys/block/{name}").glob(f"{name}p*"))
+            nodes = [self.partition(k) for k in numbers]
+            if numbers and all(os.path.exists(node) for node in nodes):
+                return nodes
+            if time.monotonic() > deadline:
+                raise DeviceError(f"no partitions appeared on {self.device}", hint="write a partition table first")
+            time.sleep(0.1)
+
 
 def prepare_backing(backing: Path, size_bytes: int, *, reuse: bool) -> bool:
     """Make *backing* ready to hold *size_bytes*; True when this call created it.
@@ -114,7 +133,7 @@ def _private_dir() -> Path:
     private = sysx.RUN_DIR / f"emu-{os.getpid()}-{secrets.token_hex(4)}"
     private.mkdir(mode=0o700)
     (private / "mnt").mkdir(mode=0o700)
-    (private / "owner.pid").write_text(f"{os.getpid()}\n")
+    (private / "owner.pid").write_text(f"{sysx.process_identity(os.getpid()) or os.getpid()}\n")
     return private
 
 
@@ -143,6 +162,12 @@ def _wait_mounted(private: Path, proc: subprocess.Popen[bytes], timeout_s: float
             return
         time.sleep(0.02)
     raise DeviceError(f"emulator FUSE mount did not appear within {timeout_s:.0f} s")
+
+
+def _mark_rotational(device: str) -> None:
+    """Loop devices say "not rotational"; this one spins, and tools (and the bench) ask."""
+    with contextlib.suppress(OSError):
+        Path(f"/sys/block/{os.path.basename(device)}/queue/rotational").write_text("1\n")
 
 
 def _stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -197,6 +222,7 @@ def emulated_disk(
         device = sysx.run_tool([*args, str(mountpoint / sysx.IMAGE_NAME)]).strip()
         stack.callback(sysx.detach_loop, device)
         stack.callback(sysx.unmount_users_of, device)
+        _mark_rotational(device)
         overhead = measure_path_overhead(device, mountpoint, size_bytes) if compensate else None
         yield EmulatedDisk(device=device, model=spec.model, scale=scale, mountpoint=mountpoint, backing=backing,
                            size_bytes=size_bytes, cache=cache, overhead=overhead, server_pid=proc.pid)

@@ -148,9 +148,33 @@ def _pid_alive(pid: int) -> bool:
 
 def _read_pid(path: Path) -> int | None:
     try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
         return None
+
+
+def process_identity(pid: int) -> str | None:
+    """``"PID STARTTIME"``: a pid plus its start time (clock ticks), so a reused pid differs."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat_line.rsplit(")", 1)[-1].split()
+    return f"{pid} {fields[19]}" if len(fields) > 19 else None
+
+
+def _owner_alive(owner_file: Path) -> bool:
+    try:
+        recorded = owner_file.read_text().strip()
+    except OSError:
+        return False
+    pid = _read_pid(owner_file)
+    if pid is None:
+        return False
+    current = process_identity(pid)
+    if current is None:
+        return False
+    return " " not in recorded or current == recorded  # old files hold the pid alone
 
 
 def teardown_dir(private_dir: Path, server_pid: int | None = None) -> None:
@@ -192,10 +216,7 @@ def cleanup_stale(run_dir: Path = RUN_DIR) -> list[Path]:
     if not run_dir.is_dir():
         return cleaned
     for private_dir in sorted(run_dir.glob("emu-*")):
-        owner = _read_pid(private_dir / "owner.pid")
-        if owner is not None and owner != os.getpid() and _pid_alive(owner):
-            continue
-        if owner == os.getpid():
+        if _owner_alive(private_dir / "owner.pid"):
             continue
         teardown_dir(private_dir)
         cleaned.append(private_dir)

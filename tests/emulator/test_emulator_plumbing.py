@@ -74,8 +74,9 @@ def test_partitions_appear_after_a_gpt_is_written(tmp_path: Path) -> None:
     with emulated_disk(constant(0.1), 64 * MIB, tmp_path / "disk.img", scale=10.0) as disk:
         script = "label: gpt\nstart=2048, size=40960, name=outer\nstart=43008, size=40960, name=inner\n"
         subprocess.run(["sfdisk", "-q", disk.device], input=script, text=True, check=True, capture_output=True)
-        subprocess.run(["partx", "-u", disk.device], capture_output=True, check=False)
+        assert disk.rescan_partitions() == [disk.partition(1), disk.partition(2)]
         name = os.path.basename(disk.device)
+        assert Path(f"/sys/block/{name}/queue/rotational").read_text().strip() == "1"
         sizes = [int(Path(f"/sys/block/{name}/{name}p{k}/size").read_text()) for k in (1, 2)]
         starts = [int(Path(f"/sys/block/{name}/{name}p{k}/start").read_text()) for k in (1, 2)]
         assert os.path.exists(disk.partition(1)) and os.path.exists(disk.partition(2))
