@@ -62,12 +62,13 @@ class Chain:
         self.advisor("bench", target, "--quick", *extra, "-o", str(output), "--format", "json")
 
     def report(self, first: Path, second: Path, disk_args: Sequence[str], output: Path,
-               mount_root: Path) -> dict[str, Any]:
+               mount_root: Path, *, render: bool = True) -> dict[str, Any]:
         """``advisor report`` on the snapshot pair (``--disk FILE`` or ``--preset NAME``); returns the JSON."""
         common = ["--snapshot", str(first), str(second), *disk_args, "--mount-root", str(mount_root)]
         self.advisor("report", *common, "--format", "json", "-o", str(output))
         data: dict[str, Any] = json.loads(output.read_text())
-        self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
+        if render:
+            self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
         return data
 
 

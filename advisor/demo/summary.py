@@ -27,12 +27,13 @@ class Measurement:
     commit_latency_ms: float | None
     transactions: int
     seconds: float
+    statements: dict[str, float] = field(default_factory=dict)  # pgbench -r: statement → mean ms
 
     @classmethod
     def of(cls, result: PgbenchResult) -> Measurement:
         """From a parsed pgbench run."""
         return cls(result.tps, result.latency_ms, result.read_latency_ms, result.commit_latency_ms,
-                   result.transactions, result.seconds)
+                   result.transactions, result.seconds, dict(result.statements))
 
 
 @dataclass
@@ -49,7 +50,8 @@ class DemoSummary:
     applied_scripts: list[str] = field(default_factory=list)
     before: Measurement | None = None
     after: Measurement | None = None
-    predicted_gain: float | None = None
+    predicted_gain: float | None = None  # the plan's: planned partitions, model times
+    predicted_gain_as_applied: float | None = None  # the model on the positions after the apply
     measured_gain: dict[str, float | None] = field(default_factory=dict)
     hot_table: dict[str, Any] = field(default_factory=dict)
     simulated: dict[str, Any] = field(default_factory=dict)
@@ -123,6 +125,8 @@ def render_text(summary: DemoSummary) -> str:
     if summary.simulated:
         sim = summary.simulated
         lines.append(f"Model: mean service time {_ms(sim.get('before_ms'))} -> {_ms(sim.get('after_ms'))}")
+    if summary.predicted_gain_as_applied is not None:
+        lines.append(f"Model on the layout as applied: {_pct(summary.predicted_gain_as_applied)} time saved per IO")
     lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}"
                  + (f"   measured: {_pct(summary.measured_gain.get('latency'))} per transaction, "
                     f"{_pct(summary.measured_gain.get('read_latency'))} per read" if summary.measured_gain else ""))
