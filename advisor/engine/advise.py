@@ -92,7 +92,7 @@ def _rpm(physics: DiskPhysics) -> int | None:
     return int(physics.rpm) if physics.rpm else None
 
 
-_Placed = tuple[Solution, dict[str, float], dict[str, str | None], int, list[str]]
+_Placed = tuple[Solution, dict[str, float], dict[str, str | None], list[int], list[str]]
 
 
 def _plan_current_disks(analysis: Analysis, options: PlanOptions) -> _Placed:
@@ -101,12 +101,12 @@ def _plan_current_disks(analysis: Analysis, options: PlanOptions) -> _Placed:
     before: dict[str, float] = {}
     labels: dict[str, str | None] = {}
     names: list[str] = []
-    capacity = 0
+    capacities: list[int] = []
     methods: set[str] = set()
     for disk, view in sorted(analysis.views.items()):
         if not view.areas:
             continue
-        capacity = max(capacity, view.size_bytes)
+        capacities.append(view.size_bytes)
         items = place_items(view.areas, view.size_bytes, options.headroom)
         layout, method = order_disk(view.physics, items, len(names))
         layouts.append(layout)
@@ -117,11 +117,11 @@ def _plan_current_disks(analysis: Analysis, options: PlanOptions) -> _Placed:
             labels[c.area.name] = f"{c.area.partition or disk} @ {band[0]:.0%}-{band[1]:.0%}"
     total = sum(layout.iops for layout in layouts)
     mean = sum(layout.mean_ms * layout.iops for layout in layouts) / total if total > 0 else 0.0
-    return Solution(tuple(layouts), mean, "+".join(sorted(methods))), before, labels, capacity, names
+    return Solution(tuple(layouts), mean, "+".join(sorted(methods))), before, labels, capacities, names
 
 
 def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) -> tuple[
-    Solution, dict[str, float], dict[str, str | None], int, list[str], list[str]
+    Solution, dict[str, float], dict[str, str | None], list[int], list[str], list[str]
 ]:
     """Lay all areas out on ``options.disks`` new disks of the default model."""
     physics = models.default
@@ -137,13 +137,13 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
             labels[c.area.name] = f"{c.area.partition or disk} @ {band[0]:.0%}-{band[1]:.0%}"
     if all(c.area.name in now for c in active if c.area.iops > 0):
         notes = ["'before' is today's layout (each area at its current zone positions) on the target disk model."]
-        return solution, now, labels, physics.capacity_bytes, names, notes
+        return solution, now, labels, [physics.capacity_bytes] * options.disks, names, notes
     baseline_items = place_items(active, physics.capacity_bytes, 0.0)
     times, _ = evaluate(physics, baseline_items)
     before = {item.name: ms for item, ms in zip(baseline_items, times, strict=True)}
     notes = ["No current placement known: 'before' is the areas packed from the outer edge of one disk in "
              "workload order, without headroom."]
-    return solution, before, dict.fromkeys(before), physics.capacity_bytes, names, notes
+    return solution, before, dict.fromkeys(before), [physics.capacity_bytes] * options.disks, names, notes
 
 
 def make_plan(
@@ -155,17 +155,17 @@ def make_plan(
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
     if analysis.views and options.disks == 1 and not options.new_disks:
-        solution, before, labels, capacity, names = _plan_current_disks(analysis, options)
+        solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
         notes: list[str] = []
     else:
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
             return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
-        solution, before, labels, capacity, names, notes = _plan_new_disks(analysis, models, options)
+        solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
     if not solution.disks:
         return None, ["No plan: no area is located on a rotating disk."]
     dbms = options.dbms or workload.server.dbms
     plan = build_plan(
-        analysis.classified, solution, before, labels, capacity, options, names,
+        analysis.classified, solution, before, labels, capacities, options, names,
         workload.server.settings, dbms, workload.server.major, notes,
     )
     return plan, []

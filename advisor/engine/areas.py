@@ -42,7 +42,10 @@ _KIND_OF_FILE: dict[str, AreaKind] = {
     "control": "control",
 }
 
-_FIXED_NAMES: dict[AreaKind, str] = {"wal": "WAL", "archive": "archive", "control": "control"}
+_FIXED_NAMES: dict[str, str] = {
+    "wal": "WAL", "redo": "redo", "archive": "archive", "fra": "FRA", "backup": "archive", "control": "control",
+}
+"""Area names of the non-tablespace kinds, by file kind (Oracle's redo stays 'redo')."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +106,8 @@ class _Accumulator:
 
     __slots__ = (
         "kind", "tablespace", "size", "r_iops", "w_iops", "r_mb", "w_mb", "syncs", "random_num",
-        "random_den", "files", "paths", "containers", "relations", "zone_weight", "zone_sum",
-        "zone_lo", "zone_hi", "disk_bytes", "part_bytes", "unknown_reason", "located",
+        "random_den", "files", "paths", "containers", "relations", "zones", "disk_bytes", "part_bytes",
+        "unknown_reason",
     )
 
     def __init__(self, kind: AreaKind, tablespace: str | None) -> None:
@@ -117,20 +120,17 @@ class _Accumulator:
         self.paths: list[str] = []
         self.containers: dict[str, None] = {}
         self.relations: list[Relation] = []
-        self.zone_weight = self.zone_sum = 0.0
-        self.zone_lo = 2.0
-        self.zone_hi = -1.0
+        self.zones: dict[str, list[float]] = {}  # disk -> [weight, weighted sum, lowest, highest]
         self.disk_bytes: dict[str, int] = {}
         self.part_bytes: dict[str, int] = {}
         self.unknown_reason: str | None = None
-        self.located = 0
 
 
 def area_key(rate: FileRate) -> tuple[AreaKind, str]:
     """The area a file belongs to: its kind group plus, for table data, its tablespace."""
     kind = _KIND_OF_FILE.get(rate.kind, "tablespace")
-    if kind in _FIXED_NAMES:
-        return kind, _FIXED_NAMES[kind]
+    if rate.kind in _FIXED_NAMES:
+        return kind, _FIXED_NAMES[rate.kind]
     return kind, rate.tablespace or kind
 
 
@@ -174,11 +174,11 @@ def _add_location(acc: _Accumulator, loc: Location | None, size: int) -> None:
         return
     weight = float(max(size, loc.size_bytes, 1))
     mean = loc.zone_mean if loc.zone_mean is not None else (loc.zone_start + loc.zone_end) / 2
-    acc.zone_sum += mean * weight
-    acc.zone_weight += weight
-    acc.zone_lo = min(acc.zone_lo, loc.zone_start)
-    acc.zone_hi = max(acc.zone_hi, loc.zone_end)
-    acc.located += 1
+    zone = acc.zones.setdefault(loc.disk or "", [0.0, 0.0, 2.0, -1.0])
+    zone[0] += weight
+    zone[1] += mean * weight
+    zone[2] = min(zone[2], loc.zone_start)
+    zone[3] = max(zone[3], loc.zone_end)
     if loc.disk:
         acc.disk_bytes[loc.disk] = acc.disk_bytes.get(loc.disk, 0) + int(weight)
     if loc.partition:
@@ -208,7 +208,10 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
     known = acc.unknown_reason is None
     disk = max(acc.disk_bytes, key=acc.disk_bytes.__getitem__) if acc.disk_bytes else None
     part = max(acc.part_bytes, key=acc.part_bytes.__getitem__) if acc.part_bytes else None
-    zone_mean = acc.zone_sum / acc.zone_weight if acc.zone_weight > 0 else None
+    zone = acc.zones.get(disk or "") if acc.zones else None
+    if zone is None and acc.zones:
+        zone = max(acc.zones.values(), key=lambda z: z[0])
+    zone_mean = zone[1] / zone[0] if zone and zone[0] > 0 else None
     return Area(
         name=name,
         kind=acc.kind,
@@ -228,8 +231,8 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
         relations=tuple(acc.relations),
         disk=disk,
         partition=part,
-        zone_start=acc.zone_lo if acc.located else None,
-        zone_end=acc.zone_hi if acc.located else None,
+        zone_start=zone[2] if zone else None,
+        zone_end=zone[3] if zone else None,
         zone_mean=zone_mean,
         placement_known=known,
         placement_reason=acc.unknown_reason,
@@ -248,7 +251,7 @@ def group_areas(rates: Iterable[FileRate], layout: HostLayout | None = None) -> 
         key = area_key(rate)
         acc = accs.get(key)
         if acc is None:
-            acc = accs[key] = _Accumulator(key[0], None if key[0] in _FIXED_NAMES else key[1])
+            acc = accs[key] = _Accumulator(key[0], None if key[0] in ("wal", "archive", "control") else key[1])
         _add_rate(acc, rate, index)
     names = _unique_names(accs)
     areas = [_freeze(names[key], acc) for key, acc in accs.items()]

@@ -62,13 +62,14 @@ def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom:
     return items
 
 
-def _partitions(solution: Solution, roles: Mapping[str, str], capacity_bytes: int, disk_names: Sequence[str]) -> tuple[
-    list[PlannedPartition], dict[str, PlannedPartition]
-]:
+def _partitions(
+    solution: Solution, roles: Mapping[str, str], capacities: Sequence[int], disk_names: Sequence[str]
+) -> tuple[list[PlannedPartition], dict[str, PlannedPartition]]:
     parts: list[PlannedPartition] = []
     of_area: dict[str, PlannedPartition] = {}
     for layout in solution.disks:
         disk_name = disk_names[layout.disk] if layout.disk < len(disk_names) else f"disk{layout.disk + 1}"
+        capacity_bytes = capacities[min(layout.disk, len(capacities) - 1)]
         runs: list[tuple[str, list[PlaceItem]]] = []
         for item in layout.order:
             role = roles.get(item.name, "data")
@@ -97,7 +98,7 @@ def build_plan(
     solution: Solution,
     before: Mapping[str, float],
     before_label: Mapping[str, str | None],
-    capacity_bytes: int,
+    capacities: Sequence[int],
     options: PlanOptions,
     disk_names: Sequence[str],
     settings: Mapping[str, str],
@@ -108,7 +109,7 @@ def build_plan(
     """Assemble the plan document from an optimised solution and the current times."""
     by_name = {c.area.name: c for c in classified}
     roles = {c.area.name: _PARTITION_ROLE.get(c.cls, "data") for c in classified}
-    parts, of_area = _partitions(solution, roles, capacity_bytes, disk_names)
+    parts, of_area = _partitions(solution, roles, capacities, disk_names)
     placements, times, moves = [], [], []
     for layout in solution.disks:
         for item, band, ms in zip(layout.order, layout.bands, layout.service_ms, strict=True):

@@ -108,13 +108,15 @@ def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Scrip
     wal = next((m for m in moves if m.area.kind == "wal"), None)
     if wal is None:
         return None
-    pgdata = settings.get("data_directory") or "/var/lib/postgresql/data"
+    pgdata = settings.get("data_directory")
     target = posixpath.join(wal.mount, "pg_wal")
+    # without the data directory (no pg_read_all_settings), the user must name it
+    pgdata_line = f"PGDATA={shell(pgdata)}" if pgdata else 'PGDATA="${PGDATA:?set PGDATA to the data directory}"'
     text = "\n".join([
         "#!/bin/sh",
         "# Move pg_wal to its planned partition. Run as the postgres user; the server is stopped meanwhile.",
         "set -eu",
-        f"PGDATA={shell(pgdata)}",
+        pgdata_line,
         f"NEW_WAL={shell(target)}",
         'pg_ctl -D "$PGDATA" stop -m fast',
         'CURRENT=$(readlink -f "$PGDATA/pg_wal")',

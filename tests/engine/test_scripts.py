@@ -204,8 +204,8 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
                            "--format", "json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)["plan"]
-    wal_disks = {p["disk"] for p in plan["partitions"] if "WAL" in p["areas"]}
-    assert len(wal_disks) == 1 and all(p["areas"] == ["WAL"] for p in plan["partitions"] if p["disk"] in wal_disks)
+    wal_disks = {p["disk"] for p in plan["partitions"] if "redo" in p["areas"]}
+    assert len(wal_disks) == 1 and all(p["areas"] == ["redo"] for p in plan["partitions"] if p["disk"] in wal_disks)
     sql = next(s["text"] for s in plan["scripts"] if s["name"] == "oracle.sql")
     statements = _statements(sql)
     moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
