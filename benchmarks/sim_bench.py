@@ -12,6 +12,7 @@ import argparse
 import time
 
 from advisor.disk import predict
+from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.disk.simulate import StreamSpec, simulate
 
@@ -43,6 +44,29 @@ def main() -> None:
             best = min(best, time.process_time() - start)
         rate = args.ios / best
         print(f"{name:32s} {rate:12,.0f} {rate / TARGET:10.2f} {run.iops:11.1f}")
+    predict_table(model)
+
+
+def predict_table(model: DiskModel) -> None:
+    """Cost of the analytic predictions the placement optimizer calls thousands of times."""
+    print()
+    print(f"{'prediction':40s} {'us/call':>10s} {'calls/s':>12s}")
+    bands = [(i / 500, i / 500 + 0.01) for i in range(400)]  # 400 distinct bands: no memo hits
+    rows = {
+        "mean_service_ms, new band": lambda i: predict.mean_service_ms(model, bands[i], 8192),
+        "mean_service_ms, memoised": lambda i: predict.mean_service_ms(model, bands[i % 10], 8192),
+        "mixed_service_ms, 3 streams, memoised": lambda i: predict.mixed_service_ms(
+            model,
+            [(predict.OUTER, 0.5, 8192, False), (predict.INNER, 0.3, 8192, False), ((0.4, 0.5), 0.2, 65536, True)],
+        ),
+    }
+    for name, call in rows.items():
+        count = 400
+        start = time.process_time()
+        for i in range(count):
+            call(i)
+        per_call = (time.process_time() - start) / count
+        print(f"{name:40s} {per_call * 1e6:10.1f} {1 / per_call:12,.0f}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 No simulation here: each figure is the Ruemmler–Wilkes sum ``overhead + E[seek] +
 T_rev/2 + transfer`` with ``E[seek]`` integrated numerically over uniform LBA pairs mapped
-through the radius map u(X) (a 64×64 midpoint grid in LBA, with the same-cell diagonal
+through the radius map u(X) (a 48×48 midpoint grid in LBA, with the same-cell diagonal
 taken at a third of the cell width, the mean gap of two uniform points). Results are
 memoised per (model, bands), so repeated calls cost microseconds.
 
@@ -31,7 +31,7 @@ from advisor.disk.model import DiskModel
 from advisor.model_disk import ZonePoint
 
 Band = tuple[float, float]
-GRID = 64
+GRID = 48
 OUTER: Band = (0.0, 0.01)
 MIDDLE: Band = (0.495, 0.505)
 INNER: Band = (0.99, 1.0)

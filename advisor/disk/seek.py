@@ -97,6 +97,7 @@ class SeekCurve:
         self.grid_list: list[float] = [float(v) for v in grid]
         self.steps = len(grid) - 1
         self.min_ms = min_ms  # any non-zero seek costs at least the single-track time
+        self._slopes = np.diff(grid)
 
     @classmethod
     def from_triple(cls, t_track: float, t_avg: float, t_full: float) -> SeekCurve:
@@ -134,6 +135,7 @@ class SeekCurve:
     def ms_array(self, x: FloatArray) -> FloatArray:
         """Vectorised :meth:`ms` (zero where x is zero)."""
         x = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0)
-        s = np.sqrt(x)
-        t = np.interp(s * self.steps, np.arange(self.steps + 1, dtype=np.float64), self.grid)
+        pos = np.sqrt(x) * self.steps
+        k = np.minimum(pos.astype(np.int64), self.steps - 1)
+        t = self.grid[k] + (pos - k) * self._slopes[k]
         return np.asarray(np.where(x > 0.0, np.maximum(t, self.min_ms), 0.0), dtype=np.float64)
