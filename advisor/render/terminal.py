@@ -28,12 +28,15 @@ def _bar(spans: list[tuple[float, float, str, str]]) -> Text:
     from rich.text import Text as RichText
 
     cells: list[tuple[str, str]] = [("·", "grey50")] * MAP_WIDTH
-    for lo, hi, label, colour in spans:
-        a = min(MAP_WIDTH - 1, int(lo * MAP_WIDTH))
+    taken = 0
+    for lo, hi, label, colour in sorted(spans, key=lambda span: span[0]):
+        # every area keeps at least one cell of its own, in order, even when it is tiny
+        a = min(MAP_WIDTH - 1, max(int(lo * MAP_WIDTH), taken))
         b = max(a + 1, min(MAP_WIDTH, int(round(hi * MAP_WIDTH))))
         letters = (label or "#")[: b - a].ljust(b - a, "█")
         for i, ch in enumerate(letters):
             cells[a + i] = (ch, f"bold white on {colour}")
+        taken = b
     text = RichText("outer ")
     for ch, style in cells:
         text.append(ch, style=style)
