@@ -71,8 +71,8 @@ def analyse(workload: Workload, models: Models) -> Analysis:
     findings += ssd_findings
     findings += placement_unknown(classified, workload.layout)
     findings += misaligned(workload.layout)
-    findings += cache_lies(models.profiles)
-    rpm_of = {d: _rpm(models.of(d)) for d in {c.area.disk for c in classified if c.area.disk}}
+    rpm_of = {d: _rpm(models.of(d)) for d in {c.area.disk for c in classified if c.area.disk} | set(models.profiles)}
+    findings += cache_lies(models.profiles, rpm_of)
     findings += commit_bound(classified, rpm_of, _rpm(models.default))
     sizes = _disk_sizes(workload)
     views: dict[str, DiskView] = {}

@@ -57,20 +57,24 @@ def commit_bound(classified: Sequence[Classified], rpm_of: Mapping[str, int | No
     return found
 
 
-def cache_lies(profiles: Mapping[str, DiskProfile]) -> list[Finding]:
-    """CACHE_LIES: a rotating disk that commits faster than it rotates."""
+def cache_lies(profiles: Mapping[str, DiskProfile], rpm_of: Mapping[str, int | None] | None = None) -> list[Finding]:
+    """CACHE_LIES: a rotating disk that commits faster than it rotates.
+
+    The rpm is the profile's own (measured or given), else the model's used for that disk.
+    """
     found = []
     for disk, profile in profiles.items():
-        limit = _rotation_limit(profile.rpm)
+        rpm = profile.rpm or (rpm_of or {}).get(disk)
+        limit = _rotation_limit(rpm)
         if profile.commit_per_s is None or limit is None or profile.classification == "solid-state":
             continue
         if profile.commit_per_s <= CACHE_LIE_FACTOR * limit:
             continue
         found.append(Finding(
             code="CACHE_LIES", severity="critical", subject=disk,
-            title=f"{disk} commits {profile.commit_per_s:.0f}/s but {profile.rpm} rpm allows {limit:.0f}/s",
+            title=f"{disk} commits {profile.commit_per_s:.0f}/s but {rpm} rpm allows {limit:.0f}/s",
             evidence={
-                "commit_per_s": round(profile.commit_per_s, 2), "rpm": profile.rpm,
+                "commit_per_s": round(profile.commit_per_s, 2), "rpm": rpm,
                 "rotation_limit_per_s": round(limit, 2), "ratio": round(profile.commit_per_s / limit, 3),
                 "target": profile.target,
             },

@@ -125,3 +125,25 @@ def test_output_into_a_fifo_writes_through_it_and_keeps_it(workload_file: Path, 
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO (like /dev/null) must not be replaced by a file"
     assert json.loads(received[0])["document"] == "report"
+
+
+def test_lying_cache_is_found_from_a_profile_without_rpm(workload_file: Path, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from advisor.disk.presets import get_model
+    from advisor.disk.synth import synthesize_profile
+
+    honest = replace(synthesize_profile(get_model("class-7200-desktop"), ios=600, depths=(1,)), device="/dev/sda",
+                     target="/dev/sda", rpm=None)
+    assert honest.commit_per_s is not None and honest.commit_per_s <= 1.2 * 7200 / 60
+    lying = replace(honest, commit_per_s=2500.0)
+    for profile, expected in ((honest, False), (lying, True)):
+        path = tmp_path / "disk.json"
+        save(profile, path)
+        done = advisor("report", "--workload", str(workload_file), "--disk", str(path), "--preset",
+                       "class-7200-desktop", "--format", "json")
+        assert done.returncode == 0, done.stderr
+        codes = {f["code"]: f for f in json.loads(done.stdout)["findings"]}
+        assert ("CACHE_LIES" in codes) is expected
+        if expected:
+            assert codes["CACHE_LIES"]["evidence"]["rpm"] == 7200
