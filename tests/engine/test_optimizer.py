@@ -80,3 +80,18 @@ def test_areas_that_do_not_fit_are_refused() -> None:
     with pytest.raises(BadInput, match="bigger disk|more --disks"):
         optimise(physics, items)
     assert len(optimise(physics, items, disks=2).disks) == 2
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_heuristic_holds_against_random_restarts_on_larger_instances(seed: int) -> None:
+    from advisor.engine.optimizer import local_search
+
+    rng = random.Random(seed)
+    physics = ModelPhysics(model())
+    items = [PlaceItem(f"a{i}", s, s * 1.3, iops, 8192, False)
+             for i, (s, iops) in enumerate((rng.choice([0.005, 0.02, 0.05]), rng.choice([5.0, 40.0, 200.0]))
+                                           for _ in range(12))]
+    _, found = heuristic_order(physics, items)
+    cost = _cost_fn(physics)
+    best = min(local_search(cost, rng.sample(items, len(items)))[1] for _ in range(6))
+    assert found <= best * 1.02, (found, best)
