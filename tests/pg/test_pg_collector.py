@@ -74,3 +74,19 @@ def test_cli_snapshot_round_trips(shared_server: PgServer, tmp_path: Path) -> No
     runs = {r.name: r.status for r in snapshot.runs}
     assert runs["postgres"] == "ok" and "host" in runs
     assert any(f.name == "public.hot" for f in snapshot.files)
+
+
+def test_cli_interval_writes_workload_and_snapshots(shared_server: PgServer, tmp_path: Path) -> None:
+    out, keep = tmp_path / "workload.json", tmp_path / "keep"
+    done = run_advisor("collect", "--dsn", shared_server.dsn, "--interval", "1.2", "-o", str(out),
+                       "--keep-snapshots", str(keep))
+    assert done.returncode == 0, done.stderr
+    from advisor.model import load_workload
+
+    workload = load_workload(out)
+    a, b = load_snapshot(keep / "snapshot-a.json"), load_snapshot(keep / "snapshot-b.json")
+    assert workload.started_at == a.taken_at and workload.ended_at == b.taken_at
+    assert 1.0 < workload.interval_s < 30 and workload.wait.samples >= 3
+    assert {r.file_id for r in workload.rates} == {f.file_id for f in a.files} & {f.file_id for f in b.files}
+    shown = run_advisor("workload", str(out), "--top", "0")
+    assert shown.returncode == 0 and "Per tablespace" in shown.stdout and "public.hot" in shown.stdout
