@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor import __version__
@@ -81,7 +81,11 @@ def analyse(workload: Workload, models: Models) -> Analysis:
             continue
         physics = models.of(disk)
         views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
-    findings += placement_findings(views)
+    placement = placement_findings(views)
+    if not gate.passed:
+        # the disk would gain, the database hardly: a placement finding cannot matter more than "low"
+        placement = [replace(f, severity="low") for f in placement]
+    findings += placement
     # NOT_IO_BOUND frames every other finding, so it leads; then by severity and gain
     findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
                                  -(f.predicted_gain or 0.0), f.code, f.subject))

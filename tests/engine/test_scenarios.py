@@ -121,6 +121,12 @@ def test_low_io_share_is_not_io_bound_and_moves_nothing() -> None:
     forced = advise(workload(specs, io_share=0.05), models(), PlanOptions(force=True))
     assert forced.plan is not None and forced.plan.placements
     assert "NOT_IO_BOUND" not in codes(advise(workload(specs, io_share=0.5), models()))
+    apart = [AreaSpec("a", size_gb=20, read_iops=200, zone=(0.9, 0.94)),
+             AreaSpec("b", size_gb=20, read_iops=150, zone=(0.0, 0.04))]
+    idle = [f for f in advise(workload(apart, io_share=0.05), models()).findings if f.code == "CROSS_SURFACE"]
+    busy = [f for f in advise(workload(apart, io_share=0.5), models()).findings if f.code == "CROSS_SURFACE"]
+    assert busy[0].severity in ("medium", "high") and idle[0].severity == "low", "capped when not IO bound"
+    assert busy[0].predicted_gain == idle[0].predicted_gain
 
 
 def test_commit_rate_near_rotation_is_commit_bound() -> None:
