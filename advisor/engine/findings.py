@@ -40,6 +40,8 @@ OUTER_THIRD = 1 / 3
 COLD_SIZE_MIN = 0.02
 """Cold data smaller than 2 % of the disk is not worth moving."""
 
+PLAN_HINT = "the plan of advisor report or advisor plan says where"
+
 ACTIVE = frozenset({"random-read", "scan", "write-heavy", "temp", "wal"})
 
 
@@ -145,7 +147,7 @@ def hot_on_inner(view: DiskView) -> list[Finding]:
                 "service_ms_outer": round(after, 3),
             },
             predicted_gain=round(gain, 4),
-            action=f"Move {c.area.name!r} to a partition at the outer edge (see the plan).",
+            action=f"Move {c.area.name!r} to a partition at the outer edge ({PLAN_HINT}).",
         ))
     return found
 
@@ -185,7 +187,7 @@ def cross_surface(view: DiskView) -> list[Finding]:
             "penalty_ms": round(view.mean_ms - packed_mean, 3), "penalty_ratio": round(penalty, 4),
         },
         predicted_gain=round(gain, 4),
-        action="Pack the hot areas next to each other at the outer edge (see the plan), or split them "
+        action=f"Pack the hot areas next to each other at the outer edge ({PLAN_HINT}), or split them "
                "onto separate disks.",
     )]
 
@@ -250,7 +252,7 @@ def _displaced(view: DiskView, index: int, code: str, what: str) -> list[Finding
             "displaced_ms_now": round(before, 3), "displaced_ms_outer": round(after, 3),
         },
         predicted_gain=round(gain, 4),
-        action=f"Move {c.area.name!r} to the inner edge and give its band to {name!r} (see the plan).",
+        action=f"Move {c.area.name!r} to the inner edge and give its band to {name!r} ({PLAN_HINT}).",
     )]
 
 
