@@ -45,11 +45,15 @@ def _disk_rows(report: Report, disk: str, y: float) -> tuple[list[str], float]:
                      f'<rect x="{_x(p["start_fraction"]):.1f}" y="{y - 3:.1f}" '
                      f'width="{max(1.0, _x(p["end_fraction"]) - _x(p["start_fraction"])):.1f}" height="{ROW_H - 2}" '
                      f'fill="none" stroke="#556" stroke-dasharray="4 2"/></g>')
-    # widest first, so a narrow hot area is never hidden under a wide idle one
+    # widest first, so a narrow hot area is never hidden under a wide idle one; a label only where
+    # no other area overlaps (the colour key below names the rest)
     for a in sorted(areas, key=lambda a: -(a["zone_end"] - a["zone_start"])):
         share = float(a["iops"]) / total
+        alone = not any(o is not a and o["zone_start"] < a["zone_end"] and a["zone_start"] < o["zone_end"]
+                        for o in areas)
         parts.append(_rect(a["zone_start"], max(a["zone_end"], a["zone_start"]), y, heat_colour(share),
-                           f'{a["name"]}: {a["iops"]:.1f} IOPS ({share:.0%}), {a["class"]}', str(a["name"])))
+                           f'{a["name"]}: {a["iops"]:.1f} IOPS ({share:.0%}), {a["class"]}',
+                           str(a["name"]) if alone else ""))
     y += ROW_H
     return parts, y
 
