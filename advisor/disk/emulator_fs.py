@@ -61,6 +61,15 @@ class _FuseBufvec(ctypes.Structure):
                 ("buf", _FuseBuf * 1)]
 
 
+_libfuse = ctypes.CDLL(getattr(fuse, "_libfuse_path", None) or "libfuse3.so.3")
+_libfuse.fuse_buf_copy.restype = ctypes.c_ssize_t
+_libfuse.fuse_buf_copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+_libfuse.fuse_buf_size.restype = ctypes.c_size_t
+_libfuse.fuse_buf_size.argtypes = [ctypes.c_void_p]
+FUSE_BUF_IS_FD = 1 << 1
+FUSE_BUF_FD_SEEK = 1 << 2
+
+
 def _malloc_bufvec(data_size: int) -> tuple[int, int]:
     """A malloc'ed one-buffer bufvec and its malloc'ed data area (addresses); libfuse frees both."""
     vec = _libc.malloc(ctypes.sizeof(_FuseBufvec))
@@ -192,21 +201,45 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         ctypes.cast(bufpp, ctypes.POINTER(ctypes.c_void_p))[0] = vec
         return 0
 
-    def write(self, path: str, data: bytes, offset: int, fi: Any) -> int:
-        """Write to the backing file, reply when the model has the write (media or cache)."""
+    def write_buf(self, path: str, src: Any, offset: int, fi: Any) -> int:
+        """Write to the backing file, reply when the model has the write (media or cache).
+
+        ``write_buf`` instead of ``write``: libfuse copies the request's data into the
+        backing file itself (``fuse_buf_copy``), once the model has scheduled the write,
+        with no Python bytes object in between.
+        """
         arrived = time.monotonic()
         kind = fi.fh % 4
+        src_address = ctypes.cast(src, ctypes.c_void_p).value
+        size = int(_libfuse.fuse_buf_size(src_address))
         if kind == 3:
-            self._control(data)
-            return len(data)
+            data = ctypes.create_string_buffer(size)
+            self._copy(src_address, -1, ctypes.addressof(data), size, 0)
+            self._control(data.raw)
+            return size
         if kind != 1:
             raise fuse.FuseOSError(errno.EBADF)
-        if offset + len(data) > self.size_bytes:
+        if offset + size > self.size_bytes:
             raise fuse.FuseOSError(errno.ENOSPC)
-        finish = self.actuator.submit("write", offset, len(data), arrived)
-        written = os.pwrite(self.backing_fd, data, offset)
-        self.actuator.wait_release("write", len(data), finish)
+        finish = self.actuator.submit("write", offset, size, arrived)
+        written = self._copy(src_address, self.backing_fd, None, size, offset)
+        self.actuator.wait_release("write", size, finish)
         return written
+
+    @staticmethod
+    def _copy(src_address: int | None, fd: int, mem: int | None, size: int, offset: int) -> int:
+        """fuse_buf_copy from the request's bufvec into a file descriptor or memory."""
+        dst = _FuseBufvec()
+        dst.count, dst.idx, dst.off = 1, 0, 0
+        dst.buf[0].size = size
+        if mem is None:
+            dst.buf[0].flags, dst.buf[0].fd, dst.buf[0].pos = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK, fd, offset
+        else:
+            dst.buf[0].flags, dst.buf[0].mem, dst.buf[0].fd = 0, mem, -1
+        copied = int(_libfuse.fuse_buf_copy(ctypes.addressof(dst), src_address, 0))
+        if copied < 0:
+            raise fuse.FuseOSError(-copied)
+        return copied
 
     def fsync(self, path: str, datasync: int, fi: Any) -> int:
         """A cache flush from the block layer: the model decides how long it takes."""

@@ -54,7 +54,7 @@ def _predicted_ms(streams: list[StreamSpec]) -> float:
 
 def _ios(disk: EmulatedDisk) -> int:
     """A few hundred IOs at scale 1 (seconds of real time), more when time runs faster."""
-    return 240 if disk.scale < 5 else 600
+    return 400 if disk.scale < 5 else 1000
 
 
 @pytest.mark.parametrize("band", [(0.0, 0.01), (0.99, 1.0), (0.0, 1.0)], ids=["outer1pct", "inner1pct", "full"])

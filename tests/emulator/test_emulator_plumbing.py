@@ -164,3 +164,39 @@ def test_a_block_device_is_refused_without_reuse(tmp_path: Path) -> None:
             prepare_backing(Path(device), 1 * MIB, reuse=False)
     finally:
         sysx.detach_loop(device)
+
+
+def test_data_written_is_data_read_back_and_lands_in_the_backing_file(tmp_path: Path) -> None:
+    """Writes of many sizes through the loop device reach the backing file byte for byte."""
+    import mmap
+    import random
+
+    rng = random.Random(4)
+    backing = tmp_path / "disk.img"
+    writes: list[tuple[int, bytes]] = []
+    with emulated_disk(constant(0.05), 64 * MIB, backing, scale=10.0, partscan=False) as disk:
+        fd = os.open(disk.device, os.O_RDWR | os.O_DIRECT)
+        try:
+            for region, size in enumerate((512, 4096, 8192, 65536, 1 << 20, 3 << 20)):
+                offset = region * 8 * MIB + rng.randrange(0, (4 * MIB) // 512) * 512  # regions never overlap
+                buffer = mmap.mmap(-1, size)
+                payload = rng.randbytes(size)
+                buffer[:] = payload
+                assert os.pwritev(fd, [buffer], offset) == size
+                writes.append((offset, payload))
+                buffer.close()
+            os.fsync(fd)
+            for offset, payload in writes:
+                buffer = mmap.mmap(-1, len(payload))
+                assert os.preadv(fd, [buffer], offset) == len(payload)
+                assert buffer[:] == payload
+                buffer.close()
+        finally:
+            os.close(fd)
+        stats = disk.stats()
+    assert stats["bytes"]["write"] >= sum(len(p) for _, p in writes)
+    with open(backing, "rb") as handle:
+        for offset, payload in writes:
+            handle.seek(offset)
+            assert handle.read(len(payload)) == payload
+    assert emulator_leaks() == []
