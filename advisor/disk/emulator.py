@@ -33,6 +33,9 @@ from typing import Any
 from advisor.disk import emulator_sys as sysx
 from advisor.disk.emulator_calibrate import PathOverhead, measure_path_overhead
 from advisor.disk.emulator_model import TimingSpec, timing_spec
+from advisor.disk.emulator_sys import cleanup_stale
+
+__all__ = ["EmulatedDisk", "PathOverhead", "TimingSpec", "cleanup_stale", "emulated_disk", "prepare_backing"]
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
 
 CACHE_MODES = ("off", "volatile", "lying")
@@ -164,6 +167,22 @@ def _wait_mounted(private: Path, proc: subprocess.Popen[bytes], timeout_s: float
     raise DeviceError(f"emulator FUSE mount did not appear within {timeout_s:.0f} s")
 
 
+@contextmanager
+def _exclusive(backing: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the backing store: two emulators on one file would corrupt it."""
+    import fcntl
+
+    fd = os.open(backing, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UnsafeTarget(f"{backing} is in use by another emulated disk") from None
+        yield
+    finally:
+        os.close(fd)
+
+
 def _mark_rotational(device: str) -> None:
     """Loop devices say "not rotational"; this one spins, and tools (and the bench) ask."""
     with contextlib.suppress(OSError):
@@ -202,9 +221,13 @@ def emulated_disk(
         raise BadInput("size must be at least 1 MiB and a multiple of 512 bytes")
     spec: TimingSpec = timing_spec(preset_or_model, cache=cache, seed=seed, size_bytes=size_bytes)
     backing = Path(backing).absolute()
-    prepare_backing(backing, size_bytes, reuse=reuse)
-    sysx.cleanup_stale()
+    cleanup_stale()
+    created = prepare_backing(backing, size_bytes, reuse=reuse)
+    ready = False
     with ExitStack() as stack:
+        if created:  # a backing file made here is removed again if the disk never came up
+            stack.callback(lambda: None if ready else backing.unlink(missing_ok=True))
+        stack.enter_context(_exclusive(backing))
         private = _private_dir()
         proc_box: list[subprocess.Popen[bytes]] = []
         stack.callback(lambda: sysx.teardown_dir(private, proc_box[0].pid if proc_box else None))
@@ -224,5 +247,6 @@ def emulated_disk(
         stack.callback(sysx.unmount_users_of, device)
         _mark_rotational(device)
         overhead = measure_path_overhead(device, mountpoint, size_bytes) if compensate else None
+        ready = True
         yield EmulatedDisk(device=device, model=spec.model, scale=scale, mountpoint=mountpoint, backing=backing,
                            size_bytes=size_bytes, cache=cache, overhead=overhead, server_pid=proc.pid)

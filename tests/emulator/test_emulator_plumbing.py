@@ -14,8 +14,8 @@ import pytest
 
 from advisor.disk import emulator_sys as sysx
 from advisor.disk.emulator import OWNER_XATTR, emulated_disk, prepare_backing
-from advisor.disk.emulator_model import constant
-from advisor.errors import BadInput, UnsafeTarget
+from advisor.disk.emulator_model import TimingSpec, constant
+from advisor.errors import BadInput, DeviceError, UnsafeTarget
 from tests.emulator.emu_support import emulator_leaks, read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
@@ -199,4 +199,26 @@ def test_data_written_is_data_read_back_and_lands_in_the_backing_file(tmp_path: 
         for offset, payload in writes:
             handle.seek(offset)
             assert handle.read(len(payload)) == payload
+    assert emulator_leaks() == []
+
+
+def test_one_backing_file_serves_one_emulated_disk_at_a_time(tmp_path: Path) -> None:
+    backing = tmp_path / "disk.img"
+    with emulated_disk(constant(0.1), 16 * MIB, backing, scale=10.0, partscan=False):
+        with pytest.raises(UnsafeTarget, match="in use"):
+            with emulated_disk(constant(0.1), 16 * MIB, backing, scale=10.0, partscan=False, reuse=True):
+                pass
+    with emulated_disk(constant(0.1), 16 * MIB, backing, scale=10.0, partscan=False) as disk:  # free again
+        assert disk.backing == backing
+    assert emulator_leaks() == []
+
+
+def test_a_backing_file_made_for_a_disk_that_never_came_up_is_removed(tmp_path: Path) -> None:
+    backing = tmp_path / "disk.img"
+    with pytest.raises(DeviceError):
+        # a timing factory that cannot be imported: the server exits before mounting
+        spec = TimingSpec("advisor.disk.no_such_module:factory")
+        with emulated_disk(spec, 16 * MIB, backing, scale=10.0, partscan=False):
+            pass
+    assert not backing.exists()
     assert emulator_leaks() == []
