@@ -102,6 +102,8 @@ def test_nothing_is_left_behind_when_the_body_raises(tmp_path: Path) -> None:
     assert emulator_leaks() == []
     assert not sysx.is_mounted(mnt)
     assert not Path(seen["mnt"]).exists()
+    assert seen["mnt"] not in subprocess.run(["losetup", "-a"], capture_output=True, text=True, check=True).stdout
+    assert seen["mnt"] not in Path("/proc/mounts").read_text()
     name = os.path.basename(seen["device"])
     backing = Path(f"/sys/block/{name}/loop/backing_file")
     assert not backing.exists() or not backing.read_text().startswith(seen["mnt"])
