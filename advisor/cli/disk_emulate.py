@@ -38,7 +38,7 @@ def parse_size(text: str) -> int:
 
 
 def emulate(
-    preset: str = typer.Argument(..., help="Drive preset from the catalogue (see `advisor disk presets`)."),
+    preset: str = typer.Argument(..., help="Drive preset (see `advisor disk presets`) or a drive.toml file."),
     size: str = typer.Option("4G", "--size", help="Size of the emulated disk (4G, 512M, bytes)."),
     backing: Path = typer.Option(..., "--backing", help="Sparse file holding the data (created if missing)."),
     scale: float = typer.Option(1.0, "--scale", help="Time scale: 10 runs the disk ten times faster."),
