@@ -90,3 +90,29 @@ def test_cli_interval_writes_workload_and_snapshots(shared_server: PgServer, tmp
     assert {r.file_id for r in workload.rates} == {f.file_id for f in a.files} & {f.file_id for f in b.files}
     shown = run_advisor("workload", str(out), "--top", "0")
     assert shown.returncode == 0 and "Per tablespace" in shown.stdout and "public.hot" in shown.stdout
+
+
+def test_session_is_read_only_and_named(shared_server: PgServer) -> None:
+    import psycopg
+
+    collector = PostgresCollector()
+    session = collector.connect(shared_server.dsn, {"statement_timeout_s": 7})
+    try:
+        conn = session.conn
+        assert conn.autocommit
+        show = {name: conn.execute(f"SHOW {name}".encode()).fetchone()[0]  # type: ignore[index]
+                for name in ("statement_timeout", "default_transaction_read_only", "application_name")}
+        assert show == {"statement_timeout": "7s", "default_transaction_read_only": "on", "application_name": "advisor"}
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            conn.execute(b"CREATE TABLE must_not_exist (id int)")
+    finally:
+        collector.close(session)
+
+
+def test_dsn_from_pg_environment(shared_server: PgServer, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env.update(PGHOST="127.0.0.1", PGPORT=str(shared_server.port), PGUSER="postgres", PGDATABASE="app2")
+    out = tmp_path / "snap.json"
+    done = run_advisor("collect", "-o", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert any(f.container == "app2" and f.name == "public.other" for f in load_snapshot(out).files)
