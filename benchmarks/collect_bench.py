@@ -14,6 +14,7 @@ told apart. Target: the whole snapshot in at most one second.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -42,16 +43,16 @@ def build(server: PgServer, databases: int, relations_per_db: int) -> None:
         server.psql(f"CREATE DATABASE bench{n} TEMPLATE bench0;")
 
 
-def snapshot_seconds(server: PgServer, parallel: int) -> tuple[float, float, int, list[relations.DatabaseVisit]]:
-    """(collect seconds, JSON seconds, files, per-database visits) of one snapshot."""
+def snapshot_seconds(server: PgServer, parallel: int) -> tuple[float, float, int, list[relations.DatabaseVisit], float]:
+    """(collect seconds, JSON seconds, files, per-database visits, client CPU seconds) of one snapshot."""
     relations.MAX_PARALLEL = parallel
     collector = PostgresCollector()
     session = collector.connect(server.dsn, {})
     try:
         context = CollectContext()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         collector.collect(session, context)
-        collected = time.perf_counter() - start
+        collected, cpu = time.perf_counter() - start, time.process_time() - cpu
         snapshot = build_snapshot(context, [])
         start = time.perf_counter()
         dumps(snapshot)
@@ -59,7 +60,7 @@ def snapshot_seconds(server: PgServer, parallel: int) -> tuple[float, float, int
     finally:
         collector.close(session)
     visits = list(context.views["relation_visits"])
-    return collected, encoded, len(snapshot.files), visits  # type: ignore[return-value]
+    return collected, encoded, len(snapshot.files), visits, cpu  # type: ignore[return-value]
 
 
 def server_side_ms(server: PgServer, datname: str, major: int) -> float:
@@ -91,11 +92,14 @@ def main() -> None:
             results[parallel] = runs
         base_median = statistics.median(r[0] for r in results[1])
         print()
-        print(f"{'parallel':>8} {'snapshot s (median)':>20} {'min s':>7} {'JSON s':>7} {'files':>8} {'vs 1':>6}")
+        print(f"{'parallel':>8} {'snapshot s (median)':>20} {'min s':>7} {'client CPU s':>13} {'JSON s':>7} "
+              f"{'files':>8} {'vs 1':>6}")
         for parallel, runs in results.items():
             median = statistics.median(r[0] for r in runs)
             print(f"{parallel:>8} {median:>20.3f} {min(r[0] for r in runs):>7.3f} "
+                  f"{statistics.median(r[4] for r in runs):>13.3f} "
                   f"{statistics.median(r[1] for r in runs):>7.3f} {runs[0][2]:>8} {base_median / median:>5.2f}x")
+        print(f"(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
         visits = results[4][-1][3]
         print()
         print(f"{'database':<12} {'rows':>7} {'client s':>9} {'server ms':>10}")
