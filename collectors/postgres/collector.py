@@ -1,8 +1,9 @@
 """One PostgreSQL snapshot: identity, settings, per-relation misses, WAL, temp, archive, waits.
 
-Order matters for honesty: the identity row (system_identifier, postmaster start, every
-fixed-kind stats_reset) is read first and the counters after it, so a reset seen by the
-workload diff cannot be older than the counters it invalidates.
+Order matters for honesty: the reset clocks (system_identifier, postmaster start, every
+fixed-kind and per-database stats_reset) are read before the counters they guard, so a reset
+that happens while a snapshot is being taken shows up as a reset in the next diff instead of
+going unnoticed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from collectors.postgres.rows import (
 )
 from collectors.postgres.session import PgSession, run_query
 
-TIMING_SETTINGS = ("track_io_timing", "track_wal_io_timing")
 Jsonable = str | int | float | bool | None
 
 
