@@ -24,6 +24,9 @@ MIN_SLOT_BYTES = 64 * MIB
 """Partitions are never planned smaller than this, or 1/256 of a small disk (WAL and temp
 directories report small sizes but need room)."""
 
+COLD_CLASSES = frozenset({"cold", "archive"})
+"""Classes that ASM Intelligent Data Placement marks COLD whatever the partition order."""
+
 _PARTITION_ROLE = {
     "random-read": "hot", "write-heavy": "hot", "scan": "scan", "wal": "wal", "temp": "temp",
     "archive": "archive", "cold": "cold", "control": "control",
@@ -121,7 +124,7 @@ def build_plan(
             ))
             times.append(ServiceTime(item.name, round(item.iops, 3), round(before.get(item.name, ms), 4), round(ms, 4)))
             moves.append(Move(c.area, c.cls, part.label, f"{options.mount_root.rstrip('/')}/{part.label}",
-                              hot=part.start_fraction < 0.5))
+                              hot=c.cls not in COLD_CLASSES and part.start_fraction < 0.5))
     total = sum(t.iops for t in times)
     before_ms = sum(t.before_ms * t.iops for t in times) / total if total > 0 else 0.0
     after_ms = sum(t.after_ms * t.iops for t in times) / total if total > 0 else 0.0
