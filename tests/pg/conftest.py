@@ -29,7 +29,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     missing = sorted({15, 16, 17, 18} - EXERCISED)
     line = f"PostgreSQL versions exercised: {', '.join(map(str, sorted(EXERCISED)))}"
     if missing:
-        line += f" (not available here: {', '.join(map(str, missing))})"
+        line += f" (not exercised in this run: {', '.join(map(str, missing))})"
     terminalreporter.write_line(line)
 
 

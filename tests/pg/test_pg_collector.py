@@ -116,3 +116,26 @@ def test_dsn_from_pg_environment(shared_server: PgServer, tmp_path: Path) -> Non
     done = run_advisor("collect", "-o", str(out), env=env)
     assert done.returncode == 0, done.stderr
     assert any(f.container == "app2" and f.name == "public.other" for f in load_snapshot(out).files)
+
+
+def test_failing_host_plugin_gives_partial_output(shared_server: PgServer, tmp_path: Path) -> None:
+    """A third-party host plugin that raises: the snapshot is written, the run is failed, exit 4."""
+    site = tmp_path / "site"
+    dist = site / "brokenhost-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenhost\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[advisor.collectors]\naaa-broken-host = brokenhost:Broken\n")
+    (site / "brokenhost.py").write_text(
+        "class Broken:\n"
+        "    name = 'aaa-broken-host'\n"
+        "    dbms = 'host'\n"
+        "    def collect(self, conn, context):\n"
+        "        raise OSError('cannot read /sys/block')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = tmp_path / "snap.json"
+    done = run_advisor("collect", "--dsn", shared_server.dsn, "-o", str(out), env=env)
+    assert done.returncode == 4, done.stderr
+    assert "collector aaa-broken-host failed: OSError: cannot read /sys/block" in done.stderr
+    runs = {r.name: r for r in load_snapshot(out).runs}
+    assert runs["postgres"].status == "ok" and runs["aaa-broken-host"].status == "failed"
