@@ -2,9 +2,10 @@
 
 The database collector is found by its ``dbms`` among the ``advisor.collectors`` entry
 points (advisor never imports ``collectors`` directly). Its failure is the command's
-failure (no server, no snapshot). The host collector (dbms ``host``) runs after it to map
-every file path to a disk; it is optional, and its failure or absence is recorded as a run,
-not fatal. A snapshot with a failed run is still written; the command then exits PARTIAL.
+failure (no server, no snapshot). Host collectors (dbms ``host``: the built-in one maps
+every file path to a disk; third-party ones may add more) run after it, each isolated; their
+failure or absence is recorded as a run, not fatal. A snapshot with a failed run is still
+written; the command then exits PARTIAL.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from advisor.registry import Collector, PluginInfo, discover, run_isolated
 
 @dataclass
 class Plugins:
-    """The database collector chosen for this run and the optional host collector."""
+    """The database collector chosen for this run and the host collectors (maybe none)."""
 
     database: Any  # a DatabaseCollector
-    host: Collector | None
+    hosts: list[Collector]
     host_missing_reason: str | None = None
 
 
@@ -38,12 +39,12 @@ def find_plugins(dbms: str) -> Plugins:
         detail = f": {broken[0].error}" if broken else ""
         raise Unsupported(f"no working collector for {dbms} is installed{detail}", hint="see `advisor collectors`")
     chosen = sorted(candidates, key=lambda p: (p.name != dbms, p.name))[0]
-    hosts = [p for p in found if p.dbms == "host" and p.collector is not None]
+    hosts = [p.collector for p in found if p.dbms == "host" and p.collector is not None]
     reason = None
     if not hosts:
         failed: list[PluginInfo] = [p for p in found if p.name == "host"]
         reason = failed[0].error if failed else "no host collector installed"
-    return Plugins(chosen.collector, hosts[0].collector if hosts else None, reason)
+    return Plugins(chosen.collector, hosts, reason)
 
 
 def _timed(name: str, action: Callable[[], None]) -> CollectorRun:
@@ -58,15 +59,22 @@ def take_snapshot(plugins: Plugins, conn: Any, options: dict[str, Any]) -> Snaps
     context = CollectContext(options=dict(options))
     database = plugins.database
     runs = [_timed(database.name, lambda: database.collect(conn, context))]
-    runs.append(_host_run(plugins, context))
+    runs.extend(_host_runs(plugins, context))
     return build_snapshot(context, runs)
 
 
-def _host_run(plugins: Plugins, context: CollectContext) -> CollectorRun:
-    host = plugins.host
-    if host is None:
-        return CollectorRun("host", "skipped", 0.0, plugins.host_missing_reason)
-    return run_isolated(host.name, lambda: host.collect(None, context))
+def _host_runs(plugins: Plugins, context: CollectContext) -> list[CollectorRun]:
+    """Every installed host collector, in name order, each isolated from the others."""
+    if not plugins.hosts:
+        return [CollectorRun("host", "skipped", 0.0, plugins.host_missing_reason)]
+    runs = []
+    for host in plugins.hosts:
+
+        def step(host: Collector = host) -> None:
+            host.collect(None, context)
+
+        runs.append(run_isolated(host.name, step))
+    return runs
 
 
 def observe(plugins: Plugins, conn: Any, seconds: float) -> Any:

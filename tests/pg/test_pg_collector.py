@@ -139,3 +139,4 @@ def test_failing_host_plugin_gives_partial_output(shared_server: PgServer, tmp_p
     assert "collector aaa-broken-host failed: OSError: cannot read /sys/block" in done.stderr
     runs = {r.name: r for r in load_snapshot(out).runs}
     assert runs["postgres"].status == "ok" and runs["aaa-broken-host"].status == "failed"
+    assert runs["host"].status == "ok", "the built-in host collector still ran"
