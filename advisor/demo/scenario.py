@@ -28,6 +28,7 @@ from advisor.demo import pgbench
 from advisor.demo.chain import Chain, apply_plan
 from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
 from advisor.demo.layout import Area, mount_planned, partition_and_mount
+from advisor.demo.measured import io_latencies
 from advisor.demo.summary import DemoSummary, Measurement
 from advisor.errors import AdvisorError
 
@@ -42,7 +43,8 @@ SERVER_SETTINGS = {
     "max_wal_size": "1GB",
     "checkpoint_timeout": "30min",
     "wal_compression": "off",
-    "io_method": "sync",  # one request at a time per backend, as the QD1 model assumes
+    "io_method": "sync",
+    "track_wal_io_timing": "on",  # one request at a time per backend, as the QD1 model assumes
 }
 
 
@@ -177,6 +179,17 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     echo("== the model on the layout as applied (where ext4 really put the moved files)")
     applied = chain.report(snap_c, snap_d, disk_args, root / "report-after.json", root / "planned-after", render=False)
     _as_applied(summary, applied)
+    summary.io_latency = {
+        "before": io_latencies(snap_a, snap_b, summary.hot_table["before"]["tablespace"]),
+        "after": io_latencies(snap_c, snap_d, summary.hot_table["after"]["tablespace"]),
+    }
+    if config.advise_from_bench:  # how much of any gap is the fit of the bench profile, not the physics
+        echo("== the same two reports with the emulated drive's own model (--preset)")
+        preset = ["--preset", config.preset]
+        exact_before = chain.report(snap_a, snap_b, preset, root / "report-preset.json", planned_root, render=False)
+        exact_after = chain.report(snap_c, snap_d, preset, root / "report-preset-after.json", root / "planned-after",
+                                   render=False)
+        summary.plan["preset_model"] = {"plan": exact_before.get("plan"), "as_applied": exact_after.get("plan")}
     summary.measure_gains()
     summary.commands = chain.commands
     summary.step_seconds = {k: round(v, 1) for k, v in chain.timings.items()}

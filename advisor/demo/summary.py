@@ -54,6 +54,7 @@ class DemoSummary:
     predicted_gain_as_applied: float | None = None  # the model on the positions after the apply
     measured_gain: dict[str, float | None] = field(default_factory=dict)
     hot_table: dict[str, Any] = field(default_factory=dict)
+    io_latency: dict[str, dict[str, float | None]] = field(default_factory=dict)  # the server's own IO timing
     simulated: dict[str, Any] = field(default_factory=dict)
     commands: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
