@@ -25,6 +25,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
             f"CREATE ROLE bob LOGIN PASSWORD '{SECRET}';"
             "CREATE ROLE weak LOGIN;"
             "CREATE ROLE settings_only LOGIN; GRANT pg_read_all_settings TO settings_only;"
+            "CREATE DATABASE secret; REVOKE CONNECT ON DATABASE secret FROM PUBLIC;"
         )
         hba = started.datadir / "pg_hba.conf"
         hba.write_text("host all bob 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
@@ -93,6 +94,8 @@ def test_partial_grants_are_warnings(server: PgServer, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     warnings = load_snapshot(out).warnings
     assert any("pg_ls_tmpdir" in w for w in warnings) and any("wait events" in w for w in warnings)
+    assert any('GRANT CONNECT ON DATABASE "secret"' in w for w in warnings)
+    assert not any(f.container == "secret" for f in load_snapshot(out).files)
 
 
 def test_bad_arguments(tmp_path: Path) -> None:
