@@ -1,9 +1,10 @@
 """Machine metadata recorded with every profile, and the disk a target lives on.
 
 Like pyperf, a measurement keeps the facts needed to judge it later: kernel, CPU, the
-device's model, rotational flag, IO scheduler and write-cache mode. Device discovery is
-one small function reading /sys directly (``disk_of``), kept separate so it can be swapped
-for the storage package's resolver without touching the bench.
+device's model, transport, rotational flag, IO scheduler and write-cache mode, and where
+the target starts on its whole disk (a partition's zone fractions are of the partition).
+Device facts come from the storage package's sysfs reader, the same one the layout
+collector uses, so a profile and a snapshot describe a disk in the same words.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import platform
 import stat
 from pathlib import Path
 
-SYS_BLOCK = Path("/sys/class/block")
+from advisor.storage.sysfs import BlockNode, Sysfs
 
 
 def _read(path: Path) -> str | None:
@@ -23,25 +24,20 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _whole_disk(name: str) -> str:
-    """``sda2`` → ``sda``; a name that is not a partition is returned as is."""
-    entry = SYS_BLOCK / name
-    if (entry / "partition").exists():
-        return entry.resolve().parent.name
-    return name
-
-
-def disk_of(path: str) -> str | None:
-    """Kernel name of the whole disk holding *path* (a device node or a file), if any."""
+def block_node(path: str, sysfs: Sysfs | None = None) -> BlockNode | None:
+    """The block node holding *path* (the device itself, or the file system's device)."""
     try:
         info = os.stat(path)
     except OSError:
         return None
     dev = info.st_rdev if stat.S_ISBLK(info.st_mode) else info.st_dev
-    link = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
-    if not link.exists():
-        return None
-    return _whole_disk(link.resolve().name)
+    return (sysfs or Sysfs()).node(dev)
+
+
+def disk_of(path: str) -> str | None:
+    """Kernel name of the whole disk holding *path* (a device node or a file), if any."""
+    node = block_node(path)
+    return node.disk if node else None
 
 
 def _cpu_model() -> str:
@@ -51,38 +47,34 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def _scheduler(text: str | None) -> str | None:
-    """``mq-deadline [none]`` → ``none`` (the active one is in brackets)."""
-    if not text:
-        return None
-    for word in text.split():
-        if word.startswith("["):
-            return word.strip("[]")
-    return text
-
-
-def machine_info(disk: str | None) -> dict[str, str]:
-    """Kernel, CPU and, when the disk is known, its sysfs facts (model, queue settings)."""
+def machine_info(path: str) -> dict[str, str]:
+    """Kernel, CPU and, when the target sits on a known disk, that disk's sysfs facts."""
     info = {
         "kernel": platform.release(),
         "cpu": _cpu_model(),
         "cpu_count": str(os.cpu_count() or 0),
         "python": platform.python_version(),
     }
-    if disk is None:
+    sysfs = Sysfs()
+    node = block_node(path, sysfs)
+    if node is None:
         return info
-    base = SYS_BLOCK / disk
+    device = sysfs.device(node.disk)
     facts = {
-        "device": disk,
-        "device_model": _read(base / "device" / "model"),
-        "device_vendor": _read(base / "device" / "vendor"),
-        "loop_backing_file": _read(base / "loop" / "backing_file"),
-        "rotational": _read(base / "queue" / "rotational"),
-        "scheduler": _scheduler(_read(base / "queue" / "scheduler")),
-        "write_cache": _read(base / "queue" / "write_cache"),
-        "fua": _read(base / "queue" / "fua"),
-        "logical_block_size": _read(base / "queue" / "logical_block_size"),
-        "physical_block_size": _read(base / "queue" / "physical_block_size"),
+        "device": device.name,
+        "partition": node.name if node.number else None,
+        "partition_start_bytes": str(node.start_bytes) if node.number else None,
+        "disk_size_bytes": str(device.size_bytes),
+        "device_model": device.model,
+        "transport": device.transport,
+        "loop_backing_file": device.backing_file,
+        "rotational": None if device.rotational is None else ("1" if device.rotational else "0"),
+        "scheduler": device.scheduler,
+        "write_cache": device.write_cache,
+        "fua": _read(sysfs.disk_dir(node.disk) / "queue" / "fua"),
+        "logical_block_size": str(device.logical_block_bytes),
+        "physical_block_size": str(device.physical_block_bytes),
+        "placement": device.reason,
     }
     info.update({key: value for key, value in facts.items() if value})
     return info

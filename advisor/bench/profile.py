@@ -123,7 +123,7 @@ def assemble(
         classification=kind,
         classification_reason=reason,
         runs=runs,
-        machine=machine_info(disk),
+        machine=machine_info(target.path),
         warnings=tuple(notes + stability_warnings(runs)),
         complete=complete,
         tool_version=__version__,

@@ -72,7 +72,10 @@ def band_regions(size: int, fraction: float, block: int) -> dict[str, Region]:
 def zone_jobs(target: Target, options: BenchOptions, seconds: float) -> list[Job]:
     """One sequential read per evenly spaced point, from the outer edge to the inner edge."""
     points = max(2, options.zone_points)
-    chunk = min(_ZONE_CHUNK, target.size_bytes // points) // options.seq_block_size * options.seq_block_size
+    # a quarter of the spacing at most, so each point measures a narrow zone (on a disk of a
+    # few hundred GB the 256 MiB cap is what applies: well over 16x any drive cache)
+    chunk = min(_ZONE_CHUNK, target.size_bytes // (4 * points)) // options.seq_block_size * options.seq_block_size
+    chunk = max(chunk, options.seq_block_size)
     step = (target.size_bytes - chunk) / (points - 1)
     jobs = []
     for index in range(points):

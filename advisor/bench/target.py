@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
+from advisor.storage.mountinfo import mount_for, read_mounts
 
 TargetKind = Literal["device", "file", "scratch"]
 _FILL_CHUNK = 8 << 20
@@ -42,39 +43,35 @@ class Target:
 
 
 def mount_of(path: str) -> tuple[str, str, str]:
-    """(mount point, filesystem type, source) of the filesystem holding *path*."""
+    """(mount point, filesystem type, source) of the filesystem holding *path*.
+
+    A path that does not exist yet (a scratch file to create) is looked up by its directory.
+    """
     real = os.path.realpath(path)
-    best = ("/", "unknown", "unknown")
+    probe = real if os.path.exists(real) else os.path.dirname(real)
     try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+        entry = mount_for(probe, os.stat(probe).st_dev, read_mounts())
     except OSError:
-        return best
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) < 5 or len(tail) < 2:
-            continue
-        point = fields[4].replace("\\040", " ")
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
-        if inside and len(point) >= len(best[0]):
-            best = (point, tail[0], tail[1])
-    return best
+        entry = None
+    if entry is None:
+        return ("/", "unknown", "unknown")
+    return (entry.mountpoint, entry.fstype, entry.source)
 
 
 def mounted_at(device: str) -> str | None:
     """Mount point of *device* or of any partition of it, or None when nothing is mounted."""
-    info = os.stat(device)
-    numbers = {f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}"}
-    sys_dir = Path(f"/sys/dev/block/{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}")
+    rdev = os.stat(device).st_rdev
+    numbers = {(os.major(rdev), os.minor(rdev))}
+    sys_dir = Path(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}")
     if sys_dir.exists():
         for child in sys_dir.resolve().iterdir():
             dev_file = child / "dev"
             if (child / "partition").exists() and dev_file.exists():
-                numbers.add(dev_file.read_text().strip())
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields = line.split()
-        if len(fields) > 4 and fields[2] in numbers:
-            return fields[4]
+                major, minor = dev_file.read_text().strip().split(":")
+                numbers.add((int(major), int(minor)))
+    for entry in read_mounts():
+        if (entry.major, entry.minor) in numbers:
+            return entry.mountpoint
     return None
 
 
