@@ -7,6 +7,7 @@
 -- lock on every relation, exhaust max_locks_per_transaction on large catalogs and wait behind
 -- DDL), so the size is relpages (as of the last VACUUM/ANALYZE); the collector replaces it
 -- with the real file sizes when the data directory is visible on its host.
+-- Parameter count_shared: true in the collector's own database, false in the others.
 SELECT /* advisor:relations */
        c.oid::bigint AS oid,
        n.nspname || '.' || c.relname AS relname,

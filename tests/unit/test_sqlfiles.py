@@ -41,3 +41,12 @@ def test_header_marker_and_params(path: Path) -> None:
 def test_files_are_found_through_the_package() -> None:
     assert (sql_root() / "postgres").is_dir()
     assert len(available("postgres")) == len(FILES) > 10
+
+
+def test_settings_header_lists_every_parameter_value() -> None:
+    """`advisor sql show settings` must tell a DBA which names the collector binds."""
+    from collectors.postgres.rows import SETTING_NAMES
+
+    header = next(f for f in available("postgres") if f.query == "settings").header
+    missing = [name for name in SETTING_NAMES if name not in header]
+    assert not missing, f"settings.v14.sql header does not list {missing}"
