@@ -98,6 +98,17 @@ RULES: dict[str, tuple[Rule, ...]] = {
 }
 """Per dbms: the rules in the order they are checked (see docs/collect.md)."""
 
+NEW_FILES_FROM_ZERO: dict[str, frozenset[str]] = {
+    "postgres": frozenset({"data", "index", "toast"}),
+}
+"""File kinds whose absence from snapshot A proves a zero baseline, per dbms.
+
+A PostgreSQL relation is missing from a snapshot only when it was empty and never read, or
+did not exist yet; a new relation's counters start at zero. Either way its baseline is 0, as
+long as its database was visited in A (a skipped database would otherwise look all new).
+Oracle rows are not assumed: a missing file there is not rated.
+"""
+
 TIMING_SETTINGS = {
     "postgres": ("track_io_timing", "track_wal_io_timing"),
     "oracle": ("timed_statistics",),
@@ -184,6 +195,29 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
     )
 
 
+def zero_baseline(file: FileIO) -> FileIO:
+    """The same file with every counter it has at zero (unknown counters stay unknown)."""
+
+    def zero_int(value: int | None) -> int | None:
+        return None if value is None else 0
+
+    def zero_float(value: float | None) -> float | None:
+        return None if value is None else 0.0
+
+    return replace(
+        file,
+        reads=0,
+        read_bytes=0,
+        writes=zero_int(file.writes),
+        write_bytes=zero_int(file.write_bytes),
+        single_block_reads=zero_int(file.single_block_reads),
+        syncs=zero_int(file.syncs),
+        read_time_ms=zero_float(file.read_time_ms),
+        write_time_ms=zero_float(file.write_time_ms),
+        sync_time_ms=zero_float(file.sync_time_ms),
+    )
+
+
 def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
     """Cumulative profiles (Oracle DB time) are diffed; sampled ones (PostgreSQL) come from *b*."""
     if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
@@ -248,12 +282,20 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
             )
     before = {f.file_id: f for f in a.files}
     after_ids = {f.file_id for f in b.files}
-    rates = []
+    from_zero = NEW_FILES_FROM_ZERO.get(b.server.dbms, frozenset())
+    seen_containers = {f.container for f in a.files}
+    rates, new, zero_based = [], [], []
     for file in b.files:
         if file.file_id in before:
             rates.append(file_rate(before[file.file_id], file, seconds, timing))
-    new = [f.file_id for f in b.files if f.file_id not in before]
+        elif file.kind in from_zero and file.container in seen_containers:
+            rates.append(file_rate(zero_baseline(file), file, seconds, timing))
+            zero_based.append(file.file_id)
+        else:
+            new.append(file.file_id)
     gone = [f.file_id for f in a.files if f.file_id not in after_ids]
+    if zero_based:
+        warnings.append(f"new files rated from zero (created or first read during the interval): {_sample(zero_based)}")
     if new:
         warnings.append(f"new files without a baseline (not rated): {_sample(new)}")
     if gone:

@@ -64,10 +64,19 @@ def test_counter_backwards_is_a_flagged_lower_bound() -> None:
 
 
 def test_new_and_vanished_files_are_warned() -> None:
-    workload = diff(snap(T0, (fio("app/1", 1), fio("app/2", 1))), snap(T1, (fio("app/1", 2), fio("app/3", 1))))
-    assert [r.file_id for r in workload.rates] == ["app/1"]
-    assert any("new files" in w and "app/3" in w for w in workload.warnings)
+    a = snap(T0, (fio("app/1", 1), fio("app/2", 1)))
+    b = snap(T1, (fio("app/1", 2), fio("app/3", 30), dataclasses.replace(fio("other/4", 50), container="other")))
+    workload = diff(a, b)
+    rated = {r.file_id: r for r in workload.rates}
+    # A PostgreSQL relation missing from A was empty and unread (or did not exist): baseline 0.
+    assert set(rated) == {"app/1", "app/3"} and rated["app/3"].read_iops == 3.0
+    assert any("rated from zero" in w and "app/3" in w for w in workload.warnings)
+    # ...but not when its whole database was missing from A (skipped, not empty).
+    assert any("not rated" in w and "other/4" in w for w in workload.warnings)
     assert any("vanished" in w and "app/2" in w for w in workload.warnings)
+    oracle = server("oracle")
+    ora = diff(snap(T0, (fio("app/1", 1),), oracle), snap(T1, (fio("app/1", 2), fio("app/3", 30)), oracle))
+    assert [r.file_id for r in ora.rates] == ["app/1"]
 
 
 @pytest.mark.parametrize(
