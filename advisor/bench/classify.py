@@ -37,6 +37,12 @@ class Evidence:
     band_over_stroke: float | None
     outer_over_inner: float | None
     band_spread: float | None
+    band_width_ms: float = 1.0  # p80 - p20 of the band latencies
+
+
+#: The narrowest (p80 - p20) that can be a rotational wait: 0.6 of a revolution of a 15k
+#: drive is 2.4 ms, of one emulated ten times faster 0.24 ms; a tighter spread is jitter.
+MIN_ROTATION_WIDTH_MS = 0.2
 
 
 def classify(evidence: Evidence) -> tuple[Classification, str]:
@@ -50,6 +56,8 @@ def classify(evidence: Evidence) -> tuple[Classification, str]:
     if not known:
         return "unknown", "no random or zone test ran"
     mechanical = [label for label, value, limit in known if value >= limit]
+    if evidence.band_width_ms < MIN_ROTATION_WIDTH_MS and "band latency (p80-p20)/p50" in mechanical:
+        mechanical.remove("band latency (p80-p20)/p50")  # too narrow to be a revolution
     shown = "; ".join(f"{label} {value:.2f} (disk ≥ {limit})" for label, value, limit in known)
     if len(mechanical) >= 2 or (len(known) == 1 and mechanical):
         return "rotational", f"{len(mechanical)} of {len(known)} mechanical signs: {shown}"
@@ -61,8 +69,8 @@ def classify(evidence: Evidence) -> tuple[Classification, str]:
 def estimate_rpm(p20_ms: float, p80_ms: float) -> tuple[int | None, str]:
     """Rotation speed from the band-latency spread, snapped to a standard class within 10 %."""
     width = p80_ms - p20_ms
-    if width <= 0:
-        return None, "band latencies show no rotational spread"
+    if width < MIN_ROTATION_WIDTH_MS:
+        return None, f"band latency p80-p20 {width:.3f} ms is too narrow for a rotational wait"
     rev_ms = width / 0.6
     raw = 60000.0 / rev_ms
     nearest = min(STANDARD_RPM, key=lambda rpm: abs(rpm - raw))

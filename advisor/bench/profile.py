@@ -14,9 +14,11 @@ from advisor.bench.classify import Evidence, classify, commit_check, estimate_rp
 from advisor.bench.engines import JobResult
 from advisor.bench.machine import machine_info
 from advisor.bench.stats import median, stability_warnings
-from advisor.bench.suite import BANDS, BenchOptions, Measurements
+from advisor.bench.suite import BANDS, BenchOptions, Measurements, band_regions
 from advisor.bench.target import Target
 from advisor.model_disk import DiskProfile, Latency, ZonePoint
+
+CACHE_SAFE_BAND_BYTES = 16 * (64 << 20)
 
 
 def _median_run(results: list[JobResult]) -> JobResult:
@@ -64,12 +66,13 @@ def _evidence(m: Measurements, zones: tuple[ZonePoint, ...]) -> Evidence:
         outer = sum(p.mb_s for p in zones[:quarter]) / quarter
         inner = sum(p.mb_s for p in zones[-quarter:]) / quarter
         slope = outer / inner if inner > 0 else None
-    spread = None
+    spread, width = None, 0.0
     if m.results.get("band.outer"):
         table = _median_run(m.results["band.outer"]).percentiles_ms
         if table.get(50.0):
-            spread = (table[80.0] - table[20.0]) / table[50.0]
-    return Evidence(ratio, slope, spread)
+            width = table[80.0] - table[20.0]
+            spread = width / table[50.0]
+    return Evidence(ratio, slope, spread, width)
 
 
 def assemble(
@@ -89,10 +92,16 @@ def assemble(
     depths = {d: v for d in options.queue_depths if (v := _iops(m, f"qd.{d}"))}
     kind, reason = classify(_evidence(m, zones))
     notes = list(m.notes)
+    band_bytes = band_regions(target.size_bytes, options.band_fraction, options.block_size)["outer"].length
+    if bands and band_bytes < CACHE_SAFE_BAND_BYTES:
+        notes.append(
+            f"band of {band_bytes / (1 << 20):.1f} MiB is under 16x a typical 64 MiB drive cache: band IOPS may be "
+            "inflated by cache hits; bench a larger target (100 GB or more) for clean band figures"
+        )
     if rpm is None and kind == "rotational" and m.results.get("band.outer"):
         table = _median_run(m.results["band.outer"]).percentiles_ms
         rpm, how = estimate_rpm(table[20.0], table[80.0])
-        notes.append(f"rpm estimated: {how}")
+        notes.append(f"rpm estimated: {how}" if rpm else f"rpm not estimated: {how}")
     if commit and rpm:
         warning = commit_check(commit[0], rpm)
         notes += [warning] if warning else []

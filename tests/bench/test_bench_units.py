@@ -125,3 +125,6 @@ def test_latency_spread_separates_rotation_from_a_long_flash_tail() -> None:
         spreads.append((table[80.0] - table[20.0]) / table[50.0])
     assert classify(Evidence(None, None, spreads[0]))[0] == "rotational"
     assert classify(Evidence(None, None, spreads[1]))[0] == "solid-state"
+    # a wide relative spread of tiny latencies (page cache, jitter) is no revolution
+    assert classify(Evidence(None, None, 0.9, band_width_ms=0.03))[0] == "solid-state"
+    assert estimate_rpm(0.05, 0.08)[0] is None
