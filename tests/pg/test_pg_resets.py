@@ -101,3 +101,12 @@ def test_crash_restart_refuses(server: PgServer) -> None:
     relaxed = diff(a, b, allow_reset=True)
     assert any(w.startswith("restart:") for w in relaxed.warnings)
     assert any(r.lower_bound for r in relaxed.rates)
+
+
+def test_table_created_in_the_interval_is_rated_from_zero(server: PgServer) -> None:
+    server.psql("DROP TABLE IF EXISTS born_later")
+    a = snap(server)
+    server.psql("CREATE TABLE born_later AS SELECT g AS id FROM generate_series(1, 5000) g")
+    workload = diff(a, snap(server))
+    assert any(r.name == "public.born_later" and r.size_bytes > 0 for r in workload.rates)
+    assert any("rated from zero" in w for w in workload.warnings)
