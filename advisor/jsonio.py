@@ -141,6 +141,14 @@ def write_atomic(path: Path | str, text: str) -> None:
     output advisor writes.
     """
     target = Path(path)
+    if target.exists() and not target.is_file():
+        # A device, FIFO or socket (``-o /dev/null``, ``-o /dev/stdout``): renaming over it
+        # would replace the device node with a regular file, so write through it instead.
+        if target.is_dir():
+            raise BadInput(f"{target}: is a directory; give a file name")
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:

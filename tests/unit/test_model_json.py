@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import BadInput
+from advisor.jsonio import read_document
 from advisor.model import (
     FORMAT_VERSION,
     CollectorRun,
@@ -23,7 +24,6 @@ from advisor.model import (
     load_snapshot,
     save,
 )
-from advisor.jsonio import read_document
 
 
 def _snapshot() -> Snapshot:
@@ -83,3 +83,29 @@ def test_truncated_file_names_the_position(tmp_path: Path) -> None:
     path.write_text(path.read_text()[:200])
     with pytest.raises(BadInput, match=r"not valid JSON \(line \d+"):
         load_snapshot(path)
+
+
+def test_write_atomic_never_replaces_a_device_node(tmp_path: Path) -> None:
+    from advisor.jsonio import write_atomic
+
+    fifo = tmp_path / "pipe"
+    import os
+    import threading
+
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write_atomic(fifo, "hello\n")
+    reader.join(timeout=5)
+    assert received == ["hello\n"]
+    assert fifo.is_fifo()  # still a FIFO, not a regular file renamed over it
+    write_atomic("/dev/null", "discarded\n")
+    assert Path("/dev/null").is_char_device()
+
+
+def test_write_atomic_refuses_a_directory(tmp_path: Path) -> None:
+    from advisor.jsonio import write_atomic
+
+    with pytest.raises(BadInput, match="is a directory"):
+        write_atomic(tmp_path, "x")
