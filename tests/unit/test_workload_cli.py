@@ -76,3 +76,11 @@ def test_sql_and_collectors_commands() -> None:
     plugins = {p["name"]: p for p in json.loads(run("collectors", "--format", "json").stdout)}
     assert plugins["postgres"]["status"] == "ok" and plugins["postgres"]["dbms"] == "postgres"
     assert plugins["postgres"]["target"] == "collectors.postgres:PostgresCollector"
+
+
+def test_collect_oracle_unreachable_goes_through_the_plugin(tmp_path: Path) -> None:
+    out = tmp_path / "o.json"
+    done = run("collect", "--dbms", "oracle", "--dsn", "scott/tiger@127.0.0.1:1/orcl", "-o", str(out))
+    one_line_error(done, 3, "scott/***@127.0.0.1:1/orcl")
+    assert "tiger" not in done.stderr and not out.exists()
+    one_line_error(run("collect", "--keep-snapshots", str(tmp_path)), 6, "--keep-snapshots needs --interval")
