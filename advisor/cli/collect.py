@@ -106,14 +106,23 @@ def collect(
 
 def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds: float, output: Path | None,
               keep: Path | None, allow_reset: bool, reconnect: Any) -> list[Any]:
+    from contextlib import nullcontext
+
     from advisor import sampling
+    from advisor.cli.common import progress_enabled, stderr_console
     from advisor.jsonio import dumps, write_atomic
     from advisor.workload import diff
 
-    def progress(step: str) -> None:
-        typer.echo(f"advisor: {step}", err=True)
+    status: Any = stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()
+    with status:
 
-    first, second = sampling.sample_pair(plugins, session, options, seconds, progress, reconnect)
+        def progress(step: str) -> None:
+            if progress_enabled():
+                status.update(f"advisor: {step}")  # a spinner on a terminal
+            else:
+                typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
+
+        first, second = sampling.sample_pair(plugins, session, options, seconds, progress, reconnect)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", dumps(first))
