@@ -86,8 +86,10 @@ def relation_files(datname: str, rows: list[tuple[Any, ...]], where: RelationPat
         if local:
             try:
                 size = stat(path).st_size
+            except FileNotFoundError:
+                size = 0  # dropped or rewritten since the query
             except OSError:
-                size = 0
+                size = relpages * block  # not readable here (permissions): the catalog's estimate
             if size >= segment_bytes:
                 size, segments = on_disk(path, segment_bytes)
         else:
