@@ -140,3 +140,21 @@ def test_failing_host_plugin_gives_partial_output(shared_server: PgServer, tmp_p
     runs = {r.name: r for r in load_snapshot(out).runs}
     assert runs["postgres"].status == "ok" and runs["aaa-broken-host"].status == "failed"
     assert runs["host"].status == "ok", "the built-in host collector still ran"
+
+
+def test_wal_symlink_is_resolved(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.helpers.pg import running_postgres
+
+    with running_postgres(18, tmp_path) as server:
+        server.stop()
+        wal_home = tmp_path / "wal-disk" / "pg_wal"
+        wal_home.parent.mkdir()
+        shutil.move(str(server.datadir / "pg_wal"), str(wal_home))
+        os.chown(wal_home.parent, wal_home.stat().st_uid, wal_home.stat().st_gid)
+        (server.datadir / "pg_wal").symlink_to(wal_home)
+        server.start()
+        context = _collect(server)
+    (wal,) = [f for f in context.files if f.kind == "wal"]
+    assert wal.path == str(wal_home) and wal.size_bytes >= 16 << 20
