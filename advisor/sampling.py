@@ -31,7 +31,7 @@ class Plugins:
 
 
 def find_plugins(dbms: str) -> Plugins:
-    """The database collector for *dbms* and the host collector, through entry points."""
+    """The database collector for *dbms* and every host collector, through entry points."""
     found = discover()
     candidates = [p for p in found if p.dbms == dbms and p.collector is not None and hasattr(p.collector, "connect")]
     if not candidates:
@@ -55,7 +55,7 @@ def _timed(name: str, action: Callable[[], None]) -> CollectorRun:
 
 
 def take_snapshot(plugins: Plugins, conn: Any, options: dict[str, Any]) -> Snapshot:
-    """One snapshot: database collector (fatal on error), then host collector (recorded)."""
+    """One snapshot: database collector (fatal on error), then host collectors (recorded)."""
     context = CollectContext(options=dict(options))
     database = plugins.database
     runs = [_timed(database.name, lambda: database.collect(conn, context))]
