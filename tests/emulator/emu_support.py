@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import shutil
+import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -34,16 +36,31 @@ def read_latencies(device: str, offsets: Sequence[int], size: int = 4096) -> lis
     calibration does, so the host's CPU queue (other tests, a busy machine) is not
     mistaken for the disk's service time.
     """
+    return [done - start for start, done in timed_reads(device, offsets, size)]
+
+
+def read_cycles(device: str, offsets: Sequence[int], size: int) -> list[float]:
+    """Completion-to-completion seconds of QD1 reads: service time plus the reader's turnaround.
+
+    This is what sequential throughput is made of: while the reader turns around, the
+    drive keeps reading ahead, so a read's own latency alone would flatter the rate.
+    """
+    times = timed_reads(device, offsets, size)
+    return [times[i][1] - times[i - 1][1] for i in range(1, len(times))]
+
+
+def timed_reads(device: str, offsets: Sequence[int], size: int) -> list[tuple[float, float]]:
+    """(submitted, completed) perf_counter times of one O_DIRECT read after another."""
     buffer = mmap.mmap(-1, max(size, 4096))
     view = memoryview(buffer)[:size]
     fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
-    out: list[float] = []
+    out: list[tuple[float, float]] = []
     try:
         with realtime_thread():
             for offset in offsets:
                 start = time.perf_counter()
                 got = os.preadv(fd, [view], offset)
-                out.append(time.perf_counter() - start)
+                out.append((start, time.perf_counter()))
                 assert got == size, f"short read at {offset}: {got} of {size} bytes"
     finally:
         os.close(fd)
@@ -135,3 +152,22 @@ def commit_rate(device: str, count: int, offset: int = 1 << 20) -> float:
         os.close(fd)
         buffer.close()
     return count / elapsed
+
+
+@contextlib.contextmanager
+def memory_dir(fallback: Path) -> Iterator[Path]:
+    """A directory for backing files in memory (tmpfs) when there is one.
+
+    The emulator reads the backing file inside each request's model time; on a host disk
+    busy with other work a read can stall for milliseconds, which would be charged to the
+    emulated drive. A sparse file in /dev/shm costs only what is written to it.
+    """
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and os.statvfs(shm).f_bavail * os.statvfs(shm).f_frsize > 2 << 30:
+        path = Path(tempfile.mkdtemp(prefix="emu-test-", dir=shm))
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+    else:
+        yield fallback

@@ -8,7 +8,7 @@ import pytest
 
 from advisor.disk.emulator import emulated_disk
 from advisor.disk.presets import get_model
-from tests.emulator.emu_support import commit_rate, emulator_leaks, require_fuse_and_loop
+from tests.emulator.emu_support import commit_rate, emulator_leaks, memory_dir, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 
@@ -20,7 +20,8 @@ def test_commit_rate_against_rotation(tmp_path: Path, cache: str, commits: int) 
     """Same-offset rewrite + fdatasync: ≤ RPM/60 per second unless the flush is a lie."""
     require_fuse_and_loop()
     rotation_limit = get_model(PRESET).rpm / 60.0  # one commit per revolution: 120/s at 7200 rpm
-    with emulated_disk(PRESET, 256 << 20, tmp_path / "disk.img", cache=cache, partscan=False) as disk:
+    with memory_dir(tmp_path) as directory, emulated_disk(PRESET, 256 << 20, directory / "disk.img", cache=cache,
+                                                         partscan=False) as disk:
         rate = commit_rate(disk.device, commits) / disk.scale
         stats = disk.stats()
     assert stats["served"]["flush"] >= commits

@@ -16,7 +16,7 @@ from advisor.disk import emulator_sys as sysx
 from advisor.disk.emulator import OWNER_XATTR, emulated_disk, prepare_backing
 from advisor.disk.emulator_model import TimingSpec, constant
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
-from tests.emulator.emu_support import emulator_leaks, read_latencies, require_fuse_and_loop
+from tests.emulator.emu_support import emulator_leaks, memory_dir, read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 
@@ -31,7 +31,8 @@ def _prerequisites() -> None:
 @pytest.mark.parametrize("scale", [1.0, 10.0])
 def test_constant_latency_is_what_a_reader_sees(tmp_path: Path, scale: float) -> None:
     """5 ms per read (virtual) must come out as 5 ms at scale 1 and 0.5 ms real at scale 10."""
-    with emulated_disk(constant(5.0), 64 * MIB, tmp_path / "disk.img", scale=scale) as disk:
+    with memory_dir(tmp_path) as directory, emulated_disk(constant(5.0), 64 * MIB, directory / "disk.img",
+                                                         scale=scale) as disk:
         offsets = [(i * 7919 % 4096) * 4096 for i in range(120)]
         latencies = read_latencies(disk.device, offsets)
         stats = disk.stats()

@@ -10,7 +10,7 @@ import pytest
 
 from advisor.disk.emulator import emulated_disk
 from advisor.disk.presets import get_model
-from tests.emulator.emu_support import emulator_leaks, require_fuse_and_loop, write_gpt
+from tests.emulator.emu_support import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
 from tests.helpers.pg import available_versions, running_postgres
 
 pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
@@ -29,7 +29,8 @@ def test_pgbench_runs_on_a_partition_of_the_emulated_disk(tmp_path: Path) -> Non
     mnt = tmp_path / "pgdisk"
     mnt.mkdir()
     rotation_limit = get_model(PRESET).rpm / 60.0
-    with emulated_disk(PRESET, 1 << 30, tmp_path / "disk.img", scale=SCALE, cache="volatile") as disk:
+    with memory_dir(tmp_path) as directory, emulated_disk(PRESET, 1 << 30, directory / "disk.img", scale=SCALE,
+                                                         cache="volatile") as disk:
         (node,) = write_gpt(disk.device, [("pgdata", 1, 900)])
         subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", node],
                        check=True, capture_output=True)
