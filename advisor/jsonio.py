@@ -34,16 +34,35 @@ def _hints(cls: type) -> dict[str, Any]:
     return hints
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_SCALARS = (str, int, bool, type(None))
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        _FIELD_NAMES[cls] = names
+    return names
+
+
 def to_jsonable(value: Any) -> Any:
-    """Turn dataclasses, tuples and mappings into plain JSON values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    """Turn dataclasses, tuples and mappings into plain JSON values.
+
+    Snapshots of large clusters hold 100k+ rows, so the per-class field names are cached
+    and scalars take the first branch: this walk used to cost more than collecting.
+    """
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, float):
+        return None if value != value else value  # NaN is not JSON
+    cls = type(value)
+    if cls in _FIELD_NAMES or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return {name: to_jsonable(getattr(value, name)) for name in _field_names(cls)}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, float) and value != value:  # NaN is not JSON
-        return None
     return value
 
 
@@ -129,9 +148,26 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - 
     raise TypeError(f"no JSON mapping for {tp!r}")
 
 
+COMPACT_ABOVE_ROWS = 5000
+"""Documents with more rows than this are written without indentation.
+
+Python's C JSON encoder is only used without ``indent``; for a 100k-relation snapshot
+indenting costs four times the encoding itself. Small documents stay readable.
+"""
+
+
+def _row_count(data: Any) -> int:
+    if not isinstance(data, dict):
+        return 0
+    return sum(len(v) for v in data.values() if isinstance(v, list))
+
+
 def dumps(obj: Any) -> str:
-    """Serialise a dataclass artifact as indented, key-ordered JSON text."""
-    return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False) + "\n"
+    """Serialise a dataclass artifact as JSON text (indented unless it is large)."""
+    data = to_jsonable(obj)
+    if _row_count(data) > COMPACT_ABOVE_ROWS:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_atomic(path: Path | str, text: str) -> None:
