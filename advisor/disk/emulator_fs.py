@@ -93,7 +93,7 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         self.backing_fd = backing_fd
         self.size_bytes = size_bytes
         self.info = info  # static description merged into stats.json
-        self.counters = {"fsync": 0, "close_flush": 0, "fallocate": 0, "opens": 0}
+        self.counters = {"fsync": 0, "close_flush": 0, "fallocate": 0, "opens": 0, "backing_stalls": 0}
         self._lock = threading.Lock()
         self._snapshots: dict[int, bytes] = {}
         self._next_fh = 16
@@ -191,7 +191,9 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             vec, mem = _malloc_bufvec(size)
             if size:
                 finish = self.actuator.submit("read", offset, size, arrived)
+                started = time.monotonic()
                 got = os.preadv(self.backing_fd, [(ctypes.c_char * size).from_address(mem)], offset)
+                self._note_backing_time(time.monotonic() - started)
                 _FuseBufvec.from_address(vec).buf[0].size = got
                 self.actuator.wait_release("read", size, finish)
                 if self.trace is not None and len(self.trace) < 4096:
@@ -222,9 +224,17 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         if offset + size > self.size_bytes:
             raise fuse.FuseOSError(errno.ENOSPC)
         finish = self.actuator.submit("write", offset, size, arrived)
+        started = time.monotonic()
         written = self._copy(src_address, self.backing_fd, None, size, offset)
+        self._note_backing_time(time.monotonic() - started)
         self.actuator.wait_release("write", size, finish)
         return written
+
+    def _note_backing_time(self, seconds: float) -> None:
+        """Count backing-file accesses slow enough (> 1 ms) to distort the model's timing."""
+        if seconds > 1e-3:
+            with self._lock:
+                self.counters["backing_stalls"] += 1
 
     @staticmethod
     def _copy(src_address: int | None, fd: int, mem: int | None, size: int, offset: int) -> int:
