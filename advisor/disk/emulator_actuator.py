@@ -1,11 +1,12 @@
 """The emulated disk's single actuator: a queue served in model order on a virtual clock.
 
 Requests arrive from many FUSE threads at once. Each is stamped with the virtual time at
-which it arrived; one actuator thread takes them one at a time, in the order the timing
-model chooses (SPTF with a margin when more than one waits), asks the model when the
-service finishes, and each caller's reply is held back until real time reaches that
-finish. Virtual time is real monotonic time multiplied by ``scale``, so ``scale=10`` runs
-the same disk ten times faster.
+which it arrived; they are served one at a time, in the order the timing model chooses
+(SPTF with a margin when more than one waits), the model says when each service finishes,
+and each caller's reply is held back until real time reaches that finish. A request that
+finds the head idle and the queue empty is scheduled by its own thread; otherwise the
+actuator thread decides when the head frees up. Virtual time is real monotonic time
+multiplied by ``scale``, so ``scale=10`` runs the same disk ten times faster.
 
 Why decisions use virtual timestamps and not "now": the actuator thread wakes up late by
 tens of microseconds (Python, the GIL, timer slack). If it used the wake-up time, every
@@ -14,9 +15,10 @@ at ``max(head free, its arrival)`` and only requests that had arrived by then co
 the served timeline is the model's own, whatever the thread's punctuality.
 
 The path from an application through the kernel, loop and FUSE into this process and back
-costs real time that no disk would spend (``path_overhead_s``, measured at start by
-:func:`advisor.disk.emulator.emulated_disk`). Replies are released that much earlier, never
-before their data is ready, so what the application sees is the model's latency.
+costs real time that no disk would spend (``inbound`` and ``outbound``, measured at start
+by :mod:`advisor.disk.emulator_calibrate`). Arrivals are back-dated by the inbound part
+and replies released early by the outbound part, never before their data has moved, so
+what the application sees is the model's latency.
 """
 
 from __future__ import annotations
