@@ -54,7 +54,7 @@ class DemoConfig:
 
     quick: bool = False
     preset: str = "class-7200-desktop"
-    time_scale: float = 4.0  # the emulated disk runs this many times faster than the drive
+    time_scale: float = 2.0  # the emulated disk runs this many times faster than the drive
     pgbench_scale: int = 10  # 100 000 accounts rows (13 MB) per unit
     seconds: int = 20  # each measured pgbench run
     warmup_seconds: int = 3
@@ -171,7 +171,9 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     server.psql("CHECKPOINT")
     server.restart({"debug_io_direct": "data"})
     summary.hot_table["after"] = hot_table_place(server, areas)
-    echo(chain.advisor("where", summary.hot_table["after"]["path"], label="where").rstrip())
+    moved = Path(summary.hot_table["after"]["path"])
+    shown = moved.relative_to(root) if moved.is_relative_to(root) else moved  # short column in the table
+    echo(chain.advisor("where", str(shown), label="where").rstrip())
     snap_c, snap_d = root / "snapshot-c.json", root / "snapshot-d.json"
     chain.collect(server, snap_c)
     summary.after = _measure(server, script, config, echo, "after")
