@@ -31,3 +31,35 @@ def test_commit_rate_against_rotation(tmp_path: Path, cache: str, commits: int) 
     else:
         assert 0.5 * rotation_limit < rate <= rotation_limit * 1.02, rate
     assert emulator_leaks() == []
+
+
+@pytest.mark.parametrize("cache", ["off", "volatile"])
+def test_a_write_cache_absorbs_writes(tmp_path: Path, cache: str) -> None:
+    """Random 4 KiB writes: at media speed without a cache, at bus speed into a volatile one."""
+    import mmap
+    import os
+    import random
+    import statistics
+    import time
+
+    require_fuse_and_loop()
+    revolution_ms = 60000.0 / get_model(PRESET).rpm
+    rng = random.Random(2)
+    with memory_dir(tmp_path) as directory, emulated_disk(PRESET, 256 << 20, directory / "disk.img", cache=cache,
+                                                         scale=10.0, partscan=False) as disk:
+        buffer = mmap.mmap(-1, 4096)
+        fd = os.open(disk.device, os.O_WRONLY | os.O_DIRECT)
+        latencies = []
+        try:
+            for _ in range(60):
+                offset = rng.randrange(0, (256 << 20) // 4096) * 4096
+                started = time.perf_counter()
+                os.pwritev(fd, [buffer], offset)
+                latencies.append((time.perf_counter() - started) * 1000 * disk.scale)
+        finally:
+            os.close(fd)
+    median_ms = statistics.median(latencies)
+    if cache == "off":
+        assert median_ms > revolution_ms / 2, median_ms  # seek + rotation + settle
+    else:
+        assert median_ms < revolution_ms / 4, median_ms  # command overhead + bus transfer

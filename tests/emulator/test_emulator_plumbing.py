@@ -225,3 +225,30 @@ def test_a_backing_file_made_for_a_disk_that_never_came_up_is_removed(tmp_path: 
             pass
     assert not backing.exists()
     assert emulator_leaks() == []
+
+
+def test_a_block_device_serves_as_backing_with_reuse(tmp_path: Path) -> None:
+    """--reuse lets a named block device (here a plain loop device) hold the emulated disk's data."""
+    import mmap
+
+    image = tmp_path / "store.img"
+    with open(image, "wb") as handle:
+        handle.truncate(32 * MIB)
+    store = subprocess.run(["losetup", "--find", "--show", str(image)], check=True, capture_output=True,
+                           text=True).stdout.strip()
+    try:
+        with emulated_disk(constant(0.1), 16 * MIB, Path(store), scale=10.0, partscan=False, reuse=True) as disk:
+            buffer = mmap.mmap(-1, 4096)
+            buffer[:5] = b"hello"
+            fd = os.open(disk.device, os.O_RDWR | os.O_DIRECT)
+            try:
+                os.pwritev(fd, [buffer], 8192)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    finally:
+        sysx.detach_loop(store)
+    with open(image, "rb") as handle:
+        handle.seek(8192)
+        assert handle.read(5) == b"hello"
+    assert emulator_leaks() == []
