@@ -1,0 +1,187 @@
+"""The bench against the emulated HDD: it must recover the model it measures.
+
+The emulated disk runs ten times faster than the drive it models (``scale=10``): measured
+rates are divided and latencies multiplied by the scale before comparing with the model's
+own predictions (``advisor.disk.predict`` on the same model stretched over the image).
+Ratios (band / full stroke, cross-surface / band) are scale-free.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from advisor.bench.engines import Engine, Job, Region
+from advisor.bench.engines.builtin import BuiltinEngine
+from advisor.bench.engines.fio import FioEngine
+from advisor.bench.runner import BenchRun
+from advisor.bench.suite import BenchOptions, zone_jobs
+from advisor.bench.target import Target, create_scratch, open_target, release
+from advisor.jsonio import read_document
+from advisor.model import save
+from advisor.model_disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+
+emulator = pytest.importorskip("advisor.disk.emulator", reason="the emulated HDD (advisor.disk.emulator) is absent")
+predict = pytest.importorskip("advisor.disk.predict", reason="advisor.disk.predict is absent")
+from advisor.disk.emulator_model import sized_model  # noqa: E402
+from advisor.disk.fit import fit_profile  # noqa: E402
+from advisor.disk.model import DiskModel  # noqa: E402
+from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+SCALE = 10.0
+RATIO_SCALE = 4.0
+SIZE = 512 << 20
+DRIVE = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s=180.0, rho=2.0,
+                  seek_track_ms=0.8, seek_avg_ms=8.5, seek_full_ms=17.0, overhead_ms=0.2)
+
+
+@pytest.fixture(autouse=True)
+def _needs_root_and_a_cpu() -> None:
+    if os.geteuid() != 0 or not os.path.exists("/dev/fuse") or shutil.which("losetup") is None:
+        pytest.skip("the emulated disk needs root, /dev/fuse and losetup")
+    # The emulator keeps time with the host's clock: with more than twice as many runnable
+    # tasks as cores its replies come late by whole milliseconds and no comparison with the
+    # model means anything (the figures would test the machine's load, not the bench).
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load > 2 * cores:
+        pytest.skip(f"machine oversubscribed (load {load:.1f} on {cores} cores): emulated timings not trustworthy")
+
+
+def _twice(measure_and_check: Callable[[], None]) -> None:
+    """Run a measurement and its checks; once more if a check missed.
+
+    The emulator keeps time with the host's clock, so a burst of other work on this
+    2-core machine can slow a few reads; a second attempt separates that from a bench that
+    is wrong (which misses both times).
+    """
+    try:
+        measure_and_check()
+    except AssertionError:
+        measure_and_check()
+
+
+def _check_zones(target: Target, options: BenchOptions, profile: DiskProfile, tmp_path: Path) -> None:
+    model = sized_model(DRIVE, SIZE)
+    assert len(profile.zones) == 4
+    expected = []
+    for point, job in zip(profile.zones, zone_jobs(target, options, 1.0), strict=True):
+        region = job.regions[0]
+        band = (region.offset / SIZE, (region.offset + region.length) / SIZE)
+        assert band[0] < point.fraction < band[1]
+        expected.append(simulate(model, [StreamSpec("read", band, 1 << 20)], ios=200, seed=1,
+                                 write_cache="off").mb_s)
+    measured = [point.mb_s for point in profile.zones]
+    assert measured == pytest.approx(expected, rel=0.10)
+    shape = [m / statistics.mean(measured) for m in measured]
+    assert shape == pytest.approx([e / statistics.mean(expected) for e in expected], rel=0.05)
+    # the disk-model fitter reads the profile as written
+    save(profile, tmp_path / "disk.json")
+    loaded = read_document(tmp_path / "disk.json", "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+    assert fit_profile(loaded).model.rho == pytest.approx(DRIVE.rho, rel=0.2)
+
+
+def test_bench_recovers_the_zone_curve(tmp_path: Path) -> None:
+    """The zone curve's shape within 5 % of the model's, its level within 10 %.
+
+    Expected: the simulator's rate for 1 MiB QD1 reads over the same LBA range. The shape
+    (each point over the curve's mean) is what placement uses; the level carries the
+    emulator's own accuracy bound (10 %, tests/emulator), since the host's turnaround
+    between two reads through FUSE costs a few per cent on every point alike. Real time
+    (scale 1): ten times 180 MB/s would make the FUSE server's copying the limit.
+    """
+    options = BenchOptions(tests=("zones",), budget_per_test_s=12.0, runs=3, zone_points=4)
+    with emulator.emulated_disk(DRIVE, SIZE, tmp_path / "disk.img", scale=1.0, cache="off") as disk:
+        target = open_target(disk.device, want_write=False)
+
+        def attempt() -> None:
+            _check_zones(target, options, BenchRun(target, BuiltinEngine(), options).run(), tmp_path)
+
+        _twice(attempt)
+
+
+def _check_ratios(profile: DiskProfile) -> None:
+    model = sized_model(DRIVE, SIZE)
+    band_ms = predict.mean_service_ms(model, predict.OUTER, 8192)
+    stroke_ms = predict.mean_service_ms(model, (0.0, 1.0), 8192)
+    # two QD1 workers on one actuator alternate strictly: every IO is an edge-to-edge seek
+    cross_ms = predict.positioned_io_ms(model, predict.INNER, 8192, predict.OUTER, False)
+    assert profile.full_stroke_iops is not None and profile.cross_surface_iops is not None
+    assert profile.band_iops["outer"] / profile.full_stroke_iops == pytest.approx(stroke_ms / band_ms, rel=0.10)
+    expected_cross = band_ms / cross_ms
+    assert profile.cross_surface_iops / profile.band_iops["outer"] == pytest.approx(expected_cross, rel=0.10)
+    assert profile.classification == "rotational", profile.classification_reason
+    assert profile.rpm is not None and profile.rpm / RATIO_SCALE == pytest.approx(7200, rel=0.15), profile.warnings
+
+
+def test_bench_recovers_the_seek_ratios(tmp_path: Path) -> None:
+    """Band/full-stroke and cross-surface/band IOPS within 10 % of the model's predictions.
+
+    At scale 4 a band read still takes 1.5 ms of real time, so scheduling jitter of the
+    host stays small next to the modelled service time.
+    """
+    options = BenchOptions(tests=("band", "stroke", "cross"), budget_per_test_s=5.0, runs=1)
+    with emulator.emulated_disk(DRIVE, SIZE, tmp_path / "disk.img", scale=RATIO_SCALE, cache="off") as disk:
+        target = open_target(disk.device, want_write=False)
+        _twice(lambda: _check_ratios(BenchRun(target, BuiltinEngine(), options).run()))
+
+
+def _commit_warnings(tmp_path: Path, cache: str) -> tuple[float, list[str]]:
+    mnt = tmp_path / f"mnt-{cache}"
+    mnt.mkdir()
+    options = BenchOptions(tests=("commit",), budget_per_test_s=2.0, runs=1)
+    # real time (scale 1): at scale 10 the FUSE + loop + ext4 path, not the disk, would set the pace
+    with emulator.emulated_disk(DRIVE, 128 << 20, tmp_path / f"{cache}.img", scale=1.0, cache=cache) as disk:
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", disk.device],
+                       check=True, capture_output=True)
+        subprocess.run(["mount", disk.device, str(mnt)], check=True, capture_output=True)
+        try:
+            target = create_scratch(str(mnt / "bench.tmp"), 16 << 20, reuse=False)
+            try:
+                profile = BenchRun(target, BuiltinEngine(), options, rpm=int(DRIVE.rpm)).run()
+            finally:
+                release(target)
+        finally:
+            subprocess.run(["umount", str(mnt)], check=False, capture_output=True)
+    assert profile.commit_per_s is not None
+    return profile.commit_per_s, [w for w in profile.warnings if "RPM/60" in w]
+
+
+def test_commit_test_flags_the_lying_cache_and_not_the_honest_disk(tmp_path: Path) -> None:
+    honest_rate, honest = _commit_warnings(tmp_path, "off")
+    lying_rate, lying = _commit_warnings(tmp_path, "lying")
+    assert honest == [], (honest_rate, honest)
+    assert honest_rate <= 1.2 * DRIVE.rpm / 60
+    assert len(lying) == 1 and lying_rate > 1.2 * honest_rate, (lying_rate, honest_rate)
+
+
+def _median_of(engine: Engine, device: str, job: Job, rounds: int) -> float:
+    values = []
+    for _ in range(rounds):
+        result = engine.run(device, [job], threading.Event())[0]
+        values.append(result.bytes_per_s if job.pattern == "read" else result.iops)
+    return statistics.median(values)
+
+
+def test_builtin_and_fio_agree_on_the_emulated_disk(tmp_path: Path) -> None:
+    """Sequential MB/s and QD1 random IOPS from both engines within 5 % of each other."""
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed (scripts/install-system-deps.sh installs it)")
+    cases = [(1.0, Job("seq", "read", (Region(0, 256 << 20),), 1 << 20, 1.5, ramp_s=0.05)),
+             (RATIO_SCALE, Job("rand", "randread", (Region(0, SIZE),), 8192, 1.5, ramp_s=0.2))]
+    for scale, job in cases:
+        with emulator.emulated_disk(DRIVE, SIZE, tmp_path / f"{job.name}.img", scale=scale, cache="off") as disk:
+
+            def attempt(job: Job = job, device: str = disk.device) -> None:
+                ours = _median_of(BuiltinEngine(), device, job, 3)
+                theirs = _median_of(FioEngine(), device, job, 3)
+                assert ours == pytest.approx(theirs, rel=0.05), (job.name, ours, theirs)
+
+            _twice(attempt)
