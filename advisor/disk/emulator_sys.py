@@ -218,6 +218,11 @@ def cleanup_stale(run_dir: Path = RUN_DIR) -> list[Path]:
     for private_dir in sorted(run_dir.glob("emu-*")):
         if _owner_alive(private_dir / "owner.pid"):
             continue
+        try:
+            if not (private_dir / "owner.pid").exists() and time.time() - private_dir.stat().st_mtime < 60:
+                continue  # being set up right now by another process
+        except OSError:
+            continue
         teardown_dir(private_dir)
         cleaned.append(private_dir)
     return cleaned
