@@ -33,8 +33,11 @@ microseconds: the emulated disk calls it on each IO.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -50,6 +53,61 @@ Geometry = tuple[int, float, float, int, float]
 BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
 DESTAGE_WINDOW = 32  # dirty extents the drive considers when choosing what to destage
 IDLE_BEFORE_DESTAGE_S = 0.001  # idle time before the drive starts destaging on its own
+SPTF_WINDOW_UP, SPTF_WINDOW_DOWN = 8, 2  # pruning window steps after a miss / a hit: ~1 miss in 5
+SEEK_TABLES_KEPT = 2  # drives whose seek tables stay cached (each is 32 bytes per cylinder)
+
+# (cylinders, steps, min ms, revolution s, grid) -> seek table (see seek_table)
+_SEEK_TABLES: dict[tuple[int, int, float, float, tuple[float, ...]], array[float]] = {}
+
+
+def seek_table(grid: Sequence[float], steps: int, seek_min_ms: float, cylinders: int, t_rev: float) -> array[float]:
+    """Read seek time (s) and the same in revolutions by signed cylinder distance d.
+
+    ``table[2*d]`` is the seek in seconds and ``table[2*d + 1]`` that divided by the
+    revolution time, for ``-cylinders < d < cylinders``. SPTF prices every queued request
+    on every decision and interpolating the seek curve was most of that cost. Seek
+    distances are whole cylinders, so the curve is tabulated once per drive with numpy,
+    using the arithmetic of the scalar path in the same order (``d·(1/C)``, a correctly
+    rounded square root, one interpolation, the single-track floor, ``/1000``, then
+    ``/t_rev``): every entry is bit-identical to what the inline evaluation gave.
+
+    Layout, for speed: the pair of a distance shares a cache line (the table is megabytes
+    and the look-ups are random, so memory latency dominates; a list of float objects was
+    four cache misses per request, this is one), and negative distances sit in reverse at
+    the end, so Python's negative indexing serves ``c - head`` without an ``abs``.
+    """
+    key = (cylinders, steps, float(seek_min_ms), t_rev, tuple(grid))
+    hit = _SEEK_TABLES.get(key)
+    if hit is not None:
+        return hit
+    g = np.asarray(grid, dtype=np.float64)
+    pairs = np.empty((2 * cylinders - 1, 2))  # (seek s, seek turns) by distance, then mirrored
+    pos = np.arange(cylinders, dtype=np.float64)
+    pos *= 1.0 / cylinders
+    np.sqrt(pos, out=pos)
+    pos *= steps
+    k = pos.astype(np.int64)
+    inside = k < steps
+    np.minimum(k, steps - 1, out=k)
+    lo = g[k]
+    slope = g[k + 1]
+    slope -= lo
+    pos -= k
+    pos *= slope
+    pos += lo
+    ms = np.where(inside, pos, g[steps])
+    np.maximum(ms, seek_min_ms, out=ms)
+    seconds = pairs[:cylinders, 0]
+    np.divide(ms, 1000.0, out=seconds)
+    seconds[0] = 0.0
+    np.divide(seconds, t_rev, out=pairs[:cylinders, 1])
+    pairs[cylinders:] = pairs[cylinders - 1 : 0 : -1]
+    table = array("d")
+    table.frombytes(pairs.data.cast("B"))
+    while len(_SEEK_TABLES) >= SEEK_TABLES_KEPT:
+        del _SEEK_TABLES[next(iter(_SEEK_TABLES))]
+    _SEEK_TABLES[key] = table
+    return table
 
 
 @dataclass(slots=True)
@@ -114,6 +172,12 @@ class Mechanism:
         self._seek_min = curve.min_ms
         self.head_cyl = 0
         self.busy_until = 0.0
+        # u(X) for the head position after read-ahead, on every read: without a zone table
+        # it is zbr.stroke_of_lba, written out below with its constants hoisted
+        self._stroke = model.stroke
+        self._stroke_k = 1.0 - 1.0 / model.rho
+        self._stroke_c = 1.0 - model.rho**-2
+        self._stroke_inline = not model.zones and self._stroke_k >= 1e-9
         # read-ahead segment: bytes [ra_lo, ra_base) are cached; the drive streams from
         # ra_base (reached at ra_time) at ra_rate B/s until ra_limit while idle.
         self.ra_lo = self.ra_base = self.ra_limit = -1
@@ -124,6 +188,33 @@ class Mechanism:
         self.dirty_bytes = 0
         self._geo_cache: dict[tuple[int, int], Geometry] = {}
         self._geo_limit = 65536
+        self._seek_table: array[float] | None = None  # built on the first choice among several
+        self._bound: list[float] = []
+        self._reach: list[int] = []
+        self._window = 0
+
+    def _table(self) -> array[float]:
+        """The seek table, and the pruning windows of :meth:`_choose_reads` with it.
+
+        A positioned request costs at least its seek plus the least wait (the margin, or
+        a revolution if that is shorter). Window j holds the requests within
+        ``_reach[j]`` cylinders of the head: every request outside it has a √-grid index
+        of j or more, so a seek of at least ``floor_ms[j]`` (less a nanosecond for the
+        rounding of the interpolation), and costs more than ``_bound[j]``. The last
+        window holds everything.
+        """
+        if self._seek_table is None:
+            steps, cylinders = self._steps, self.cylinders
+            grid = self._grid
+            floor_ms = [max(min(a, b), self._seek_min) - 1e-9 for a, b in zip(grid, grid[1:], strict=False)]
+            for k in range(len(floor_ms) - 2, -1, -1):
+                floor_ms[k] = min(floor_ms[k], floor_ms[k + 1])
+            least_wait = max(0.0, min(self.margin, self.t_rev))
+            self._bound = [ms / 1000.0 + least_wait - 1e-9 for ms in floor_ms] + [math.inf]
+            self._reach = [int(j * j / (steps * steps) * cylinders) + 2 for j in range(steps)] + [cylinders]
+            self._window = min(bisect_left(self._bound, self.t_rev + least_wait), steps)
+            self._seek_table = seek_table(grid, steps, self._seek_min, cylinders, self.t_rev)
+        return self._seek_table
 
     # -- geometry ---------------------------------------------------------------------
     def locate(self, offset: int, length: int) -> Geometry:
@@ -182,18 +273,9 @@ class Mechanism:
         seek_cyl = np.minimum((u * seek_cyls).astype(np.int64), seek_cyls - 1)
         sustained = track_bytes / (self.t_rev + self.switch)
         self._geo_limit = max(self._geo_limit, 2 * (len(self._geo_cache) + len(off)))
-        rows = zip(
-            offsets.tolist(),
-            seek_cyl.tolist(),
-            angle.tolist(),
-            xfer.tolist(),
-            end_cyl.tolist(),
-            sustained.tolist(),
-            strict=True,
-        )
-        cache = self._geo_cache
-        for o, c, a, x, e, r in rows:
-            cache[(o, length)] = (c, a, x, e, r)
+        keys = zip(offsets.tolist(), itertools.repeat(length))
+        rows = zip(seek_cyl.tolist(), angle.tolist(), xfer.tolist(), end_cyl.tolist(), sustained.tolist(), strict=True)
+        self._geo_cache.update(zip(keys, rows, strict=True))
 
     def seek_s(self, distance: int) -> float:
         """Read seek time in seconds for *distance* cylinders."""
@@ -295,7 +377,8 @@ class Mechanism:
     # -- public API -------------------------------------------------------------------
     def service(self, op: str, offset_bytes: int, length_bytes: int, start_s: float) -> float:
         """Serve one request starting no earlier than *start_s*; return its finish time (s)."""
-        t = self._catch_up(start_s) if self.dirty else max(start_s, self.busy_until)
+        busy = self.busy_until
+        t = self._catch_up(start_s) if self.dirty else (busy if busy > start_s else start_s)
         t += self.overhead
         if op == "read":
             finish = self._read(offset_bytes, length_bytes, t)
@@ -309,16 +392,57 @@ class Mechanism:
         return finish
 
     def _read(self, offset: int, length: int, t: float) -> float:
-        hit = self._ra_hit(offset, length, t)
-        if hit is not None:
-            return hit
-        self._ra_stop(t)
-        geo = self.locate(offset, length)
-        finish = self._media(False, geo, t)
+        # The simulator's hottest path: _ra_hit's first test, _ra_stop, _ra_available,
+        # _media, seek_s and wait_s are written out here, same arithmetic in the same order.
+        ra_lo = self.ra_lo
+        if ra_lo >= 0:
+            if ra_lo <= offset <= self.ra_limit:  # past the limit _ra_hit is None (all it holds is below)
+                hit = self._ra_hit(offset, length, t)
+                if hit is not None:
+                    return hit
+            rate = self.ra_rate
+            if rate > 0.0:  # the head leaves the stream: freeze what was read so far
+                avail = self.ra_base
+                if t > self.ra_time:
+                    avail += int((t - self.ra_time) * rate)
+                    if avail > self.ra_limit:
+                        avail = self.ra_limit
+                self.ra_base = self.ra_limit = avail
+                self.ra_rate = 0.0
+                x = (avail - 1 if avail > 1 else 0) / self.capacity
+                cylinders = self.cylinders
+                if x > 1.0:
+                    x = 1.0
+                if self._stroke_inline:
+                    inner = 1.0 - self._stroke_c * x
+                    u = (1.0 - math.sqrt(inner if inner > 0.0 else 0.0)) / self._stroke_k
+                else:
+                    u = self._stroke(x)
+                cyl_now = int(u * cylinders)
+                self.head_cyl = cyl_now if cyl_now < cylinders - 1 else cylinders - 1
+        geo = self._geo_cache.get((offset, length)) or self.locate(offset, length)
+        distance = geo[0] - self.head_cyl
+        if distance:
+            x = (distance if distance > 0 else -distance) / self.cylinders
+            pos = math.sqrt(x if x < 1.0 else 1.0) * self._steps
+            i = int(pos)
+            grid = self._grid
+            if i >= self._steps:
+                ms = grid[self._steps]
+            else:
+                lo = grid[i]
+                ms = lo + (pos - i) * (grid[i + 1] - lo)
+            arrive = t + (ms if ms > self._seek_min else self._seek_min) / 1000.0
+        else:
+            arrive = t + 0.0
+        t_rev = self.t_rev
+        finish = arrive + ((geo[1] - arrive / t_rev - self.phase) % 1.0) * t_rev + geo[2]
+        self.head_cyl = geo[3]
         end = offset + length
         self.ra_lo, self.ra_base, self.ra_time = offset, end, finish
-        self.ra_limit = end + self.model.read_ahead_bytes
-        self.ra_rate = geo[4] if self.model.read_ahead_bytes > 0 else 0.0
+        read_ahead = self.model.read_ahead_bytes
+        self.ra_limit = end + read_ahead
+        self.ra_rate = geo[4] if read_ahead > 0 else 0.0
         return finish
 
     def _write(self, offset: int, length: int, t: float) -> float:
@@ -357,11 +481,11 @@ class Mechanism:
         t = (now_s if now_s > self.busy_until else self.busy_until) + self.overhead
         t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
         turns_now = t / t_rev + self.phase
-        grid, steps, seek_min, inv_cyl = self._grid, self._steps, self._seek_min, 1.0 / self.cylinders
+        table = self._seek_table or self._table()
         settle = self.settle if self.write_cache == "off" else 0.0
         absorbs, cache_limit = self.write_cache != "off", self.model.cache_bytes
         ra_lo, ra_limit = self.ra_lo, self.ra_limit
-        cache, locate, sqrt = self._geo_cache, self.locate, math.sqrt
+        cache, locate = self._geo_cache, self.locate
         best, best_cost = 0, math.inf
         oldest, oldest_t = 0, math.inf
         for i, req in enumerate(pending):
@@ -381,10 +505,7 @@ class Mechanism:
                     geo = cache.get((offset, length)) or locate(offset, length)
                     distance = geo[0] - head
                     if distance:
-                        pos = sqrt((distance if distance > 0 else -distance) * inv_cyl) * steps
-                        k = int(pos)
-                        ms = grid[k] + (pos - k) * (grid[k + 1] - grid[k]) if k < steps else grid[steps]
-                        seek = (ms if ms > seek_min else seek_min) / 1000.0
+                        seek = table[2 * distance]
                         if op == "write":
                             seek += settle
                     else:
@@ -398,3 +519,76 @@ class Mechanism:
         if t - oldest_t > self.max_age:
             return oldest
         return best
+
+    def _choose_reads(
+        self, cylinders: list[int], angles: list[float], submitted: list[float], offsets: list[int], now_s: float
+    ) -> int | None:
+        """:meth:`choose` for a queue of reads given as columns, or None to call :meth:`choose`.
+
+        The simulator keeps, for each queued read in queue order, the seek cylinder and
+        start angle from :meth:`locate` and the submission time, plus the queued offsets
+        sorted. Pricing a request is then two table look-ups and a little arithmetic in one
+        list comprehension, the same operations in the same order as :meth:`choose`, so the
+        choice is identical (ties go to the earliest in the queue there and here). None
+        means a read may lie in the read-ahead segment (costless, it goes first): the
+        caller asks :meth:`choose`, which knows that rule; so does a queue with writes or
+        flushes, which the caller does not send here.
+        """
+        ra_lo = self.ra_lo
+        if ra_lo >= 0:
+            j = bisect_left(offsets, ra_lo)
+            if j < len(offsets) and offsets[j] <= self.ra_limit:
+                return None
+        t = (now_s if now_s > self.busy_until else self.busy_until) + self.overhead
+        oldest_t = min(submitted)
+        if t - oldest_t > self.max_age:
+            return submitted.index(oldest_t)
+        t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
+        turns_now = t / t_rev + self.phase
+        table = self._seek_table or self._table()
+        # Most queued requests are too far away to win: one whose seek alone, plus the
+        # least possible wait, exceeds a cost some request achieves cannot be chosen. So
+        # price only the requests within reach of the head for a guessed best cost (the
+        # others get an infinite price). If the best found is within the guess, all the
+        # others cost strictly more and the choice is exact, ties keeping queue order.
+        # Otherwise the best found is a cost some request achieves: pricing what lies
+        # within reach of it is exact by the same argument.
+        # Most queued requests are too far away to win: price only those in the current
+        # window. If the best of them costs at most the window's bound, every request
+        # outside costs strictly more and the choice is exact (ties among the priced ones
+        # keep queue order). Otherwise the best found is a cost some request achieves:
+        # price the rest of the window whose bound covers it, which is then exact by the
+        # same argument. The window grows after such a miss and shrinks after a hit, so
+        # about one decision in five takes the second step (speed only, never the result).
+        window = self._window
+        reach = self._reach[window]
+        lo, hi = head - reach, head + reach
+        near = [i for i, c in enumerate(cylinders) if lo <= c <= hi]
+        best = math.inf
+        chosen = 0
+        if near:
+            costs = [
+                table[d := 2 * (cylinders[i] - head)]
+                + (w if (w := ((angles[i] - turns_now - table[d + 1]) % 1.0) * t_rev) >= margin else w + t_rev)
+                for i in near
+            ]
+            best = min(costs)
+            chosen = near[costs.index(best)]
+            if best <= self._bound[window]:
+                self._window = window - SPTF_WINDOW_DOWN if window > SPTF_WINDOW_DOWN else 0
+                return chosen
+        self._window = min(window + SPTF_WINDOW_UP, self._steps)
+        reach = self._reach[bisect_left(self._bound, best)]
+        lo2, hi2 = head - reach, head + reach
+        far = [i for i, c in enumerate(cylinders) if lo2 <= c <= hi2 and (c < lo or c > hi)]
+        if far:
+            costs = [
+                table[d := 2 * (cylinders[i] - head)]
+                + (w if (w := ((angles[i] - turns_now - table[d + 1]) % 1.0) * t_rev) >= margin else w + t_rev)
+                for i in far
+            ]
+            best_far = min(costs)
+            first_far = far[costs.index(best_far)]
+            if best_far < best or (best_far == best and first_far < chosen):
+                chosen = first_far
+        return chosen

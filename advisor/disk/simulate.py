@@ -22,7 +22,9 @@ True
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import itertools
+from bisect import bisect_left, insort
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,13 +101,12 @@ class _Source:
         self.random = spec.pattern.startswith("rand")
         self.draws = rng.integers(self.first, self.last, size=count) if self.random else None
         self.cursor = self.first
-        self.index = 0
+        # random offsets are drawn up front and replayed in a cycle (a C-level call per IO)
+        self.next_offset: Callable[[], int] = (
+            itertools.cycle((self.draws * block).tolist()).__next__ if self.draws is not None else self._next_in_band
+        )
 
-    def next_offset(self) -> int:
-        if self.draws is not None:
-            value = int(self.draws[self.index % len(self.draws)])
-            self.index += 1
-            return value * self.block
+    def _next_in_band(self) -> int:
         offset = self.cursor * self.block
         self.cursor += 1
         if self.cursor >= self.last:
@@ -155,6 +156,18 @@ def simulate(
             seq += 1
     heapq.heapify(arrivals)
     pending: list[Request] = []
+    # Columns of the queue, in the order of `pending`, for Mechanism._choose_reads: the
+    # geometry of a request is looked up once at submission, not at every decision.
+    track = sum(s.qd for s in streams) > 1
+    cylinders: list[int] = []
+    angles: list[float] = []
+    submitted: list[float] = []
+    read_offsets: list[int] = []  # sorted
+    not_reads = 0  # writes and flushes queued: those take Mechanism.choose
+    locate, service, choose, choose_reads = mech.locate, mech.service, mech.choose, mech._choose_reads
+    heappop, heappush = heapq.heappop, heapq.heappush
+    geo_cache = mech._geo_cache  # what locate() would return, without the call
+    flush_every = [s.flush_every for s in streams]
     latencies: list[list[float]] = [[] for _ in streams]
     flushes_pending = [False] * len(streams)
     commit_start = [-1.0] * len(streams)
@@ -167,45 +180,79 @@ def simulate(
         if not pending and arrivals and arrivals[0][0] > now:
             now = arrivals[0][0]
         while arrivals and arrivals[0][0] <= now:
-            at, _, index = heapq.heappop(arrivals)
+            at, _, index = heappop(arrivals)
             if flushes_pending[index]:
                 flushes_pending[index] = False
-                pending.append(Request("flush", 0, 0, at, index))
+                req = Request("flush", 0, 0, at, index)
             else:
                 src = sources[index]
-                pending.append(Request(src.op, src.next_offset(), src.block, at, index))
-        chosen = mech.choose(pending, now) if len(pending) > 1 else 0
-        req = pending[chosen]
-        pending[chosen] = pending[-1]
+                req = Request(src.op, src.next_offset(), src.block, at, index)
+            pending.append(req)
+            if track:
+                if req.op == "read":
+                    key = (req.offset_bytes, req.length_bytes)
+                    geo = geo_cache.get(key) or locate(*key)
+                    cylinders.append(geo[0])
+                    angles.append(geo[1])
+                    insort(read_offsets, req.offset_bytes)
+                else:
+                    cylinders.append(0)
+                    angles.append(0.0)
+                    not_reads += 1
+                submitted.append(at)
+        last = len(pending) - 1
+        if last:
+            chosen = None
+            if track and not not_reads:
+                chosen = choose_reads(cylinders, angles, submitted, read_offsets, now)
+            if chosen is None:
+                chosen = choose(pending, now)
+            req = pending[chosen]
+            pending[chosen] = pending[last]
+        else:
+            chosen = 0
+            req = pending[0]
         pending.pop()
-        finish = mech.service(req.op, req.offset_bytes, req.length_bytes, now)
+        op = req.op
+        if track:
+            cylinders[chosen] = cylinders[last]
+            cylinders.pop()
+            angles[chosen] = angles[last]
+            angles.pop()
+            submitted[chosen] = submitted[last]
+            submitted.pop()
+            if op == "read":
+                del read_offsets[bisect_left(read_offsets, req.offset_bytes)]
+            else:
+                not_reads -= 1
+        finish = service(op, req.offset_bytes, req.length_bytes, now)
         now = finish
         index = req.tag
-        spec = streams[index]
-        if req.op == "flush":
+        if op == "flush":
             flushes += 1
             if commit_start[index] >= 0 and latencies[index]:
                 latencies[index][-1] = finish - commit_start[index]  # the commit ends with its flush
             commit_start[index] = -1.0
         else:
             done += 1
-            if done == warm:
-                t_start = finish
-            elif done > warm:
+            if done > warm:
                 latencies[index].append(finish - req.submitted_s)
-            if spec.flush_every and req.op == "write":
+            elif done == warm:
+                t_start = finish
+            every = flush_every[index]
+            if every and op == "write":
                 writes_since_flush[index] += 1
-                if writes_since_flush[index] >= spec.flush_every:
+                if writes_since_flush[index] >= every:
                     writes_since_flush[index] = 0
                     commit_start[index] = req.submitted_s if done > warm else -1.0
                     flushes_pending[index] = True
-                    heapq.heappush(arrivals, (finish + think[index], seq, index))
+                    heappush(arrivals, (finish + think[index], seq, index))
                     seq += 1
                     continue
         if pick and not flushes_pending[index]:
             index = pick[picked]
             picked += 1
-        heapq.heappush(arrivals, (finish + think[index], seq, index))
+        heappush(arrivals, (finish + think[index], seq, index))
         seq += 1
     seconds = max(now - t_start, 1e-12)
     return _summarise(streams, latencies, seconds, flushes)
