@@ -91,7 +91,8 @@ def _ms(value: float | None) -> str:
 def _place(place: dict[str, Any] | None) -> str:
     if not place:
         return "?"
-    return f"{place.get('area')} partition (tablespace {place.get('tablespace')})"
+    text = f"{place.get('area')} partition (tablespace {place.get('tablespace')})"
+    return text + (" [simulated, not moved]" if place.get("simulated") else "")
 
 
 def _change(before: float | None, after: float | None) -> str:
@@ -126,7 +127,7 @@ def render_text(summary: DemoSummary) -> str:
         lines += _measured_rows(summary.before, summary.after, summary.time_scale)
     if summary.simulated:
         sim = summary.simulated
-        lines.append(f"Model: mean service time {_ms(sim.get('before_ms'))} -> {_ms(sim.get('after_ms'))}")
+        lines.append(f"Model: mean service time per IO {_ms(sim.get('before_ms'))} -> {_ms(sim.get('after_ms'))}")
     if summary.predicted_gain_as_applied is not None:
         lines.append(f"Model on the layout as applied: {_pct(summary.predicted_gain_as_applied)} time saved per IO")
     lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}"
