@@ -252,3 +252,24 @@ def test_a_block_device_serves_as_backing_with_reuse(tmp_path: Path) -> None:
         handle.seek(8192)
         assert handle.read(5) == b"hello"
     assert emulator_leaks() == []
+
+
+def test_a_forced_unit_access_write_arrives_as_write_plus_flush(tmp_path: Path) -> None:
+    """O_DSYNC on the raw device sets FUA; the loop device has none, so the block layer
+    sends the write and then a flush, which the emulator must see as an fsync."""
+    import mmap
+
+    with emulated_disk(constant(0.1, flush_ms=2.0), 16 * MIB, tmp_path / "disk.img", scale=10.0,
+                       partscan=False) as disk:
+        buffer = mmap.mmap(-1, 4096)
+        before = disk.stats()
+        fd = os.open(disk.device, os.O_WRONLY | os.O_DIRECT | os.O_DSYNC)
+        try:
+            for i in range(4):
+                os.pwritev(fd, [buffer], i * 4096)
+        finally:
+            os.close(fd)
+        after = disk.stats()
+    assert after["served"]["write"] - before["served"]["write"] == 4
+    assert after["fsync"] - before["fsync"] >= 4
+    assert after["served"]["flush"] - before["served"]["flush"] >= 4
