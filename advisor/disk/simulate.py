@@ -157,16 +157,20 @@ def simulate(
     heapq.heapify(arrivals)
     pending: list[Request] = []
     # Columns of the queue, in the order of `pending`, for Mechanism._choose_reads: the
-    # geometry of a request is looked up once at submission, not at every decision.
+    # geometry of a queued read is looked up once, not at every decision. Only reads whose
+    # geometry is already known (random offsets are located in bulk up front) get one:
+    # a sequential read is usually served from the read-ahead segment and never needs
+    # locating, so it, a write or a flush is marked with cylinder -1 and, while one is
+    # queued, decisions take Mechanism.choose, which knows their rules.
     track = sum(s.qd for s in streams) > 1
     cylinders: list[int] = []
     angles: list[float] = []
     submitted: list[float] = []
-    read_offsets: list[int] = []  # sorted
-    not_reads = 0  # writes and flushes queued: those take Mechanism.choose
-    locate, service, choose, choose_reads = mech.locate, mech.service, mech.choose, mech._choose_reads
+    read_offsets: list[int] = []  # of the located reads, sorted
+    unlocated = 0  # queued requests with cylinder -1
+    service, choose, choose_reads = mech.service, mech.choose, mech._choose_reads
     heappop, heappush = heapq.heappop, heapq.heappush
-    geo_cache = mech._geo_cache  # what locate() would return, without the call
+    geo_cache = mech._geo_cache  # what Mechanism.locate has computed or primed
     flush_every = [s.flush_every for s in streams]
     latencies: list[list[float]] = [[] for _ in streams]
     flushes_pending = [False] * len(streams)
@@ -189,21 +193,20 @@ def simulate(
                 req = Request(src.op, src.next_offset(), src.block, at, index)
             pending.append(req)
             if track:
-                if req.op == "read":
-                    key = (req.offset_bytes, req.length_bytes)
-                    geo = geo_cache.get(key) or locate(*key)
+                geo = geo_cache.get((req.offset_bytes, req.length_bytes)) if req.op == "read" else None
+                if geo is None:
+                    cylinders.append(-1)
+                    angles.append(0.0)
+                    unlocated += 1
+                else:
                     cylinders.append(geo[0])
                     angles.append(geo[1])
                     insort(read_offsets, req.offset_bytes)
-                else:
-                    cylinders.append(0)
-                    angles.append(0.0)
-                    not_reads += 1
                 submitted.append(at)
         last = len(pending) - 1
         if last:
             chosen = None
-            if track and not not_reads:
+            if track and not unlocated:
                 chosen = choose_reads(cylinders, angles, submitted, read_offsets, now)
             if chosen is None:
                 chosen = choose(pending, now)
@@ -215,16 +218,16 @@ def simulate(
         pending.pop()
         op = req.op
         if track:
+            if cylinders[chosen] < 0:
+                unlocated -= 1
+            else:
+                del read_offsets[bisect_left(read_offsets, req.offset_bytes)]
             cylinders[chosen] = cylinders[last]
             cylinders.pop()
             angles[chosen] = angles[last]
             angles.pop()
             submitted[chosen] = submitted[last]
             submitted.pop()
-            if op == "read":
-                del read_offsets[bisect_left(read_offsets, req.offset_bytes)]
-            else:
-                not_reads -= 1
         finish = service(op, req.offset_bytes, req.length_bytes, now)
         now = finish
         index = req.tag
