@@ -527,12 +527,13 @@ class Mechanism:
 
         The simulator keeps, for each queued read in queue order, the seek cylinder and
         start angle from :meth:`locate` and the submission time, plus the queued offsets
-        sorted. Pricing a request is then two table look-ups and a little arithmetic in one
-        list comprehension, the same operations in the same order as :meth:`choose`, so the
-        choice is identical (ties go to the earliest in the queue there and here). None
-        means a read may lie in the read-ahead segment (costless, it goes first): the
-        caller asks :meth:`choose`, which knows that rule; so does a queue with writes or
-        flushes, which the caller does not send here.
+        sorted, so nothing is looked up per decision. Pricing a request is one seek-table
+        look-up and the arithmetic of :meth:`choose` in the same order, and only requests
+        near enough to the head to possibly win are priced, so the choice is identical
+        (ties go to the earliest in the queue there and here). None means a read may lie
+        in the read-ahead segment (costless, it goes first): the caller then asks
+        :meth:`choose`, which knows that rule, as it does for queues holding writes,
+        flushes or reads not located yet, which it does not send here.
         """
         ra_lo = self.ra_lo
         if ra_lo >= 0:
@@ -546,13 +547,6 @@ class Mechanism:
         t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
         turns_now = t / t_rev + self.phase
         table = self._seek_table or self._table()
-        # Most queued requests are too far away to win: one whose seek alone, plus the
-        # least possible wait, exceeds a cost some request achieves cannot be chosen. So
-        # price only the requests within reach of the head for a guessed best cost (the
-        # others get an infinite price). If the best found is within the guess, all the
-        # others cost strictly more and the choice is exact, ties keeping queue order.
-        # Otherwise the best found is a cost some request achieves: pricing what lies
-        # within reach of it is exact by the same argument.
         # Most queued requests are too far away to win: price only those in the current
         # window. If the best of them costs at most the window's bound, every request
         # outside costs strictly more and the choice is exact (ties among the priced ones
