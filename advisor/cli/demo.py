@@ -47,7 +47,7 @@ def demo(
 ) -> None:
     """Show the whole story on a real PostgreSQL 18: bad layout, advice, plan applied, measured gain."""
     from advisor.cli.common import stderr_console
-    from advisor.demo.cleanup import interruptible, leftovers
+    from advisor.demo.cleanup import claim, cleanup_stale, interruptible, leftovers
     from advisor.demo.scenario import DemoConfig, elapsed_since, run_emulated
     from advisor.demo.simulated import run_simulated
     from advisor.demo.summary import DemoSummary, render_text
@@ -67,7 +67,10 @@ def demo(
     if why_not is not None:
         echo(f"advisor demo: SIMULATED run ({why_not}): the disk model predicts, nothing is measured on a disk")
     start = time.monotonic()
+    for stale in cleanup_stale(workdir or Path(tempfile.gettempdir())):
+        echo(f"advisor demo: removed what a killed demo left in {stale}")
     root = Path(tempfile.mkdtemp(prefix="advisor-demo-", dir=workdir)).resolve()
+    claim(root)
     summary: DemoSummary | None = None
     with interruptible():
         try:

@@ -9,5 +9,6 @@ the disk model alone, driven by a workload collected from a real server, and say
 Modules: :mod:`embedded` (server launcher), :mod:`pgbench` (load and parsing),
 :mod:`layout` (partitions and directories), :mod:`chain` (the advisor commands),
 :mod:`scenario` and :mod:`simulated` (the two stories), :mod:`cleanup` (signals, leftovers),
-:mod:`summary` (what the demo measured, JSON and terminal).
+:mod:`summary` (what the demo measured, JSON and terminal), :mod:`measured` (the server's
+own per-IO timings between two snapshots).
 """

@@ -6,14 +6,18 @@ mounts, temporary directories) is entered on one ExitStack, whose callbacks run 
 they unwind the same way as Ctrl-C; once unwinding started, further signals are noted and
 ignored so a second Ctrl-C cannot cut the cleanup short. :func:`leftovers` lists anything
 still alive that belongs to a demo directory: it is printed in the summary and checked by
-the tests.
+the tests. A demo killed with SIGKILL cannot clean up after itself; the next demo does it
+(:func:`cleanup_stale`), guided by the ``owner.pid`` file each demo directory carries.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -108,3 +112,63 @@ def _serves(mountpoint: str, root_s: str) -> bool:
     with contextlib.suppress(OSError):
         return root_s in config.read_text()
     return False
+
+
+OWNER_FILE = "owner.pid"
+
+
+def claim(root: Path) -> None:
+    """Record this process as the owner of the demo directory *root*."""
+    (root / OWNER_FILE).write_text(f"{os.getpid()}\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stop_postmasters(root: Path) -> None:
+    """Immediate shutdown (SIGQUIT) of servers whose data directory is under *root*."""
+    for pidfile in root.rglob("postmaster.pid"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            pid = int(pidfile.read_text().splitlines()[0])
+            if str(root) not in (Path(f"/proc/{pid}") / "cmdline").read_bytes().decode(errors="replace"):
+                continue
+            os.kill(pid, signal.SIGQUIT)
+            deadline = time.monotonic() + 15
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def cleanup_stale(parent: Path, prefix: str = "advisor-demo-") -> list[Path]:
+    """Remove what demos killed with SIGKILL left under *parent*; returns the directories cleaned.
+
+    A directory counts as stale when the process recorded in its ``owner.pid`` is gone:
+    its PostgreSQL is shut down, its mounts unmounted, the emulators whose owner died are
+    torn down (:func:`advisor.disk.emulator_sys.cleanup_stale`) and the directory removed.
+    """
+    cleaned: list[Path] = []
+    for root in sorted(Path(parent).glob(prefix + "*")):
+        with contextlib.suppress(OSError, ValueError):
+            owner = int((root / OWNER_FILE).read_text().strip())
+            if _alive(owner):
+                continue
+            root = root.resolve()
+            _stop_postmasters(root)
+            for _, mountpoint, _ in reversed(_mounts()):
+                if _under(mountpoint, str(root)):
+                    subprocess.run(["umount", mountpoint], capture_output=True, check=False)
+            if os.geteuid() == 0:
+                from advisor.disk.emulator_sys import cleanup_stale as emulators_cleanup
+
+                emulators_cleanup()
+            shutil.rmtree(root, ignore_errors=True)
+            cleaned.append(root)
+    return cleaned

@@ -14,7 +14,6 @@ import contextlib
 import importlib.util
 import os
 import pwd
-import shutil
 import socket
 import subprocess
 import time
@@ -232,8 +231,3 @@ def embedded_postgres(
             server.stop("fast")
             if server.postmaster_pid() is not None:
                 server.stop("immediate")
-
-
-def remove_tree(path: Path) -> None:
-    """Remove a directory tree the demo created (no error when already gone)."""
-    shutil.rmtree(path, ignore_errors=True)

@@ -98,6 +98,13 @@ def hot_table_place(server: EmbeddedServer, areas: dict[str, Area]) -> dict[str,
     return {"tablespace": tablespace, "path": str(path), "area": label}
 
 
+def where_zone(chain: Chain, path: str) -> dict[str, Any]:
+    """Disk, partition and zone range of *path* as ``advisor where --format json`` reports them."""
+    rows = json.loads(chain.advisor("where", "--format", "json", path, label="where"))
+    row = rows[0] if rows else {}
+    return {k: row.get(k) for k in ("disk", "partition", "zone_start", "zone_end", "placement_known")}
+
+
 def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Echo, what: str) -> Measurement:
     if config.warmup_seconds:
         pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.warmup_seconds, clients=config.clients)
@@ -137,6 +144,7 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     script = root / "read_commit.sql"
     script.write_text(pgbench.transaction_script(config.reads_per_transaction))
     summary.hot_table["before"] = hot_table_place(server, areas)
+    summary.hot_table["before"]["where"] = where_zone(chain, summary.hot_table["before"]["path"])
 
     echo("== measure: collect, load, collect")
     snap_a, snap_b = root / "snapshot-a.json", root / "snapshot-b.json"
@@ -174,6 +182,7 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     moved = Path(summary.hot_table["after"]["path"])
     shown = moved.relative_to(root) if moved.is_relative_to(root) else moved  # short column in the table
     echo(chain.advisor("where", str(shown), label="where").rstrip())
+    summary.hot_table["after"]["where"] = where_zone(chain, str(moved))
     snap_c, snap_d = root / "snapshot-c.json", root / "snapshot-d.json"
     chain.collect(server, snap_c)
     summary.after = _measure(server, script, config, echo, "after")

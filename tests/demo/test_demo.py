@@ -54,6 +54,11 @@ def test_quick_demo_applies_the_plan_and_measures_an_improvement(tmp_path: Path)
     assert summary["hot_table"]["before"]["area"] == "inner"
     assert summary["hot_table"]["after"]["area"] == "outer"
     assert summary["hot_table"]["after"]["tablespace"] != summary["hot_table"]["before"]["tablespace"]
+    # ... and advisor where agrees: inner quarter-plus before, outer quarter after (partitions 25/35/40 %).
+    where_before, where_after = summary["hot_table"]["before"]["where"], summary["hot_table"]["after"]["where"]
+    assert where_before["placement_known"] and where_after["placement_known"]
+    assert where_before["zone_start"] >= 0.59 and where_after["zone_end"] <= 0.26, (where_before, where_after)
+    assert where_before["partition"].endswith("p3") and where_after["partition"].endswith("p1")
     assert "postgres.sql" in summary["applied_scripts"]
     assert any("CREATE TABLESPACE" in s["text"] for s in summary["plan"]["scripts"] if s["name"] == "postgres.sql")
     before, after = summary["before"], summary["after"]
@@ -142,3 +147,32 @@ def test_running_as_root_runs_the_server_as_another_account() -> None:
         assert done.stdout.strip() == "postgres"
     else:
         assert argv == ["postgres", "--version"]
+
+
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+def test_a_demo_killed_with_sigkill_is_cleaned_up_by_the_next_one(tmp_path: Path) -> None:
+    from advisor.demo.cleanup import cleanup_stale
+
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", "demo", "--quick", "--workdir", str(tmp_path)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "== measure" in line:  # server running on the mounted emulated disk
+                break
+        assert proc.poll() is None, "the demo ended before it could be killed"
+        assert cleanup_stale(tmp_path) == []  # its owner is alive: not stale, untouched
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    left = leftovers(tmp_path)
+    assert any("process" in item for item in left) and any(item.startswith("mount ") for item in left), left
+    cleaned = cleanup_stale(tmp_path)
+    assert len(cleaned) == 1 and cleaned[0].name.startswith("advisor-demo-")
+    _assert_clean(tmp_path)
