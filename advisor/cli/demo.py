@@ -57,6 +57,9 @@ def demo(
         raise BadInput("--format: use terminal or json")
     if workdir is not None and not workdir.is_dir():
         raise BadInput(f"--workdir {workdir} is not a directory")
+    from advisor.disk.presets import get_model
+
+    get_model(preset)  # an unknown preset is a one-line error before anything starts
     console = stderr_console()
 
     def echo(text: str) -> None:

@@ -130,6 +130,14 @@ def test_bad_format_is_a_one_line_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_unknown_preset_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    done = _demo("--simulated", "--preset", "no-such-drive", "--workdir", str(tmp_path), timeout=60)
+    assert done.returncode == 6
+    assert done.stderr.strip().splitlines() == [
+        "advisor: error: unknown drive preset 'no-such-drive' (see `advisor disk presets`)"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_missing_workdir_is_refused(tmp_path: Path) -> None:
     done = _demo("--simulated", "--workdir", str(tmp_path / "nope"), timeout=60)
     assert done.returncode == 6
