@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -184,3 +186,28 @@ def test_a_demo_killed_with_sigkill_is_cleaned_up_by_the_next_one(tmp_path: Path
     cleaned = cleanup_stale(tmp_path)
     assert len(cleaned) == 1 and cleaned[0].name.startswith("advisor-demo-")
     _assert_clean(tmp_path)
+
+
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to an unprivileged account")
+def test_without_root_the_demo_falls_back_to_the_simulated_story() -> None:
+    # As 'nobody' (searching directories is allowed so the root-owned interpreter and
+    # binaries are reachable, nothing else): no loop devices, no FUSE, no root. pytest's
+    # own directories are private to root, so the work directory is a fresh one in /tmp.
+    workdir = Path(tempfile.mkdtemp(prefix="advisor-nonroot-"))
+    try:
+        workdir.chmod(0o777)
+        argv = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=+dac_read_search",
+                "--ambient-caps=+dac_read_search", "env", f"HOME={workdir}",
+                sys.executable, "-m", "advisor", "demo", "--quick", "--format", "json", "--workdir", str(workdir)]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "SIMULATED run (not root)" in " ".join(done.stderr.split())
+        summary = json.loads(done.stdout)
+        assert summary["mode"] == "simulated" and 0 < summary["predicted_gain"] < 1
+        assert summary["leftovers"] == []
+        _assert_clean(workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
