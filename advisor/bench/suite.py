@@ -72,18 +72,16 @@ def band_regions(size: int, fraction: float, block: int) -> dict[str, Region]:
 def zone_jobs(target: Target, options: BenchOptions, seconds: float) -> list[Job]:
     """One sequential read per evenly spaced point, from the outer edge to the inner edge."""
     points = max(2, options.zone_points)
-    # a quarter of the spacing at most, so each point measures a narrow zone (on a disk of a
-    # few hundred GB the 256 MiB cap is what applies: well over 16x any drive cache)
+    # up to 256 MiB per point (well over 16x any drive cache) and a quarter of the spacing at
+    # most, so a point is a narrow zone; read once, never wrapped (a wrap adds a seek back)
     chunk = min(_ZONE_CHUNK, target.size_bytes // (4 * points)) // options.seq_block_size * options.seq_block_size
     chunk = max(chunk, options.seq_block_size)
     step = (target.size_bytes - chunk) / (points - 1)
     jobs = []
     for index in range(points):
         offset = int(index * step) // options.seq_block_size * options.seq_block_size
-        # the first read pays a seek and a rotational wait: leave it to a short warm-up
-        ramp = min(0.25, 0.2 * seconds)
-        jobs.append(Job(f"zone.{index:02d}", "read", (Region(offset, chunk),), options.seq_block_size,
-                        seconds - ramp, ramp_s=ramp))
+        # no warm-up: the first read's seek is left out of the rate (see streaming_rate)
+        jobs.append(Job(f"zone.{index:02d}", "read", (Region(offset, chunk),), options.seq_block_size, seconds))
     return jobs
 
 
@@ -174,10 +172,10 @@ def run_suite(
 
 
 def _record_zone(measurements: Measurements, jobs: list[Job], result: JobResult, size: int) -> None:
-    """The zone's LBA fraction: the middle of the bytes read (the whole chunk once it wrapped)."""
+    """The zone's LBA fraction: the middle of the bytes read."""
     job = next(j for j in jobs if j.name == result.name)
     region = job.regions[0]
-    read = min(region.length, (result.ios + 1) * job.block_size)
+    read = min(region.length, result.ios * job.block_size)
     fraction = (region.offset + read / 2) / size
     previous = measurements.zone_fractions.get(result.name)
     measurements.zone_fractions[result.name] = fraction if previous is None else (previous + fraction) / 2

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.bench.engines import PERCENTILES, Job, JobResult, Region
+from advisor.bench.engines import PERCENTILES, Job, JobResult, Region, streaming_rate
 from advisor.bench.stats import summarize_ns
 from advisor.errors import DeviceError
 
@@ -63,6 +63,7 @@ class _Worker(threading.Thread):
         preadv, clock, bufs = os.preadv, time.monotonic_ns, [buf]
         fd, ramp_end, deadline, stop = self.fd, self.ramp_end_ns, self.deadline_ns, self.stop
         record = self.latencies.append
+        sequential = self.job.pattern == "read"
         while True:
             offsets = self._offsets()
             for offset in offsets:
@@ -76,7 +77,9 @@ class _Worker(threading.Thread):
                     self.last_ns = t1
                 if t1 >= deadline or stop.is_set():
                     return
-            self.seed += 1  # sequential: read the region again from its start (as fio's time_based)
+            if sequential:
+                return  # the region is read once: a wrap would add a seek back
+            self.seed += 1
 
     def _commit(self, buf: mmap.mmap) -> None:
         buf.write(os.urandom(self.job.block_size))
@@ -157,10 +160,10 @@ def _result(job: Job, workers: list[_Worker], stopped: bool) -> JobResult:
     started = [w.first_ns for w in workers if w.first_ns]
     ended = [w.last_ns for w in workers if w.last_ns]
     seconds = (max(ended) - min(started)) / 1e9 if started and ended else 0.0
-    if job.pattern == "read":
-        # QD1 sequential: the rate while the device was busy (as the fio engine reports it),
-        # so the host's gap between two reads does not count against the disk
-        seconds = float(latencies.sum()) / 1e9
     latency, table = summarize_ns(latencies, PERCENTILES)
     iops = ios / seconds if seconds > 0 else 0.0
-    return JobResult(job.name, ios, seconds, iops, iops * job.block_size, latency, table, complete=not stopped)
+    rate = iops * job.block_size
+    if job.pattern == "read":
+        rate, seconds = streaming_rate(ios, float(latencies.sum()) / ios if ios else 0.0,
+                                       float(latencies.max()) if ios else 0.0, job.block_size)
+    return JobResult(job.name, ios, seconds, iops, rate, latency, table, complete=not stopped)

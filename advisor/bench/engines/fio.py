@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from advisor.bench.engines import PERCENTILES, Job, JobResult
+from advisor.bench.engines import PERCENTILES, Job, JobResult, streaming_rate
 from advisor.errors import DeviceError
 from advisor.model_disk import Latency
 
@@ -51,7 +51,7 @@ def job_file(path: str, jobs: Sequence[Job]) -> str:
 
 def _pattern_options(job: Job) -> list[str]:
     if job.pattern == "read":
-        return ["rw=read", "direct=1", "ioengine=psync", "time_based=1"]
+        return ["rw=read", "direct=1", "ioengine=psync"]
     if job.pattern == "randread":
         engine = ["ioengine=psync"] if job.depth <= 1 else ["ioengine=libaio", f"iodepth={job.depth}"]
         return ["rw=randread", "direct=1", "norandommap=1", "randrepeat=0", "time_based=1", *engine]
@@ -86,11 +86,10 @@ def parse_results(jobs: Sequence[Job], document: dict[str, Any]) -> list[JobResu
             latency, table = _latency(side["clat_ns"])
         seconds = float(side.get("runtime", 0)) / 1000
         ios, rate = int(side.get("total_ios", 0)), float(side["bw_bytes"])
-        busy_s = ios * float(side.get("lat_ns", {}).get("mean", 0.0)) / 1e9
-        if job.pattern == "read" and busy_s > 0:
-            # fio's runtime is in whole ms: a short zone read would be quantised; at QD1 the
-            # device is busy for ios x mean latency, which is exact.
-            rate, seconds = ios * job.block_size / busy_s, busy_s
+        if job.pattern == "read":
+            total = side.get("lat_ns", {})
+            rate, seconds = streaming_rate(ios, float(total.get("mean", 0.0)), float(total.get("max", 0.0)),
+                                           job.block_size)
         results.append(JobResult(job.name, ios, seconds, float(side["iops"]), rate, latency, table))
     return results
 
