@@ -97,7 +97,9 @@ def solid_state(profiles: Mapping[str, DiskProfile], layout: HostLayout | None) 
         found.append(_ssd_finding(disk, "bench", profile.classification_reason))
     if layout is not None:
         for dev in layout.devices:
-            if dev.rotational is False and dev.name not in disks:
+            # A measurement outranks the kernel's flag: loop devices over FUSE say 0 for a
+            # rotating (emulated) disk, virtio says 1 for anything.
+            if dev.rotational is False and dev.name not in disks and dev.name not in profiles:
                 disks.add(dev.name)
                 found.append(_ssd_finding(dev.name, "kernel (queue/rotational = 0)", dev.model or ""))
     return found, disks

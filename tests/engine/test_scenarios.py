@@ -97,6 +97,23 @@ def test_ssd_profile_gives_solid_state_and_no_zone_plan() -> None:
     assert pre.plan is None and "SOLID_STATE" in codes(pre)
 
 
+def test_a_rotating_measurement_outranks_the_kernels_solid_state_flag() -> None:
+    """A loop device over FUSE says rotational=0; the bench saw seeks, so zones matter."""
+    profile = DiskProfile(target="/dev/loop7", device="/dev/loop7", size_bytes=DISK_BYTES,
+                          measured_at="2026-11-21T09:00:00+00:00", engine="builtin", block_size_bytes=4096,
+                          band_iops={"outer": 160.0, "inner": 150.0}, full_stroke_iops=80.0,
+                          classification="rotational", classification_reason="full stroke half the band IOPS")
+    physics = ModelPhysics(model())
+    m = Models(default=physics, per_disk={"loop7": physics}, profiles={"loop7": profile})
+    w = workload([AreaSpec("hot", size_gb=20, read_iops=200, zone=(0.9, 0.94))],
+                 devices=[Device("loop7", "/dev/loop7", DISK_BYTES, rotational=False)])
+    w = replace(w, layout=replace(w.layout, locations=tuple(replace(loc, disk="loop7")  # type: ignore[arg-type]
+                                                            for loc in w.layout.locations)))  # type: ignore[union-attr]
+    report = advise(w, m)
+    assert "SOLID_STATE" not in codes(report)
+    assert "HOT_ON_INNER" in codes(report)
+
+
 def test_lvm_volume_gives_placement_unknown_with_what_to_do() -> None:
     w = workload([
         AreaSpec("hot", size_gb=20, read_iops=200, placement_known=False, reason="dm-0: LVM logical volume (striped)"),
