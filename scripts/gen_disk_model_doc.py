@@ -91,6 +91,29 @@ stream *j* with probability share_j, so its seek starts in band *j*: this is wha
 "WAL at the outer edge, data at the inner edge" expensive. These predictions agree with
 the simulator within 5 % (`tests/disk/test_predict.py`).
 
+Random interleaving is not how a commit-driven workload reaches the disk. A transaction
+does its reads in the data area, then writes its WAL/redo record and flushes it before it
+goes on: every flush is a **visit** to the log's band, a seek there and, for the next read,
+a seek back. With 2 reads and 1 log write + flush per transaction, 2 IOs in 3 follow a
+change of band, where random interleaving gives 2·(2/3)·(1/3) = 4/9, and the log write
+always arrives from the data band, never from its own. So for the WAL/redo the engine
+passes a visit rate, the flushes per IO from the counters (each write when the server
+does not count syncs), to `mixed_service_ms(..., visits=...)`: each visit sits between two
+data IOs (at most one per gap, so the visit rate is capped by the data IO rate); a data IO
+follows a visit of log *s* with probability `visits_s·share_s / share_data`; a log IO that
+opens a visit comes from the data bands and pays the write settle of its media write, plus
+the flush, a command of its own (overhead, host turnaround) behind the write the cache took
+first (bus transfer). Given the visit rate random interleaving implies, this is exactly
+random interleaving. The simulator's counterpart is `StreamSpec(burst=N)`: one request in
+flight, the streams taking turns of N IOs (N reads, then one write with `flush_every=1`);
+prediction and simulation agree within 5 % per stream on the four validated drives.
+
+A flush on a volatile cache drains *all* dirty data, not only the log's. In the demo's
+workload the data files are read with O_DIRECT and the few heap pages that get written
+are written in the data area, so what a commit's flush destages is the log page; data
+written at high rates beside the commits would add its own destage time to the flushes,
+which the model does not count.
+
 `advisor disk fit` fits `R_OD` and ρ to the zone curve (linear least squares on `R²`,
 then Gauss–Newton) and the seek triple and overhead to the band, full-stroke and
 cross-surface IOPS (Nelder–Mead on relative errors of the service times). When the rpm is

@@ -10,7 +10,9 @@ memoised per (model, bands), so repeated calls cost microseconds.
 * :func:`mixed_service_ms` — streams interleaved on one actuator: the IO before each IO of
   stream *i* comes from stream *j* with probability share_j, so its seek starts in band *j*
   (what makes "WAL at the outer edge, data at the inner edge" expensive), and a sequential
-  stream keeps streaming only when it follows itself;
+  stream keeps streaming only when it follows itself. Committing streams (WAL/redo) can
+  instead be given their *visit* rate (flushes per IO): each flush is one visit to the
+  stream's band between two data IOs, which random interleaving under-counts;
 * :func:`commit_rate_per_s` — same-sector rewrite + flush: one revolution per commit on an
   honest drive (≤ RPM/60), bounded by command overheads when the cache acknowledges;
 * :func:`zone_curve` — sustained MB/s at n points across the LBA range.
@@ -96,14 +98,26 @@ def mean_service_ms(
     return positioned_io_ms(model, band, block_bytes, None, write)
 
 
-def mixed_service_ms(model: DiskModel, streams: Sequence[tuple[Band, float, int, bool]]) -> list[float]:
+def mixed_service_ms(
+    model: DiskModel,
+    streams: Sequence[tuple[Band, float, int, bool]],
+    visits: Sequence[float | None] | None = None,
+) -> list[float]:
     """Mean service time (ms) of each of several streams interleaved on one actuator.
 
     Each stream is ``(band, iops_share, block_bytes, sequential)``; shares are normalised.
+
+    Without *visits* the streams interleave at random: the IO before an IO of stream *i*
+    is from stream *j* with probability share_j. *visits* gives, per stream, its visits
+    per IO (None: random interleaving), see :func:`_visit_service_ms`.
     """
     total = sum(share for _, share, _, _ in streams)
     if total <= 0:
         raise ValueError("stream shares must not all be zero")
+    if visits is not None and any(v is not None and v > 0 for v in visits):
+        bursty = _visit_service_ms(model, streams, visits, total)
+        if bursty is not None:
+            return bursty
     out = []
     for i, (band_i, _, block_i, seq_i) in enumerate(streams):
         expected = 0.0
@@ -118,6 +132,75 @@ def mixed_service_ms(model: DiskModel, streams: Sequence[tuple[Band, float, int,
             expected += p * cost
         out.append(expected)
     return out
+
+
+def _visit_service_ms(
+    model: DiskModel,
+    streams: Sequence[tuple[Band, float, int, bool]],
+    visits: Sequence[float | None],
+    total: float,
+) -> list[float] | None:
+    """Per-stream means when committing streams come in visits between data IOs.
+
+    A commit-driven workload does not draw its next IO at random: a transaction reads in
+    the data area, then writes its WAL/redo record and flushes it. Every flush is a visit
+    to the log's band — a seek there and, for the next data IO, a seek back — however
+    small the log's share of the IOs. With 2 reads and 1 log write + flush per
+    transaction, 2 of 3 IOs follow a switch of band, where random interleaving gives
+    2·(2/3)·(1/3) = 4/9.
+
+    Streams with a visit rate ``visits[s]`` (visits per IO of *s*: flushes per write for a
+    log; 1 when each write is flushed) are *bursty*; the others are *data* streams and
+    interleave among themselves at random. Each visit sits in one gap between two data
+    IOs (at most one visit per gap, so the visit rate is capped by the data IO rate) and
+    is a visit of stream *s* with probability ∝ its visit rate. Then, with a_s = visits[s]
+    · share_s and D the data streams' total share:
+
+    * a data IO follows a visit of *s* with probability a_s / D (its seek starts in band
+      *s*), else a data IO of stream *d* with probability (1 - Σa/D) · share_d / D;
+    * an IO of *s* opens a visit with probability a_s / share_s and then follows a data
+      IO (drawn ∝ share_d); otherwise it follows its own previous IO (streaming when
+      sequential). The visit ends in a media write, so the seek carries the write settle,
+      and in a flush, a command of its own: one more overhead and host turnaround per
+      visit, plus the bus transfer of the write the cache took first.
+
+    With a_s = share_s · D this is exactly random interleaving, so the visit rate only
+    changes the answer where the workload's flushes say the switches are more frequent
+    (or rarer) than chance. Returns None when no data stream is left to alternate with.
+    """
+    rate = [(v if v is not None and v > 0 else None) for v in visits]
+    shares = [share / total for _, share, _, _ in streams]
+    data = [j for j, v in enumerate(rate) if v is None and shares[j] > 0]
+    data_share = sum(shares[j] for j in data)
+    if not data or data_share <= 0:
+        return None
+    wanted = {s: min(1.0, v) * shares[s] for s, v in enumerate(rate) if v is not None}
+    scale = min(1.0, data_share / max(sum(wanted.values()), 1e-300))
+    a = {s: w * scale for s, w in wanted.items()}
+    stay = max(0.0, 1.0 - sum(a.values()) / data_share)
+    out = []
+    for i, (_, _, block_i, _) in enumerate(streams):
+        if i not in a:
+            expected = sum(a[s] / data_share * _after(model, streams, i, s) for s in a)
+            expected += sum(stay * shares[d] / data_share * _after(model, streams, i, d) for d in data)
+        else:
+            opens = min(1.0, a[i] / shares[i]) if shares[i] > 0 else 1.0
+            command = model.overhead_ms + HOST_TURNAROUND_MS + block_i / BUS_BYTES_PER_S * 1000.0
+            first = sum(shares[d] / data_share * _after(model, streams, i, d, write=True) for d in data) + command
+            expected = opens * first + (1.0 - opens) * _after(model, streams, i, i)
+        out.append(expected)
+    return out
+
+
+def _after(
+    model: DiskModel, streams: Sequence[tuple[Band, float, int, bool]], i: int, j: int, write: bool = False
+) -> float:
+    """Service time of an IO of stream *i* right after one of stream *j*."""
+    band_i, _, block_i, seq_i = streams[i]
+    band_j = streams[j][0]
+    if i == j and seq_i:
+        return sequential_io_ms(model, band_i, block_i)
+    return positioned_io_ms(model, band_i, block_i, None if band_j == band_i else band_j, write)
 
 
 def commit_rate_per_s(model: DiskModel, write_cache: str | None = None, block_bytes: int = 8192) -> float:

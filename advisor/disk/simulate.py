@@ -5,8 +5,12 @@ submits the next one ``think_ms`` after a completion (the host's turnaround: two
 processes therefore alternate on the actuator, as on real disks). With ``weight`` set on
 every stream, a completion is instead replaced by a request from stream *j* drawn with
 probability ∝ weight_j, which is the model :func:`advisor.disk.predict.mixed_service_ms`
-assumes. Offsets for random patterns are drawn up front with numpy (uniform, aligned to
-the block, inside the band); sequential patterns walk the band and wrap.
+assumes. With ``burst`` set on every stream, one request is in flight at a time and the
+streams take turns, each issuing ``burst`` IOs in a row: a transaction of N reads in the
+data band, then one log write and its flush (``flush_every=1``) — the visit structure of
+a commit-driven workload that ``mixed_service_ms(..., visits=...)`` predicts. Offsets
+for random patterns are drawn up front with numpy (uniform, aligned to the block, inside
+the band); sequential patterns walk the band and wrap.
 
 The drive is a :class:`~advisor.disk.mechanism.Mechanism`: SPTF with a margin among the
 requests that have arrived, real rotational positions, read-ahead and write cache. The
@@ -47,6 +51,7 @@ class StreamSpec:
     block_bytes: int = 8192
     qd: int = 1
     weight: float | None = None  # share of IOs when every stream has one (see module doc)
+    burst: int | None = None  # IOs in a row per turn when every stream has one (see module doc)
     flush_every: int | None = None  # a flush after every N writes; that write's latency runs to the flush's end
     think_ms: float = 0.02
 
@@ -132,6 +137,10 @@ def simulate(
     weighted = [s.weight for s in streams]
     if any(w is not None for w in weighted) and any(w is None or w < 0 for w in weighted):
         raise BadInput("give a non-negative weight to every stream or to none")
+    bursts = [s.burst for s in streams]
+    if any(b is not None for b in bursts):
+        if any(b is None or b < 1 for b in bursts) or any(w is not None for w in weighted):
+            raise BadInput("give a burst of at least 1 to every stream or to none, and no weights with bursts")
     warm = min(ios // 10, 500) if warmup_ios is None else warmup_ios
     total = ios + warm
     rng = np.random.default_rng(seed)
@@ -150,10 +159,17 @@ def simulate(
     writes_since_flush = [0] * len(streams)
     arrivals: list[tuple[float, int, int]] = []  # (time, sequence, stream); op decided at submit
     seq = 0
-    for index, spec in enumerate(streams):
-        for _ in range(spec.qd):
-            arrivals.append((0.0, seq, index))
-            seq += 1
+    picked = 0
+    if bursts[0] is not None:  # turns: one request in flight, the next stream's IO after each
+        turn = [i for i, b in enumerate(bursts) for _ in range(b or 0)]
+        pick = [turn[k % len(turn)] for k in range(total + 2)]
+        arrivals.append((0.0, seq, pick[0]))
+        seq, picked = 1, 1
+    else:
+        for index, spec in enumerate(streams):
+            for _ in range(spec.qd):
+                arrivals.append((0.0, seq, index))
+                seq += 1
     heapq.heapify(arrivals)
     pending: list[Request] = []
     # Columns of the queue, in the order of `pending`, for Mechanism._choose_reads: the
@@ -179,7 +195,6 @@ def simulate(
     done = 0
     flushes = 0
     t_start = 0.0
-    picked = 0
     while done < total:
         if not pending and arrivals and arrivals[0][0] > now:
             now = arrivals[0][0]

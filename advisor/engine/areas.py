@@ -93,6 +93,21 @@ class Area:
         return self.read_mb_s + self.write_mb_s
 
     @property
+    def visits_per_io(self) -> float | None:
+        """Visits of the actuator to this area per IO of it, for WAL/redo; None otherwise.
+
+        A commit writes its log record and flushes it before the transaction goes on, so
+        each flush is one trip of the head to the log's band and back to the data, whatever
+        the log's share of the IOs (see :func:`advisor.disk.predict.mixed_service_ms`). The
+        flush rate is the visit rate; when the server does not count syncs, each write is
+        taken as one. Other areas interleave at random (None).
+        """
+        if self.kind != "wal" or self.iops <= 0:
+            return None
+        visits = self.syncs_per_s if self.syncs_per_s > 0 else self.write_iops
+        return min(1.0, visits / self.iops) if visits > 0 else None
+
+    @property
     def mean_io_bytes(self) -> int:
         """Mean request size over reads and writes (8 KiB when nothing was measured)."""
         if self.iops <= 0:

@@ -87,7 +87,8 @@ class DiskView:
         streams = self.streams(bands)
         if sum(s[1] for s in streams) <= 0:
             return [0.0] * len(streams), 0.0
-        times = self.physics.mixed_service_ms(streams)
+        visits = [c.area.visits_per_io for c in self.areas]
+        times = self.physics.mixed_service_ms(streams, visits if any(v is not None for v in visits) else None)
         return list(times), weighted_mean_ms(streams, times)
 
 

@@ -42,7 +42,8 @@ class PlaceItem:
     """One area as the optimizer sees it.
 
     ``size_fraction`` is the data's share of the disk; ``slot_fraction`` adds growth headroom
-    (the partition size). ``iops`` weighs the area's service time in the cost.
+    (the partition size). ``iops`` weighs the area's service time in the cost. ``visits`` is
+    the WAL/redo's visits per IO (flushes per IO), None for areas that interleave at random.
     """
 
     name: str
@@ -52,6 +53,7 @@ class PlaceItem:
     block_bytes: int
     sequential: bool
     wal: bool = False
+    visits: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +112,14 @@ def evaluate(physics: DiskPhysics, order: Sequence[PlaceItem], bands: Sequence[B
         pairs = zip(order, placed, strict=True)
         times = [physics.mean_service_ms(b, i.block_bytes, not i.sequential) for i, b in pairs]
         return times, 0.0
-    times = physics.mixed_service_ms(streams)
+    times = physics.mixed_service_ms(streams, visits_of(order))
     return list(times), weighted_mean_ms(streams, times)
+
+
+def visits_of(order: Sequence[PlaceItem]) -> list[float | None] | None:
+    """Visit rates of the items (None when no item has one: random interleaving)."""
+    visits = [item.visits for item in order]
+    return visits if any(v is not None for v in visits) else None
 
 
 def _cost_fn(physics: DiskPhysics) -> Callable[[Sequence[PlaceItem]], float]:
@@ -121,7 +129,7 @@ def _cost_fn(physics: DiskPhysics) -> Callable[[Sequence[PlaceItem]], float]:
         streams = streams_of(order, bands_of(order))
         if not streams or sum(s[1] for s in streams) <= 0:
             return 0.0
-        return weighted_mean_ms(streams, physics.fast_mixed_service_ms(streams))
+        return weighted_mean_ms(streams, physics.fast_mixed_service_ms(streams, visits_of(order)))
 
     return cost
 

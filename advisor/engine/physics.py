@@ -30,6 +30,9 @@ LUT_SIZE = 4096
 Stream = tuple[Band, float, int, bool]
 """One IO stream on an actuator: band, share of the actuator's IOs, request bytes, sequential."""
 
+Visits = Sequence[float | None] | None
+"""Per stream, its visits per IO when it comes in visits (a log flushed by commits), else None."""
+
 
 class DiskPhysics(Protocol):
     """Predicted behaviour of one disk model (one actuator)."""
@@ -49,10 +52,14 @@ class DiskPhysics(Protocol):
     def mean_service_ms(self, band: Band, block_bytes: int, random: bool = True) -> float:
         """Mean QD1 service time of requests alone in *band*."""
 
-    def mixed_service_ms(self, streams: Sequence[Stream]) -> list[float]:
-        """Mean service time of each stream when all are interleaved on one actuator."""
+    def mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
+        """Mean service time of each stream when all are interleaved on one actuator.
 
-    def fast_mixed_service_ms(self, streams: Sequence[Stream]) -> list[float]:
+        *visits*: per stream, visits per IO of a committing stream (WAL/redo), or None for
+        random interleaving (see :func:`advisor.disk.predict.mixed_service_ms`).
+        """
+
+    def fast_mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
         """A cheaper approximation of :meth:`mixed_service_ms` for searching many layouts."""
 
     def commit_rate_per_s(self, write_cache: str = "off") -> float:
@@ -68,6 +75,37 @@ def weighted_mean_ms(streams: Sequence[Stream], times_ms: Sequence[float]) -> fl
     if total <= 0:
         return 0.0
     return sum(s[1] * t for s, t in zip(streams, times_ms, strict=True)) / total
+
+
+def transitions(shares: np.ndarray, visits: Visits) -> tuple[np.ndarray, np.ndarray] | None:
+    """P(previous IO from stream j | an IO of stream i), and per stream the share of its IOs
+    that open a visit, for the visit model of :func:`advisor.disk.predict.mixed_service_ms`.
+
+    None when no stream has a visit rate or no data stream is left (random interleaving).
+    """
+    if visits is None or not any(v is not None and v > 0 for v in visits):
+        return None
+    n = len(shares)
+    bursty = np.array([v is not None and v > 0 for v in visits])
+    data = ~bursty & (shares > 0)
+    data_share = float(shares[data].sum())
+    if data_share <= 0:
+        return None
+    rate = np.array([min(1.0, v) if v is not None and v > 0 else 0.0 for v in visits])
+    wanted = rate * shares
+    a = wanted * min(1.0, data_share / max(float(wanted.sum()), 1e-300))
+    stay = max(0.0, 1.0 - float(a.sum()) / data_share)
+    follow = np.zeros((n, n))
+    opens = np.zeros(n)
+    pick_data = np.where(data, shares / data_share, 0.0)
+    for i in range(n):
+        if bursty[i]:
+            opens[i] = min(1.0, a[i] / shares[i]) if shares[i] > 0 else 1.0
+            follow[i] = opens[i] * pick_data
+            follow[i, i] += 1.0 - opens[i]
+        else:
+            follow[i] = a / data_share + stay * pick_data
+    return follow, opens
 
 
 class ModelPhysics:
@@ -98,17 +136,19 @@ class ModelPhysics:
         """QD1 mean service time alone in *band* (advisor.disk.predict)."""
         return float(predict.mean_service_ms(self.model, band, block_bytes, random=random))
 
-    def mixed_service_ms(self, streams: Sequence[Stream]) -> list[float]:
+    def mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
         """Per-stream mean with all streams interleaved on the actuator (advisor.disk.predict)."""
-        return [float(t) for t in predict.mixed_service_ms(self.model, list(streams))]
+        return [float(t) for t in predict.mixed_service_ms(self.model, list(streams), visits)]
 
-    def fast_mixed_service_ms(self, streams: Sequence[Stream]) -> list[float]:
+    def fast_mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
         """The predictor's formula with an 8x8-point grid for seeks between bands, vectorised.
 
         ``predict.mixed_service_ms`` integrates each pair of bands on a 64x64 grid and caches
         per band pair; a search visits thousands of distinct layouts, so it would miss the
         cache every time. Same terms (overhead, E[seek], half a turn, transfer; sequential
         streams stream only after themselves), within a few per cent of the exact figure.
+        With *visits*, the same transition structure as the exact predictor's visit model
+        (:func:`transitions`), the write settle and the flush command included.
         """
         model = self.model
         n = len(streams)
@@ -142,7 +182,15 @@ class ModelPhysics:
         streaming = np.maximum(transfer, model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0)
         diagonal = np.where(sequential, streaming, model.overhead_ms + model.revolution_ms / 2 + transfer + self_seek)
         positioned[np.arange(n), np.arange(n)] = diagonal
-        return [float(v) for v in positioned @ (shares / total)]
+        structure = transitions(shares / total, visits)
+        if structure is None:
+            return [float(v) for v in positioned @ (shares / total)]
+        follow, opens = structure
+        far = np.any(bands[:, None, :] != bands[None, :, :], axis=2)
+        flush = model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0
+        settle = (follow * far).sum(axis=1) * model.write_settle_ms
+        extra = np.where(opens > 0, settle + opens * flush, 0.0)
+        return [float(v) for v in (positioned * follow).sum(axis=1) + extra]
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Seek time by stroke distance and rate by LBA fraction, sampled once per model."""

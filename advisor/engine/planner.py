@@ -61,6 +61,7 @@ def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom:
             block_bytes=c.area.mean_io_bytes,
             sequential=c.sequential,
             wal=c.cls == "wal",
+            visits=c.area.visits_per_io,
         ))
     return items
 

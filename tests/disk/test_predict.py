@@ -89,3 +89,52 @@ def test_explicit_zone_table_drives_rates_and_radius() -> None:
     assert inner > outer
     run = simulate(model, [StreamSpec("randread", predict.INNER, 8192)], ios=5000, seed=2)
     assert inner == pytest.approx(1000.0 / run.iops, rel=0.05)
+
+
+@pytest.mark.parametrize("name", DRIVES)
+@pytest.mark.parametrize(("reads", "data", "log"), [(2, predict.INNER, predict.OUTER), (3, (0.6, 0.7), (0.0, 0.02)),
+                                                    (1, (0.05, 0.1), (0.0, 0.02))])
+def test_commit_visits_match_transaction_simulation(
+    name: str, reads: int, data: tuple[float, float], log: tuple[float, float]
+) -> None:
+    """N reads in the data band, then one log write and its flush, one IO at a time."""
+    model = get_model(name)
+    mix = [(data, reads / (reads + 1), 8192, False), (log, 1 / (reads + 1), 8192, True)]
+    expected = predict.mixed_service_ms(model, mix, visits=[None, 1.0])
+    streams = [StreamSpec("randread", data, 8192, burst=reads),
+               StreamSpec("write", log, 8192, burst=1, flush_every=1)]
+    run = simulate(model, streams, ios=6000, seed=5)
+    assert [s.ios / run.ios for s in run.per_stream] == pytest.approx([mix[0][1], mix[1][1]], abs=0.01)
+    total = sum(e * share for e, (_, share, _, _) in zip(expected, mix, strict=True))
+    assert total == pytest.approx(1000.0 / run.iops, rel=0.05)
+    for predicted, stream in zip(expected, run.per_stream, strict=True):
+        assert predicted == pytest.approx(stream.mean_ms, rel=0.05)
+    # every flush is a trip to the log and back: random interleaving under-counts them
+    assert total > 1.1 * sum(e * s for e, (_, s, _, _) in zip(predict.mixed_service_ms(model, mix), mix, strict=True))
+
+
+def test_visit_model_is_random_interleaving_at_the_chance_rate() -> None:
+    """Visits at the rate random interleaving implies give random interleaving's answer."""
+    model = get_model("class-7200-desktop")
+    mix = [(predict.INNER, 0.6, 8192, False), (predict.MIDDLE, 0.15, 8192, False), (predict.OUTER, 0.25, 8192, False)]
+    chance = 0.6 + 0.15  # an IO of the log opens a visit when the one before was not its own
+    markov = predict.mixed_service_ms(model, mix)
+    assert predict.mixed_service_ms(model, mix, visits=[None, None, None]) == markov
+    visit = predict.mixed_service_ms(model, mix, visits=[None, None, chance])
+    assert visit[:2] == pytest.approx(markov[:2], rel=1e-9)
+    flush = model.overhead_ms + predict.HOST_TURNAROUND_MS + 8192 / 300e6 * 1000.0
+    settle = model.write_settle_ms
+    assert visit[2] == pytest.approx(markov[2] + chance * (flush + settle), rel=1e-6)
+    # a log with no data stream to alternate with is left to random interleaving
+    alone = [(predict.OUTER, 1.0, 8192, True)]
+    assert predict.mixed_service_ms(model, alone, visits=[1.0]) == predict.mixed_service_ms(model, alone)
+
+
+def test_bursts_and_weights_do_not_mix() -> None:
+    from advisor.errors import BadInput
+
+    model = get_model("class-7200-desktop")
+    with pytest.raises(BadInput):
+        simulate(model, [StreamSpec("randread", burst=2), StreamSpec("write", weight=1.0)], ios=10)
+    with pytest.raises(BadInput):
+        simulate(model, [StreamSpec("randread", burst=2), StreamSpec("write")], ios=10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 
 from advisor.engine.advise import advise
 from advisor.engine.areas import group_areas
@@ -98,3 +99,15 @@ def replace_settings(w: Workload) -> Workload:
     from dataclasses import replace
 
     return replace(w, server=replace(w.server, settings={}))
+
+
+def test_wal_visits_per_io_come_from_its_flushes() -> None:
+    wal = rate("w", "/pg/pg_wal", kind="wal", ts="", read_iops=0.0, write_iops=50.0, random_share=None)
+    data = rate("d", "/pg/ts/1", ts="app", read_iops=100.0)
+    areas = {a.name: a for a in group_areas([wal, data])}
+    assert areas["WAL"].visits_per_io == 1.0, "no sync counter: every write is taken as a visit"
+    assert areas["app"].visits_per_io is None, "data interleaves at random"
+    synced = replace(wal, syncs_per_s=20.0)
+    assert {a.name: a for a in group_areas([synced, data])}["WAL"].visits_per_io == 0.4
+    idle = replace(wal, write_iops=0.0, write_mb_s=0.0)
+    assert {a.name: a for a in group_areas([idle, data])}["WAL"].visits_per_io is None

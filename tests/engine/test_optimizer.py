@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -95,3 +96,38 @@ def test_heuristic_holds_against_random_restarts_on_larger_instances(seed: int) 
     cost = _cost_fn(physics)
     best = min(local_search(cost, rng.sample(items, len(items)))[1] for _ in range(6))
     assert found <= best * 1.02, (found, best)
+
+
+def test_fast_cost_agrees_with_the_exact_predictor_when_the_log_comes_in_visits() -> None:
+    physics = ModelPhysics(model())
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(30):
+        items = random_items(rng, rng.randint(2, 6))
+        items = [PlaceItem(i.name, i.size_fraction, i.slot_fraction, i.iops, i.block_bytes, i.sequential, i.wal,
+                           visits=rng.choice([0.5, 1.0]) if i.wal else None) for i in items]
+        if sum(i.iops for i in items) == 0 or not any(i.wal for i in items):
+            continue
+        streams = streams_of(items, bands_of(items))
+        visits = [i.visits for i in items]
+        exact = weighted_mean_ms(streams, physics.mixed_service_ms(streams, visits))
+        fast = weighted_mean_ms(streams, physics.fast_mixed_service_ms(streams, visits))
+        assert abs(fast - exact) <= 0.05 * exact, (fast, exact)
+        checked += 1
+    assert checked >= 5
+
+
+def test_flushed_log_far_from_the_data_costs_more_than_chance_says() -> None:
+    """A WAL flushed by every commit is a round trip per commit: evaluate() counts it."""
+    physics = ModelPhysics(model())
+    data = PlaceItem("hot", 0.05, 0.05, 200.0, 8192, False)
+    wal = PlaceItem("WAL", 0.01, 0.01, 100.0, 8192, True, wal=True)
+    spacer = PlaceItem("cold", 0.8, 0.8, 0.0, 8192, False)
+    _, chance = evaluate(physics, [wal, spacer, data])
+    times, flushed = evaluate(physics, [replace(wal, visits=1.0), spacer, data])
+    assert flushed > 1.1 * chance
+    # packed next to each other, the round trip is short and the plan puts them there
+    _, packed = evaluate(physics, [replace(wal, visits=1.0), data, spacer])
+    assert packed < 0.8 * flushed
+    solution = optimise(physics, [replace(wal, visits=1.0), spacer, data])
+    assert [i.name for i in solution.disks[0].order][-1] == "cold"
