@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import struct
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm
 from advisor.bench.engines import Job, Region
 from advisor.bench.engines.fio import job_file
-from advisor.bench.plot import sparkline, zone_svg
+from advisor.bench.plot import sparkline, write_plot, zone_svg
 from advisor.bench.runner import parse_size
 from advisor.bench.stats import stability_warnings, summarize_ns
 from advisor.bench.suite import BenchOptions, band_regions, jobs_for, parse_tests, runs_for
@@ -128,3 +131,19 @@ def test_latency_spread_separates_rotation_from_a_long_flash_tail() -> None:
     # a wide relative spread of tiny latencies (page cache, jitter) is no revolution
     assert classify(Evidence(None, None, 0.9, band_width_ms=0.03))[0] == "solid-state"
     assert estimate_rpm(0.05, 0.08)[0] is None
+
+
+@pytest.mark.chromium
+def test_png_plot_is_rendered_from_the_svg(tmp_path: Path) -> None:
+    if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
+        pytest.skip("headless Chromium is not installed (scripts/install-system-deps.sh installs it)")
+    points = tuple(ZonePoint(i / 9, 180 * (1 - 0.45 * i / 9)) for i in range(10))
+    profile = DiskProfile("/dev/sdz", "/dev/sdz", 1 << 40, "2026-01-01T00:00:00+00:00", "builtin", 8192, zones=points)
+    out = tmp_path / "zones.png"
+    write_plot(profile, out)
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (720, 360)
+    with pytest.raises(BadInput):
+        write_plot(profile, tmp_path / "zones.gif")
