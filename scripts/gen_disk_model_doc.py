@@ -106,7 +106,10 @@ the flush, a command of its own (overhead, host turnaround) behind the write the
 first (bus transfer). Given the visit rate random interleaving implies, this is exactly
 random interleaving. The simulator's counterpart is `StreamSpec(burst=N)`: one request in
 flight, the streams taking turns of N IOs (N reads, then one write with `flush_every=1`);
-prediction and simulation agree within 5 % per stream on the four validated drives.
+prediction and simulation agree within 5 % per stream on the four validated drives. Not
+modelled yet: a flushed log write that opens no visit (a log alone on its disk) is costed
+as streaming, though its flush waits for the sector to come round (half a turn when
+commits arrive at random; `commit_rate_per_s` for back-to-back commits).
 
 A flush on a volatile cache drains *all* dirty data, not only the log's. In the demo's
 workload the data files are read with O_DIRECT and the few heap pages that get written

@@ -167,6 +167,13 @@ def _visit_service_ms(
     With a_s = share_s · D this is exactly random interleaving, so the visit rate only
     changes the answer where the workload's flushes say the switches are more frequent
     (or rarer) than chance. Returns None when no data stream is left to alternate with.
+
+    Not modelled: a log IO that opens no visit (the cap bound, or the log alone on its
+    disk) streams, although a flushed write there still waits for its sector to come
+    round (half a turn when commits arrive at random, a whole one back to back: see
+    :func:`commit_rate_per_s`), so a log on its own actuator is predicted cheaper than it
+    is; the objective is per-IO service time, which also leaves out that two actuators
+    overlap their waits.
     """
     rate = [(v if v is not None and v > 0 else None) for v in visits]
     shares = [share / total for _, share, _, _ in streams]
