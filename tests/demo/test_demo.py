@@ -211,3 +211,18 @@ def test_without_root_the_demo_falls_back_to_the_simulated_story() -> None:
         _assert_clean(workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_simulated_layouts_take_turns_when_flushes_are_counted() -> None:
+    """Reads per flush, then the WAL write and its flush: every commit is a round trip."""
+    from advisor.demo.simulated import Rates, simulate_layouts
+    from advisor.disk.presets import get_model
+
+    model = get_model("class-7200-desktop")
+    turns = simulate_layouts(model, Rates(3000.0, 150 << 20, 1000.0, 1000.0, 48 << 20), 2 << 30)
+    assert turns["reads_per_flush"] == 3 and turns["flush_every"] == 1
+    # without a flush count the streams interleave at random and the flushes go unseen
+    blind = simulate_layouts(model, Rates(3000.0, 150 << 20, 1000.0, 0.0, 48 << 20), 2 << 30)
+    assert blind["reads_per_flush"] is None
+    assert turns["before"]["wal_latency_ms"] > 1.5 * turns["after"]["wal_latency_ms"]
+    assert turns["predicted_gain"] > blind["predicted_gain"] + 0.1
