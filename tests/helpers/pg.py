@@ -18,16 +18,19 @@ import contextlib
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from advisor.demo.embedded import as_server_user, free_port, owned_dir, server_account
+
 REPO = Path(__file__).resolve().parents[2]
-SERVER_USER = "postgres"
-_CAP = ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
+# One implementation of "run PostgreSQL as an unprivileged account" serves the demo and the
+# tests: the same account, capability and directory ownership rules.
+_as_server_user = as_server_user
+_owned_dir = owned_dir
 
 
 LEGACY = (13,)
@@ -81,40 +84,9 @@ def client_tool(bindir: Path, name: str) -> Path:
     return Path(on_path)
 
 
-def ensure_server_user() -> pwd.struct_passwd:
-    """The unprivileged account servers run as; created (idempotently) when missing."""
-    try:
-        return pwd.getpwnam(SERVER_USER)
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVER_USER],
-            check=False,
-            capture_output=True,
-        )
-        return pwd.getpwnam(SERVER_USER)
-
-
-def _as_server_user(argv: list[str]) -> list[str]:
-    if os.geteuid() != 0:
-        return argv
-    return ["setpriv", f"--reuid={SERVER_USER}", f"--regid={SERVER_USER}", "--init-groups", *_CAP, *argv]
-
-
-def _owned_dir(path: Path) -> Path:
-    """Create *path* (and parents) and give it to the server user."""
-    path.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0:
-        account = ensure_server_user()
-        os.chown(path, account.pw_uid, account.pw_gid)
-    path.chmod(0o700)
-    return path
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def ensure_server_user() -> pwd.struct_passwd | None:
+    """The unprivileged account servers run as when we are root (created when missing)."""
+    return server_account()
 
 
 @dataclass
