@@ -33,8 +33,7 @@ def plan(
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
-    from advisor.cli.reporting import load_models, output_report, write_scripts
-    from advisor.engine.advise import advise
+    from advisor.cli.reporting import advise_and_output, load_models
     from advisor.engine.planner import PlanOptions
     from advisor.model import load_workload
 
@@ -48,11 +47,7 @@ def plan(
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
                           device=device, force=force, new_disks=True)
-    result = advise(work, models, options)
-    for note in notes:
-        typer.echo(f"advisor: note: {note}", err=True)
-    output_report(result, fmt, output, work)
-    write_scripts(result.plan, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts)
 
 
 def register(app: typer.Typer) -> None:

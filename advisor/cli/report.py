@@ -75,8 +75,7 @@ def report(
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
-    from advisor.cli.reporting import load_models, output_report, write_scripts
-    from advisor.engine.advise import advise
+    from advisor.cli.reporting import advise_and_output, load_models
     from advisor.engine.planner import PlanOptions
 
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
@@ -94,11 +93,7 @@ def report(
         work = load_workload_input(files, workload, allow_reset)
     models, notes = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
-    result = advise(work, models, options)
-    for note in notes:
-        typer.echo(f"advisor: note: {note}", err=True)
-    output_report(result, fmt, output, work)
-    write_scripts(result.plan, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts)
 
 
 def register(app: typer.Typer) -> None:

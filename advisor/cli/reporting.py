@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from advisor.disk.model import DiskModel
     from advisor.engine.advise import Models
     from advisor.engine.physics import DiskPhysics
+    from advisor.engine.planner import PlanOptions
     from advisor.model import DiskProfile, Plan, Report, Workload
 
 DEFAULT_PRESET = "class-7200-desktop"
@@ -120,6 +121,20 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
         from advisor.render.html import render_html
 
         _emit(render_html(report), output)
+
+
+def advise_and_output(
+    work: Workload, models: Models, options: PlanOptions, notes: list[str],
+    fmt: OutputFormat, output: Path | None, scripts: Path | None,
+) -> None:
+    """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts."""
+    from advisor.engine.advise import advise
+
+    result = advise(work, models, options)
+    for note in notes:
+        typer.echo(f"advisor: note: {note}", err=True)
+    output_report(result, fmt, output, work)
+    write_scripts(result.plan, scripts)
 
 
 def write_scripts(plan: Plan | None, directory: Path | None) -> None:

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+from advisor.disk.emulator_sys import pid_alive
+
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -122,16 +124,6 @@ def claim(root: Path) -> None:
     (root / OWNER_FILE).write_text(f"{os.getpid()}\n")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _stop_postmasters(root: Path) -> None:
     """Immediate shutdown (SIGQUIT) of servers whose data directory is under *root*."""
     for pidfile in root.rglob("postmaster.pid"):
@@ -141,9 +133,9 @@ def _stop_postmasters(root: Path) -> None:
                 continue
             os.kill(pid, signal.SIGQUIT)
             deadline = time.monotonic() + 15
-            while _alive(pid) and time.monotonic() < deadline:
+            while pid_alive(pid) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            if _alive(pid):
+            if pid_alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
@@ -158,7 +150,7 @@ def cleanup_stale(parent: Path, prefix: str = "advisor-demo-") -> list[Path]:
     for root in sorted(Path(parent).glob(prefix + "*")):
         with contextlib.suppress(OSError, ValueError):
             owner = int((root / OWNER_FILE).read_text().strip())
-            if _alive(owner):
+            if pid_alive(owner):
                 continue
             root = root.resolve()
             _stop_postmasters(root)

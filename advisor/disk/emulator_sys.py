@@ -136,7 +136,8 @@ def _pid_is_server(pid: int) -> bool:
     return b"advisor.disk.emulator_server" in cmdline
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process *pid* exists (one we may not signal counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -190,7 +191,7 @@ def teardown_dir(private_dir: Path, server_pid: int | None = None) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 5
-        while _pid_alive(pid) and _pid_is_server(pid) and time.monotonic() < deadline:
+        while pid_alive(pid) and _pid_is_server(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         if _pid_is_server(pid):
             with contextlib.suppress(ProcessLookupError):
