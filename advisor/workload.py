@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 
 from advisor import __version__
 from advisor.errors import BadInput, StatsReset
-from advisor.model import DiskStat, DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+from advisor.storage import diskstats as storage_diskstats
 
 MB = 1 << 20
 
@@ -229,7 +230,11 @@ def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
 
 
 def diskstat_rates(a: HostLayout | None, b: HostLayout | None, seconds: float) -> tuple[DiskStatRate, ...]:
-    """iostat -x figures per disk and partition from two /proc/diskstats readings."""
+    """iostat -x figures per disk and partition from the two snapshots' /proc/diskstats readings.
+
+    The host's own monotonic clock between the readings is preferred over the snapshots'
+    wall-clock interval when both come from the same host.
+    """
     if a is None or b is None or not a.diskstats or not b.diskstats:
         return ()
     if a.diskstats_at_monotonic_s is not None and b.diskstats_at_monotonic_s is not None and a.hostname == b.hostname:
@@ -237,26 +242,8 @@ def diskstat_rates(a: HostLayout | None, b: HostLayout | None, seconds: float) -
         if measured > 0:
             seconds = measured
     partitions = {p.name for p in b.partitions if p.number > 0}
-    before = {d.name: d for d in a.diskstats}
-    return tuple(
-        _diskstat_rate(before[d.name], d, seconds, d.name in partitions) for d in b.diskstats if d.name in before
-    )
-
-
-def _diskstat_rate(a: DiskStat, b: DiskStat, seconds: float, is_partition: bool) -> DiskStatRate:
-    reads = max(b.reads - a.reads, 0)
-    writes = max(b.writes - a.writes, 0)
-    return DiskStatRate(
-        name=b.name,
-        r_s=reads / seconds,
-        w_s=writes / seconds,
-        read_mb_s=max(b.read_sectors - a.read_sectors, 0) * 512 / MB / seconds,
-        write_mb_s=max(b.write_sectors - a.write_sectors, 0) * 512 / MB / seconds,
-        r_await_ms=(b.read_time_ms - a.read_time_ms) / reads if reads else None,
-        w_await_ms=(b.write_time_ms - a.write_time_ms) / writes if writes else None,
-        util=min(max(b.io_time_ms - a.io_time_ms, 0) / (seconds * 1000), 1.0),
-        is_partition=is_partition,
-    )
+    rows = [replace(d, is_partition=d.is_partition or d.name in partitions) for d in b.diskstats]
+    return tuple(storage_diskstats.diskstats_rates(a.diskstats, rows, seconds))
 
 
 def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:

@@ -16,6 +16,7 @@ from pathlib import Path
 from advisor.model import DiskStat, DiskStatRate
 
 SECTOR = 512
+MB = float(1 << 20)  # as iostat and advisor.workload: 1 MB = 1,048,576 bytes
 
 
 def parse(text: str, partitions: set[str] | None = None) -> list[DiskStat]:
@@ -73,7 +74,7 @@ def diskstats_rates(a: Iterable[DiskStat], b: Iterable[DiskStat], seconds: float
     >>> b = [DiskStat("sda", 300, 2800, 250, 20, 160, 130, 540)]
     >>> r = diskstats_rates(a, b, 2.0)[0]
     >>> (r.r_s, r.w_s, round(r.read_mb_s, 6), r.r_await_ms, r.w_await_ms, r.util)
-    (100.0, 5.0, 0.512, 1.0, 10.0, 0.25)
+    (100.0, 5.0, 0.488281, 1.0, 10.0, 0.25)
     """
     if seconds <= 0:
         raise ValueError("interval must be positive")
@@ -93,8 +94,8 @@ def diskstats_rates(a: Iterable[DiskStat], b: Iterable[DiskStat], seconds: float
             name=now.name,
             r_s=d_reads / seconds,
             w_s=d_writes / seconds,
-            read_mb_s=d_rsect * SECTOR / 1e6 / seconds,
-            write_mb_s=d_wsect * SECTOR / 1e6 / seconds,
+            read_mb_s=d_rsect * SECTOR / MB / seconds,
+            write_mb_s=d_wsect * SECTOR / MB / seconds,
             r_await_ms=d_rms / d_reads if d_reads else None,
             w_await_ms=d_wms / d_writes if d_writes else None,
             util=min(1.0, d_io / (seconds * 1000.0)),

@@ -22,17 +22,22 @@ from typing import Any
 
 from advisor import __version__
 from advisor.errors import BadInput, StatsReset, Unsupported
-from advisor.model import FileIO, FileKind, WaitProfile, Workload
+from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
+from advisor.workload import file_rate, zero_baseline
 from collectors.oracle import server, units
 from collectors.oracle.connect import run_query
 from collectors.oracle.live import driver_major
-from collectors.oracle.rates import file_rate
 
 USER_IO_EVENTS = (
     "db file sequential read", "db file scattered read", "db file parallel read", "direct path read",
     "direct path read temp", "direct path write", "direct path write temp", "read by other session",
 )
 
+
+
+def _rate(begin: FileIO | None, end: FileIO, interval_s: float) -> FileRate:
+    """The shared per-file rate; a file absent at the first snap was created since: rate from zero."""
+    return file_rate(begin if begin is not None else zero_baseline(end), end, interval_s, timing=True)
 
 def snap_range(value: Any) -> tuple[int, int]:
     """``(begin, end)`` from a tuple or a ``"BEGIN:END"`` string; begin must precede end."""
@@ -142,12 +147,12 @@ def history_workload(conn: Any, options: Mapping[str, Any]) -> Workload:
         rows = run_query(conn, query, major, binds)
         first = _files(rows, begin, prefix, block, timed, contents, info.name)
         last = _files(rows, end, prefix, block, timed, contents, info.name)
-        rates += [file_rate(first.get(key), item, interval) for key, item in sorted(last.items())]
+        rates += [_rate(first.get(key), item, interval) for key, item in sorted(last.items())]
     events = run_query(conn, f"{source}_system_event", major, binds)
     members = run_query(conn, "logfile", major)
     redo_path = sorted(str(m["member"]) for m in members)[0] if members else ""
     redo_begin, redo_end = _redo(events, (begin, end), timed, redo_path, info.name)
-    rates.append(file_rate(redo_begin, redo_end, interval))
+    rates.append(_rate(redo_begin, redo_end, interval))
     model = run_query(conn, f"{source}_time_model", major, binds)
     db_time = [units.number(r["value"]) for snap in (begin, end) for r in model if units.count(r["snap_id"]) == snap]
     io_micro = [sum(_event(events, snap, e)[1] for e in USER_IO_EVENTS) for snap in (begin, end)]

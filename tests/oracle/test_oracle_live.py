@@ -12,8 +12,8 @@ from oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, Scenario
 
 from advisor.collect import CollectContext, build_snapshot, run_collectors
 from advisor.model import FileRate, Snapshot
+from advisor.workload import file_rate, zero_baseline
 from collectors.oracle import OracleCollector
-from collectors.oracle.rates import file_rate
 
 Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 
@@ -36,7 +36,10 @@ def rates(first: Snapshot, second: Snapshot) -> dict[str, FileRate]:
 
     interval = (dt.datetime.fromisoformat(second.taken_at) - dt.datetime.fromisoformat(first.taken_at)).total_seconds()
     before = {f.file_id: f for f in first.files}
-    return {f.file_id: file_rate(before.get(f.file_id), f, interval) for f in second.files}
+    return {
+        f.file_id: file_rate(before.get(f.file_id) or zero_baseline(f), f, interval, timing=True)
+        for f in second.files
+    }
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -77,7 +77,7 @@ def test_rates_skip_vanished_and_reset_devices() -> None:
     assert [r.name for r in rates] == ["sda"]
     sda = rates[0]
     assert (sda.r_s, sda.w_s, sda.r_await_ms, sda.w_await_ms) == (0.0, 5.0, None, 10.0)
-    assert sda.write_mb_s == pytest.approx(2048 * 512 / 1e6 / 4)
+    assert sda.write_mb_s == pytest.approx(2048 * 512 / (1 << 20) / 4)  # MB = MiB, as iostat
     assert sda.util == 0.25 and sda.is_partition
     with pytest.raises(ValueError):
         diskstats.diskstats_rates(a, b, 0)
@@ -100,7 +100,7 @@ def test_diskstats_sees_direct_writes_on_one_partition(three_zone_disk) -> None:
     after, t1 = diskstats.sample([name, three_zone_disk.name])
     rates = {r.name: r for r in diskstats.diskstats_rates(before, after, t1 - t0)}
     assert rates[name].is_partition and not rates[three_zone_disk.name].is_partition
-    written = (rates[name].write_mb_s * 1e6) * (t1 - t0)
+    written = (rates[name].write_mb_s * (1 << 20)) * (t1 - t0)
     assert written >= 32 * len(aligned)  # at least our bytes (plus journal)
     assert rates[three_zone_disk.name].w_s >= rates[name].w_s
     (part.mountpoint / "direct.dat").unlink()
