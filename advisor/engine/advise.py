@@ -16,6 +16,7 @@ from typing import Any
 
 from advisor import __version__
 from advisor.engine.areas import group_areas
+from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
 from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
@@ -53,6 +54,7 @@ class Analysis:
     views: dict[str, DiskView]
     ssd_disks: set[str]
     findings: list[Finding]
+    calibration: Calibration
 
 
 def _disk_sizes(workload: Workload) -> dict[str, int]:
@@ -60,8 +62,13 @@ def _disk_sizes(workload: Workload) -> dict[str, int]:
 
 
 def analyse(workload: Workload, models: Models) -> Analysis:
-    """Areas, classes, gate, current-layout predictions and every finding."""
-    classified = classify(group_areas(workload.rates, workload.layout))
+    """Areas, classes, gate, current-layout predictions and every finding.
+
+    The areas are built from the read rates calibrated against the kernel's diskstats
+    (:mod:`advisor.engine.calibrate`): reads the page cache served do not move the head.
+    """
+    calibration = calibrate_reads(workload)
+    classified = classify(group_areas(calibration.rates, workload.layout))
     gate = response_time_gate(workload.wait.io_wait_share)
     findings: list[Finding] = []
     gate_finding = not_io_bound_finding(gate)
@@ -86,10 +93,11 @@ def analyse(workload: Workload, models: Models) -> Analysis:
         # the disk would gain, the database hardly: a placement finding cannot matter more than "low"
         placement = [replace(f, severity="low") for f in placement]
     findings += placement
+    findings += reads_cached(calibration)
     # NOT_IO_BOUND frames every other finding, so it leads; then by severity and gain
     findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
                                  -(f.predicted_gain or 0.0), f.code, f.subject))
-    return Analysis(classified, gate, views, ssd_disks, findings)
+    return Analysis(classified, gate, views, ssd_disks, findings, calibration)
 
 
 def _rpm(physics: DiskPhysics) -> int | None:
@@ -217,7 +225,7 @@ def _layout_summary(workload: Workload) -> dict[str, Any]:
     return {"hostname": workload.layout.hostname, "disks": disks}
 
 
-def _area_rows(classified: Sequence[Classified]) -> tuple[dict[str, Any], ...]:
+def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tuple[dict[str, Any], ...]:
     return tuple(
         {
             "name": c.area.name, "kind": c.area.kind, "class": c.cls, "reason": c.reason,
@@ -225,7 +233,8 @@ def _area_rows(classified: Sequence[Classified]) -> tuple[dict[str, Any], ...]:
             "write_iops": round(c.area.write_iops, 3), "mb_s": round(c.area.mb_s, 3), "size_bytes": c.area.size_bytes,
             "files": c.area.files, "disk": c.area.disk, "partition": c.area.partition,
             "zone_start": c.area.zone_start, "zone_end": c.area.zone_end, "zone_mean": c.area.zone_mean,
-            "placement_known": c.area.placement_known,
+            "placement_known": c.area.placement_known, "read_mb_s": round(c.area.read_mb_s, 3),
+            **calibration.area_row(c.area.name),
         }
         for c in classified
     )
@@ -246,8 +255,9 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         plan=plan,
         io_wait_share=workload.wait.io_wait_share,
         layout=_layout_summary(workload),
-        areas=_area_rows(analysis.classified),
-        warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(plan_notes),
+        areas=_area_rows(analysis.classified, analysis.calibration),
+        warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(analysis.calibration.notes())
+        + tuple(plan_notes),
         tool_version=__version__,
     )
 

@@ -274,12 +274,17 @@ def group_areas(rates: Iterable[FileRate], layout: HostLayout | None = None) -> 
     return areas
 
 
-def _unique_names(accs: Mapping[tuple[AreaKind, str], _Accumulator]) -> dict[tuple[AreaKind, str], str]:
+def _unique_names(accs: Mapping[tuple[AreaKind, str], object]) -> dict[tuple[AreaKind, str], str]:
     """Area names as users know them; a temp tablespace named like a data one gets a suffix."""
     taken: dict[str, int] = {}
     for _kind, label in accs:
         taken[label] = taken.get(label, 0) + 1
     return {(kind, label): (f"{label} ({kind})" if taken[label] > 1 else label) for kind, label in accs}
+
+
+def area_labels(rates: Iterable[FileRate]) -> dict[tuple[AreaKind, str], str]:
+    """Area name of every area key of *rates*, exactly as :func:`group_areas` names them."""
+    return _unique_names(dict.fromkeys(area_key(r) for r in rates))
 
 
 def areas_of_workload(workload: Workload) -> list[Area]:

@@ -1,0 +1,160 @@
+"""Read rates calibrated against the kernel's diskstats: scaled, apportioned, or kept as reported."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from advisor.engine.advise import advise
+from advisor.engine.calibrate import calibrate_reads
+from advisor.model import DiskStatRate, Partition, Report, Workload
+from tests.engine.synth import DISK_BYTES, GB, AreaSpec, models, workload
+
+PARTS = (
+    Partition("sda1", "sda", 1, 1 << 20, int(0.3 * DISK_BYTES)),
+    Partition("sda2", "sda", 2, int(0.3 * DISK_BYTES), int(0.3 * DISK_BYTES)),
+    Partition("sda3", "sda", 3, int(0.6 * DISK_BYTES), int(0.39 * DISK_BYTES)),
+)
+
+
+def on_partitions(specs: Sequence[AreaSpec], where: Mapping[str, str], stats: Sequence[DiskStatRate] = (),
+                  partitions: Sequence[Partition] = PARTS) -> Workload:
+    """A synthetic workload whose areas sit on the partitions *where* names, with *stats* as diskstats."""
+    w = workload(specs, partitions=partitions)
+    assert w.layout is not None
+    locs = tuple(replace(loc, partition=where.get(loc.path.split("/")[2], loc.partition)) for loc in w.layout.locations)
+    return replace(w, layout=replace(w.layout, locations=locs), diskstats=tuple(stats))
+
+
+def stat(name: str, r_s: float, read_mb_s: float, partition: bool = True) -> DiskStatRate:
+    return DiskStatRate(name, r_s, 5.0, read_mb_s, 0.1, 8.0, 2.0, 0.5, is_partition=partition)
+
+
+def rows(report: Report) -> dict[str, dict[str, Any]]:
+    return {str(a["name"]): a for a in report.areas}
+
+
+def mib(iops: float, kb: float = 8.0) -> float:
+    """MB/s of *iops* reads of *kb* each, the way the synthetic workloads compute it."""
+    return iops * kb / 1000
+
+
+HOT = AreaSpec("orders", size_gb=20, read_iops=2000, zone=(0.65, 0.70))
+WAL = AreaSpec("WAL", kind="wal", size_gb=4, write_iops=60, write_kb=16, random_share=None, syncs=40, zone=(0.05, 0.06))
+
+
+def test_five_percent_of_the_reads_reaching_the_partition_scales_them_and_says_so() -> None:
+    w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
+                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False)])
+    raw = advise(replace(w, diskstats=()), models())
+    report = advise(w, models())
+    orders = rows(report)["orders"]
+    assert orders["read_iops"] == pytest.approx(100.0, rel=1e-3)
+    assert orders["db_read_iops"] == pytest.approx(2000.0)
+    assert orders["read_mb_s"] == pytest.approx(mib(100), rel=1e-3)
+    assert orders["disk_read_share"] == pytest.approx(0.05, rel=1e-3)
+    assert rows(raw)["orders"]["read_iops"] == pytest.approx(2000.0)
+    assert rows(report)["WAL"]["write_iops"] == pytest.approx(60.0), "writes are never scaled"
+    note = next(n for n in report.warnings if n.startswith("sda3:"))
+    assert "100.0 reads/s" in note and "2000.0 reads/s" in note and "orders" in note and "upper bound" in note
+    cached = [f for f in report.findings if f.code == "READS_CACHED"]
+    assert [f.subject for f in cached] == ["sda3"] and cached[0].severity == "low"
+    assert cached[0].evidence["disk_read_share"] == pytest.approx(0.05, rel=1e-3)
+    assert cached[0].evidence["kernel_read_iops"] == 100.0 and cached[0].evidence["db_read_iops"] == 2000.0
+    assert "READS_CACHED" not in {f.code for f in raw.findings}
+    # the placement evidence and the plan use the disk's reads, not the buffer misses
+    hot = next(f for f in report.findings if f.code == "HOT_ON_INNER")
+    assert hot.evidence["iops"] == pytest.approx(100.0, rel=1e-3)
+    assert report.plan is not None and raw.plan is not None
+    assert {t.area: t.iops for t in report.plan.service_times}["orders"] == pytest.approx(100.0, rel=1e-3)
+
+
+def test_without_diskstats_nothing_changes_and_the_rates_are_called_unverified() -> None:
+    w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"})
+    cal = calibrate_reads(w)
+    assert cal.rates == w.rates and not cal.measured
+    report = advise(w, models())
+    orders = rows(report)["orders"]
+    assert orders["read_iops"] == pytest.approx(2000.0) and orders["disk_read_share"] is None
+    assert any("database's own" in n and "unverified" in n for n in report.warnings)
+    assert "READS_CACHED" not in {f.code for f in report.findings}
+    # AWR imports and snapshots without host layout carry no layout at all
+    assert calibrate_reads(replace(w, layout=None, diskstats=(stat("sda3", 1.0, 0.01),))).rates == w.rates
+
+
+def test_the_kernel_seeing_more_reads_never_scales_up() -> None:
+    w = on_partitions([HOT], {"orders": "sda3"}, [stat("sda3", 2600.0, 30.0)])
+    report = advise(w, models())
+    assert rows(report)["orders"]["read_iops"] == pytest.approx(2000.0)
+    assert rows(report)["orders"]["disk_read_share"] == 1.0
+    assert any(n.startswith("sda3:") and "rates kept" in n for n in report.warnings)
+    assert "READS_CACHED" not in {f.code for f in report.findings}
+
+
+def test_a_partition_shared_by_two_areas_is_apportioned_by_their_database_reads() -> None:
+    a = AreaSpec("orders", size_gb=20, read_iops=300, zone=(0.65, 0.70))
+    b = AreaSpec("items", size_gb=20, read_iops=100, zone=(0.71, 0.75))
+    c = AreaSpec("history", size_gb=20, read_iops=50, zone=(0.31, 0.35))
+    w = on_partitions([a, b, c], {"orders": "sda3", "items": "sda3", "history": "sda2"},
+                      [stat("sda3", 40.0, mib(40)), stat("sda2", 50.0, mib(50))])
+    got = rows(advise(w, models()))
+    assert got["orders"]["read_iops"] == pytest.approx(30.0, rel=1e-3)
+    assert got["items"]["read_iops"] == pytest.approx(10.0, rel=1e-3)
+    assert got["orders"]["disk_read_share"] == got["items"]["disk_read_share"] == pytest.approx(0.1, rel=1e-3)
+    assert got["history"]["read_iops"] == pytest.approx(50.0) and got["history"]["disk_read_share"] == 1.0
+    device = next(d for d in calibrate_reads(w).devices if d.device == "sda3")
+    assert set(device.areas) == {"orders", "items"} and device.db_read_iops == pytest.approx(400.0)
+
+
+def test_merged_requests_cut_iops_but_keep_the_bytes_and_are_not_called_cached() -> None:
+    scan = AreaSpec("facts", size_gb=40, read_iops=1600, read_kb=8, random_share=0.0, zone=(0.65, 0.70))
+    w = on_partitions([scan], {"facts": "sda3"}, [stat("sda3", 100.0, mib(1600))])
+    report = advise(w, models())
+    facts = rows(report)["facts"]
+    assert facts["read_iops"] == pytest.approx(100.0, rel=1e-3)
+    assert facts["read_mb_s"] == pytest.approx(mib(1600), rel=1e-3)
+    assert facts["disk_read_share"] == pytest.approx(1.0)
+    assert "READS_CACHED" not in {f.code for f in report.findings}
+
+
+def test_a_disk_row_alone_calibrates_all_files_on_that_disk() -> None:
+    a = AreaSpec("orders", size_gb=20, read_iops=300, zone=(0.65, 0.70))
+    b = AreaSpec("history", size_gb=20, read_iops=100, zone=(0.31, 0.35))
+    w = on_partitions([a, b], {"orders": "sda3", "history": "sda2"}, [stat("sda", 20.0, mib(20), partition=False)])
+    cal = calibrate_reads(w)
+    assert [(d.device, d.level) for d in cal.devices] == [("sda", "disk")]
+    got = rows(advise(w, models()))
+    assert got["orders"]["read_iops"] == pytest.approx(15.0, rel=1e-3)
+    assert got["history"]["read_iops"] == pytest.approx(5.0, rel=1e-3)
+    # with a row for sda3 too, sda3's own reads are taken off the disk's for the files elsewhere
+    both = on_partitions([a, b], {"orders": "sda3", "history": "sda2"},
+                         [stat("sda", 30.0, mib(30), partition=False), stat("sda3", 25.0, mib(25))])
+    got = rows(advise(both, models()))
+    assert got["orders"]["read_iops"] == pytest.approx(25.0, rel=1e-3)
+    assert got["history"]["read_iops"] == pytest.approx(5.0, rel=1e-3)
+
+
+def test_a_whole_disk_file_system_uses_the_disk_row() -> None:
+    whole = (Partition("sda", "sda", 0, 0, DISK_BYTES),)
+    w = on_partitions([HOT], {"orders": "sda"}, [stat("sda", 200.0, mib(200), partition=False)], partitions=whole)
+    cal = calibrate_reads(w)
+    assert [(d.device, d.level, d.disk) for d in cal.devices] == [("sda", "disk", "sda")]
+    assert rows(advise(w, models()))["orders"]["read_iops"] == pytest.approx(200.0, rel=1e-3)
+
+
+def test_files_of_unknown_placement_stay_as_reported_and_are_counted_in_a_note() -> None:
+    lvm = AreaSpec("lost", size_gb=5, read_iops=500, placement_known=False, reason="LVM")
+    w = on_partitions([HOT, lvm], {"orders": "sda3"}, [stat("sda3", 100.0, mib(100))])
+    assert w.layout is not None
+    locs = tuple(replace(loc, partition=None, disk=None) if "/lost/" in loc.path else loc for loc in w.layout.locations)
+    w = replace(w, layout=replace(w.layout, locations=locs), rates=(*w.rates, replace(
+        w.rates[0], file_id="nowhere", path="/elsewhere/x", tablespace="nowhere", read_iops=7.0, size_bytes=GB)))
+    report = advise(w, models())
+    got = rows(report)
+    assert got["lost"]["read_iops"] == pytest.approx(500.0) and got["lost"]["disk_read_share"] is None
+    assert got["nowhere"]["read_iops"] == pytest.approx(7.0)
+    assert got["orders"]["read_iops"] == pytest.approx(100.0, rel=1e-3)
+    assert any(n.startswith("2 files (507.0 reads/s) have no device counters") for n in report.warnings)
