@@ -27,7 +27,7 @@ pg-binaries: venv
 	bash scripts/fetch-pg-binaries.sh
 
 lint: venv
-	$(VENV)/bin/ruff check advisor collectors tests benchmarks
+	$(VENV)/bin/ruff check advisor collectors tests benchmarks scripts
 
 typecheck: venv
 	$(VENV)/bin/mypy
