@@ -48,3 +48,15 @@ def test_every_docs_page_is_linked_from_the_index() -> None:
     for page in DOCS.glob("*.md"):
         if page.name != "README.md":
             assert f"({page.name})" in index, f"docs/{page.name} is not linked from docs/README.md"
+
+
+def test_json_format_doc_matches_the_dataclasses() -> None:
+    """docs/json-format.md is generated from advisor/model.py; a new field must reach it."""
+    import subprocess
+    import sys
+
+    script = DOCS.parent / "scripts" / "gen-json-format.py"
+    generated = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert generated == (DOCS / "json-format.md").read_text(), (
+        "docs/json-format.md is stale: run scripts/gen-json-format.py > docs/json-format.md"
+    )
