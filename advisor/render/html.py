@@ -38,12 +38,15 @@ def _areas(report: Report) -> str:
     rows = "".join(
         f"<tr><td>{escape(str(a['name']))}</td><td>{escape(str(a['class']))}</td>"
         f"<td class=num>{pct(a['io_share'])}</td>"
-        f"<td class=num>{a['iops']:.1f}</td><td class=num>{a['mb_s']:.2f}</td><td class=num>"
+        f"<td class=num>{a['iops']:.1f}</td><td class=num>{a['mb_s']:.2f}</td>"
+        f"<td class=num>{pct(a.get('disk_read_share'))}</td><td class=num>"
         f"{human_bytes(a['size_bytes'])}</td><td>{escape(str(a.get('disk') or '-'))}</td></tr>"
         for a in report.areas
     )
-    return ("<table><tr><th>area</th><th>class</th><th>IO share</th><th>IOPS</th><th>MB/s</th><th>size</th>"
-            f"<th>disk</th></tr>{rows}</table>")
+    notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report.warnings)
+    return ("<table><tr><th>area</th><th>class</th><th>IO share</th><th>IOPS</th><th>MB/s</th>"
+            "<th>reads on disk</th><th>size</th>"
+            f"<th>disk</th></tr>{rows}</table><ul class=notes>{notes}</ul>")
 
 
 def _plan(report: Report) -> str:
