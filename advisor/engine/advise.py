@@ -68,7 +68,8 @@ def analyse(workload: Workload, models: Models) -> Analysis:
     (:mod:`advisor.engine.calibrate`): reads the page cache served do not move the head.
     """
     calibration = calibrate_reads(workload)
-    classified = classify(group_areas(calibration.rates, workload.layout))
+    areas = group_areas(calibration.rates, workload.layout)
+    classified = classify([calibration.with_database_pattern(a) for a in areas])
     gate = response_time_gate(workload.wait.io_wait_share)
     findings: list[Finding] = []
     gate_finding = not_io_bound_finding(gate)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from advisor.engine.areas import AreaKind, LocationIndex, area_key, area_labels
+from advisor.engine.areas import Area, AreaKind, LocationIndex, area_key, area_labels
 from advisor.model import DiskStatRate, FileRate, Finding, HostLayout, Location, Workload
 
 
@@ -87,6 +87,18 @@ class Calibration:
     unmatched_files: int = 0
     file_factors: dict[str, tuple[float, float]] = field(default_factory=dict)  # file_id -> (iops, MB/s)
     areas: dict[str, AreaReads] = field(default_factory=dict)  # area name -> the database's own reads
+
+    def with_database_pattern(self, area: Area) -> Area:
+        """*area* with the mean read size the database requested, for classification.
+
+        Readahead and merging change the size of the disk's requests, not the access pattern:
+        random 8 KiB lookups the kernel rounded up to 16-32 KiB are still random. The disk
+        model's transfer size comes from the calibrated IOPS and MB/s (``mean_io_bytes``).
+        """
+        reads = self.areas.get(area.name)
+        if reads is None or reads.db_read_iops <= 0 or area.read_iops <= 0:
+            return area
+        return replace(area, mean_read_kb=reads.db_read_mb_s * 1000 / reads.db_read_iops)
 
     def area_row(self, name: str) -> dict[str, float | None]:
         """``db_read_iops``, ``db_read_mb_s`` and ``disk_read_share`` of one area for the report.

@@ -117,6 +117,7 @@ def test_merged_requests_cut_iops_but_keep_the_bytes_and_are_not_called_cached()
     assert facts["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert facts["read_mb_s"] == pytest.approx(mib(1600), rel=1e-3)
     assert facts["disk_read_share"] == pytest.approx(1.0)
+    assert facts["class"] == "scan"
     assert "READS_CACHED" not in {f.code for f in report.findings}
 
 
@@ -158,3 +159,13 @@ def test_files_of_unknown_placement_stay_as_reported_and_are_counted_in_a_note()
     assert got["nowhere"]["read_iops"] == pytest.approx(7.0)
     assert got["orders"]["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert any(n.startswith("2 files (507.0 reads/s) have no device counters") for n in report.warnings)
+
+
+def test_bigger_kernel_requests_do_not_turn_random_lookups_into_a_scan() -> None:
+    lookups = AreaSpec("orders", size_gb=20, read_iops=2000, random_share=None, zone=(0.65, 0.70))
+    # readahead: a quarter as many requests as buffer misses, 1.2 times their bytes (capped at 1)
+    w = on_partitions([lookups], {"orders": "sda3"}, [stat("sda3", 500.0, mib(2000) * 1.2)])
+    raw, report = advise(replace(w, diskstats=()), models()), advise(w, models())
+    assert rows(raw)["orders"]["class"] == rows(report)["orders"]["class"] == "random-read"
+    assert rows(report)["orders"]["read_iops"] == pytest.approx(500.0, rel=1e-3)
+    assert rows(report)["orders"]["read_mb_s"] == pytest.approx(mib(2000), rel=1e-3)
