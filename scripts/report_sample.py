@@ -57,11 +57,12 @@ def advisor(*args: str, env: dict[str, str] | None = None, show: str | None = No
 
 
 def evict(directory: Path) -> None:
-    """Drop the (checkpointed, clean) files under *directory* from the OS page cache."""
+    """Write back and evict the files under *directory* from the OS page cache."""
     for path in directory.rglob("*"):
         if path.is_file():
             fd = os.open(path, os.O_RDONLY)
             try:
+                os.fsync(fd)  # dirty pages are not evicted (the servers run with fsync off)
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)

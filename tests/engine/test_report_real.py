@@ -69,11 +69,12 @@ def _apply_postgres_sql(pg: PgServer, plan: dict[str, Any]) -> dict[str, str]:
 
 
 def _drop_cached(directory: Path) -> None:
-    """Evict the (clean, checkpointed) files under *directory* from the OS page cache."""
+    """Write back and evict the files under *directory* from the OS page cache."""
     for path in directory.rglob("*"):
         if path.is_file():
             fd = os.open(path, os.O_RDONLY)
             try:
+                os.fsync(fd)  # dirty pages are not evicted (the servers run with fsync off)
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
