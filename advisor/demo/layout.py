@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import subprocess
 import time
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from advisor.demo.embedded import owned_dir
 from advisor.errors import DeviceError
+from advisor.storage.nodes import remove_made_nodes, wait_partition_nodes
 
 SECTOR = 512
 ALIGN = 1 << 20
@@ -67,27 +67,6 @@ def plan(size_bytes: int, fractions: Sequence[tuple[str, float]]) -> list[tuple[
     return out
 
 
-def _partition_nodes(device: str, count: int, timeout_s: float = 10.0) -> list[str]:
-    name = os.path.basename(device)
-    nodes = [f"{device}p{k}" for k in range(1, count + 1)]
-    deadline = time.monotonic() + timeout_s
-    asked_partx = False
-    while time.monotonic() < deadline:
-        if all(os.path.exists(n) and stat.S_ISBLK(os.stat(n).st_mode) for n in nodes):
-            return nodes
-        if not asked_partx and time.monotonic() > deadline - timeout_s + 0.5:
-            subprocess.run(["partx", "-a", device], capture_output=True, check=False)
-            asked_partx = True
-        for k, node in enumerate(nodes, start=1):
-            dev_file = Path(f"/sys/block/{name}/{name}p{k}/dev")
-            if not os.path.exists(node) and dev_file.exists():
-                major, minor = (int(x) for x in dev_file.read_text().split(":"))
-                with contextlib.suppress(FileExistsError):
-                    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(major, minor))
-        time.sleep(0.05)
-    raise DeviceError(f"partition nodes of {device} did not appear")
-
-
 def _unmount(mountpoint: Path) -> None:
     for attempt in range(40):
         done = subprocess.run(["umount", str(mountpoint)], capture_output=True, text=True, check=False)
@@ -95,16 +74,6 @@ def _unmount(mountpoint: Path) -> None:
             return
         time.sleep(0.05 * (attempt + 1))
     subprocess.run(["umount", "-l", str(mountpoint)], capture_output=True, check=False)
-
-
-def _remove_made_nodes(nodes: Sequence[str]) -> None:
-    """Delete nodes we made with mknod once the kernel no longer has the partition."""
-    for node in nodes:
-        name = os.path.basename(node)
-        disk = name.rsplit("p", 1)[0]
-        if os.path.exists(node) and not Path(f"/sys/block/{disk}/{name}").exists():
-            with contextlib.suppress(OSError):
-                os.unlink(node)
 
 
 def partition_and_mount(device: str, root: Path, stack: ExitStack,
@@ -117,8 +86,8 @@ def partition_and_mount(device: str, root: Path, stack: ExitStack,
         f"start={start // SECTOR}, size={length // SECTOR}, name={label}\n" for label, start, length in planned)
     _run(["sfdisk", "-q", "--no-reread", "--no-tell-kernel", device], stdin=script)
     subprocess.run(["blockdev", "--rereadpt", device], capture_output=True, check=False)
-    nodes = _partition_nodes(device, len(planned))
-    stack.callback(_remove_made_nodes, nodes)
+    nodes = wait_partition_nodes(device, len(planned))
+    stack.callback(remove_made_nodes, nodes)
     areas: dict[str, Area] = {}
     for (label, start, length), node in zip(planned, nodes, strict=True):
         _run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", "-L", label, node])

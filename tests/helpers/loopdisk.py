@@ -22,13 +22,14 @@ Stable API (used by the storage, bench, emulator and demo tests)::
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from advisor.storage.nodes import remove_made_nodes, wait_partition_nodes
 
 SECTOR = 512
 ALIGN_BYTES = 1 << 20  # partitions start and end on 1 MiB boundaries, like sfdisk's default
@@ -100,39 +101,6 @@ def _sfdisk_script(planned: list[tuple[str, int, int]]) -> str:
     for label, start, size in planned:
         lines.append(f"start={start // SECTOR}, size={size // SECTOR}, name={label}")
     return "\n".join(lines) + "\n"
-
-
-def _wait_for_partition_nodes(device: str, count: int, timeout_s: float = 5.0) -> list[str]:
-    """Return /dev/loopNpK for K=1..count once they exist as block devices.
-
-    Without udev the kernel's devtmpfs normally creates the nodes; when the partition scan
-    did not happen, ``partx -a`` adds the partitions, and as a last resort the node is
-    made with mknod from the numbers in sysfs.
-    """
-    name = os.path.basename(device)
-    nodes = [f"{device}p{k}" for k in range(1, count + 1)]
-
-    def present() -> bool:
-        return all(os.path.exists(n) and stat.S_ISBLK(os.stat(n).st_mode) for n in nodes)
-
-    deadline = time.monotonic() + timeout_s
-    tried_partx = False
-    while time.monotonic() < deadline:
-        if present():
-            return nodes
-        if not tried_partx and time.monotonic() > deadline - timeout_s + 0.5:
-            subprocess.run(["partx", "-a", device], capture_output=True, check=False)
-            tried_partx = True
-        for k, node in enumerate(nodes, start=1):
-            dev_file = Path(f"/sys/block/{name}/{name}p{k}/dev")
-            if not os.path.exists(node) and dev_file.exists():
-                major, minor = (int(x) for x in dev_file.read_text().strip().split(":"))
-                try:
-                    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(major, minor))
-                except FileExistsError:
-                    pass
-        time.sleep(0.05)
-    raise RuntimeError(f"partition nodes of {device} did not appear: {[n for n in nodes if not os.path.exists(n)]}")
 
 
 def _mkfs(fs: str, node: str, label: str, extra: Sequence[str]) -> None:
@@ -209,8 +177,8 @@ def scratch_disk(
             _run(["sfdisk", "-q", "--no-reread", "--no-tell-kernel", device], stdin=_sfdisk_script(planned))
             # sfdisk's own re-read can race with the new table; ask again, then wait.
             subprocess.run(["blockdev", "--rereadpt", device], capture_output=True, check=False)
-            nodes = _wait_for_partition_nodes(device, len(planned))
-            cleanup.callback(_remove_stray_nodes, nodes)
+            nodes = wait_partition_nodes(device, len(planned), timeout_s=5.0)
+            cleanup.callback(remove_made_nodes, nodes)
             layout = [(label, start, size, node, k + 1) for k, ((label, start, size), node) in
                       enumerate(zip(planned, nodes, strict=True))]
         for label, start, size, node, number in layout:
@@ -227,18 +195,6 @@ def scratch_disk(
                 cleanup.callback(_unmount, mountpoint)
             built.append(ScratchPartition(label, number, node, start, size, mountpoint))
         yield ScratchDisk(device, name, image, size_bytes, tuple(built), image_dir)
-
-
-def _remove_stray_nodes(nodes: list[str]) -> None:
-    """Delete partition nodes we made with mknod (devtmpfs removes its own on detach)."""
-    for node in nodes:
-        name = os.path.basename(node)
-        disk = name.rsplit("p", 1)[0]
-        if os.path.exists(node) and not Path(f"/sys/block/{disk}/{name}").exists():
-            try:
-                os.unlink(node)
-            except OSError:
-                pass
 
 
 def _rmdir_quiet(path: Path) -> None:
