@@ -29,11 +29,22 @@ def gain_text(finding: Finding) -> str:
     return pct(finding.predicted_gain) if finding.predicted_gain is not None else "-"
 
 
+def _number(value: float) -> str:
+    """Four significant digits, but never scientific notation for rates a DBA reads.
+
+    >>> _number(18630.4), _number(8.7531), _number(0.000123)
+    ('18630', '8.753', '0.000123')
+    """
+    if abs(value) >= 1000:
+        return f"{value:.0f}"
+    return f"{value:.4g}"
+
+
 def evidence_text(evidence: dict[str, Any]) -> str:
     """Evidence as ``key=value`` pairs, floats shortened."""
     parts = []
     for key, value in evidence.items():
-        shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+        shown = _number(value) if isinstance(value, float) else str(value)
         parts.append(f"{key}={shown}")
     return ", ".join(parts)
 
