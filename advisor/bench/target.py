@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -126,9 +127,10 @@ def open_target(path: str, want_write: bool) -> Target:
         if want_write:
             where = mounted_at(path)
             state = f"mounted at {where}" if where else "a device"
+            scratch = posixpath.join(where or "/mnt/fs", "advisor-bench.tmp")
             raise UnsafeTarget(
                 f"refusing the commit test on {path} ({state}): it writes, and the bench never writes to devices",
-                hint=f"run it on a scratch file: --scratch-file {where or '/mnt/fs'}/advisor-bench.tmp --size 2G",
+                hint=f"run it on a scratch file: --scratch-file {scratch} --size 2G",
             )
         kind: TargetKind = "device"
     elif stat.S_ISREG(info.st_mode):
