@@ -37,7 +37,6 @@ import itertools
 import math
 import random
 from array import array
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -46,6 +45,8 @@ import numpy as np
 import numpy.typing as npt
 
 from advisor.disk.model import DiskModel
+from advisor.disk.seektable import seek_table
+from advisor.disk.sptf import choose_reads, prepare_windows
 
 CacheMode = Literal["off", "volatile", "lying"]
 # seek cylinder, start angle (turns), media transfer s, end seek cylinder, sustained B/s there
@@ -53,61 +54,7 @@ Geometry = tuple[int, float, float, int, float]
 BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
 DESTAGE_WINDOW = 32  # dirty extents the drive considers when choosing what to destage
 IDLE_BEFORE_DESTAGE_S = 0.001  # idle time before the drive starts destaging on its own
-SPTF_WINDOW_UP, SPTF_WINDOW_DOWN = 8, 2  # pruning window steps after a miss / a hit: ~1 miss in 5
-SEEK_TABLES_KEPT = 2  # drives whose seek tables stay cached (each is 32 bytes per cylinder)
 
-# (cylinders, steps, min ms, revolution s, grid) -> seek table (see seek_table)
-_SEEK_TABLES: dict[tuple[int, int, float, float, tuple[float, ...]], array[float]] = {}
-
-
-def seek_table(grid: Sequence[float], steps: int, seek_min_ms: float, cylinders: int, t_rev: float) -> array[float]:
-    """Read seek time (s) and the same in revolutions by signed cylinder distance d.
-
-    ``table[2*d]`` is the seek in seconds and ``table[2*d + 1]`` that divided by the
-    revolution time, for ``-cylinders < d < cylinders``. SPTF prices every queued request
-    on every decision and interpolating the seek curve was most of that cost. Seek
-    distances are whole cylinders, so the curve is tabulated once per drive with numpy,
-    using the arithmetic of the scalar path in the same order (``d·(1/C)``, a correctly
-    rounded square root, one interpolation, the single-track floor, ``/1000``, then
-    ``/t_rev``): every entry is bit-identical to what the inline evaluation gave.
-
-    Layout, for speed: the pair of a distance shares a cache line (the table is megabytes
-    and the look-ups are random, so memory latency dominates; a list of float objects was
-    four cache misses per request, this is one), and negative distances sit in reverse at
-    the end, so Python's negative indexing serves ``c - head`` without an ``abs``.
-    """
-    key = (cylinders, steps, float(seek_min_ms), t_rev, tuple(grid))
-    hit = _SEEK_TABLES.get(key)
-    if hit is not None:
-        return hit
-    g = np.asarray(grid, dtype=np.float64)
-    pairs = np.empty((2 * cylinders - 1, 2))  # (seek s, seek turns) by distance, then mirrored
-    pos = np.arange(cylinders, dtype=np.float64)
-    pos *= 1.0 / cylinders
-    np.sqrt(pos, out=pos)
-    pos *= steps
-    k = pos.astype(np.int64)
-    inside = k < steps
-    np.minimum(k, steps - 1, out=k)
-    lo = g[k]
-    slope = g[k + 1]
-    slope -= lo
-    pos -= k
-    pos *= slope
-    pos += lo
-    ms = np.where(inside, pos, g[steps])
-    np.maximum(ms, seek_min_ms, out=ms)
-    seconds = pairs[:cylinders, 0]
-    np.divide(ms, 1000.0, out=seconds)
-    seconds[0] = 0.0
-    np.divide(seconds, t_rev, out=pairs[:cylinders, 1])
-    pairs[cylinders:] = pairs[cylinders - 1 : 0 : -1]
-    table = array("d")
-    table.frombytes(pairs.data.cast("B"))
-    while len(_SEEK_TABLES) >= SEEK_TABLES_KEPT:
-        del _SEEK_TABLES[next(iter(_SEEK_TABLES))]
-    _SEEK_TABLES[key] = table
-    return table
 
 
 @dataclass(slots=True)
@@ -194,26 +141,10 @@ class Mechanism:
         self._window = 0
 
     def _table(self) -> array[float]:
-        """The seek table, and the pruning windows of :meth:`_choose_reads` with it.
-
-        A positioned request costs at least its seek plus the least wait (the margin, or
-        a revolution if that is shorter). Window j holds the requests within
-        ``_reach[j]`` cylinders of the head: every request outside it has a √-grid index
-        of j or more, so a seek of at least ``floor_ms[j]`` (less a nanosecond for the
-        rounding of the interpolation), and costs more than ``_bound[j]``. The last
-        window holds everything.
-        """
+        """The seek table, and the pruning windows of :meth:`_choose_reads` with it."""
         if self._seek_table is None:
-            steps, cylinders = self._steps, self.cylinders
-            grid = self._grid
-            floor_ms = [max(min(a, b), self._seek_min) - 1e-9 for a, b in zip(grid, grid[1:], strict=False)]
-            for k in range(len(floor_ms) - 2, -1, -1):
-                floor_ms[k] = min(floor_ms[k], floor_ms[k + 1])
-            least_wait = max(0.0, min(self.margin, self.t_rev))
-            self._bound = [ms / 1000.0 + least_wait - 1e-9 for ms in floor_ms] + [math.inf]
-            self._reach = [int(j * j / (steps * steps) * cylinders) + 2 for j in range(steps)] + [cylinders]
-            self._window = min(bisect_left(self._bound, self.t_rev + least_wait), steps)
-            self._seek_table = seek_table(grid, steps, self._seek_min, cylinders, self.t_rev)
+            prepare_windows(self)
+            self._seek_table = seek_table(self._grid, self._steps, self._seek_min, self.cylinders, self.t_rev)
         return self._seek_table
 
     # -- geometry ---------------------------------------------------------------------
@@ -523,66 +454,5 @@ class Mechanism:
     def _choose_reads(
         self, cylinders: list[int], angles: list[float], submitted: list[float], offsets: list[int], now_s: float
     ) -> int | None:
-        """:meth:`choose` for a queue of reads given as columns, or None to call :meth:`choose`.
-
-        The simulator keeps, for each queued read in queue order, the seek cylinder and
-        start angle from :meth:`locate` and the submission time, plus the queued offsets
-        sorted, so nothing is looked up per decision. Pricing a request is one seek-table
-        look-up and the arithmetic of :meth:`choose` in the same order, and only requests
-        near enough to the head to possibly win are priced, so the choice is identical
-        (ties go to the earliest in the queue there and here). None means a read may lie
-        in the read-ahead segment (costless, it goes first): the caller then asks
-        :meth:`choose`, which knows that rule, as it does for queues holding writes,
-        flushes or reads not located yet, which it does not send here.
-        """
-        ra_lo = self.ra_lo
-        if ra_lo >= 0:
-            j = bisect_left(offsets, ra_lo)
-            if j < len(offsets) and offsets[j] <= self.ra_limit:
-                return None
-        t = (now_s if now_s > self.busy_until else self.busy_until) + self.overhead
-        oldest_t = min(submitted)
-        if t - oldest_t > self.max_age:
-            return submitted.index(oldest_t)
-        t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
-        turns_now = t / t_rev + self.phase
-        table = self._seek_table or self._table()
-        # Most queued requests are too far away to win: price only those in the current
-        # window. If the best of them costs at most the window's bound, every request
-        # outside costs strictly more and the choice is exact (ties among the priced ones
-        # keep queue order). Otherwise the best found is a cost some request achieves:
-        # price the rest of the window whose bound covers it, which is then exact by the
-        # same argument. The window grows after such a miss and shrinks after a hit, so
-        # about one decision in five takes the second step (speed only, never the result).
-        window = self._window
-        reach = self._reach[window]
-        lo, hi = head - reach, head + reach
-        near = [i for i, c in enumerate(cylinders) if lo <= c <= hi]
-        best = math.inf
-        chosen = 0
-        if near:
-            costs = [
-                table[d := 2 * (cylinders[i] - head)]
-                + (w if (w := ((angles[i] - turns_now - table[d + 1]) % 1.0) * t_rev) >= margin else w + t_rev)
-                for i in near
-            ]
-            best = min(costs)
-            chosen = near[costs.index(best)]
-            if best <= self._bound[window]:
-                self._window = window - SPTF_WINDOW_DOWN if window > SPTF_WINDOW_DOWN else 0
-                return chosen
-        self._window = min(window + SPTF_WINDOW_UP, self._steps)
-        reach = self._reach[bisect_left(self._bound, best)]
-        lo2, hi2 = head - reach, head + reach
-        far = [i for i, c in enumerate(cylinders) if lo2 <= c <= hi2 and (c < lo or c > hi)]
-        if far:
-            costs = [
-                table[d := 2 * (cylinders[i] - head)]
-                + (w if (w := ((angles[i] - turns_now - table[d + 1]) % 1.0) * t_rev) >= margin else w + t_rev)
-                for i in far
-            ]
-            best_far = min(costs)
-            first_far = far[costs.index(best_far)]
-            if best_far < best or (best_far == best and first_far < chosen):
-                chosen = first_far
-        return chosen
+        """:meth:`choose` for a queue of located reads (see :func:`advisor.disk.sptf.choose_reads`)."""
+        return choose_reads(self, cylinders, angles, submitted, offsets, now_s)

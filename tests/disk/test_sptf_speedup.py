@@ -17,9 +17,10 @@ import pytest
 
 import advisor.disk.simulate as simulate_module
 from advisor.disk import predict
-from advisor.disk.mechanism import Geometry, Mechanism, Request, seek_table
+from advisor.disk.mechanism import Geometry, Mechanism, Request
 from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model, preset_names
+from advisor.disk.seektable import seek_table
 from advisor.disk.simulate import StreamSpec, simulate
 
 
