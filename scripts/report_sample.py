@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.helpers.loopdisk import scratch_disk  # noqa: E402
+from tests.helpers.pagecache import evict  # noqa: E402
 from tests.helpers.pg import PgServer, running_postgres  # noqa: E402
 
 ROWS = 400_000
@@ -54,18 +55,6 @@ def advisor(*args: str, env: dict[str, str] | None = None, show: str | None = No
     if done.returncode != 0:
         raise SystemExit(f"advisor {args[0]} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
     return done.stdout
-
-
-def evict(directory: Path) -> None:
-    """Write back and evict the files under *directory* from the OS page cache."""
-    for path in directory.rglob("*"):
-        if path.is_file():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)  # dirty pages are not evicted (the servers run with fsync off)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
 
 
 def load(pg: PgServer) -> None:

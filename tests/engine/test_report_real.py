@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.helpers.loopdisk import no_leaks, scratch_disk
+from tests.helpers.pagecache import evict
 
 if TYPE_CHECKING:
     from tests.helpers.pg import PgServer
@@ -68,18 +69,6 @@ def _apply_postgres_sql(pg: PgServer, plan: dict[str, Any]) -> dict[str, str]:
     return dict(line.split("|") for line in rows.splitlines())
 
 
-def _drop_cached(directory: Path) -> None:
-    """Write back and evict the files under *directory* from the OS page cache."""
-    for path in directory.rglob("*"):
-        if path.is_file():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)  # dirty pages are not evicted (the servers run with fsync off)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
-
-
 @pytest.mark.root
 @pytest.mark.pg
 @pytest.mark.slow
@@ -104,7 +93,7 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
                 "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
                 "CHECKPOINT;"
             )
-            _drop_cached(spaces["hot"])  # the reads must reach the disk: the report counts only those
+            evict(spaces["hot"])  # the reads must reach the disk: the report counts only those
             assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
             pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
             time.sleep(1.1)  # let the backend's statistics reach the shared counters
