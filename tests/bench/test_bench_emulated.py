@@ -14,7 +14,7 @@ import shutil
 import statistics
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ from advisor.disk.emulator_model import sized_model  # noqa: E402
 from advisor.disk.fit import fit_profile  # noqa: E402
 from advisor.disk.model import DiskModel  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
+from tests.emulator.emu_support import memory_dir  # noqa: E402
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 SCALE = 10.0
@@ -55,6 +56,14 @@ def _needs_root_and_a_cpu() -> None:
     load, cores = os.getloadavg()[0], os.cpu_count() or 1
     if load > 2 * cores:
         pytest.skip(f"machine oversubscribed (load {load:.1f} on {cores} cores): emulated timings not trustworthy")
+
+
+@pytest.fixture
+def backing(tmp_path: Path) -> Iterator[Path]:
+    """Backing files in memory: a busy host disk (a venv just installed and being written
+    back, say) stalls backing-file reads inside the emulated drive's time."""
+    with memory_dir(tmp_path) as directory:
+        yield directory
 
 
 def _twice(measure_and_check: Callable[[], None]) -> None:
@@ -88,13 +97,13 @@ def _check_zones(target: Target, options: BenchOptions, profile: DiskProfile, tm
     assert fit_profile(loaded).model.rho == pytest.approx(DRIVE.rho, rel=0.2)
 
 
-def test_bench_recovers_the_zone_curve(tmp_path: Path) -> None:
+def test_bench_recovers_the_zone_curve(tmp_path: Path, backing: Path) -> None:
     """Each zone point within 5 % of the model's sustained rate over the bytes it read.
 
     Real time (scale 1): ten times 180 MB/s would make the FUSE server's copying the limit.
     """
     options = BenchOptions(tests=("zones",), budget_per_test_s=12.0, runs=3, zone_points=4)
-    with emulator.emulated_disk(DRIVE, ZONE_SIZE, tmp_path / "disk.img", scale=1.0, cache="off") as disk:
+    with emulator.emulated_disk(DRIVE, ZONE_SIZE, backing / "disk.img", scale=1.0, cache="off") as disk:
         target = open_target(disk.device, want_write=False)
 
         def attempt() -> None:
@@ -118,7 +127,7 @@ def _check_ratios(profile: DiskProfile) -> None:
     assert profile.rpm is not None and profile.rpm / RATIO_SCALE == pytest.approx(7200, rel=0.15), profile.warnings
 
 
-def test_bench_recovers_the_seek_ratios(tmp_path: Path) -> None:
+def test_bench_recovers_the_seek_ratios(backing: Path) -> None:
     """Band/full-stroke and cross-surface/band IOPS within 10 % of the simulator's on the model.
 
     The simulator runs the same mechanism as the emulator (read-ahead included: a 1 % band
@@ -128,17 +137,17 @@ def test_bench_recovers_the_seek_ratios(tmp_path: Path) -> None:
     host stays small next to the modelled service time.
     """
     options = BenchOptions(tests=("band", "stroke", "cross"), budget_per_test_s=5.0, runs=1)
-    with emulator.emulated_disk(DRIVE, SIZE, tmp_path / "disk.img", scale=RATIO_SCALE, cache="off") as disk:
+    with emulator.emulated_disk(DRIVE, SIZE, backing / "disk.img", scale=RATIO_SCALE, cache="off") as disk:
         target = open_target(disk.device, want_write=False)
         _twice(lambda: _check_ratios(BenchRun(target, BuiltinEngine(), options).run()))
 
 
-def _commit_warnings(tmp_path: Path, cache: str) -> tuple[float, list[str]]:
+def _commit_warnings(tmp_path: Path, backing: Path, cache: str) -> tuple[float, list[str]]:
     mnt = tmp_path / f"mnt-{cache}"
     mnt.mkdir()
     options = BenchOptions(tests=("commit",), budget_per_test_s=2.0, runs=1)
     # real time (scale 1): at scale 10 the FUSE + loop + ext4 path, not the disk, would set the pace
-    with emulator.emulated_disk(DRIVE, 128 << 20, tmp_path / f"{cache}.img", scale=1.0, cache=cache) as disk:
+    with emulator.emulated_disk(DRIVE, 128 << 20, backing / f"{cache}.img", scale=1.0, cache=cache) as disk:
         subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", disk.device],
                        check=True, capture_output=True)
         subprocess.run(["mount", disk.device, str(mnt)], check=True, capture_output=True)
@@ -154,9 +163,9 @@ def _commit_warnings(tmp_path: Path, cache: str) -> tuple[float, list[str]]:
     return profile.commit_per_s, [w for w in profile.warnings if "RPM/60" in w]
 
 
-def test_commit_test_flags_the_lying_cache_and_not_the_honest_disk(tmp_path: Path) -> None:
-    honest_rate, honest = _commit_warnings(tmp_path, "off")
-    lying_rate, lying = _commit_warnings(tmp_path, "lying")
+def test_commit_test_flags_the_lying_cache_and_not_the_honest_disk(tmp_path: Path, backing: Path) -> None:
+    honest_rate, honest = _commit_warnings(tmp_path, backing, "off")
+    lying_rate, lying = _commit_warnings(tmp_path, backing, "lying")
     assert honest == [], (honest_rate, honest)
     assert honest_rate <= 1.2 * DRIVE.rpm / 60
     assert len(lying) == 1 and lying_rate > 1.2 * honest_rate, (lying_rate, honest_rate)
@@ -170,18 +179,37 @@ def _median_of(engine: Engine, device: str, job: Job, rounds: int) -> float:
     return statistics.median(values)
 
 
-def test_builtin_and_fio_agree_on_the_emulated_disk(tmp_path: Path) -> None:
+def _best_of_interleaved(first: Engine, second: Engine, device: str, job: Job, rounds: int) -> tuple[float, float]:
+    """Best sequential rate of each engine over alternating runs.
+
+    At real time a 1 MiB read reaches the emulator as two 512 KiB requests, and whether the
+    second arrives before its sector passes depends on host scheduling: whole runs land
+    about 9 % apart (two modes, seen with either engine). Host noise only ever slows a
+    run, so the best run is each engine's own rate; alternating the engines gives both the
+    same chances.
+    """
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(first.run(device, [job], threading.Event())[0].bytes_per_s)
+        theirs.append(second.run(device, [job], threading.Event())[0].bytes_per_s)
+    return max(ours), max(theirs)
+
+
+def test_builtin_and_fio_agree_on_the_emulated_disk(backing: Path) -> None:
     """Sequential MB/s and QD1 random IOPS from both engines within 5 % of each other."""
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed (scripts/install-system-deps.sh installs it)")
     cases = [(1.0, Job("seq", "read", (Region(0, 256 << 20),), 1 << 20, 1.5, ramp_s=0.05)),
              (RATIO_SCALE, Job("rand", "randread", (Region(0, SIZE),), 8192, 1.5, ramp_s=0.2))]
     for scale, job in cases:
-        with emulator.emulated_disk(DRIVE, SIZE, tmp_path / f"{job.name}.img", scale=scale, cache="off") as disk:
+        with emulator.emulated_disk(DRIVE, SIZE, backing / f"{job.name}.img", scale=scale, cache="off") as disk:
 
             def attempt(job: Job = job, device: str = disk.device) -> None:
-                ours = _median_of(BuiltinEngine(), device, job, 3)
-                theirs = _median_of(FioEngine(), device, job, 3)
+                if job.pattern == "read":
+                    ours, theirs = _best_of_interleaved(BuiltinEngine(), FioEngine(), device, job, 5)
+                else:
+                    ours = _median_of(BuiltinEngine(), device, job, 3)
+                    theirs = _median_of(FioEngine(), device, job, 3)
                 assert ours == pytest.approx(theirs, rel=0.05), (job.name, ours, theirs)
 
             _twice(attempt)
