@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from advisor.jsonio import dumps, read_document, write_atomic
+from advisor.jsonio import encode, read_document, write_atomic
 from advisor.model_disk import (
     DISK_PROFILE_FORMAT_VERSION,
     DiskProfile,
@@ -42,6 +42,7 @@ from advisor.model_report import (
     Script,
     ServiceTime,
 )
+from advisor.slots import slot_constructor
 
 FORMAT_VERSION = 1
 """Version of the snapshot and workload documents; bump on incompatible change."""
@@ -85,6 +86,7 @@ __all__ = [
     "ZonePoint",
     "load_snapshot",
     "load_workload",
+    "new_file_io",
     "save",
 ]
 
@@ -145,6 +147,10 @@ class FileIO:
     sync_time_ms: float | None = None
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
+
+
+new_file_io = slot_constructor(FileIO)
+"""FileIO(...) for hot loops (100,000 relation rows per snapshot): same object, built faster."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +241,7 @@ class Workload:
 
 def save(document: Snapshot | Workload | DiskProfile | Report, path: Path | str) -> None:
     """Write any advisor document atomically as JSON."""
-    write_atomic(path, dumps(document))
+    write_atomic(path, encode(document))
 
 
 def load_snapshot(path: Path | str) -> Snapshot:

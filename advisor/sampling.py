@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.collect import CollectContext, build_snapshot
+from advisor.collect import CollectContext, build_snapshot, gc_paused
 from advisor.errors import ConnectionFailed, Unsupported
 from advisor.model import CollectorRun, Snapshot
 from advisor.registry import Collector, PluginInfo, discover, run_isolated
@@ -58,9 +58,10 @@ def take_snapshot(plugins: Plugins, conn: Any, options: dict[str, Any]) -> Snaps
     """One snapshot: database collector (fatal on error), then host collectors (recorded)."""
     context = CollectContext(options=dict(options))
     database = plugins.database
-    runs = [_timed(database.name, lambda: database.collect(conn, context))]
-    runs.extend(_host_runs(plugins, context))
-    return build_snapshot(context, runs)
+    with gc_paused():
+        runs = [_timed(database.name, lambda: database.collect(conn, context))]
+        runs.extend(_host_runs(plugins, context))
+        return build_snapshot(context, runs)
 
 
 def _host_runs(plugins: Plugins, context: CollectContext) -> list[CollectorRun]:

@@ -32,8 +32,10 @@ A snapshot's `views` keeps raw rows of the statistics views the collector read (
 `pg_stat_io` (16+; on 16/17 `read_bytes` etc. are derived as count × `op_bytes`, and
 `count_unit` says `blocks` or `operations`), `pg_stat_wal` (18+: write/sync columns taken from
 pg_stat_io's `wal` object), `pg_stat_archiver`, `pg_stat_checkpointer` (with the 17 column
-names on every version), `pg_stat_database`, `pg_tablespace`, and `relation_visits` (rows and
-seconds of the per-relation query in each database)). `server.stats_reset` keys are `io`,
+names on every version), `pg_stat_database`, `pg_tablespace` (with `relation_bytes`, the sum of
+the relation files of that tablespace in the snapshot), and `relation_visits` (per database:
+`relations` rows, `files` kept, `seconds` to connect, query and transfer, `files_seconds` to
+turn the rows into files, `error`)). `server.stats_reset` keys are `io`,
 `wal`, `archiver`, `bgwriter`, `checkpointer` and `database:<name>`; `null` = never reset.
 
 PostgreSQL `FileIO` rows: one per relation with storage (`file_id` `<database>/<oid>`; shared

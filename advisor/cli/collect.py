@@ -28,7 +28,7 @@ def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, stat
 
 
 def _from_report(path: Path, output: Path | None) -> None:
-    from advisor.jsonio import dumps
+    from advisor.jsonio import encode
     from advisor.registry import ReportReader, discover
 
     try:
@@ -39,7 +39,7 @@ def _from_report(path: Path, output: Path | None) -> None:
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):
-            emit(dumps(reader.read_report(str(path))), output)
+            emit(encode(reader.read_report(str(path))), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
 
@@ -74,7 +74,7 @@ def collect(
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")
     from advisor import sampling
-    from advisor.jsonio import dumps
+    from advisor.jsonio import encode
 
     if (statspack or awr) and interval > 0:
         raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
@@ -87,11 +87,11 @@ def collect(
             history = getattr(plugins.database, "history", None)
             if history is None:
                 raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack/--awr)")
-            emit(dumps(history(conn, options)), output)
+            emit(encode(history(conn, options)), output)
             return
         if interval <= 0:
             snapshot = sampling.take_snapshot(plugins, conn, options)
-            emit(dumps(snapshot), output)
+            emit(encode(snapshot), output)
             failed = sampling.failed_runs(snapshot)
         else:
             reconnect = lambda: plugins.database.connect(dsn or None, options)  # noqa: E731
@@ -110,7 +110,7 @@ def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds
 
     from advisor import sampling
     from advisor.cli.common import progress_enabled, stderr_console
-    from advisor.jsonio import dumps, write_atomic
+    from advisor.jsonio import encode, write_atomic
     from advisor.workload import diff
 
     status: Any = stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()
@@ -125,10 +125,10 @@ def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds
         first, second = sampling.sample_pair(plugins, session, options, seconds, progress, reconnect)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        write_atomic(keep / "snapshot-a.json", dumps(first))
-        write_atomic(keep / "snapshot-b.json", dumps(second))
+        write_atomic(keep / "snapshot-a.json", encode(first))
+        write_atomic(keep / "snapshot-b.json", encode(second))
     workload = diff(first, second, allow_reset=allow_reset)
-    emit(dumps(workload), output)
+    emit(encode(workload), output)
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {warning}", err=True)
     return sampling.failed_runs(first, second)

@@ -42,9 +42,14 @@ def stderr_console() -> Console:
     return Console(file=sys.stderr, highlight=False)
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str | bytes, output: Path | None) -> None:
     """Write *text* to *output* atomically, or to stdout when no file is given."""
     if output is None:
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text if text.endswith(b"\n") else text + b"\n")
+            sys.stdout.buffer.flush()
+            return
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
     else:

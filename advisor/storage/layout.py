@@ -29,17 +29,46 @@ def _all_partitions(locator: Locator) -> dict[str, Partition]:
     return partitions
 
 
+def resolved_paths(paths: list[str]) -> dict[str, str]:
+    """Each path that is not its own real path (a symlink on the way) → the real path.
+
+    os.path.realpath lstats every component of every path: eight system calls per relation
+    file, seconds for a 100,000-relation cluster. Files of one directory share its real path,
+    so each directory is resolved once and listed once to learn which entries are symlinks.
+    """
+    directories: dict[str, tuple[str, set[str]]] = {}
+    mapped = {}
+    for path in paths:
+        directory, _, name = path.rpartition("/")
+        if not directory or not name:
+            resolved = os.path.realpath(path)
+        else:
+            known = directories.get(directory)
+            if known is None:
+                known = (os.path.realpath(directory), _symlinks_in(directory))
+                directories[directory] = known
+            real_directory, links = known
+            resolved = os.path.realpath(path) if name in links else f"{real_directory}/{name}"
+        if resolved != path:
+            mapped[path] = resolved
+    return mapped
+
+
+def _symlinks_in(directory: str) -> set[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return {entry.name for entry in entries if entry.is_symlink()}
+    except OSError:
+        return set()
+
+
 def build_layout(paths: Iterable[str], *, locator: Locator | None = None, keep_extents: bool = False,
                  locations: list[Location] | None = None) -> HostLayout:
     """Locate *paths* (or take ready *locations*) and describe the disks they live on."""
     locator = locator or Locator(keep_extents=keep_extents)
     path_list = list(paths)
     found = locations if locations is not None else locator.locate_many(path_list)
-    mapped = {}
-    for path in path_list:
-        resolved = os.path.realpath(path)
-        if resolved != path:
-            mapped[path] = resolved
+    mapped = resolved_paths(path_list)
     partitions = _all_partitions(locator)
     names = set(locator.devices) | set(partitions)
     rows, at = diskstats.sample(names)

@@ -24,10 +24,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from advisor.model import Device, Extent, Location, Partition
+from advisor.slots import slot_constructor
 from advisor.storage import devicemap
 from advisor.storage.fiemap import EXTENT_ENCODED, FiemapReader, FiemapUnsupported, RawExtent
 from advisor.storage.mountinfo import NON_BLOCK_FSTYPES, MountEntry, mount_for, read_mounts
 from advisor.storage.sysfs import BlockNode, Sysfs
+
+_new_location = slot_constructor(Location)
 
 Translator = Callable[[int, int], list[tuple[str, int, int]]]  # fs offset, length → (disk, offset, length)
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
@@ -292,7 +295,7 @@ class Locator:
             reason = "; ".join(notes) or "no data blocks (empty or sparse file)"
             return Location(path, target.disk, target.partition, None, None, span.extents, span.size_bytes,
                             placement_known=target.weak_reason is None, reason=reason)
-        return Location(
+        return _new_location(  # once per file of the cluster: the fast constructor
             path, target.disk, target.partition, span.low / disk_size, span.high / disk_size, span.extents,
             span.size_bytes, span.weighted / span.mapped_bytes / disk_size,
             placement_known=target.weak_reason is None, reason="; ".join(notes) or None, extent_list=tuple(kept),
@@ -330,6 +333,8 @@ def merge(path: str, parts: list[Location]) -> Location:
     make the placement unknown too.
     """
     if len(parts) == 1:
+        if parts[0].path == path:
+            return parts[0]
         from dataclasses import replace
 
         return replace(parts[0], path=path)

@@ -24,6 +24,7 @@ from advisor.errors import Unsupported
 from advisor.model import FileIO, Location
 
 MISSING_SHARE_LIMIT = 0.5  # more than this share of missing paths means "another host"
+MISSING_SAMPLE = 1000  # paths checked for that, evenly spread over the list
 DIRECTORY_KINDS = ("temp", "archive", "fra")  # created on first use: a missing one is not an error
 
 
@@ -38,10 +39,17 @@ def _check_same_host(context: Any, files: list[FileIO]) -> None:
     if data_directory and not os.path.isdir(data_directory):
         raise Unsupported(f"not on the database host: data_directory {data_directory} does not exist here")
     firsts = [f.path for f in files if f.path]
+    if len(firsts) > MISSING_SAMPLE:
+        # An even sample tells "another host" from "a few dropped files" as well as all of them
+        # would, without a system call per relation of a 100,000-relation cluster.
+        step = len(firsts) / MISSING_SAMPLE
+        firsts = [firsts[int(i * step)] for i in range(MISSING_SAMPLE)]
     if firsts:
         missing = sum(1 for p in firsts if not os.path.lexists(p))
         if missing / len(firsts) > MISSING_SHARE_LIMIT:
-            raise Unsupported(f"not on the database host: {missing} of {len(firsts)} database files are missing here")
+            raise Unsupported(
+                f"not on the database host: {missing} of {len(firsts)} database files checked are missing here"
+            )
 
 
 class HostCollector:

@@ -30,27 +30,59 @@ class Tablespace:
 def tablespace_directory(name: str, location: str, data_directory: str) -> str:
     """Directory holding a tablespace's files (pg_default → base, pg_global → global)."""
     if location:
-        return location
+        # In-place tablespaces (allow_in_place_tablespaces) report 'pg_tblspc/<oid>', relative
+        # to the data directory; os.path.join keeps an absolute LOCATION as it is.
+        return os.path.join(data_directory, location)
     return os.path.join(data_directory, "global" if name == "pg_global" else "base")
 
 
-def relation_path(filepath: str, data_directory: str, tablespaces: dict[int, Tablespace]) -> str:
-    """Absolute path of a relation's first segment, through the tablespace LOCATION.
+GLOBAL_TABLESPACE_OID = 1664
+"""pg_global: shared catalogs, in data_directory/global with no database directory."""
 
-    >>> ts = {16385: Tablespace(16385, "fast", "/srv/fast", "/srv/fast")}
-    >>> relation_path("pg_tblspc/16385/PG_18_202506291/5/16390", "/pg/data", ts)
-    '/srv/fast/PG_18_202506291/5/16390'
-    >>> relation_path("base/5/1259", "/pg/data", ts)
-    '/pg/data/base/5/1259'
+
+def version_directory(major: int, catalog_version: int) -> str:
+    """The per-version directory PostgreSQL makes inside a tablespace LOCATION.
+
+    >>> version_directory(18, 202506291)
+    'PG_18_202506291'
     """
-    if filepath.startswith("/"):
-        return filepath
-    parts = filepath.split("/", 2)
-    if len(parts) == 3 and parts[0] == "pg_tblspc" and parts[1].isdigit():
-        space = tablespaces.get(int(parts[1]))
-        if space is not None and space.location:
-            return os.path.join(space.location, parts[2])
-    return os.path.join(data_directory, filepath)
+    return f"PG_{major}_{catalog_version}"
+
+
+def relation_directories(
+    tablespaces: dict[int, Tablespace], data_directory: str, datid: int, version_dir: str
+) -> dict[int, str]:
+    """Tablespace oid → directory of one database's relation files there (with a trailing /).
+
+    A relation's first segment is this directory plus its filenode, which is what
+    pg_relation_filepath returns but computed here, where it costs a dict lookup instead of
+    a catalog lookup per relation on the server.
+
+    >>> ts = {1663: Tablespace(1663, "pg_default", "/pg/data/base", ""),
+    ...       1664: Tablespace(1664, "pg_global", "/pg/data/global", ""),
+    ...       16385: Tablespace(16385, "fast", "/srv/fast", "/srv/fast")}
+    >>> dirs = relation_directories(ts, "/pg/data", 5, "PG_18_202506291")
+    >>> dirs[1663], dirs[1664], dirs[16385]
+    ('/pg/data/base/5/', '/pg/data/global/', '/srv/fast/PG_18_202506291/5/')
+    """
+    out = {}
+    for oid, space in tablespaces.items():
+        if oid == GLOBAL_TABLESPACE_OID:
+            out[oid] = f"{space.directory}/"
+        elif space.location:
+            out[oid] = f"{space.directory}/{version_dir}/{datid}/"
+        else:
+            out[oid] = f"{space.directory}/{datid}/"
+    return out
+
+
+def unlisted_directory(spcoid: int, data_directory: str, datid: int, version_dir: str) -> str:
+    """Relation directory of a tablespace created after the tablespace list was read.
+
+    >>> unlisted_directory(16999, "/pg/data", 5, "PG_18_202506291")
+    '/pg/data/pg_tblspc/16999/PG_18_202506291/5/'
+    """
+    return f"{data_directory}/pg_tblspc/{spcoid}/{version_dir}/{datid}/"
 
 
 def segment_paths(first: str, size_bytes: int, segment_bytes: int = SEGMENT_BYTES_DEFAULT) -> tuple[str, ...]:
@@ -71,7 +103,7 @@ def temp_directory(space: Tablespace, major: int, catalog_version: int) -> str:
     """Where temporary files of *space* go: base/pgsql_tmp or <location>/PG_<major>_<cat>/pgsql_tmp."""
     if not space.location:
         return os.path.join(space.directory, "pgsql_tmp")
-    return os.path.join(space.location, f"PG_{major}_{catalog_version}", "pgsql_tmp")
+    return os.path.join(space.directory, version_directory(major, catalog_version), "pgsql_tmp")
 
 
 def data_directory_visible(data_directory: str, major: int) -> bool:

@@ -15,7 +15,13 @@ from typing import Any
 from advisor.errors import PrivilegeMissing
 from advisor.model import FileIO, ServerInfo, WaitProfile
 from collectors.postgres import files as mapping
-from collectors.postgres.areas import Tablespace, data_directory_visible, tablespace_directory, wal_directory
+from collectors.postgres.areas import (
+    Tablespace,
+    data_directory_visible,
+    tablespace_directory,
+    version_directory,
+    wal_directory,
+)
 from collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
 from collectors.postgres.rows import (
     ActivityRow,
@@ -56,6 +62,22 @@ def view_rows(rows: list[Any]) -> list[dict[str, Jsonable]]:
             item[name] = value.isoformat() if isinstance(value, dt.datetime) else value
         out.append(item)
     return out
+
+
+def tablespace_rows(tablespaces: list[TablespaceRow], files: list[FileIO]) -> list[dict[str, Jsonable]]:
+    """The pg_tablespace view with the bytes of the relation files counted in each tablespace.
+
+    Summed from the files rather than asked of pg_tablespace_size, which stats every file of
+    the tablespace again on the server (free space and visibility map forks are not counted).
+    """
+    relation_bytes: dict[str, int] = {}
+    for f in files:
+        if f.kind in ("data", "index", "toast"):
+            relation_bytes[f.tablespace] = relation_bytes.get(f.tablespace, 0) + f.size_bytes
+    rows = view_rows(tablespaces)
+    for row in rows:
+        row["relation_bytes"] = relation_bytes.get(str(row["spcname"]), 0)
+    return rows
 
 
 def check_privileges(priv: PrivilegesRow, settings: dict[str, SettingRow]) -> list[str]:
@@ -140,7 +162,9 @@ def collect(session: PgSession, context: Any) -> None:
             "the data directory is not visible on this host: relation sizes are estimates from pg_class.relpages "
             "and the pg_wal symlink (if any) is not resolved; run advisor on the database host for exact figures"
         )
-    where = mapping.RelationPaths(spaces, data_directory, block_size, segment_bytes, local)
+    where = mapping.RelationPaths(
+        spaces, data_directory, block_size, segment_bytes, local, version_directory(major, server.catalog_version)
+    )
     visits = read_all(session, visit, server.current_db, where)
 
     files: list[FileIO] = []
@@ -178,7 +202,7 @@ def collect(session: PgSession, context: Any) -> None:
         "pg_stat_archiver": view_rows([archiver]),
         "pg_stat_checkpointer": view_rows([checkpointer]),
         "pg_stat_database": view_rows(databases),
-        "pg_tablespace": view_rows(tablespaces),
+        "pg_tablespace": tablespace_rows(tablespaces, files),
         "relation_visits": as_view_rows(visits),
     }
     if major >= 16:

@@ -19,22 +19,23 @@ What is attributed and what is not (docs/collect.md says the same):
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.model import FileIO, FileKind
+from advisor.model import FileIO, FileKind, new_file_io
 from collectors.postgres.areas import (
     Tablespace,
     archive_directory,
     on_disk,
     parse_temp_tablespaces,
-    relation_path,
+    relation_directories,
     segment_paths,
     temp_directory,
+    unlisted_directory,
 )
 from collectors.postgres.rows import ArchiverRow, DatabaseRow, WalRow
+from collectors.postgres.sizes import MISSING, stat_sizes
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class RelationPaths:
     block_size: int
     segment_bytes: int
     local: bool  # the data directory is visible here: sizes are read from the files
+    version_dir: str = ""  # PG_<major>_<catalog version>, inside every tablespace LOCATION
 
 
 def relation_kind(relkind: str, is_toast: bool) -> FileKind:
@@ -57,40 +59,70 @@ def relation_kind(relkind: str, is_toast: bool) -> FileKind:
     return "data"
 
 
-def relation_files(datname: str, rows: list[tuple[Any, ...]], where: RelationPaths) -> list[FileIO]:
+_KINDS: dict[tuple[str, bool], FileKind] = {
+    (relkind, toast): relation_kind(relkind, toast) for relkind in "rtmiS" for toast in (False, True)
+}
+
+
+def relation_paths(datid: int, rows: list[tuple[Any, ...]], where: RelationPaths) -> list[str | None]:
+    """First-segment path of each row (None for a row without storage), aligned with *rows*.
+
+    The directory comes from a per-tablespace dict and the name is the filenode: what
+    pg_relation_filepath returns, without its catalog lookup per relation on the server.
+    """
+    directories = relation_directories(where.spaces, where.data_directory, datid, where.version_dir)
+    paths: list[str | None] = []
+    for row in rows:
+        spcoid, filenode = row[_SPCOID], row[_FILENODE]
+        if not filenode:
+            paths.append(None)  # a mapped catalog the server could not resolve
+            continue
+        directory = directories.get(spcoid)
+        if directory is None:
+            directory = unlisted_directory(spcoid, where.data_directory, datid, where.version_dir)
+        paths.append(f"{directory}{filenode}")
+    return paths
+
+
+_SPCOID, _FILENODE = 4, 6  # columns of the relations query
+
+
+def relation_files(
+    datname: str,
+    rows: list[tuple[Any, ...]],
+    paths: list[str | None],
+    where: RelationPaths,
+    sizes: list[int] | None = None,
+) -> list[FileIO]:
     """One FileIO per relation row (``relations`` query columns, as tuples for speed).
 
-    Shared catalogs get the file id ``global/<oid>``. Relations with no bytes on disk that
-    were never read are left out. Sizes come from the files themselves when the data
-    directory is visible on this host, else from relpages (an estimate).
+    *paths* come from :func:`relation_paths`; *sizes* (from :mod:`collectors.postgres.sizes`,
+    one per non-None path) are read here when not given. Sizes come from the files
+    themselves when the data directory is visible on this host, else from relpages (an
+    estimate). Shared catalogs get the file id ``global/<oid>``. Relations with no bytes on
+    disk that were never read are left out.
     """
+    block, segment_bytes, local = where.block_size, where.segment_bytes, where.local
+    if local and sizes is None:
+        sizes = stat_sizes([p for p in paths if p is not None])
+    names = {oid: s.name for oid, s in where.spaces.items()}
+    kinds = _KINDS
     files = []
-    spaces, block, segment_bytes, local = where.spaces, where.block_size, where.segment_bytes, where.local
-    base = where.data_directory + "/"
-    # This loop runs once per relation of the cluster (100,000 in benchmarks/collect_bench.py):
-    # string prefixes instead of os.path, and a single stat unless the file fills a segment.
-    links = {oid: (f"pg_tblspc/{oid}/", s.location + "/") for oid, s in spaces.items() if s.location}
-    names = {oid: s.name for oid, s in spaces.items()}
-    stat = os.stat
-    for oid, relname, relkind, is_toast, spcoid, is_shared, filepath, relpages, blks_read, _hit in rows:
-        if filepath is None:
+    n = 0
+    # This loop runs once per relation of the cluster (100,000 in benchmarks/collect_bench.py),
+    # so it is kept to a few lookups and one FileIO per row.
+    for (oid, relname, relkind, is_toast, spcoid, is_shared, _node, relpages, blks_read, _hit), path in zip(
+        rows, paths, strict=True
+    ):
+        if path is None:
             continue
-        link = links.get(spcoid)
-        if link is not None and filepath.startswith(link[0]):
-            path = link[1] + filepath[len(link[0]) :]
-        elif filepath.startswith(("base/", "global/")):
-            path = base + filepath
-        else:
-            path = relation_path(filepath, where.data_directory, spaces)
         segments: tuple[str, ...] = ()
-        if local:
-            try:
-                size = stat(path).st_size
-            except FileNotFoundError:
-                size = 0  # dropped or rewritten since the query
-            except OSError:
-                size = relpages * block  # not readable here (permissions): the catalog's estimate
-            if size >= segment_bytes:
+        if sizes is not None:
+            size = sizes[n]
+            n += 1
+            if size < 0:
+                size = 0 if size == MISSING else relpages * block  # unreadable here: the catalog's estimate
+            elif size >= segment_bytes:
                 size, segments = on_disk(path, segment_bytes)
         else:
             size = relpages * block
@@ -99,19 +131,24 @@ def relation_files(datname: str, rows: list[tuple[Any, ...]], where: RelationPat
             continue
         container = "global" if is_shared else datname
         files.append(
-            FileIO(
-                file_id=f"{container}/{oid}",
-                path=path,
-                kind=relation_kind(relkind, is_toast),
-                tablespace=names.get(spcoid) or str(spcoid),
-                container=container,
-                size_bytes=size,
-                reads=blks_read,
-                writes=None,
-                read_bytes=blks_read * block,
-                write_bytes=None,
-                name=relname,
-                segment_paths=segments,
+            new_file_io(
+                f"{container}/{oid}",
+                path,
+                kinds.get((relkind, is_toast)) or relation_kind(relkind, is_toast),
+                names.get(spcoid) or str(spcoid),
+                container,
+                size,
+                blks_read,
+                None,
+                blks_read * block,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                relname,
+                segments,
             )
         )
     return files

@@ -1,28 +1,36 @@
 """Per-relation buffer misses from every database, one connection per database.
 
 Per-relation statistics functions only see the current database, so the collector visits
-each database that allows connections. Visits run in parallel (a few connections at once,
-rows turned into FileIO inside each worker) because a cluster with many databases and tens
-of thousands of relations must still be sampled in about a second. Shared catalogs are
-counted once, by the main session's database.
+each database that allows connections. The queries run on a few connections at once while
+this thread turns the rows that have arrived into FileIO rows: the server works on the next
+databases while the client stats files, and only one thread runs Python on the rows (two
+threads doing so fought over the interpreter lock and were slower than one). A cluster with
+many databases and 100,000 relations is read in well under a second this way
+(benchmarks/collect_bench.py). Shared catalogs are counted once, by the main session's
+database.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from advisor.errors import AdvisorError, PrivilegeMissing
 from advisor.model import FileIO
-from collectors.postgres.files import RelationPaths, relation_files
+from collectors.postgres.files import RelationPaths, relation_files, relation_paths
 from collectors.postgres.rows import DatabaseRow
 from collectors.postgres.session import PgSession, open_connection, run_tuples
+from collectors.postgres.sizes import SizeReader
 
 MAX_PARALLEL = 2
-"""Connections at once: more only adds contention on small hosts (benchmarks/collect_bench.py)."""
+"""Queries in flight at once: one runs while the rows of another are turned into files."""
+
+SIZE_HELPER = True
+"""Read file sizes in a helper process (benchmarks/collect_bench.py compares both ways)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +40,16 @@ class DatabaseVisit:
     datname: str
     files: list[FileIO]
     rows: int
-    seconds: float
+    seconds: float  # connection, query and transfer
     error: str | None = None
+    files_seconds: float = 0.0  # turning rows into files (stat included)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    rows: list[tuple[Any, ...]]
+    seconds: float
+    error: str | None
 
 
 def databases_to_visit(databases: list[DatabaseRow]) -> tuple[list[DatabaseRow], list[str]]:
@@ -52,7 +68,8 @@ def databases_to_visit(databases: list[DatabaseRow]) -> tuple[list[DatabaseRow],
     return visit, warnings
 
 
-def _visit(session: PgSession, datname: str, where: RelationPaths, count_shared: bool, own: bool) -> DatabaseVisit:
+def _fetch(session: PgSession, datname: str, count_shared: bool, own: bool) -> _Fetched:
+    """The ``relations`` rows of one database (runs in a worker thread)."""
     start = time.monotonic()
     params = {"count_shared": count_shared}
     try:
@@ -67,43 +84,79 @@ def _visit(session: PgSession, datname: str, where: RelationPaths, count_shared:
     except PrivilegeMissing:
         raise
     except AdvisorError as exc:
-        return DatabaseVisit(datname, [], 0, time.monotonic() - start, exc.one_line())
-    files = relation_files(datname, rows, where)
-    return DatabaseVisit(datname, files, len(rows), time.monotonic() - start)
+        return _Fetched([], time.monotonic() - start, exc.one_line())
+    return _Fetched(rows, time.monotonic() - start, None)
+
+
+_SHARED_COLUMN = 5  # is_shared in the relations query
+
+
+@dataclass
+class _Stage:
+    """One database between its query and its files: rows and paths, sizes on their way."""
+
+    datname: str
+    fetched: _Fetched
+    rows: list[tuple[Any, ...]]
+    paths: list[str | None]
+    sized: bool  # its paths were sent to the size reader
 
 
 def read_all(
     session: PgSession, databases: list[DatabaseRow], current_db: str, where: RelationPaths
 ) -> list[DatabaseVisit]:
-    """Relation files of every database in *databases*; the current one also returns pg_global."""
-    jobs: list[Callable[[], DatabaseVisit]] = []
+    """Relation files of every database in *databases*; the current one also returns pg_global.
+
+    Three things overlap: the queries of the next databases (worker threads, waiting on the
+    server), the sizes of this database's files (a helper process, see
+    :mod:`collectors.postgres.sizes`) and the FileIO rows of the previous database (here).
+    """
+    jobs: list[tuple[str, int, bool, Callable[[], _Fetched]]] = []
     for db in databases:
         own = db.datname == current_db
-
-        def job(name: str = db.datname, own: bool = own) -> DatabaseVisit:
-            return _visit(session, name, where, count_shared=own, own=own)
-
-        jobs.append(job)
+        jobs.append((db.datname, db.datid, False, partial(_fetch, session, db.datname, own, own)))
     if not any(db.datname == current_db for db in databases):
         # Our own database is not in the list: still count pg_global once, from it.
-        jobs.append(lambda: _shared_only(session, current_db, where))
-    if len(jobs) <= 1 or MAX_PARALLEL <= 1:
-        return [job() for job in jobs]
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(jobs))) as pool:
-        futures = [pool.submit(job) for job in jobs]
-        return [future.result() for future in futures]
+        jobs.append((current_db, 0, True, partial(_fetch, session, current_db, True, True)))
+    visits: list[DatabaseVisit] = []
+    pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(jobs))))
+    sizer = SizeReader() if SIZE_HELPER and where.local and len(jobs) > 1 else None
+    try:
+        futures: list[Future[_Fetched]] = [pool.submit(fetch) for *_, fetch in jobs]
+        previous: _Stage | None = None
+        for (datname, datid, shared_only, _), future in zip(jobs, futures, strict=True):
+            fetched = future.result()
+            rows = [row for row in fetched.rows if row[_SHARED_COLUMN]] if shared_only else fetched.rows
+            paths = relation_paths(datid, rows, where)
+            if sizer is not None:
+                sizer.submit([p for p in paths if p is not None])
+            stage = _Stage(datname, fetched, rows, paths, sizer is not None)
+            if previous is not None:
+                visits.append(_finish(previous, where, sizer))
+            previous = stage
+        if previous is not None:
+            visits.append(_finish(previous, where, sizer))
+    finally:
+        if sizer is not None:
+            sizer.close()
+        pool.shutdown(wait=True, cancel_futures=True)
+    return visits
 
 
-def _shared_only(session: PgSession, current_db: str, where: RelationPaths) -> DatabaseVisit:
-    visit = _visit(session, current_db, where, count_shared=True, own=True)
-    shared = [f for f in visit.files if f.container == "global"]
-    return DatabaseVisit(current_db, shared, len(shared), visit.seconds, visit.error)
+def _finish(stage: _Stage, where: RelationPaths, sizer: SizeReader | None) -> DatabaseVisit:
+    resumed = time.monotonic()
+    sizes = sizer.result() if stage.sized and sizer is not None else None
+    files = relation_files(stage.datname, stage.rows, stage.paths, where, sizes)
+    fetched = stage.fetched
+    # Time spent on this database here, not the time it waited for the next one's query.
+    seconds = time.monotonic() - resumed
+    return DatabaseVisit(stage.datname, files, len(stage.rows), fetched.seconds, fetched.error, seconds)
 
 
 def as_view_rows(visits: list[DatabaseVisit]) -> list[dict[str, Any]]:
     """Per-database timing of the relation queries, kept in the snapshot for diagnosis."""
     return [
         {"datname": v.datname, "relations": v.rows, "files": len(v.files), "seconds": round(v.seconds, 4),
-         "error": v.error}
+         "files_seconds": round(v.files_seconds, 4), "error": v.error}
         for v in visits
     ]

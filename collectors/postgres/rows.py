@@ -61,7 +61,6 @@ class TablespaceRow:
     spcoid: int
     spcname: str
     location: str
-    size_bytes: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +91,7 @@ class RelationRow:
     is_toast: bool
     spcoid: int
     is_shared: bool
-    filepath: str | None
+    filenode: int | None  # relfilenode; pg_relation_filenode for mapped catalogs
     relpages: int
     blks_read: int
     blks_hit: int

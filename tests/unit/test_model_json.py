@@ -109,3 +109,42 @@ def test_write_atomic_refuses_a_directory(tmp_path: Path) -> None:
 
     with pytest.raises(BadInput, match="is a directory"):
         write_atomic(tmp_path, "x")
+
+
+def _big_snapshot(rows: int) -> Snapshot:
+    base = _snapshot()
+    files = tuple(
+        FileIO(f"app/{n}", f"/pg/base/5/{n}", "index", "fäst", "app", 8192, n, None, n * 8192, None, name=f"t{n}")
+        for n in range(rows)
+    )
+    return Snapshot(base.server, base.taken_at, files, base.runs, layout=base.layout,
+                    views={"relation_visits": [{"datname": "app", "seconds": 0.5, "error": None}]})
+
+
+@pytest.mark.parametrize("rows", [3, 6000])
+def test_fast_encoder_writes_what_the_generic_walk_describes(rows: int) -> None:
+    from advisor.jsonio import COMPACT_ABOVE_ROWS, encode, to_jsonable
+
+    snap = _big_snapshot(rows)
+    text = encode(snap)
+    assert json.loads(text) == to_jsonable(snap)  # same keys, order-independent values, nothing dropped
+    assert list(json.loads(text)["files"][0]) == list(FileIO.__dataclass_fields__)  # field order kept
+    assert text.endswith(b"\n") and "fäst".encode() in text  # UTF-8, not \u escapes
+    assert (b'\n  "server"' in text) == (rows <= COMPACT_ABOVE_ROWS)  # small documents stay readable
+
+
+def test_encoder_maps_nan_to_null_and_survives_huge_integers() -> None:
+    from advisor.jsonio import encode
+
+    snap = _snapshot()
+    odd = Snapshot(snap.server, snap.taken_at, snap.files, views={"x": [{"nan": float("nan"), "big": 1 << 70}]})
+    data = json.loads(encode(odd))
+    assert data["views"]["x"] == [{"nan": None, "big": 1 << 70}]  # 70-bit ints go through the fallback
+
+
+def test_int_keys_are_written_as_strings() -> None:
+    from advisor.jsonio import encode
+
+    profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
+                          qd_iops={1: 80.0, 16: 210.0})
+    assert json.loads(encode(profile))["qd_iops"] == {"1": 80.0, "16": 210.0}
