@@ -115,3 +115,20 @@ def test_dm_linear_table_translation() -> None:
     assert devicemap.unsupported_target(striped) == "striped"
     with pytest.raises(ValueError):
         devicemap.translate(striped, 0, 512)
+
+
+def test_resolved_paths_agree_with_realpath(tmp_path: Path) -> None:
+    from advisor.storage.layout import resolved_paths
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a").write_text("a")
+    (real / "b").symlink_to(real / "a")  # a file that is itself a link
+    (tmp_path / "linkdir").symlink_to(real)  # a directory reached through a link (pg_tblspc/<oid>)
+    (real / "sub").mkdir()
+    (real / "sub" / "c").write_text("c")
+    paths = [str(p) for p in (real / "a", real / "b", tmp_path / "linkdir" / "a", tmp_path / "linkdir" / "b",
+                              tmp_path / "linkdir" / "sub" / "c", real / "missing", tmp_path / "nodir" / "x")]
+    expected = {p: os.path.realpath(p) for p in paths if os.path.realpath(p) != p}
+    assert resolved_paths(paths) == expected
+    assert set(expected) == {paths[1], paths[2], paths[3], paths[4]}
