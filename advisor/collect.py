@@ -9,9 +9,6 @@ own rows, never the snapshot.
 from __future__ import annotations
 
 import datetime as dt
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,24 +36,6 @@ class CollectContext:
     warnings: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     taken_at: str | None = None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector while a snapshot builds its rows.
-
-    A 100,000-relation snapshot creates hundreds of thousands of long-lived objects and no
-    reference cycles; the collector would run two full passes over the whole heap meanwhile
-    (0.2 s of a 0.9 s snapshot, measured by benchmarks/collect_bench.py). It is switched back
-    on (if it was on) however the block ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def utc_now_iso() -> str:

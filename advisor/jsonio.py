@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
+from advisor.bulk import gc_paused
 from advisor.errors import BadInput
 
 T = TypeVar("T")
@@ -71,8 +72,30 @@ def _fail(where: str, expected: str, got: Any) -> BadInput:
     return BadInput(f"{where}: expected {expected}, found {shown}")
 
 
-def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - one switch
-    """Build a value of type *tp* from parsed JSON, checking every field on the way."""
+def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:
+    """Build a value of type *tp* from parsed JSON, checking every field on the way.
+
+    The decoder compiled for *tp* (:mod:`advisor.jsondecode`) does the work; when it meets
+    something it does not expect, the generic walk below decides and, for bad input, names
+    the field.
+    """
+    from advisor.jsondecode import Mismatch, decoder
+
+    try:
+        return decoder(tp)(data)
+    except Mismatch:
+        return _walk(tp, data, where)
+
+
+def _int_key(key: str, where: str) -> int:
+    try:
+        return int(key)
+    except ValueError:
+        raise _fail(where, "an integer key", key) from None
+
+
+def _walk(tp: Any, data: Any, where: str) -> Any:  # noqa: C901 - one switch
+    """The generic, type-hint driven walk: slow, but it names the field that is wrong."""
     origin = get_origin(tp)
     if tp is Any:
         return data
@@ -85,7 +108,7 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - 
             if arg is type(None):
                 continue
             try:
-                return from_jsonable(arg, data, where)
+                return _walk(arg, data, where)
             except BadInput as exc:
                 last = exc
         raise last or _fail(where, str(tp), data)
@@ -98,22 +121,22 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - 
             raise _fail(where, "a list", data)
         args = get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_jsonable(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
+            return tuple(_walk(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
         if len(args) != len(data):
             raise _fail(where, f"{len(args)} items", data)
-        return tuple(from_jsonable(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
+        return tuple(_walk(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
     if origin in (dict, Mapping) or origin is typing.Mapping:
         if not isinstance(data, dict):
             raise _fail(where, "an object", data)
         key_tp, val_tp = get_args(tp)
         return {
-            from_jsonable(key_tp, int(k) if key_tp is int else k, where): from_jsonable(val_tp, v, f"{where}.{k}")
+            _walk(key_tp, _int_key(k, where) if key_tp is int else k, where): _walk(val_tp, v, f"{where}.{k}")
             for k, v in data.items()
         }
     if origin is list:
         if not isinstance(data, list):
             raise _fail(where, "a list", data)
-        return [from_jsonable(get_args(tp)[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
+        return [_walk(get_args(tp)[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             raise _fail(where, f"an object ({tp.__name__})", data)
@@ -125,7 +148,7 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:  # noqa: C901 - 
         kwargs: dict[str, Any] = {}
         for f in dataclasses.fields(tp):
             if f.name in data:
-                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name], f"{where}.{f.name}")
+                kwargs[f.name] = _walk(hints[f.name], data[f.name], f"{where}.{f.name}")
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise BadInput(f"{where}: missing field {f.name!r} in {tp.__name__}")
         return tp(**kwargs)
@@ -231,8 +254,16 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
 
 
 def read_document(path: Path | str, kind: str, cls: type[T], format_version: int) -> T:
-    """Read an artifact of *kind* written by advisor, refusing foreign or newer files."""
-    source = Path(path)
+    """Read an artifact of *kind* written by advisor, refusing foreign or newer files.
+
+    Parsed and decoded with the garbage collector held (:func:`advisor.bulk.gc_paused`): a
+    large snapshot is hundreds of thousands of objects and no reference cycles.
+    """
+    with gc_paused():
+        return _read_document(Path(path), kind, cls, format_version)
+
+
+def _read_document(source: Path, kind: str, cls: type[T], format_version: int) -> T:
     try:
         text = source.read_text(encoding="utf-8")
     except FileNotFoundError:

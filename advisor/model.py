@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from advisor.bulk import slot_constructor
 from advisor.jsonio import encode, read_document, write_atomic
 from advisor.model_disk import (
     DISK_PROFILE_FORMAT_VERSION,
@@ -42,7 +43,6 @@ from advisor.model_report import (
     Script,
     ServiceTime,
 )
-from advisor.slots import slot_constructor
 
 FORMAT_VERSION = 1
 """Version of the snapshot and workload documents; bump on incompatible change."""

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.collect import CollectContext, build_snapshot, gc_paused
+from advisor.bulk import gc_paused
+from advisor.collect import CollectContext, build_snapshot
 from advisor.errors import ConnectionFailed, Unsupported
 from advisor.model import CollectorRun, Snapshot
 from advisor.registry import Collector, PluginInfo, discover, run_isolated

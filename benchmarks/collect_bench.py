@@ -38,7 +38,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from advisor.collect import CollectContext, build_snapshot, gc_paused  # noqa: E402
+from advisor.bulk import gc_paused  # noqa: E402
+from advisor.collect import CollectContext, build_snapshot  # noqa: E402
 from advisor.jsonio import encode, to_jsonable, write_atomic  # noqa: E402
 from advisor.model import FileIO, new_file_io  # noqa: E402
 from advisor.sqlfiles import pick  # noqa: E402

@@ -23,8 +23,8 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from advisor.bulk import slot_constructor
 from advisor.model import Device, Extent, Location, Partition
-from advisor.slots import slot_constructor
 from advisor.storage import devicemap
 from advisor.storage.fiemap import EXTENT_ENCODED, FiemapReader, FiemapUnsupported, RawExtent
 from advisor.storage.mountinfo import NON_BLOCK_FSTYPES, MountEntry, mount_for, read_mounts

@@ -1,4 +1,8 @@
-"""A fast constructor for frozen, slotted dataclasses built by the hundred thousand.
+"""Building objects by the hundred thousand: a fast constructor and a paused garbage collector.
+
+A large cluster's snapshot holds 100,000 relation rows and as many locations, and every
+command that reads it builds them again. Two things dominated that cost and are handled
+here.
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (the
 generic path that looks the attribute up on the type every time), which made building a
@@ -7,12 +11,20 @@ constructor made here sets the slots through their member descriptors in straigh
 code: the instance is the same frozen object (equal, hashable, immutable afterwards), made
 about 40 % faster. It takes the same arguments as the class, so mypy checks calls to it as
 calls to the class.
+
+Python's cyclic garbage collector runs a full pass over every live object each time the
+number of long-lived objects grows by a quarter: two or three passes while a snapshot is
+built or parsed, each longer than the last. Nothing built here forms reference cycles, so
+:func:`gc_paused` holds the collector for the duration (a 77 MB snapshot parses in 0.33 s
+instead of 1.02 s).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -47,3 +59,15 @@ def slot_constructor(cls: Callable[P, T]) -> Callable[P, T]:
     make: Callable[P, T] = namespace["make"]
     make.__doc__ = f"Build a {cls.__name__} (fast path; same arguments as the class)."
     return make
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector inside the block; back on (if it was) however it ends."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

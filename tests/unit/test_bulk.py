@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
+from advisor.bulk import slot_constructor
 from advisor.model import FileIO, new_file_io
-from advisor.slots import slot_constructor
 
 
 def test_fast_file_io_equals_the_class_built_one() -> None:
