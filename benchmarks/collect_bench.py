@@ -213,6 +213,33 @@ def cli_snapshot(dsn: str, out: Path) -> tuple[float, dict[str, float]]:
     return wall, runs
 
 
+def reading(rounds: int, first: Path, second: Path) -> None:
+    """Reading those snapshots back: the generic walk vs the compiled decoders, and a workload."""
+    from advisor.jsonio import _walk
+    from advisor.model import Snapshot, load_snapshot
+
+    def before() -> float:  # the standard library parser and the generic walk, as advisor read files before
+        start = time.perf_counter()
+        _walk(Snapshot, json.loads(first.read_text()), "$")
+        return time.perf_counter() - start
+
+    def after() -> float:
+        start = time.perf_counter()
+        load_snapshot(first)
+        return time.perf_counter() - start
+
+    generic_s, compiled_s = alternate(max(1, rounds // 2), before, after)
+    advisor = str(Path(sys.executable).with_name("advisor"))
+    start = time.perf_counter()
+    subprocess.run([advisor, "workload", str(first), str(second), "--format", "json", "-o", str(second) + ".wl"],
+                   capture_output=True, check=True, timeout=600)
+    workload_s = time.perf_counter() - start
+    size_mb = first.stat().st_size / 1e6
+    print(f"reading a {size_mb:.0f} MB snapshot back: json + generic walk {generic_s:.2f} s, "
+          f"orjson + compiled decoders {compiled_s:.2f} s ({generic_s / compiled_s:.1f}x)")
+    print(f"advisor workload A B -o on two of them (a new process): {workload_s:.2f} s")
+
+
 def report(dsn: str, major: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="collect-bench-out-") as tmp:
         out = Path(tmp) / "snapshot.json"
@@ -244,11 +271,14 @@ def report(dsn: str, major: int, rounds: int) -> None:
             ms = server_ms(dsn, str(visit["datname"]), query, rounds=3)[0]
             print(f"{visit['datname']:<12} {visit['relations']:>7} {visit['seconds']:>8.3f} "
                   f"{visit['files_seconds']:>8.3f} {ms:>10.1f}")
+        later = Path(tmp) / "snapshot-b.json"
         walls, runs = zip(*(cli_snapshot(dsn, out) for _ in range(max(1, rounds // 2))), strict=True)
+        cli_snapshot(dsn, later)
         wall = statistics.median(walls)
         print()
         print(f"advisor collect -o (new process, host location included): {wall:.2f} s; collectors: "
               + ", ".join(f"{name} {statistics.median(r[name] for r in runs):.2f} s" for name in runs[0]))
+        reading(rounds, out, later)
 
 
 def main() -> None:
