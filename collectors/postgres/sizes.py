@@ -82,6 +82,7 @@ class SizeReader:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                env={},  # it needs nothing from the environment (PGPASSWORD stays with us)
             )
         except OSError:
             return  # no helper: sizes are read in this process
