@@ -70,7 +70,10 @@ class HostCollector:
             raise Unsupported("no database files to locate (no database collector ran)")
         _check_same_host(context, files)
         locator = Locator()
-        by_path: dict[str, Location] = {}
+        # Every file and segment in one batch first (two cores for a large cluster); the
+        # directories that may not exist yet are left to located() below.
+        batch = list(dict.fromkeys(p for f in files if f.path and f.kind not in DIRECTORY_KINDS for p in _paths_of(f)))
+        by_path: dict[str, Location] = dict(zip(batch, locator.locate_many(batch), strict=True))
 
         def located(path: str, kind: str = "data") -> Location:
             if path not in by_path:

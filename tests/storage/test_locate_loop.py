@@ -220,3 +220,47 @@ def test_misaligned_partition_is_flagged(storage_root: Path) -> None:
         nodes = sysfs.partitions_of(disk.name)
         assert [n.start_bytes for n in nodes] == [2048 * 512, 6151 * 512]
         assert [sysfs.partition(n).aligned for n in nodes] == [True, False]
+
+
+def _files_on_every_partition(disk: ScratchDisk, per_partition: int) -> list[str]:
+    paths = []
+    for part in disk.partitions:
+        assert part.mountpoint is not None
+        folder = part.mountpoint / "many"
+        folder.mkdir(exist_ok=True)
+        for n in range(per_partition):
+            path = folder / f"f{n}"
+            if not path.exists():
+                write_file(path, 8192 * (1 + n % 3), seed=n)
+            paths.append(str(path))
+    paths.append(str(disk.partitions[0].mountpoint / "many" / "missing"))  # a failure travels back too
+    return paths
+
+
+def _state(locator: Locator) -> tuple[object, ...]:
+    return (sorted(locator.devices.items()), sorted(locator.partitions.items()), sorted(locator.failed_paths))
+
+
+@pytest.mark.parametrize("child_fails", [False, True])
+def test_two_core_locating_equals_one_core(three_zone_disk: ScratchDisk, monkeypatch: pytest.MonkeyPatch,
+                                           child_fails: bool) -> None:
+    from advisor.storage import parallel
+
+    paths = _files_on_every_partition(three_zone_disk, 40)
+    one = Locator(keep_extents=True)
+    expected = [one.locate(p) for p in paths]
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    if child_fails:
+        # The child's pickling fails: its half must then be located here, with the same result.
+        monkeypatch.setattr(parallel.pickle, "dumps", lambda *a, **k: 1 / 0)
+    two = Locator(keep_extents=True)
+    calls_here: list[str] = []
+    original = Locator.locate
+    monkeypatch.setattr(Locator, "locate", lambda self, path: calls_here.append(path) or original(self, path))
+    assert two.locate_many(paths) == expected
+    assert _state(two) == _state(one)
+    # This process located its half, and the other half too only when the child failed.
+    assert len(calls_here) == (len(paths) if child_fails else len(paths) // 2)
+    assert expected[-1].reason == "no such file or directory" and expected[0].placement_known
+    assert {loc.partition for loc in expected[:-1]} == {f"{three_zone_disk.name}p{p.number}"
+                                                          for p in three_zone_disk.partitions}

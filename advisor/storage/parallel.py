@@ -1,0 +1,103 @@
+"""Locate many files on two cores: the second half of the paths in a forked child.
+
+Locating a file is four system calls (open, fstat, FIEMAP, close) and a little Python:
+about 14 µs, so a 100,000-relation cluster takes 1.4 s on one core. The calls of different
+files do not contend in the kernel, and threads cannot share the Python part, so a forked
+child locates half of the paths with a copy of the locator (mounts, sysfs, device-mapper
+tables already read) and sends back plain tuples, which this process turns back into
+Location rows. If the child cannot be forked, fails or sends something unreadable, its half
+is located here: the result never depends on it, only the time.
+
+The child runs nothing but the locator and leaves through ``os._exit``, so no cleanup of
+this process (open connections, output buffers, atexit handlers) runs twice.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+from advisor.model import Extent, Location
+
+if TYPE_CHECKING:
+    from advisor.storage.locate import Locator
+
+PARALLEL_MIN = 20_000
+"""Fewer paths than this are located in this process alone (forking costs ~20 ms)."""
+
+_FIELDS = tuple(name for name in Location.__dataclass_fields__ if name != "extent_list")
+assert len(_FIELDS) == 10, "_from_row unpacks Location's fields by position"
+_VALUES = attrgetter(*_FIELDS)
+
+
+def _as_row(location: Location) -> tuple[Any, ...]:
+    extents = tuple((e.file_offset_bytes, e.disk_offset_bytes, e.length_bytes) for e in location.extent_list)
+    return (*_VALUES(location), extents)
+
+
+def _from_row(row: tuple[Any, ...]) -> Location:
+    from advisor.storage.locate import new_location
+
+    path, disk, partition, zone_start, zone_end, count, size, zone_mean, known, reason, extents = row
+    return new_location(path, disk, partition, zone_start, zone_end, count, size, zone_mean, known, reason,
+                        tuple(Extent(*e) for e in extents) if extents else ())
+
+
+def locate_split(locator: Locator, paths: list[str]) -> list[Location]:
+    """``[locator.locate(p) for p in paths]``, on two cores when there are many paths."""
+    if len(paths) < PARALLEL_MIN or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
+        return [locator.locate(p) for p in paths]
+    half = len(paths) // 2
+    mine, theirs = paths[:half], paths[half:]
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return [locator.locate(p) for p in paths]
+    if pid == 0:  # the child: locate, send, leave
+        status = 1
+        try:
+            os.close(read_fd)
+            failed_before = len(locator.failed_paths)
+            rows = [_as_row(locator.locate(p)) for p in theirs]
+            payload = pickle.dumps(
+                (rows, locator.devices, locator.partitions, locator.failed_paths[failed_before:]),
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    found = [locator.locate(p) for p in mine]
+    return found + _collect_child(locator, pid, read_fd, theirs)
+
+
+def _collect_child(locator: Locator, pid: int, read_fd: int, theirs: list[str]) -> list[Location]:
+    """The child's half, or that half located here if the child did not deliver it."""
+    try:
+        with os.fdopen(read_fd, "rb") as source:
+            payload = source.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    try:
+        if status != 0:
+            raise ValueError(f"child status {status}")
+        rows, devices, partitions, failed = pickle.loads(payload)
+        located = [_from_row(row) for row in rows]
+        if len(located) != len(theirs):
+            raise ValueError("child returned a different number of locations")
+    except (ValueError, pickle.UnpicklingError, EOFError, TypeError):
+        return [locator.locate(p) for p in theirs]
+    for name, device in devices.items():
+        locator.devices.setdefault(name, device)
+    for name, partition in partitions.items():
+        if name not in locator.partitions or partition.mountpoints:
+            locator.partitions[name] = partition
+    locator.failed_paths.extend(failed)
+    return located
