@@ -23,10 +23,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from advisor.storage import parallel  # noqa: E402
 from advisor.storage.locate import Locator  # noqa: E402
 
 
@@ -47,13 +50,24 @@ def make_files(root: Path, count: int, size: int) -> list[str]:
 
 
 def timed_map(paths: list[str], sync: bool) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds of this process (robust when the machine is busy), unplaced files."""
+    """Wall seconds, CPU seconds of this process (not of a forked child), unplaced files."""
     locator = Locator(sync=sync)
     start, cpu = time.perf_counter(), time.process_time()
     found = locator.locate_many(paths)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     unplaced = sum(1 for loc in found if loc.zone_start is None)
     return elapsed, cpu, unplaced
+
+
+@contextmanager
+def one_core() -> Iterator[None]:
+    """Locate in this process alone (advisor.storage.parallel forks a child for large batches)."""
+    saved = parallel.PARALLEL_MIN
+    parallel.PARALLEL_MIN = 1 << 62
+    try:
+        yield
+    finally:
+        parallel.PARALLEL_MIN = saved
 
 
 def filefrag_rate(paths: list[str], sample: int) -> float | None:
@@ -85,6 +99,8 @@ def main() -> None:
         rows.append(("sync, dirty (pays writeback)", *timed_map(paths, sync=True)))
         rows.append(("sync, clean (default)", *timed_map(paths, sync=True)))
         rows.append(("no-sync, clean", *timed_map(paths, sync=False)))
+        with one_core():
+            rows.append(("sync, clean, one core (no forked child)", *timed_map(paths, sync=True)))
         start, cpu = time.perf_counter(), time.process_time()
         whole = Locator().locate(str(root))
         rows.append(("directory (one Location)", time.perf_counter() - start, time.process_time() - cpu,
