@@ -47,22 +47,15 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _str(value: Any) -> Any:
-    if type(value) is str:
-        return value
-    raise Mismatch
+def _exactly(kind: type) -> Decoder:
+    """A decoder accepting values of exactly *kind* (parsed JSON has no subclasses)."""
 
+    def check(value: Any) -> Any:
+        if type(value) is kind:
+            return value
+        raise Mismatch
 
-def _int(value: Any) -> Any:
-    if type(value) is int:
-        return value
-    raise Mismatch
-
-
-def _bool(value: Any) -> Any:
-    if type(value) is bool:
-        return value
-    raise Mismatch
+    return check
 
 
 def _float(value: Any) -> Any:
@@ -80,7 +73,9 @@ def _none(value: Any) -> Any:
     raise Mismatch
 
 
-_SCALARS: dict[Any, Decoder] = {str: _str, int: _int, bool: _bool, float: _float, type(None): _none}
+_SCALARS: dict[Any, Decoder] = {
+    str: _exactly(str), int: _exactly(int), bool: _exactly(bool), float: _float, type(None): _none,
+}
 
 
 def _build(tp: Any) -> Decoder:  # noqa: C901 - one case per kind of type, as in from_jsonable

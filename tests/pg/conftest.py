@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from advisor.collect import CollectContext
+from collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
 VERSIONS = available_versions()
@@ -50,6 +52,18 @@ def shared_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         )
         server.psql("CREATE TABLE other (id int) TABLESPACE slow; INSERT INTO other VALUES (1);", dbname="app2")
         yield server
+
+
+def collect_context(server: PgServer) -> CollectContext:
+    """One snapshot's worth of collector output from *server*, through the plugin itself."""
+    collector = PostgresCollector()
+    session = collector.connect(server.dsn, {})
+    try:
+        context = CollectContext()
+        collector.collect(session, context)
+        return context
+    finally:
+        collector.close(session)
 
 
 def run_advisor(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -7,28 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from advisor.collect import CollectContext
 from advisor.model import load_snapshot
 from collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer
-from tests.pg.conftest import run_advisor
+from tests.pg.conftest import collect_context, run_advisor
 
 pytestmark = pytest.mark.pg
 
 
-def _collect(server: PgServer) -> CollectContext:
-    collector = PostgresCollector()
-    session = collector.connect(server.dsn, {})
-    try:
-        context = CollectContext()
-        collector.collect(session, context)
-        return context
-    finally:
-        collector.close(session)
-
-
 def test_snapshot_content(shared_server: PgServer) -> None:
-    context = _collect(shared_server)
+    context = collect_context(shared_server)
     assert context.server is not None
     ident = shared_server.psql("SELECT system_identifier FROM pg_control_system()")
     assert context.server.identity == ident
@@ -155,6 +143,6 @@ def test_wal_symlink_is_resolved(tmp_path: Path) -> None:
         os.chown(wal_home.parent, wal_home.stat().st_uid, wal_home.stat().st_gid)
         (server.datadir / "pg_wal").symlink_to(wal_home)
         server.start()
-        context = _collect(server)
+        context = collect_context(server)
     (wal,) = [f for f in context.files if f.kind == "wal"]
     assert wal.path == str(wal_home) and wal.size_bytes >= 16 << 20

@@ -13,9 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from advisor.collect import CollectContext
-from collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer
+from tests.pg.conftest import collect_context
 
 pytestmark = pytest.mark.pg
 
@@ -24,17 +23,6 @@ ALL_RELATIONS = (
     "|| pg_relation_filepath(c.oid) FROM pg_class c "
     "WHERE c.relkind IN ('r', 't', 'm', 'i', 'S') AND c.relpersistence <> 't'"
 )
-
-
-def _collect(server: PgServer) -> CollectContext:
-    collector = PostgresCollector()
-    session = collector.connect(server.dsn, {})
-    try:
-        context = CollectContext()
-        collector.collect(session, context)
-        return context
-    finally:
-        collector.close(session)
 
 
 def _server_paths(server: PgServer, dbname: str) -> dict[str, str]:
@@ -60,7 +48,7 @@ def in_place_tablespace(shared_server: PgServer) -> Iterator[str]:
 
 
 def test_every_relation_path_is_the_servers_own(shared_server: PgServer, in_place_tablespace: str) -> None:
-    context = _collect(shared_server)
+    context = collect_context(shared_server)
     expected: dict[str, str] = {}
     for dbname in shared_server.psql("SELECT datname FROM pg_database WHERE datallowconn").split():
         expected.update(_server_paths(shared_server, dbname))
@@ -83,7 +71,7 @@ def test_every_relation_path_is_the_servers_own(shared_server: PgServer, in_plac
 
 
 def test_tablespace_view_sums_the_relation_files(shared_server: PgServer) -> None:
-    context = _collect(shared_server)
+    context = collect_context(shared_server)
     view = {row["spcname"]: row for row in context.views["pg_tablespace"]}
     assert set(view) >= {"pg_default", "pg_global", "fast", "slow"}
     for name, row in view.items():

@@ -7,26 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from advisor.collect import CollectContext, build_snapshot
+from advisor.collect import build_snapshot
 from advisor.errors import StatsReset
 from advisor.model import Snapshot, save
 from advisor.workload import diff
-from collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer, running_postgres
-from tests.pg.conftest import EXERCISED, run_advisor
+from tests.pg.conftest import EXERCISED, collect_context, run_advisor
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 
 
 def snap(server: PgServer) -> Snapshot:
-    collector = PostgresCollector()
-    session = collector.connect(server.dsn, {})
-    try:
-        context = CollectContext()
-        collector.collect(session, context)
-    finally:
-        collector.close(session)
-    return build_snapshot(context, [])
+    return build_snapshot(collect_context(server), [])
 
 
 @pytest.fixture(scope="module", params=[15, 18], ids=lambda v: f"pg{v}")
