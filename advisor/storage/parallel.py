@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +75,13 @@ def locate_split(locator: Locator, paths: list[str]) -> list[Location]:
         finally:
             os._exit(status)
     os.close(write_fd)
-    found = [locator.locate(p) for p in mine]
+    try:
+        found = [locator.locate(p) for p in mine]
+    except BaseException:  # Ctrl-C or a bug here: stop and reap the child before leaving
+        os.close(read_fd)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     return found + _collect_child(locator, pid, read_fd, theirs)
 
 

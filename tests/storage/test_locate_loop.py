@@ -264,3 +264,35 @@ def test_two_core_locating_equals_one_core(three_zone_disk: ScratchDisk, monkeyp
     assert expected[-1].reason == "no such file or directory" and expected[0].placement_known
     assert {loc.partition for loc in expected[:-1]} == {f"{three_zone_disk.name}p{p.number}"
                                                           for p in three_zone_disk.partitions}
+
+
+def test_interrupted_two_core_locating_leaves_no_child(three_zone_disk: ScratchDisk,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from advisor.storage import parallel
+
+    paths = _files_on_every_partition(three_zone_disk, 40)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(parallel.os, "fork", fork)
+    original = Locator.locate
+    calls = []
+
+    def locate(self: Locator, path: str) -> object:
+        calls.append(path)
+        if len(calls) == 5 and forked:  # only in this process: the child never sees `forked` filled
+            raise KeyboardInterrupt
+        return original(self, path)
+
+    monkeypatch.setattr(Locator, "locate", locate)
+    with pytest.raises(KeyboardInterrupt):
+        Locator().locate_many(paths)
+    assert len(forked) == 1
+    assert not Path(f"/proc/{forked[0]}").exists()  # killed and reaped, not a zombie
