@@ -100,7 +100,8 @@ class SizeReader:
         """Queue one batch; its sizes come back from :meth:`result` in submission order."""
         self._pending.append(paths)
         if self._process is not None:
-            payload = b"\0".join(map(os.fsencode, paths))
+            # One encode for the batch, as os.fsencode would do each path.
+            payload = "\0".join(paths).encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
             self._outbox.put(_HEADER.pack(len(paths), len(payload)) + payload)
 
     def result(self) -> list[int]:
