@@ -21,6 +21,7 @@ from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
 from advisor.bulk import gc_paused
 from advisor.errors import BadInput
+from advisor.jsondecode import Mismatch, decoder
 
 T = TypeVar("T")
 
@@ -79,8 +80,6 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:
     something it does not expect, the generic walk below decides and, for bad input, names
     the field.
     """
-    from advisor.jsondecode import Mismatch, decoder
-
     try:
         return decoder(tp)(data)
     except Mismatch:
@@ -178,6 +177,7 @@ Indenting adds a third to a 100k-relation snapshot's size and time for no reader
 small documents stay readable.
 """
 
+
 def _row_count(obj: Any) -> int:
     """Rows in the top-level lists of a document (dataclass or plain dict)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -232,19 +232,20 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
     output advisor writes.
     """
     target = Path(path)
+    data = text.encode() if isinstance(text, str) else text
     if target.exists() and not target.is_file():
         # A device, FIFO or socket (``-o /dev/null``, ``-o /dev/stdout``): renaming over it
         # would replace the device node with a regular file, so write through it instead.
         if target.is_dir():
             raise BadInput(f"{target}: is a directory; give a file name")
         with open(target, "wb") as handle:
-            handle.write(text.encode() if isinstance(text, str) else text)
+            handle.write(data)
         return
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode() if isinstance(text, str) else text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

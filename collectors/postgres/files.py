@@ -47,7 +47,7 @@ class RelationPaths:
     block_size: int
     segment_bytes: int
     local: bool  # the data directory is visible here: sizes are read from the files
-    version_dir: str = ""  # PG_<major>_<catalog version>, inside every tablespace LOCATION
+    version_dir: str  # PG_<major>_<catalog version>, inside every tablespace LOCATION
 
 
 def relation_kind(relkind: str, is_toast: bool) -> FileKind:
@@ -58,6 +58,9 @@ def relation_kind(relkind: str, is_toast: bool) -> FileKind:
         return "index"
     return "data"
 
+
+SPCOID_COLUMN, IS_SHARED_COLUMN, FILENODE_COLUMN = 4, 5, 6
+"""Positions in a ``relations`` row (rows stay tuples on the hot path; see rows.RelationRow)."""
 
 _KINDS: dict[tuple[str, bool], FileKind] = {
     (relkind, toast): relation_kind(relkind, toast) for relkind in "rtmiS" for toast in (False, True)
@@ -73,7 +76,7 @@ def relation_paths(datid: int, rows: list[tuple[Any, ...]], where: RelationPaths
     directories = relation_directories(where.spaces, where.data_directory, datid, where.version_dir)
     paths: list[str | None] = []
     for row in rows:
-        spcoid, filenode = row[_SPCOID], row[_FILENODE]
+        spcoid, filenode = row[SPCOID_COLUMN], row[FILENODE_COLUMN]
         if not filenode:
             paths.append(None)  # a mapped catalog the server could not resolve
             continue
@@ -82,9 +85,6 @@ def relation_paths(datid: int, rows: list[tuple[Any, ...]], where: RelationPaths
             directory = unlisted_directory(spcoid, where.data_directory, datid, where.version_dir)
         paths.append(f"{directory}{filenode}")
     return paths
-
-
-_SPCOID, _FILENODE = 4, 6  # columns of the relations query
 
 
 def relation_files(

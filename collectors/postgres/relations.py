@@ -21,7 +21,7 @@ from typing import Any
 
 from advisor.errors import AdvisorError, PrivilegeMissing
 from advisor.model import FileIO
-from collectors.postgres.files import RelationPaths, relation_files, relation_paths
+from collectors.postgres.files import IS_SHARED_COLUMN, RelationPaths, relation_files, relation_paths
 from collectors.postgres.rows import DatabaseRow
 from collectors.postgres.session import PgSession, open_connection, run_tuples
 from collectors.postgres.sizes import SizeReader
@@ -88,9 +88,6 @@ def _fetch(session: PgSession, datname: str, count_shared: bool, own: bool) -> _
     return _Fetched(rows, time.monotonic() - start, None)
 
 
-_SHARED_COLUMN = 5  # is_shared in the relations query
-
-
 @dataclass
 class _Stage:
     """One database between its query and its files: rows and paths, sizes on their way."""
@@ -99,7 +96,6 @@ class _Stage:
     fetched: _Fetched
     rows: list[tuple[Any, ...]]
     paths: list[str | None]
-    sized: bool  # its paths were sent to the size reader
 
 
 def read_all(
@@ -126,11 +122,11 @@ def read_all(
         previous: _Stage | None = None
         for (datname, datid, shared_only, _), future in zip(jobs, futures, strict=True):
             fetched = future.result()
-            rows = [row for row in fetched.rows if row[_SHARED_COLUMN]] if shared_only else fetched.rows
+            rows = [row for row in fetched.rows if row[IS_SHARED_COLUMN]] if shared_only else fetched.rows
             paths = relation_paths(datid, rows, where)
             if sizer is not None:
                 sizer.submit([p for p in paths if p is not None])
-            stage = _Stage(datname, fetched, rows, paths, sizer is not None)
+            stage = _Stage(datname, fetched, rows, paths)
             if previous is not None:
                 visits.append(_finish(previous, where, sizer))
             previous = stage
@@ -145,7 +141,7 @@ def read_all(
 
 def _finish(stage: _Stage, where: RelationPaths, sizer: SizeReader | None) -> DatabaseVisit:
     resumed = time.monotonic()
-    sizes = sizer.result() if stage.sized and sizer is not None else None
+    sizes = sizer.result() if sizer is not None else None  # every stage's paths went to the sizer
     files = relation_files(stage.datname, stage.rows, stage.paths, where, sizes)
     fetched = stage.fetched
     # Time spent on this database here, not the time it waited for the next one's query.
