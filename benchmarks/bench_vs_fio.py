@@ -85,10 +85,10 @@ def emulated(tmp: Path, scale: float) -> Iterator[str | None]:
         yield None
         return
     try:
-        from advisor.disk.emulator import emulated_disk
+        from advisor.disk.emulator.device import emulated_disk
         from advisor.disk.model import DiskModel
     except ImportError:
-        print("\n(emulated HDD skipped: advisor.disk.emulator is not available)")
+        print("\n(emulated HDD skipped: advisor.disk.emulator.device is not available)")
         yield None
         return
     drive = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s=180.0)

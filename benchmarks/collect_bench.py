@@ -39,11 +39,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from advisor.bulk import gc_paused  # noqa: E402
-from advisor.collect import CollectContext, build_snapshot  # noqa: E402
+from advisor.collect.context import CollectContext, build_snapshot  # noqa: E402
+from advisor.collectors.postgres import PostgresCollector, relations  # noqa: E402
 from advisor.jsonio import encode, to_jsonable, write_atomic  # noqa: E402
 from advisor.model import FileIO, new_file_io  # noqa: E402
 from advisor.sqlfiles import pick  # noqa: E402
-from collectors.postgres import PostgresCollector, relations  # noqa: E402
 from tests.helpers.pg import PgServer, available_versions, running_postgres  # noqa: E402
 
 FILEPATH_QUERY_EXPRESSION = "pg_relation_filepath(c.oid)"
@@ -74,7 +74,7 @@ def whole_snapshot(dsn: str, output: Path, pause_gc: bool = True, keep: bool = F
     try:
         connected = time.perf_counter()
         context = CollectContext()
-        with gc_paused() if pause_gc else nullcontext():  # as advisor.sampling.take_snapshot does
+        with gc_paused() if pause_gc else nullcontext():  # as advisor.collect.sampling.take_snapshot does
             collector.collect(session, context)
             collected = time.perf_counter()
             document = encode(build_snapshot(context, []))

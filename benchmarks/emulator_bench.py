@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from advisor.disk.emulator import EmulatedDisk, emulated_disk  # noqa: E402
-from advisor.disk.emulator_model import constant, sized_model  # noqa: E402
+from advisor.disk.emulator.device import EmulatedDisk, emulated_disk  # noqa: E402
+from advisor.disk.emulator.timing import constant, sized_model  # noqa: E402
 from advisor.disk.presets import get_model  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
 from tests.emulator.emu_support import (  # noqa: E402

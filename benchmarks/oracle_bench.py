@@ -30,8 +30,8 @@ import report_truth as T  # noqa: E402
 from render_html import html_report  # noqa: E402
 from render_text import awr_text_report, statspack_report  # noqa: E402
 
-from collectors.awr import read_report  # noqa: E402
-from collectors.oracle.live import sample  # noqa: E402
+from advisor.collectors.awr import read_report  # noqa: E402
+from advisor.collectors.oracle.live import sample  # noqa: E402
 
 
 def truth_files(count: int) -> tuple[T.TruthFile, ...]:

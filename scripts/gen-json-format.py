@@ -9,6 +9,7 @@ shows up as "(undocumented)" in the diff and gets noticed.
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 
 from advisor import model
@@ -120,6 +121,15 @@ DESCRIPTIONS: dict[str, str] = {
     "DiskStatRate.util": "fraction of the interval the device was busy (0..1)",
 }
 
+SEGMENTS_NOTE = """
+## Oracle segments (snapshot `segments`, workload `segments`)
+
+Per-segment counters and rates: live from V$SEGSTAT, from AWR/Statspack history, or from a
+report's "Segments by ..." sections, which list only the top N (the workload's
+`segment_coverage` says which share of all physical reads they account for; a segment that is
+absent is unknown, not cold). Block counters are in blocks of `block_size` bytes.
+"""
+
 LAYOUT_NOTE = """
 ## Host layout (written by the host collector)
 
@@ -128,7 +138,7 @@ The classes below describe `layout`; docs/where.md explains how positions are me
 
 
 def _type_name(tp: object) -> str:
-    text = str(tp).replace("typing.", "").replace("advisor.model_layout.", "").replace("advisor.model.", "")
+    text = re.sub(r"advisor\.model\.(?:\w+\.)?", "", str(tp).replace("typing.", ""))
     return text.replace("<class '", "").replace("'>", "").replace("|", "\\|")
 
 
@@ -146,6 +156,7 @@ def table(cls: type) -> str:
 
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
         model.FileRate)
+SEGMENTS = (model.SegmentIO, model.SegmentRate)
 LAYOUT = (model.HostLayout, model.Device, model.Partition, model.Location, model.Extent, model.DiskStat,
           model.DiskStatRate)
 
@@ -155,6 +166,9 @@ def main() -> None:
     print(INTRO)
     print("## Snapshot and workload\n")
     for cls in MAIN:
+        print(table(cls))
+    print(SEGMENTS_NOTE)
+    for cls in SEGMENTS:
         print(table(cls))
     print(LAYOUT_NOTE)
     for cls in LAYOUT:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.model_disk import Classification
+from advisor.model.disk import Classification
 
 STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
 BAND_RATIO_DISK = 1.25

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from advisor.errors import BadInput, Unsupported
 from advisor.jsonio import write_atomic
-from advisor.model_disk import DiskProfile, ZonePoint
+from advisor.model.disk import DiskProfile, ZonePoint
 
 _BARS = "▁▂▃▄▅▆▇█"
 

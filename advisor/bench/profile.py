@@ -1,4 +1,4 @@
-"""Assemble a :class:`~advisor.model_disk.DiskProfile` from per-run measurements.
+"""Assemble a :class:`~advisor.model.disk.DiskProfile` from per-run measurements.
 
 Each figure is the median over its runs, with the latency of the median run (a latency
 averaged over runs would describe no run at all); the per-run values go into ``runs`` and
@@ -16,7 +16,7 @@ from advisor.bench.machine import machine_info
 from advisor.bench.stats import median, stability_warnings
 from advisor.bench.suite import BANDS, BenchOptions, Measurements, band_regions
 from advisor.bench.target import Target
-from advisor.model_disk import DiskProfile, Latency, ZonePoint
+from advisor.model.disk import DiskProfile, Latency, ZonePoint
 
 CACHE_SAFE_BAND_BYTES = 16 * (64 << 20)
 

@@ -15,7 +15,7 @@ from advisor.bench.profile import assemble
 from advisor.bench.suite import BenchOptions, Measurements, run_suite
 from advisor.bench.target import Target
 from advisor.errors import BadInput
-from advisor.model_disk import DiskProfile
+from advisor.model.disk import DiskProfile
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.model_disk import Latency
+from advisor.model.disk import Latency
 
 #: Runs that differ by this much (max - min over the median) get a stability warning
 #: (pyperf's rule of thumb).

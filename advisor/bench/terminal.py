@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.bench.plot import sparkline
-from advisor.model_disk import DiskProfile, Latency
+from advisor.model.disk import DiskProfile, Latency
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -23,7 +23,7 @@ from advisor.render.diskmap import AuditMaps
 
 def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
     """One snapshot through the same plugins as ``advisor collect`` (database, then host)."""
-    from advisor.sampling import close_quietly, find_plugins, take_snapshot
+    from advisor.collect.sampling import close_quietly, find_plugins, take_snapshot
 
     plugins = find_plugins(dbms)
     conn = plugins.database.connect(dsn, {})

@@ -13,7 +13,7 @@ from advisor.cli.common import OutputFormat, progress_enabled, stderr_console, s
 from advisor.errors import BadInput, ExitCode
 
 if TYPE_CHECKING:
-    from advisor.model_disk import DiskProfile
+    from advisor.model.disk import DiskProfile
 
 
 @contextlib.contextmanager

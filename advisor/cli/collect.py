@@ -28,8 +28,8 @@ def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, stat
 
 
 def _from_report(path: Path, output: Path | None) -> None:
+    from advisor.collect.registry import ReportReader, discover
     from advisor.jsonio import encode
-    from advisor.registry import ReportReader, discover
 
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -73,7 +73,7 @@ def collect(
         raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")
-    from advisor import sampling
+    from advisor.collect import sampling
     from advisor.jsonio import encode
 
     if (statspack or awr) and interval > 0:
@@ -108,8 +108,8 @@ def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds
               keep: Path | None, allow_reset: bool, reconnect: Any) -> list[Any]:
     from contextlib import nullcontext
 
-    from advisor import sampling
     from advisor.cli.common import progress_enabled, stderr_console
+    from advisor.collect import sampling
     from advisor.jsonio import encode, write_atomic
     from advisor.workload import diff
 

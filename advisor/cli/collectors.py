@@ -19,7 +19,7 @@ def collectors(
     output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
 ) -> None:
     """List collector plugins: name, dbms, distribution, version, status."""
-    from advisor.registry import discover
+    from advisor.collect.registry import discover
 
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {output_format.value} is not offered by collectors; use terminal or json")

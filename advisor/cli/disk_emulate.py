@@ -52,7 +52,7 @@ def emulate(
     Every read, write and flush of the device completes when the disk model says, so a
     file system, PostgreSQL or the zone benchmark on it behave as on that drive.
     """
-    from advisor.disk.emulator import emulated_disk
+    from advisor.disk.emulator.device import emulated_disk
 
     size_bytes = parse_size(size)
     stop = threading.Event()

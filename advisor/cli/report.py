@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> Workload:
-    from advisor import sampling
+    from advisor.collect import sampling
     from advisor.workload import diff
 
     options: dict[str, Any] = {"statement_timeout_s": 30.0}

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from advisor.disk.emulator_sys import pid_alive
+from advisor.disk.emulator.system import pid_alive
 
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -144,7 +144,7 @@ def cleanup_stale(parent: Path, prefix: str = "advisor-demo-") -> list[Path]:
 
     A directory counts as stale when the process recorded in its ``owner.pid`` is gone:
     its PostgreSQL is shut down, its mounts unmounted, the emulators whose owner died are
-    torn down (:func:`advisor.disk.emulator_sys.cleanup_stale`) and the directory removed.
+    torn down (:func:`advisor.disk.emulator.system.cleanup_stale`) and the directory removed.
     """
     cleaned: list[Path] = []
     for root in sorted(Path(parent).glob(prefix + "*")):
@@ -158,7 +158,7 @@ def cleanup_stale(parent: Path, prefix: str = "advisor-demo-") -> list[Path]:
                 if _under(mountpoint, str(root)):
                     subprocess.run(["umount", mountpoint], capture_output=True, check=False)
             if os.geteuid() == 0:
-                from advisor.disk.emulator_sys import cleanup_stale as emulators_cleanup
+                from advisor.disk.emulator.system import cleanup_stale as emulators_cleanup
 
                 emulators_cleanup()
             shutil.rmtree(root, ignore_errors=True)

@@ -117,7 +117,7 @@ def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Ech
 
 def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -> DemoSummary:
     """The whole story on the emulated disk; resources go on *stack* (the caller unwinds it)."""
-    from advisor.disk.emulator import emulated_disk
+    from advisor.disk.emulator.device import emulated_disk
 
     summary = DemoSummary(mode="emulated", label="MEASURED on an emulated HDD (real PostgreSQL 18, real ext4)",
                           preset=config.preset, time_scale=config.time_scale, pgbench_scale=config.pgbench_scale)

@@ -31,7 +31,7 @@ from advisor.disk import predict
 from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.errors import BadInput
-from advisor.model_disk import DiskProfile
+from advisor.model.disk import DiskProfile
 
 RPM_CANDIDATES = (4200, 5400, 5900, 7200, 10000, 15000)
 BANDS: dict[str, predict.Band] = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}

@@ -30,7 +30,7 @@ import numpy as np
 
 from advisor.disk.mechanism import BUS_BYTES_PER_S
 from advisor.disk.model import DiskModel
-from advisor.model_disk import ZonePoint
+from advisor.model.disk import ZonePoint
 
 Band = tuple[float, float]
 GRID = 48

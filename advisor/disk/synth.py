@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from advisor.disk import predict
 from advisor.disk.model import DiskModel
 from advisor.disk.simulate import StreamSpec, simulate
-from advisor.model_disk import DiskProfile, ZonePoint
+from advisor.model.disk import DiskProfile, ZonePoint
 
 
 def synthesize_profile(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from advisor.engine.classify import Classified
 from advisor.engine.physics import Band, DiskPhysics, Stream, weighted_mean_ms
 from advisor.model import Finding
-from advisor.model_report import Severity
+from advisor.model.report import Severity
 
 HOT_SHARE_MIN = 0.10
 """An area with at least 10 % of its disk's IOs is hot."""

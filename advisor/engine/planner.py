@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from advisor.engine.classify import Classified
-from advisor.engine.moves import Move
 from advisor.engine.optimizer import PlaceItem, Solution
-from advisor.engine.quoting import label
-from advisor.engine.scripts_oracle import oracle_scripts
-from advisor.engine.scripts_postgres import postgres_scripts
-from advisor.engine.scripts_sfdisk import MIB, align_up, sfdisk_script
+from advisor.engine.scripts.moves import Move
+from advisor.engine.scripts.oracle import oracle_scripts
+from advisor.engine.scripts.postgres import postgres_scripts
+from advisor.engine.scripts.quoting import label
+from advisor.engine.scripts.sfdisk import MIB, align_up, sfdisk_script
 from advisor.model import AreaPlacement, Plan, PlannedPartition, Script, ServiceTime
 
 MIN_SLOT_BYTES = 64 * MIB

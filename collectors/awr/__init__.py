@@ -27,10 +27,10 @@ def detect(head: str) -> str | None:
 
 def read_report(path: str | Path) -> Workload:
     """Parse an AWR or Statspack report file into a workload (BadInput on anything else)."""
-    from collectors.awr.build import build_workload
-    from collectors.awr.html import read_awr_html
-    from collectors.awr.statspack import read_statspack
-    from collectors.awr.text import read_awr_text
+    from advisor.collectors.awr.build import build_workload
+    from advisor.collectors.awr.html import read_awr_html
+    from advisor.collectors.awr.statspack import read_statspack
+    from advisor.collectors.awr.text import read_awr_text
 
     try:
         raw = Path(path).read_bytes()
@@ -46,7 +46,7 @@ def read_report(path: str | Path) -> Workload:
 
 
 class ReportCollector:
-    """The ``awr`` plugin: a ReportReader (see advisor.registry)."""
+    """The ``awr`` plugin: a ReportReader (see advisor.collect.registry)."""
 
     name = "awr"
     dbms = "oracle"

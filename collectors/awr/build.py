@@ -15,10 +15,10 @@ from __future__ import annotations
 import datetime as dt
 
 from advisor import __version__
+from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tuple
+from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
-from collectors.awr.sections import FiletypeRow, ReportData, release_tuple
-from collectors.awr.statspack import histogram_bounds_ms
 
 MB = float(1 << 20)
 KNOWN_MAJORS = (10, 11, 12, 18, 19, 21, 23)
@@ -188,7 +188,7 @@ def build_workload(data: ReportData) -> Workload:
     if data.wait_classes:
         io_s = sum(s for c, s in data.wait_classes.items() if c in ("User I/O", "System I/O"))
     if io_s is None and data.events:
-        from collectors.oracle.history import USER_IO_EVENTS
+        from advisor.collectors.oracle.history import USER_IO_EVENTS
 
         io_s = sum(s for name, (_, s) in data.events.items() if name in USER_IO_EVENTS)
     wait = WaitProfile(io_wait_share=io_s / data.db_time_s if data.db_time_s and io_s is not None else None,

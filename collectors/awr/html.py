@@ -14,9 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from advisor.collectors.awr import numbers
+from advisor.collectors.awr.sections import (
+    FiletypeRow,
+    ReportData,
+    TablespaceRow,
+    block_size_from,
+    column_key,
+    file_row,
+)
 from advisor.errors import BadInput
-from collectors.awr import numbers
-from collectors.awr.sections import FiletypeRow, ReportData, TablespaceRow, block_size_from, column_key, file_row
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What advisor reads from an AWR or Statspack report, whatever its layout.
 
 The HTML, AWR text and Statspack text readers all fill a :class:`ReportData`; the workload
-builder (:mod:`collectors.awr.build`) turns it into a Workload and runs the cross-checks.
+builder (:mod:`advisor.collectors.awr.build`) turns it into a Workload and runs the cross-checks.
 Rates are kept as the report prints them; counts (reads, writes) are interval totals.
 """
 

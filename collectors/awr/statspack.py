@@ -7,8 +7,8 @@ File Read Histogram Stats section: per data file, single-block reads in the buck
 
 from __future__ import annotations
 
-from collectors.awr import text
-from collectors.awr.sections import ReportData
+from advisor.collectors.awr import text
+from advisor.collectors.awr.sections import ReportData
 
 HISTOGRAM_TITLE = "File Read Histogram Stats"
 BUCKET_BOUNDS_MS = ((0.0, 2.0), (2.0, 4.0), (4.0, 8.0), (8.0, 16.0), (16.0, 32.0), (32.0, None))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from advisor.collectors.awr import numbers
+from advisor.collectors.awr.sections import ReportData, block_size_from, column_key
 from advisor.errors import BadInput
-from collectors.awr import numbers
-from collectors.awr.sections import ReportData, block_size_from, column_key
 
 TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
 _DASHES = re.compile(r"^[-~ ]*-[-~ ]*$")
@@ -201,7 +201,7 @@ def file_grid_rows(table: Grid) -> list[tuple[str, str, Row]]:
 
 def io_sections(found: dict[str, Section], data: ReportData) -> None:
     """File IO Stats (source of truth) and Tablespace IO Stats of a text report."""
-    from collectors.awr.sections import TablespaceRow, file_row
+    from advisor.collectors.awr.sections import TablespaceRow, file_row
 
     if "File IO Stats" in found:
         section = found["File IO Stats"]
@@ -227,7 +227,7 @@ def _no_data(section: Section) -> bool:
 
 def filetype_section(found: dict[str, Section], data: ReportData) -> None:
     """IOStat by Filetype summary: columns by position (two 'Reqs per sec' headers)."""
-    from collectors.awr.sections import FiletypeRow
+    from advisor.collectors.awr.sections import FiletypeRow
 
     title = "IOStat by Filetype summary"
     if title not in found or _no_data(found[title]):

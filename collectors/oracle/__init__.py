@@ -3,7 +3,7 @@
 Registered as the ``oracle`` entry point of ``advisor.collectors``. ``connect`` opens a thin
 (or, with ``options["thick"]``, thick) session named ``advisor``; ``collect`` adds one live
 sample (files, wait profile, server identity) to the snapshot context. History between two
-snapshots stored in the database is read by :func:`collectors.oracle.history.history_workload`
+snapshots stored in the database is read by :func:`advisor.collectors.oracle.history.history_workload`
 (Statspack by default; AWR's DBA_HIST_* views only with ``options["diagnostics_pack"]``).
 """
 
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.oracle.connect import open_connection
-from collectors.oracle.history import history_workload
-from collectors.oracle.live import sample
+from advisor.collectors.oracle.connect import open_connection
+from advisor.collectors.oracle.history import history_workload
+from advisor.collectors.oracle.live import sample
 
 __all__ = ["OracleCollector", "history_workload"]
 
 
 class OracleCollector:
-    """The ``oracle`` collector plugin (a DatabaseCollector, see advisor.registry)."""
+    """The ``oracle`` collector plugin (a DatabaseCollector, see advisor.collect.registry)."""
 
     name = "oracle"
     dbms = "oracle"

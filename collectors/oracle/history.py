@@ -21,12 +21,12 @@ from dataclasses import replace
 from typing import Any
 
 from advisor import __version__
+from advisor.collectors.oracle import server, units
+from advisor.collectors.oracle.connect import run_query
+from advisor.collectors.oracle.live import driver_major
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
 from advisor.workload import file_rate, zero_baseline
-from collectors.oracle import server, units
-from collectors.oracle.connect import run_query
-from collectors.oracle.live import driver_major
 
 USER_IO_EVENTS = (
     "db file sequential read", "db file scattered read", "db file parallel read", "direct path read",

@@ -12,9 +12,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.collectors.oracle import mapping, server, units
+from advisor.collectors.oracle.connect import run_query
 from advisor.model import FileIO, ServerInfo, WaitProfile
-from collectors.oracle import mapping, server, units
-from collectors.oracle.connect import run_query
 
 LIVE_QUERIES = (
     "instance", "database", "parameter", "filestat", "tempstat", "datafile", "tempfile", "tablespace",

@@ -26,8 +26,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from advisor.collectors.oracle import units
 from advisor.model import FileIO, FileKind
-from collectors.oracle import units
 
 Rows = Sequence[Mapping[str, Any]]
 

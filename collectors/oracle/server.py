@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from advisor.collectors.oracle import units
 from advisor.model import ServerInfo, WaitProfile
-from collectors.oracle import units
 
 Rows = Sequence[Mapping[str, Any]]
 

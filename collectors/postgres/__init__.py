@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.collectors.postgres import collector
+from advisor.collectors.postgres.session import PgSession, connect
 from advisor.model import WaitProfile
-from collectors.postgres import collector
-from collectors.postgres.session import PgSession, connect
 
 __all__ = ["PostgresCollector"]
 
 
 class PostgresCollector:
-    """The ``postgres`` collector plugin (a DatabaseCollector, see advisor.registry)."""
+    """The ``postgres`` collector plugin (a DatabaseCollector, see advisor.collect.registry)."""
 
     name = "postgres"
     dbms = "postgres"

@@ -12,18 +12,16 @@ import datetime as dt
 import time
 from typing import Any
 
-from advisor.errors import PrivilegeMissing
-from advisor.model import FileIO, ServerInfo, WaitProfile
-from collectors.postgres import files as mapping
-from collectors.postgres.areas import (
+from advisor.collectors.postgres import files as mapping
+from advisor.collectors.postgres.areas import (
     Tablespace,
     data_directory_visible,
     tablespace_directory,
     version_directory,
     wal_directory,
 )
-from collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
-from collectors.postgres.rows import (
+from advisor.collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
+from advisor.collectors.postgres.rows import (
     ActivityRow,
     ArchiverRow,
     CheckpointerRow,
@@ -34,7 +32,9 @@ from collectors.postgres.rows import (
     TablespaceRow,
     WalRow,
 )
-from collectors.postgres.session import PgSession, run_query
+from advisor.collectors.postgres.session import PgSession, run_query
+from advisor.errors import PrivilegeMissing
+from advisor.model import FileIO, ServerInfo, WaitProfile
 
 Jsonable = str | int | float | bool | None
 
@@ -134,7 +134,7 @@ def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitPro
 
 
 def collect(session: PgSession, context: Any) -> None:
-    """Fill *context* (an advisor.collect.CollectContext) with one snapshot of the server."""
+    """Fill *context* (an advisor.collect.context.CollectContext) with one snapshot of the server."""
     major, conn = session.major, session.conn
     server: ServerRow = run_query(conn, major, "server")[0]
     priv: PrivilegesRow = run_query(conn, major, "privileges")[0]

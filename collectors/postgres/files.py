@@ -23,8 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.model import FileIO, FileKind, new_file_io
-from collectors.postgres.areas import (
+from advisor.collectors.postgres.areas import (
     Tablespace,
     archive_directory,
     on_disk,
@@ -34,8 +33,9 @@ from collectors.postgres.areas import (
     temp_directory,
     unlisted_directory,
 )
-from collectors.postgres.rows import ArchiverRow, DatabaseRow, WalRow
-from collectors.postgres.sizes import MISSING, stat_sizes
+from advisor.collectors.postgres.rows import ArchiverRow, DatabaseRow, WalRow
+from advisor.collectors.postgres.sizes import MISSING, stat_sizes
+from advisor.model import FileIO, FileKind, new_file_io
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ def relation_files(
 ) -> list[FileIO]:
     """One FileIO per relation row (``relations`` query columns, as tuples for speed).
 
-    *paths* come from :func:`relation_paths`; *sizes* (from :mod:`collectors.postgres.sizes`,
+    *paths* come from :func:`relation_paths`; *sizes* (from :mod:`advisor.collectors.postgres.sizes`,
     one per non-None path) are read here when not given. Sizes come from the files
     themselves when the data directory is visible on this host, else from relpages (an
     estimate). Shared catalogs get the file id ``global/<oid>``. Relations with no bytes on

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from advisor.collectors.postgres.files import IS_SHARED_COLUMN, RelationPaths, relation_files, relation_paths
+from advisor.collectors.postgres.rows import DatabaseRow
+from advisor.collectors.postgres.session import PgSession, open_connection, run_tuples
+from advisor.collectors.postgres.sizes import SizeReader
 from advisor.errors import AdvisorError, PrivilegeMissing
 from advisor.model import FileIO
-from collectors.postgres.files import IS_SHARED_COLUMN, RelationPaths, relation_files, relation_paths
-from collectors.postgres.rows import DatabaseRow
-from collectors.postgres.session import PgSession, open_connection, run_tuples
-from collectors.postgres.sizes import SizeReader
 
 MAX_PARALLEL = 2
 """Queries in flight at once: one runs while the rows of another are turned into files."""
@@ -105,7 +105,7 @@ def read_all(
 
     Three things overlap: the queries of the next databases (worker threads, waiting on the
     server), the sizes of this database's files (a helper process, see
-    :mod:`collectors.postgres.sizes`) and the FileIO rows of the previous database (here).
+    :mod:`advisor.collectors.postgres.sizes`) and the FileIO rows of the previous database (here).
     """
     jobs: list[tuple[str, int, bool, Callable[[], _Fetched]]] = []
     for db in databases:

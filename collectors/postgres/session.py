@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from advisor.collectors.postgres.rows import DEFAULT_PARAMS, ROWS
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
 from advisor.sqlfiles import pick
-from collectors.postgres.rows import DEFAULT_PARAMS, ROWS
 
 if TYPE_CHECKING:
     import psycopg

@@ -28,10 +28,10 @@ from advisor.bench.suite import BenchOptions, zone_jobs
 from advisor.bench.target import Target, create_scratch, open_target, release
 from advisor.jsonio import read_document
 from advisor.model import save
-from advisor.model_disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 
-emulator = pytest.importorskip("advisor.disk.emulator", reason="the emulated HDD (advisor.disk.emulator) is absent")
-from advisor.disk.emulator_model import sized_model  # noqa: E402
+emulator = pytest.importorskip("advisor.disk.emulator.device", reason="the emulated HDD is absent")
+from advisor.disk.emulator.timing import sized_model  # noqa: E402
 from advisor.disk.fit import fit_profile  # noqa: E402
 from advisor.disk.model import DiskModel  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.jsonio import read_document
-from advisor.model_disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 from tests.bench.cli_support import advisor, require_root
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 

@@ -14,7 +14,7 @@ import pytest
 
 from advisor.errors import ExitCode
 from advisor.jsonio import read_document
-from advisor.model_disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 from tests.bench.cli_support import ROOT, advisor, one_error_line, require_root
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 

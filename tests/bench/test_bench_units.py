@@ -19,7 +19,7 @@ from advisor.bench.stats import stability_warnings, summarize_ns
 from advisor.bench.suite import BenchOptions, band_regions, jobs_for, parse_tests, runs_for
 from advisor.bench.target import Target
 from advisor.errors import BadInput
-from advisor.model_disk import DiskProfile, ZonePoint
+from advisor.model.disk import DiskProfile, ZonePoint
 
 
 def test_parse_size_units_and_errors() -> None:

@@ -11,7 +11,7 @@ from advisor.disk.fit import fit_profile, fit_zones
 from advisor.disk.presets import get_model
 from advisor.disk.synth import synthesize_profile
 from advisor.errors import BadInput
-from advisor.model_disk import DiskProfile, ZonePoint
+from advisor.model.disk import DiskProfile, ZonePoint
 
 KNOWN = {
     "nas": get_model("st4000vn006").with_changes(

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.disk import emulator_sys as sysx
-from advisor.disk.emulator_calibrate import realtime_thread
+from advisor.disk.emulator import system as sysx
+from advisor.disk.emulator.calibrate import realtime_thread
 
 
 def require_fuse_and_loop() -> None:
@@ -109,7 +109,7 @@ def emulator_leaks() -> list[str]:
             cmdline = proc.read_bytes()
         except OSError:
             continue
-        if b"advisor.disk.emulator_server" in cmdline and f"emu-{os.getpid()}-".encode() in cmdline:
+        if b"advisor.disk.emulator.server" in cmdline and f"emu-{os.getpid()}-".encode() in cmdline:
             problems.append(f"server process {proc.parent.name}")
     if sysx.RUN_DIR.is_dir():
         problems += [f"private dir {p}" for p in sysx.RUN_DIR.glob(f"emu-{os.getpid()}-*")]

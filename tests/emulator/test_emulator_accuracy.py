@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from advisor.disk.emulator import EmulatedDisk, emulated_disk
-from advisor.disk.emulator_model import sized_model
+from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
+from advisor.disk.emulator.timing import sized_model
 from advisor.disk.presets import get_model
 from advisor.disk.simulate import StreamSpec, simulate
 from tests.emulator.emu_support import (

@@ -7,8 +7,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from advisor.disk.emulator_actuator import Actuator
-from advisor.disk.emulator_model import ConstantTiming, sized_model
+from advisor.disk.emulator.actuator import Actuator
+from advisor.disk.emulator.timing import ConstantTiming, sized_model
 from advisor.disk.mechanism import Mechanism
 from advisor.disk.presets import get_model
 

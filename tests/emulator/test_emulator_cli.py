@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.disk import emulator_sys as sysx
+from advisor.disk.emulator import system as sysx
 from advisor.errors import ExitCode
 from tests.emulator.emu_support import read_latencies, require_fuse_and_loop
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.disk import emulator_sys as sysx
-from advisor.disk.emulator import OWNER_XATTR, emulated_disk, prepare_backing
-from advisor.disk.emulator_model import TimingSpec, constant
+from advisor.disk.emulator import system as sysx
+from advisor.disk.emulator.device import OWNER_XATTR, emulated_disk, prepare_backing
+from advisor.disk.emulator.timing import TimingSpec, constant
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
 from tests.emulator.emu_support import emulator_leaks, memory_dir, read_latencies, require_fuse_and_loop
 
@@ -116,8 +116,8 @@ def test_stale_cleanup_removes_what_a_killed_process_left(tmp_path: Path) -> Non
     code = (
         "import os, sys, signal\n"
         "from pathlib import Path\n"
-        "from advisor.disk.emulator import emulated_disk\n"
-        "from advisor.disk.emulator_model import constant\n"
+        "from advisor.disk.emulator.device import emulated_disk\n"
+        "from advisor.disk.emulator.timing import constant\n"
         "with emulated_disk(constant(0.1), 16 << 20, Path(sys.argv[1]), scale=10.0) as d:\n"
         "    print(d.mountpoint, flush=True)\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.disk.emulator import emulated_disk
+from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.presets import get_model
 from tests.emulator.emu_support import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
 from tests.helpers.pg import available_versions, running_postgres

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from advisor.collectors.awr import read_report
 from advisor.errors import BadInput, ExitCode
-from collectors.awr import read_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

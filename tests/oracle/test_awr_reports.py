@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import report_truth as T
 
+from advisor.collectors.awr import ReportCollector, detect, read_report
 from advisor.model import FileRate, Workload, load_workload, save
-from collectors.awr import ReportCollector, detect, read_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PER_FILE = ["awr_11.2.0.3_rac.html", "awr_11.2.0.4.html", "awr_12.1.0.2.html", "awr_12.2.0.1_cdb.html",
@@ -78,7 +78,7 @@ def test_redo_archive_and_control_come_from_iostat_by_filetype(name: str) -> Non
 
 
 def test_statspack_redo_from_lgwr_and_histogram() -> None:
-    from collectors.awr.statspack import read_statspack
+    from advisor.collectors.awr.statspack import read_statspack
 
     path = FIXTURES / "statspack_11.2.0.4.txt"
     data = read_statspack(path.read_text(), str(path))

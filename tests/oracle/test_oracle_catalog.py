@@ -12,7 +12,7 @@ FILES = available("oracle")
 
 
 def test_there_are_sql_files_for_every_live_query() -> None:
-    from collectors.oracle.live import LIVE_QUERIES
+    from advisor.collectors.oracle.live import LIVE_QUERIES
 
     queries = {f.query for f in FILES}
     assert set(LIVE_QUERIES) <= queries and "containers" in queries

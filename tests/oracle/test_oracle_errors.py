@@ -10,9 +10,9 @@ import pytest
 from oracle_replay import ReplayConnection, dpy_error, ora_error
 from oracle_scenarios import SCENARIOS
 
-from advisor.collect import CollectContext
+from advisor.collect.context import CollectContext
+from advisor.collectors.oracle import OracleCollector
 from advisor.errors import AdvisorError, ConnectionFailed, ExitCode, PrivilegeMissing, Unsupported
-from collectors.oracle import OracleCollector
 
 Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 

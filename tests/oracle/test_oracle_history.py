@@ -6,10 +6,10 @@ import pytest
 from oracle_replay import ReplayConnection
 from oracle_scenarios import SCENARIOS, statspack_recordings
 
-from advisor.collect import CollectContext
+from advisor.collect.context import CollectContext
+from advisor.collectors.oracle import OracleCollector, history_workload
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import Workload
-from collectors.oracle import OracleCollector, history_workload
 
 
 def connection(**kwargs: object) -> ReplayConnection:

@@ -10,10 +10,10 @@ import pytest
 from oracle_replay import ReplayConnection
 from oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, Scenario
 
-from advisor.collect import CollectContext, build_snapshot, run_collectors
+from advisor.collect.context import CollectContext, build_snapshot, run_collectors
+from advisor.collectors.oracle import OracleCollector
 from advisor.model import FileRate, Snapshot
 from advisor.workload import file_rate, zero_baseline
-from collectors.oracle import OracleCollector
 
 Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from collectors.oracle import units
+from advisor.collectors.oracle import units
 
 
 def test_each_unit_converts_to_advisor_units() -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.collect import CollectContext
+from advisor.collect.context import CollectContext
+from advisor.collect.registry import run_isolated
+from advisor.collectors.host import HostCollector
 from advisor.model import FileIO, ServerInfo
-from advisor.registry import run_isolated
-from collectors.host import HostCollector
 from tests.helpers.loopdisk import ScratchDisk
 from tests.storage.conftest import write_file
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.postgres import sizes
-from collectors.postgres.sizes import MISSING, UNREADABLE, SizeReader, stat_sizes
+from advisor.collectors.postgres import sizes
+from advisor.collectors.postgres.sizes import MISSING, UNREADABLE, SizeReader, stat_sizes
 
 
 def _files(tmp_path: Path, count: int) -> list[str]:

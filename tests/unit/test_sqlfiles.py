@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from advisor.collectors.postgres.rows import DEFAULT_PARAMS
 from advisor.sqlfiles import available, sql_root
-from collectors.postgres.rows import DEFAULT_PARAMS
 
 FILES = sorted((Path(__file__).resolve().parents[2] / "sql" / "postgres").glob("*.sql"))
 LONE_PERCENT = re.compile(r"%(?!%|\([a-z_]+\)s)")
@@ -45,7 +45,7 @@ def test_files_are_found_through_the_package() -> None:
 
 def test_settings_header_lists_every_parameter_value() -> None:
     """`advisor sql show settings` must tell a DBA which names the collector binds."""
-    from collectors.postgres.rows import SETTING_NAMES
+    from advisor.collectors.postgres.rows import SETTING_NAMES
 
     header = next(f for f in available("postgres") if f.query == "settings").header
     missing = [name for name in SETTING_NAMES if name not in header]

@@ -75,7 +75,7 @@ def test_sql_and_collectors_commands() -> None:
     one_line_error(run("sql", "show", "nope", "--dbms", "postgres"), 6, "no postgres query named 'nope'")
     plugins = {p["name"]: p for p in json.loads(run("collectors", "--format", "json").stdout)}
     assert plugins["postgres"]["status"] == "ok" and plugins["postgres"]["dbms"] == "postgres"
-    assert plugins["postgres"]["target"] == "collectors.postgres:PostgresCollector"
+    assert plugins["postgres"]["target"] == "advisor.collectors.postgres:PostgresCollector"
 
 
 def test_collect_oracle_unreachable_goes_through_the_plugin(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from advisor.errors import BadInput, Unsupported
-from advisor.model_disk import Latency
+from advisor.model.disk import Latency
 
 Pattern = Literal["read", "randread", "commit"]
 EngineName = Literal["auto", "builtin", "fio"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from advisor.bench.engines import PERCENTILES, Job, JobResult, streaming_rate
 from advisor.errors import DeviceError
-from advisor.model_disk import Latency
+from advisor.model.disk import Latency
 
 
 def _ms(value: float) -> str:

@@ -48,7 +48,7 @@ def constant_timing(latency_ms: float = 0.0, flush_ms: float = 0.0) -> ConstantT
 
 def constant(latency_ms: float = 0.0, flush_ms: float = 0.0) -> TimingSpec:
     """A :class:`TimingSpec` for :class:`ConstantTiming`."""
-    return TimingSpec("advisor.disk.emulator_model:constant_timing",
+    return TimingSpec("advisor.disk.emulator.timing:constant_timing",
                       {"latency_ms": latency_ms, "flush_ms": flush_ms})
 
 
@@ -123,9 +123,9 @@ def timing_spec(
             model = get_model(preset_or_model)
         except (KeyError, LookupError) as exc:
             raise BadInput(f"unknown disk preset {preset_or_model!r}", hint="see advisor disk presets") from exc
-        return TimingSpec("advisor.disk.emulator_server:mechanism_from_preset",
+        return TimingSpec("advisor.disk.emulator.server:mechanism_from_preset",
                           {"preset": preset_or_model, **common}, model)
     if dataclasses.is_dataclass(preset_or_model):
-        return TimingSpec("advisor.disk.emulator_server:mechanism_from_model",
+        return TimingSpec("advisor.disk.emulator.server:mechanism_from_model",
                           {"model": model_to_jsonable(preset_or_model), **common}, preset_or_model)
     raise BadInput(f"not a disk preset or model: {type(preset_or_model).__name__}")

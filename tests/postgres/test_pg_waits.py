@@ -8,7 +8,7 @@ import time
 import psycopg
 import pytest
 
-from collectors.postgres import PostgresCollector
+from advisor.collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer
 
 pytestmark = pytest.mark.pg

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from advisor.disk import emulator_sys as sysx
-from advisor.disk.emulator_calibrate import PathOverhead, measure_path_overhead
-from advisor.disk.emulator_model import TimingSpec, timing_spec
-from advisor.disk.emulator_sys import cleanup_stale
+from advisor.disk.emulator import system as sysx
+from advisor.disk.emulator.calibrate import PathOverhead, measure_path_overhead
+from advisor.disk.emulator.system import cleanup_stale
+from advisor.disk.emulator.timing import TimingSpec, timing_spec
 
 __all__ = ["EmulatedDisk", "PathOverhead", "TimingSpec", "cleanup_stale", "emulated_disk", "prepare_backing"]
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
@@ -147,7 +147,7 @@ def _start_server(private: Path, config: dict[str, Any]) -> subprocess.Popen[byt
     (private / "config.json").write_text(json.dumps(config))
     with open(private / "server.log", "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "advisor.disk.emulator_server", json.dumps(config)],
+            [sys.executable, "-m", "advisor.disk.emulator.server", json.dumps(config)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, env=env,
         )
     (private / "server.pid").write_text(f"{proc.pid}\n")
@@ -211,7 +211,7 @@ def emulated_disk(
 
     *preset_or_model* is a preset name, a ``DiskModel`` or a :class:`TimingSpec`.
     *compensate* measures the emulator's own path overhead and takes it off every request
-    (see :mod:`advisor.disk.emulator_calibrate`); turn it off to see the raw emulator.
+    (see :mod:`advisor.disk.emulator.calibrate`); turn it off to see the raw emulator.
     """
     if cache not in CACHE_MODES:
         raise BadInput(f"unknown cache mode {cache!r}", hint=f"use one of {', '.join(CACHE_MODES)}")

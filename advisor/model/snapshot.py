@@ -5,8 +5,8 @@ A snapshot (one point in time), a workload (rates between two snapshots), a host
 a report (findings and plan). Units are in the field names; counters are ints; a figure the
 source did not provide is ``None``, never a false zero. The JSON form of each document is
 the dataclass itself (see :mod:`advisor.jsonio`) and is documented in docs/json-format.md.
-Layout, disk-profile and report classes live in :mod:`advisor.model_layout`,
-:mod:`advisor.model_disk` and :mod:`advisor.model_report` to keep modules short; they are
+Layout, disk-profile and report classes live in :mod:`advisor.model.layout`,
+:mod:`advisor.model.disk` and :mod:`advisor.model.report` to keep modules short; they are
 re-exported here so ``from advisor.model import X`` works for every class.
 """
 
@@ -18,13 +18,13 @@ from typing import Literal
 
 from advisor.bulk import slot_constructor
 from advisor.jsonio import encode, read_document, write_atomic
-from advisor.model_disk import (
+from advisor.model.disk import (
     DISK_PROFILE_FORMAT_VERSION,
     DiskProfile,
     Latency,
     ZonePoint,
 )
-from advisor.model_layout import (
+from advisor.model.layout import (
     Device,
     DiskStat,
     DiskStatRate,
@@ -33,7 +33,7 @@ from advisor.model_layout import (
     Location,
     Partition,
 )
-from advisor.model_report import (
+from advisor.model.report import (
     REPORT_FORMAT_VERSION,
     AreaPlacement,
     Finding,
@@ -78,6 +78,8 @@ __all__ = [
     "Report",
     "RunStatus",
     "Script",
+    "SegmentIO",
+    "SegmentRate",
     "ServerInfo",
     "ServiceTime",
     "Snapshot",
@@ -149,6 +151,68 @@ class FileIO:
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
 
 
+@dataclass(frozen=True, slots=True)
+class SegmentIO:
+    """Cumulative IO counters of one Oracle segment (table, index, LOB, or one partition of it).
+
+    From V$SEGSTAT / V$SEGMENT_STATISTICS (live), DBA_HIST_SEG_STAT or STATS$SEG_STAT
+    (history) or an AWR/Statspack report's "Segments by ..." sections. Block counters are in
+    blocks of ``block_size`` bytes; any counter the source does not give is None, never 0.
+    ``segment_id`` is stable across samples: ``<container>:<owner>.<name>[:<partition>]``.
+    ``file_ids`` are the FileIO ids of the files holding its extents when they were looked up
+    (DBA_EXTENTS for the top segments); empty means "somewhere in its tablespace's files".
+    ``parent`` names the table an index or LOB segment belongs to (``owner.table``).
+    """
+
+    segment_id: str
+    owner: str
+    name: str
+    segment_type: str  # TABLE, INDEX, TABLE PARTITION, INDEX PARTITION, LOBSEGMENT, ...
+    tablespace: str
+    container: str  # PDB name in a CDB, else the database name
+    partition: str | None = None
+    parent: str | None = None
+    size_bytes: int | None = None
+    block_size: int | None = None
+    physical_reads: int | None = None  # blocks
+    physical_read_requests: int | None = None
+    physical_reads_direct: int | None = None  # blocks
+    physical_writes: int | None = None  # blocks
+    physical_write_requests: int | None = None
+    physical_writes_direct: int | None = None  # blocks
+    segment_scans: int | None = None
+    object_id: int | None = None
+    data_object_id: int | None = None
+    file_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRate:
+    """Rates of one Oracle segment over a workload interval (per second).
+
+    ``read_iops``/``write_iops`` come from the request counters where the source has them,
+    else from blocks (then ``from_blocks`` is True: an upper bound on requests).
+    """
+
+    segment_id: str
+    owner: str
+    name: str
+    segment_type: str
+    tablespace: str
+    container: str
+    partition: str | None = None
+    parent: str | None = None
+    size_bytes: int | None = None
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_mb_s: float | None = None
+    write_mb_s: float | None = None
+    direct_read_share: float | None = None
+    scans_per_s: float | None = None
+    from_blocks: bool = False
+    file_ids: tuple[str, ...] = ()
+
+
 new_file_io = slot_constructor(FileIO)
 """FileIO(...) for hot loops (100,000 relation rows per snapshot): same object, built faster."""
 
@@ -192,6 +256,7 @@ class Snapshot:
     views: dict[str, list[dict[str, str | int | float | bool | None]]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     tool_version: str = ""
+    segments: tuple[SegmentIO, ...] = ()  # Oracle per-segment counters (empty for PostgreSQL)
     document: Literal["snapshot"] = "snapshot"
     format_version: int = FORMAT_VERSION
 
@@ -235,6 +300,8 @@ class Workload:
     warnings: tuple[str, ...] = ()
     source: str = ""  # "snapshots", "awr-html", "statspack", ...
     tool_version: str = ""
+    segments: tuple[SegmentRate, ...] = ()  # Oracle per-segment rates (top N from a report)
+    segment_coverage: float | None = None  # share of all physical reads the segments account for
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -5,7 +5,7 @@ the target partition and its relations move with ``ALTER TABLE/INDEX/MATERIALIZE
 IN TABLESPACE ... SET TABLESPACE``, which rewrites them under an ACCESS EXCLUSIVE lock
 (readers and writers wait); pg_repack is the online path. ``pg_wal`` can only move while the
 server is stopped (stop, mv, symlink, start). Every name and path from the database is
-quoted (:mod:`advisor.engine.quoting`).
+quoted (:mod:`advisor.engine.scripts.quoting`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 import sqlparse
 
-from advisor.engine.moves import Move
-from advisor.engine.quoting import comment, ident, literal, shell, truncate_ident
+from advisor.engine.scripts.moves import Move
+from advisor.engine.scripts.quoting import comment, ident, literal, shell, truncate_ident
 from advisor.model import Script
 
 TEMPLATES = frozenset({"template0", "template1"})

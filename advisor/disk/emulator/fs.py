@@ -3,7 +3,7 @@
 The mount holds three files:
 
 * ``disk.img`` — the emulated disk. Reads and writes really move bytes to and from the
-  backing file, but each reply waits for the :class:`~advisor.disk.emulator_actuator.Actuator`.
+  backing file, but each reply waits for the :class:`~advisor.disk.emulator.actuator.Actuator`.
   ``fsync`` (what the loop driver sends for a block-layer flush or FUA write) is a
   ``flush`` request to the model: with a volatile write cache it waits for the media, with
   a lying one it returns at once. FUSE ``flush`` is only ``close()`` and costs nothing.
@@ -13,7 +13,7 @@ The mount holds three files:
 * ``control`` — a JSON object written by the supervising process: ``passthrough`` (serve
   without model time), ``trace`` (record arrival and reply times of reads, listed in
   ``stats.json``), ``inbound`` / ``outbound`` (the measured path overhead, see
-  :mod:`advisor.disk.emulator_calibrate`) and ``reset_stats``.
+  :mod:`advisor.disk.emulator.calibrate`) and ``reset_stats``.
 
 Why mfusepy (ctypes, high-level libfuse 3 API): it is maintained, already a dependency,
 needs no C build, runs each request on its own libfuse worker thread (so queue depth > 1
@@ -33,7 +33,7 @@ from typing import Any
 
 import mfusepy as fuse
 
-from advisor.disk.emulator_actuator import Actuator, ActuatorStats
+from advisor.disk.emulator.actuator import Actuator, ActuatorStats
 
 IMAGE = "/disk.img"
 STATS = "/stats.json"

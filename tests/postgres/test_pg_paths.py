@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from collectors.postgres import areas, files
-from collectors.postgres.areas import Tablespace, archive_directory, on_disk, parse_temp_tablespaces
-from collectors.postgres.rows import DatabaseRow
-from collectors.postgres.sizes import MISSING, UNREADABLE
+from advisor.collectors.postgres import areas, files
+from advisor.collectors.postgres.areas import Tablespace, archive_directory, on_disk, parse_temp_tablespaces
+from advisor.collectors.postgres.rows import DatabaseRow
+from advisor.collectors.postgres.sizes import MISSING, UNREADABLE
 
 
 def test_doctests_of_areas() -> None:

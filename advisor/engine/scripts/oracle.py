@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import sqlparse
 
-from advisor.engine.moves import Move
-from advisor.engine.quoting import comment, ident, literal, shell
+from advisor.engine.scripts.moves import Move
+from advisor.engine.scripts.quoting import comment, ident, literal, shell
 from advisor.model import Script
 
 IDP_CAVEAT = (

@@ -133,7 +133,7 @@ def _pid_is_server(pid: int) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return b"advisor.disk.emulator_server" in cmdline
+    return b"advisor.disk.emulator.server" in cmdline
 
 
 def pid_alive(pid: int) -> bool:

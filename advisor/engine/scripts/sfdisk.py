@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from advisor.engine.quoting import comment, label
+from advisor.engine.scripts.quoting import comment, label
 from advisor.model import PlannedPartition, Script
 
 MIB = 1 << 20

@@ -6,7 +6,7 @@ import posixpath
 from dataclasses import dataclass
 
 from advisor.engine.areas import Area
-from advisor.engine.quoting import label
+from advisor.engine.scripts.quoting import label
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Process that serves the emulated disk's FUSE mount (``python -m advisor.disk.emulator_server``).
+"""Process that serves the emulated disk's FUSE mount (``python -m advisor.disk.emulator.server``).
 
 The FUSE server runs in a child process of its own, not in a thread of the caller, because
 libfuse takes over SIGINT/SIGTERM/SIGHUP for the whole process, its worker threads would
@@ -21,7 +21,7 @@ import os
 import sys
 from typing import Any
 
-from advisor.disk.emulator_actuator import Actuator, Timing
+from advisor.disk.emulator.actuator import Actuator, Timing
 
 PR_SET_TIMERSLACK = 29
 
@@ -38,7 +38,7 @@ def load_timing(path: str, kwargs: dict[str, Any]) -> Timing:
 
 def mechanism_from_preset(preset: str, cache: str = "off", seed: int = 0, size_bytes: int | None = None) -> Timing:
     """The disk model's mechanism for a catalogue preset."""
-    from advisor.disk.emulator_model import build_mechanism
+    from advisor.disk.emulator.timing import build_mechanism
     from advisor.disk.presets import get_model
 
     timing: Timing = build_mechanism(get_model(preset), cache=cache, seed=seed, size_bytes=size_bytes)
@@ -48,7 +48,7 @@ def mechanism_from_preset(preset: str, cache: str = "off", seed: int = 0, size_b
 def mechanism_from_model(model: dict[str, Any], cache: str = "off", seed: int = 0,
                          size_bytes: int | None = None) -> Timing:
     """The disk model's mechanism for a model passed as JSON (see ``emulator_model``)."""
-    from advisor.disk.emulator_model import build_mechanism, model_from_jsonable
+    from advisor.disk.emulator.timing import build_mechanism, model_from_jsonable
 
     timing: Timing = build_mechanism(model_from_jsonable(model), cache=cache, seed=seed, size_bytes=size_bytes)
     return timing
@@ -75,7 +75,7 @@ def serve(config: dict[str, Any]) -> None:
     """Mount the emulator at ``config['mountpoint']`` and serve until unmounted."""
     import mfusepy as fuse
 
-    from advisor.disk.emulator_fs import MAX_IN_FLIGHT, EmulatorFS
+    from advisor.disk.emulator.fs import MAX_IN_FLIGHT, EmulatorFS
 
     _tight_timers()
     timing = load_timing(config["timing"], dict(config.get("timing_kwargs", {})))
@@ -97,7 +97,7 @@ def serve(config: dict[str, Any]) -> None:
 def main(argv: list[str]) -> int:
     """Entry point of the child process."""
     if len(argv) != 2:
-        print("usage: python -m advisor.disk.emulator_server CONFIG_JSON", file=sys.stderr)
+        print("usage: python -m advisor.disk.emulator.server CONFIG_JSON", file=sys.stderr)
         return 2
     serve(json.loads(argv[1]))
     return 0

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.bulk import gc_paused
-from advisor.collect import CollectContext, build_snapshot
+from advisor.collect.context import CollectContext, build_snapshot
+from advisor.collect.registry import Collector, PluginInfo, discover, run_isolated
 from advisor.errors import ConnectionFailed, Unsupported
 from advisor.model import CollectorRun, Snapshot
-from advisor.registry import Collector, PluginInfo, discover, run_isolated
 
 
 @dataclass

@@ -16,7 +16,7 @@ the served timeline is the model's own, whatever the thread's punctuality.
 
 The path from an application through the kernel, loop and FUSE into this process and back
 costs real time that no disk would spend (``inbound`` and ``outbound``, measured at start
-by :mod:`advisor.disk.emulator_calibrate`). Arrivals are back-dated by the inbound part
+by :mod:`advisor.disk.emulator.calibrate`). Arrivals are back-dated by the inbound part
 and replies released early by the outbound part, never before their data has moved, so
 what the application sees is the model's latency.
 """

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from advisor.collect import CollectContext
-from collectors.postgres import PostgresCollector
+from advisor.collect.context import CollectContext
+from advisor.collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
 VERSIONS = available_versions()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor import __version__
+from advisor.collect.registry import Collector, run_isolated
 from advisor.model import (
     CollectorRun,
     FileIO,
@@ -21,7 +22,6 @@ from advisor.model import (
     Snapshot,
     WaitProfile,
 )
-from advisor.registry import Collector, run_isolated
 
 
 @dataclass
