@@ -8,6 +8,7 @@ must end up in the new tablespace. Names hold quotes, spaces, semicolons and upp
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import sqlparse
 
 from advisor.demo.embedded import owned_dir
 from advisor.engine.areas import Area, Relation
@@ -133,3 +135,20 @@ def test_repack_script_moves_oddly_named_tables_with_the_real_pg_repack(pg15: Pg
     rows = placed.splitlines()
     expected = sorted([f"{ODD_TABLE}|{new}", f"{ODD_TABLE}_pkey|{new}", f"Q1 Data|{new}", f"Q1 Data_pkey|{new}"])
     assert sorted(rows) == expected, (rows, done.stdout, done.stderr)
+
+
+def test_oracle_script_literals_and_names_read_back_on_a_real_parser(pg15: PgServer) -> None:
+    """Oracle quotes literals and identifiers as standard SQL does: PostgreSQL reads them back exactly."""
+    from tests.engine.test_scripts import EVIL, _plan, _script, _sqlplus_statements
+
+    plan = _plan("oracle", 110204)
+    statements = _sqlplus_statements(_script(plan, "oracle.sql").text)
+    literals = [t.value for s in statements for t in s.flatten() if t.ttype in sqlparse.tokens.String.Single]
+    names = sorted({t.value for s in statements for t in s.flatten() if t.value.startswith('"')})
+    assert literals and names
+    read = pg15.psql("SELECT " + ", ".join(f"{lit} AS c{n}" for n, lit in enumerate(literals))).split("|")
+    assert "/db/it's evil/f0" in read
+    assert [literal(value) for value in read] == literals  # the parser's reading, quoted again, is the token
+    columns = json.loads(pg15.psql("SELECT row_to_json(r) FROM (SELECT " + ", ".join(f"1 AS {n}" for n in names)
+                                   + ") r"))
+    assert EVIL in columns and sorted(ident(name) for name in columns) == names
