@@ -65,8 +65,10 @@ def _sqlplus_statements(text: str) -> list[sqlparse.sql.Statement]:
     """The SQL statements of a SQL*Plus script, after checking its line discipline.
 
     SQL*Plus reads lines first: a command must be alone on its line, each statement one line
-    ending in ``;``, and ``SET DEFINE OFF`` must come before any ``&``.
+    ending in ``;``, no comment line ends in ``;``, and ``SET DEFINE OFF`` comes before any ``&``.
     """
+    comments = [line for line in text.splitlines() if line.startswith("-- ")]
+    assert not [c for c in comments if c.rstrip().endswith(";")], "SQL*Plus ends a statement at a comment's ';'"
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("-- ")]
     assert lines[0] == "SET DEFINE OFF" and "&" not in text.split("SET DEFINE OFF", 1)[0]
     statements = []
@@ -239,6 +241,8 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
     assert sorted(expected) == list(range(1, len(expected) + 1)) and len(expected) == 4
     fake = tmp_path / "bin"
     fake.mkdir()
+    (fake / "mkdir").write_text("#!/bin/sh\nexit 0\n")  # the target directories are not made here
+    (fake / "mkdir").chmod(0o755)
     for tool in ("mv", "cp"):
         (fake / tool).write_text(f'#!/bin/sh\nprintf "{tool}\\0%s\\0%s\\n" "$@"\n' if tool == "mv" else
                                  f'#!/bin/sh\nprintf "{tool}\\0%s\\0%s\\n" "$2" "$3"\n')

@@ -95,6 +95,11 @@ def _files(move: Move) -> list[str]:
     return [p for p in move.area.paths if p and not _is_asm(p)]
 
 
+def _moves(move: Move, paths: Sequence[str]) -> list[str]:
+    """Shell commands of one step: the target directory, then one mv per file."""
+    return [f"mkdir -p {shell(move.directory)}", *(f"mv {shell(p)} {shell(_target(move, p))}" for p in paths)]
+
+
 def _datafiles(move: Move, major: int, sql: list[str], steps: _Steps) -> None:
     tablespace = move.area.tablespace or move.area.name
     paths = _files(move)
@@ -102,6 +107,7 @@ def _datafiles(move: Move, major: int, sql: list[str], steps: _Steps) -> None:
         return
     sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}")
     if major >= 12:
+        sql.append(f"-- first: mkdir -p {comment(move.directory)} (owned by the oracle user)")
         for path in paths:
             sql.append(f"ALTER DATABASE MOVE DATAFILE {literal(path)} TO {literal(_target(move, path))};")
         return
@@ -109,13 +115,13 @@ def _datafiles(move: Move, major: int, sql: list[str], steps: _Steps) -> None:
         # SYSTEM and the active undo tablespace cannot go offline: move them in MOUNT state
         sql.append("SHUTDOWN IMMEDIATE")
         sql.append("STARTUP MOUNT")
-        steps.add([f"mv {shell(path)} {shell(_target(move, path))}" for path in paths], sql, "Instance mounted")
+        steps.add(_moves(move, paths), sql, "Instance mounted")
         for path in paths:
             sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
         sql.append("ALTER DATABASE OPEN;")
         return
     sql.append(f"ALTER TABLESPACE {ident(tablespace)} OFFLINE NORMAL;")
-    steps.add([f"mv {shell(path)} {shell(_target(move, path))}" for path in paths], sql, "Tablespace offline")
+    steps.add(_moves(move, paths), sql, "Tablespace offline")
     for path in paths:
         sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
     sql.append(f"ALTER TABLESPACE {ident(tablespace)} ONLINE;")
@@ -171,7 +177,8 @@ def _control(move: Move, sql: list[str], steps: _Steps) -> None:
     sql.append(f"-- control files -> partition {comment(move.partition)}: takes effect at the next startup")
     # a list setting: one literal per file, never one literal holding the list
     sql.append(f"ALTER SYSTEM SET CONTROL_FILES = {', '.join(literal(t) for t in targets)} SCOPE=SPFILE;")
-    steps.steps.append([f"cp -p {shell(path)} {shell(target)}" for path, target in zip(paths, targets, strict=True)])
+    steps.steps.append([f"mkdir -p {shell(move.directory)}",
+                        *(f"cp -p {shell(path)} {shell(target)}" for path, target in zip(paths, targets, strict=True))])
     sql.append(f"-- then SHUTDOWN IMMEDIATE, run  sh oracle_move_files.sh {len(steps.steps)}  (it copies the "
                "control files), STARTUP")
 
