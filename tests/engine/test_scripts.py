@@ -211,14 +211,17 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
         AreaSpec("SYSTEM", size_gb=1, read_iops=40, path="/u01/oradata/system"),
         AreaSpec("UNDOTBS1", kind="undo", size_gb=1, read_iops=10, write_iops=10, path="/u01/oradata/undo"),
         AreaSpec("USERS", size_gb=2, read_iops=100, path="/u01/oradata/users"),
-        AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's"),
+        AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's", files=2),
     ]
     w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
     report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"))
     assert report.plan is not None
     text = _script(report.plan, "oracle.sql").text
-    _sqlplus_statements(text)
+    statements = _sqlplus_statements(text)
     lines = text.splitlines()
+    # CONTROL_FILES is a list setting: one literal per file, never one literal holding the list
+    control = [s for s in statements if "CONTROL_FILES" in str(s)]
+    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in _literals(control[0])] == ["f0", "f1"]
     assert lines.count("SHUTDOWN IMMEDIATE") == 2 and lines.count("STARTUP MOUNT") == 2  # SYSTEM and undo
     flat = " ".join(text.split())
     assert flat.count("ALTER DATABASE OPEN;") == 2
@@ -227,7 +230,7 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
     shell = _script(report.plan, "oracle_move_files.sh").text
     assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
     copies = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("cp ")]
-    assert [c[2] for c in copies] == ["/u01/ctl's/f0"]
+    assert [c[2] for c in copies] == ["/u01/ctl's/f0", "/u01/ctl's/f1"]
     # each step moves only its own files: step N is run where oracle.sql pauses (or says) N
     expected: dict[int, list[str]] = {}
     step = 0
@@ -237,7 +240,7 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
             expected[step] = []
         elif line.startswith("ALTER DATABASE RENAME FILE"):
             expected[step].append(line.split("'")[1])
-    expected[max(expected)] = ["/u01/ctl's/f0"]  # the last step copies the control files
+    expected[max(expected)] = ["/u01/ctl's/f0", "/u01/ctl's/f1"]  # the last step copies the control files
     assert sorted(expected) == list(range(1, len(expected) + 1)) and len(expected) == 4
     fake = tmp_path / "bin"
     fake.mkdir()
