@@ -3,7 +3,8 @@
 ``postgres.sql`` sets ``temp_tablespaces``, then a sort that spills must write its temp file
 in the new tablespace (the server logs each temp file's path with ``log_temp_files = 0``).
 ``postgres_repack.sh`` runs the real pg_repack (Debian's postgresql-15-repack) and the tables
-must end up in the new tablespace. Names hold quotes, spaces, semicolons and upper case.
+must end up in the new tablespace. Names (database, schema, table, tablespace) hold quotes,
+spaces, semicolons, ``=`` and upper case.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from pathlib import Path
 
 import pytest
 import sqlparse
+from psycopg.conninfo import make_conninfo
 
 from advisor.demo.embedded import owned_dir
 from advisor.engine.areas import Area, Relation
 from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.postgres import new_tablespace_name, postgres_sql, repack_script
 from advisor.engine.scripts.quoting import ident, identifier_list, literal
-from tests.helpers.pg import PgServer, available_versions, running_postgres
+from tests.helpers.pg import PgServer, available_versions, client_tool, running_postgres
 
 pytestmark = pytest.mark.slow
 
@@ -32,6 +34,7 @@ ODD_TEMP = "Odd \"Temp' x;y"
 ODD_SPACE = "old \"ts' a;b"
 ODD_TABLE = "tab \"a' b;c"
 ODD_SCHEMA = "Sales 'Q\";"
+ODD_DB = "app \"x' y=z"
 OLD_NAME_IN_SCRIPTS = 'temp_tablespaces = \'"'
 
 
@@ -48,6 +51,14 @@ def pg15(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
     with running_postgres(15, tmp_path_factory.mktemp("scripts")) as server:
         server.psql("CREATE DATABASE app")
         yield server
+
+
+def _psql(server: PgServer, sql: str, dbname: str) -> str:
+    """psql on any database name (the helper's DSN does not quote names with blanks)."""
+    conninfo = make_conninfo(host="127.0.0.1", port=server.port, user="postgres", dbname=dbname)
+    done = subprocess.run([str(client_tool(server.bindir, "psql")), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                           "-d", conninfo], input=sql, capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.strip()
 
 
 def _mount(server: PgServer, name: str) -> str:
@@ -110,11 +121,12 @@ def test_identifier_list_names_an_oddly_named_temp_tablespace(pg15: PgServer) ->
 def test_repack_script_moves_oddly_named_tables_with_the_real_pg_repack(pg15: PgServer, tmp_path: Path) -> None:
     old_location = _mount(pg15, "old-ts")
     pg15.psql(f"CREATE TABLESPACE {ident(ODD_SPACE)} LOCATION {literal(old_location)}")
-    pg15.psql(f"CREATE EXTENSION pg_repack; CREATE SCHEMA {ident(ODD_SCHEMA)};"
+    pg15.psql(f"CREATE DATABASE {ident(ODD_DB)}")
+    _psql(pg15, f"CREATE EXTENSION pg_repack; CREATE SCHEMA {ident(ODD_SCHEMA)};"
               f"CREATE TABLE public.{ident(ODD_TABLE)} (id int PRIMARY KEY, v text) TABLESPACE {ident(ODD_SPACE)};"
               f"CREATE TABLE {ident(ODD_SCHEMA)}.\"Q1 Data\" (id int PRIMARY KEY) TABLESPACE {ident(ODD_SPACE)};"
-              f"INSERT INTO public.{ident(ODD_TABLE)} SELECT g, 'x' FROM generate_series(1, 100) g;", "app")
-    relations = (Relation("app", f"public.{ODD_TABLE}", "data"), Relation("app", f"{ODD_SCHEMA}.Q1 Data", "data"))
+              f"INSERT INTO public.{ident(ODD_TABLE)} SELECT g, 'x' FROM generate_series(1, 100) g;", ODD_DB)
+    relations = (Relation(ODD_DB, f"public.{ODD_TABLE}", "data"), Relation(ODD_DB, f"{ODD_SCHEMA}.Q1 Data", "data"))
     move = Move(_area(ODD_SPACE, "tablespace", ODD_SPACE, relations), "data", "hot1",
                 _mount(pg15, "mnt-hot1"), True)
     _prepare_directories([move])
@@ -128,10 +140,10 @@ def test_repack_script_moves_oddly_named_tables_with_the_real_pg_repack(pg15: Pg
            "PATH": f"{REPACK.parent}:{os.environ.get('PATH', '')}"}
     done = subprocess.run(["sh", str(path)], capture_output=True, text=True, timeout=300, env=env)
     assert "ERROR" not in done.stderr, done.stderr
-    placed = pg15.psql(
-        "SELECT c.relname || '|' || t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
+    placed = _psql(
+        pg15, "SELECT c.relname || '|' || t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
         "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', "
-        f"{literal(ODD_SCHEMA)}) AND c.relkind IN ('r', 'i') ORDER BY 1", "app")
+        f"{literal(ODD_SCHEMA)}) AND c.relkind IN ('r', 'i') ORDER BY 1", ODD_DB)
     rows = placed.splitlines()
     expected = sorted([f"{ODD_TABLE}|{new}", f"{ODD_TABLE}_pkey|{new}", f"Q1 Data|{new}", f"Q1 Data_pkey|{new}"])
     assert sorted(rows) == expected, (rows, done.stdout, done.stderr)

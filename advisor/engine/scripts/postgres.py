@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 import sqlparse
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.quoting import comment, ident, identifier_list, literal, qualified, shell
+from advisor.engine.scripts.quoting import (
+    comment,
+    conninfo_value,
+    ident,
+    identifier_list,
+    literal,
+    qualified,
+    shell,
+)
 from advisor.model import Script
 
 TEMPLATES = frozenset({"template0", "template1"})
@@ -164,7 +172,9 @@ def repack_script(moves: Sequence[Move]) -> Script | None:
             if rel.kind != "data" or rel.name.startswith(SYSTEM_SCHEMAS) or rel.container in TEMPLATES:
                 continue
             # pg_repack casts --table to regclass: the SQL-quoted name, then shell-quoted
-            lines.append(f"pg_repack --dbname={shell(rel.container)} --table={shell(qualified(rel.name))} "
+            # and puts --dbname into a connection string: a name with blanks or quotes in libpq's quoting
+            lines.append(f"pg_repack --dbname={shell(conninfo_value(rel.container))} "
+                         f"--table={shell(qualified(rel.name))} "
                          f"--tablespace={shell(new)} --moveidx")
             count += 1
     if count == 0:

@@ -10,7 +10,8 @@ A name that a second parser reads again needs the quoting of *that* parser, appl
 * a list setting (``temp_tablespaces``) splits and unquotes its own elements, so the value is
   written as a list of identifiers (:func:`identifier_list`), never as one string literal;
 * a relation name handed to a program that casts it to ``regclass`` (pg_repack ``--table``)
-  must be the SQL-quoted qualified name (:func:`qualified`), then shell-quoted;
+  must be the SQL-quoted qualified name (:func:`qualified`), then shell-quoted; a database
+  name it pastes into a libpq connection string gets libpq's quoting (:func:`conninfo_value`);
 * SQL*Plus reads each line before Oracle does: ``&`` starts a substitution variable (the
   scripts begin with ``SET DEFINE OFF``) and a line break inside a literal can end the
   statement, so Oracle scripts refuse names with line breaks (:func:`one_line`).
@@ -24,6 +25,7 @@ from collections.abc import Iterable
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 _LABEL = re.compile(r"[^A-Za-z0-9_.-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def ident(name: str) -> str:
@@ -57,6 +59,20 @@ def qualified(dotted: str) -> str:
     """
     schema, dot, relation = dotted.partition(".")
     return f"{ident(schema)}.{ident(relation)}" if dot else ident(dotted)
+
+
+def conninfo_value(value: str) -> str:
+    """*value* as one value of a libpq connection string (``'app "x\\' y'``), plain when it can be.
+
+    pg_repack builds ``dbname=<--dbname>`` into a connection string itself, so a database
+    name with a blank, quote or ``=`` must arrive in libpq's own quoting (psycopg's
+    ``make_conninfo`` writes it).
+    """
+    if _PLAIN_NAME.fullmatch(value):
+        return value
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(dbname=value).removeprefix("dbname=")
 
 
 def one_line(text: str) -> bool:
