@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +49,8 @@ def _area(name: str, kind: str, tablespace: str, relations: tuple[Relation, ...]
 def pg15(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
     if 15 not in available_versions():
         pytest.skip("PostgreSQL 15 (Debian) is not installed")
-    with running_postgres(15, tmp_path_factory.mktemp("scripts")) as server:
+    # archive_mode needs a restart; with no archive_command yet, segments just wait
+    with running_postgres(15, tmp_path_factory.mktemp("scripts"), settings={"archive_mode": "on"}) as server:
         server.psql("CREATE DATABASE app")
         yield server
 
@@ -102,6 +104,23 @@ def test_temp_tablespaces_setting_sends_spilled_sorts_to_the_new_tablespaces(pg1
     oids = {_oid(pg15, name) for name in new_names}
     paths = _spilled_temp_files(pg15)
     assert all(p.startswith("pg_tblspc/") and p.split("/")[1] in oids for p in paths), paths
+
+
+def test_archive_command_archives_into_an_oddly_named_directory(pg15: PgServer) -> None:
+    """The command is a shell line inside a SQL literal, expanded by the server (%p %f %%) first."""
+    mount = _mount(pg15, "mnt it's 100%p $(touch pwned)")
+    move = Move(_area("archive", "archive", "pg_default"), "archive", "archive4", mount, False)
+    _prepare_directories([move])
+    pg15.psql(postgres_sql([move]).text)
+    pg15.psql("CREATE TABLE IF NOT EXISTS wal_maker (v int); INSERT INTO wal_maker VALUES (1); SELECT pg_switch_wal();")
+    deadline = time.monotonic() + 60
+    archived: list[str] = []
+    while time.monotonic() < deadline and not archived:
+        time.sleep(0.2)
+        archived = sorted(os.listdir(move.directory))
+    failed = pg15.psql("SELECT failed_count FROM pg_stat_archiver")
+    assert archived and all(re.fullmatch(r"[0-9A-F]{24}", name) for name in archived), (archived, failed)
+    assert failed == "0" and not (Path(pg15.datadir) / "pwned").exists()
 
 
 def test_identifier_list_names_an_oddly_named_temp_tablespace(pg15: PgServer) -> None:
