@@ -8,8 +8,11 @@ traceback can leak a password. The codes are listed in ``docs/exit-codes.md``.
 
 from __future__ import annotations
 
-import re
 from enum import IntEnum
+
+from advisor.secrets import redact
+
+__all__ = ["redact"]  # re-exported: message paths import it from here
 
 
 class ExitCode(IntEnum):
@@ -91,28 +94,3 @@ class PartialFailure(AdvisorError):
     """Output was written, but some collectors failed (their runs say why)."""
 
     exit_code = ExitCode.PARTIAL
-
-
-_SECRET_PATTERNS = (
-    # key=value in libpq DSNs and Oracle connect strings
-    (re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|\"[^\"]*\"|\S+)"), r"\1=***"),
-    # URL userinfo: scheme://user:secret@host
-    (re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^:/@\s]*):[^@\s]*@"), r"\1:***@"),
-    # Oracle easy connect with inline password: user/secret@host
-    (re.compile(r"(?<![\w/])([A-Za-z_][\w$#]*)/[^@\s/]+@"), r"\1/***@"),
-)
-
-
-def redact(text: str) -> str:
-    """Hide passwords in DSNs, URLs and connect strings found anywhere in *text*.
-
-    >>> redact("host=db password=s3cret user=x")
-    'host=db password=*** user=x'
-    >>> redact("postgresql://bob:s3cret@db:5432/app")
-    'postgresql://bob:***@db:5432/app'
-    >>> redact("scott/tiger@orcl")
-    'scott/***@orcl'
-    """
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from advisor.cli.common import emit
+from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, emit
 from advisor.errors import BadInput, ExitCode, Unsupported
 
 
@@ -48,13 +48,14 @@ def collect(
     dsn: str = typer.Option("", "--dsn", help="libpq DSN or Oracle connect string; empty: PG* environment/pgpass."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON document here (default stdout)."),
     dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle."),
-    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0,
+    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S,
                                    help="Take two snapshots this many seconds apart and write the workload."),
     keep_snapshots: Path | None = typer.Option(None, "--keep-snapshots",
                                                help="With --interval: also save snapshot-a.json and snapshot-b.json."),
     allow_reset: bool = typer.Option(False, "--allow-reset",
                                      help="With --interval: warn instead of refusing when counters were reset."),
-    statement_timeout: float = typer.Option(30.0, "--statement-timeout", min=0.1, help="Per-statement limit (s)."),
+    statement_timeout: float = typer.Option(30.0, "--statement-timeout", min=0.1, max=MAX_STATEMENT_TIMEOUT_S,
+                                            help="Per-statement limit (s)."),
     thick: bool = typer.Option(False, "--thick", help="Oracle: use the Oracle Client libraries."),
     diagnostics_pack: bool = typer.Option(False, "--diagnostics-pack",
                                           help="Oracle: the Diagnostics Pack is licensed (allows AWR views)."),

@@ -19,6 +19,16 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+MAX_STATEMENT_TIMEOUT_S = 2_147_483.0
+"""PostgreSQL's statement_timeout is an int of milliseconds (at most 2^31-1) and Oracle's
+call_timeout an unsigned 32-bit count of them: a larger value would reach the server and fail
+there as a connection error."""
+
+MAX_INTERVAL_S = 30 * 86_400.0
+"""Thirty days between two samples: counters of a longer interval are better read from two
+separate ``collect`` runs, and a larger value only overflows the sleep."""
+
+
 class OutputFormat(enum.StrEnum):
     """Output formats a command may offer."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from advisor.cli.common import OutputFormat
+from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
 from advisor.errors import BadInput
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def report(
     workload: Path | None = typer.Option(None, "--workload", help="A workload file (offline)."),
     dsn: str | None = typer.Option(None, "--dsn", help="Sample this database live (libpq DSN / Oracle connect)."),
     dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle (live sampling and scripts)."),
-    interval: float = typer.Option(300.0, "--interval", min=1.0, help="Seconds between the two live samples."),
+    interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S,
+                                   help="Seconds between the two live samples."),
     disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile(s) from `advisor bench`."),
     preset: str | None = typer.Option(None, "--preset", help="Drive preset for disks without a profile."),
     spec: Path | None = typer.Option(None, "--spec", help="Drive spec file (drive.toml) instead of a preset."),

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
+from advisor.secrets import remember, remember_dsn
 from advisor.sqlfiles import pick
 
 THICK_REASONS = {
@@ -70,7 +71,7 @@ def translate_connect_error(exc: BaseException, dsn: str | None) -> AdvisorError
         )
     if full.startswith("DPY-3"):
         return Unsupported(
-            f"cannot connect to {target} in thin mode: {_first_line(exc)}",
+            f"cannot connect to {target} in thin mode: {redact(_first_line(exc))}",
             hint="run again with --thick to use the Oracle Client libraries",
         )
     if code in _CONNECTION_CODES:
@@ -139,6 +140,9 @@ def open_connection(dsn: str | None, options: Mapping[str, Any]) -> Any:
                 f"--thick: cannot load the Oracle Client libraries: {_first_line(exc)}",
                 hint="install Oracle Instant Client and set LD_LIBRARY_PATH or pass its directory",
             ) from None
+    remember_dsn(dsn, "oracle")  # before any message can quote it
+    remember(options.get("password"))
+    remember(options.get("wallet_password"))
     kwargs: dict[str, Any] = {"dsn": dsn}
     for key in ("user", "password", "config_dir", "wallet_location", "wallet_password"):
         if options.get(key):

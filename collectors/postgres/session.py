@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from advisor.collectors.postgres.rows import DEFAULT_PARAMS, ROWS
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
+from advisor.secrets import parse_error, remember_dsn
 from advisor.sqlfiles import pick
 
 if TYPE_CHECKING:
@@ -77,7 +78,14 @@ def translate_connect_error(exc: BaseException, dsn: str, dbname: str | None = N
 def open_connection(dsn: str, options: Mapping[str, Any], dbname: str | None = None) -> psycopg.Connection[Any]:
     """A read-only, autocommit monitoring connection (to *dbname* when given)."""
     import psycopg
+    from psycopg.conninfo import conninfo_to_dict
 
+    remember_dsn(dsn, "postgres")  # before any message can quote it
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as exc:  # libpq's reason may quote a piece of the password
+        raise ConnectionFailed(f"the connection string is not valid libpq syntax: {parse_error(_first_line(exc))}",
+                               hint="quote a value holding blanks as 'va lue', escape ' and \\ with \\") from None
     timeout_s = float(options.get("statement_timeout_s") or DEFAULT_STATEMENT_TIMEOUT_S)
     session_options = f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
     kwargs: dict[str, Any] = {

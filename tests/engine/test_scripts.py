@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -56,6 +57,31 @@ def _statements(text: str) -> list[sqlparse.sql.Statement]:
     return [s for s in parsed if s.get_type() != "UNKNOWN" or s.token_first(skip_cm=True) is not None]
 
 
+SQLPLUS_COMMANDS = ("SET DEFINE OFF", "WHENEVER SQLERROR EXIT FAILURE", "PAUSE ", "SHUTDOWN IMMEDIATE",
+                    "STARTUP MOUNT")
+
+
+def _sqlplus_statements(text: str) -> list[sqlparse.sql.Statement]:
+    """The SQL statements of a SQL*Plus script, after checking its line discipline.
+
+    SQL*Plus reads lines first: a command must be alone on its line, each statement one line
+    ending in ``;``, no comment line ends in ``;``, and ``SET DEFINE OFF`` comes before any ``&``.
+    """
+    comments = [line for line in text.splitlines() if line.startswith("-- ")]
+    assert not [c for c in comments if c.rstrip().endswith(";")], "SQL*Plus ends a statement at a comment's ';'"
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("-- ")]
+    assert lines[0] == "SET DEFINE OFF" and "&" not in text.split("SET DEFINE OFF", 1)[0]
+    statements = []
+    for line in lines:
+        if line.startswith(SQLPLUS_COMMANDS):
+            continue
+        assert line.endswith(";") and line.count(";") >= 1, line
+        parsed = _statements(line)
+        assert len(parsed) == 1 or all(str(p).strip().endswith(";") for p in parsed), line
+        statements.append(parsed[0])
+    return statements
+
+
 def _literals(statement: sqlparse.sql.Statement) -> list[str]:
     return [t.value[1:-1].replace("''", "'") for t in statement.flatten() if t.ttype in sqlparse.tokens.String.Single]
 
@@ -79,7 +105,10 @@ def test_postgres_sql_survives_hostile_names_and_paths() -> None:
     assert "DROP" not in kinds
     idents = [name for s in statements for name in _idents(s)]
     assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
-    assert "yDROP TABLE t; --" in idents, "control characters are stripped from identifiers"
+    assert EVIL_NL in idents, "a name with a line break is kept exactly (psql reads it inside the quotes)"
+    created = [name for s in statements if s.get_type() == "CREATE" for name in _idents(s)]
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]*", name) for name in created), "new tablespace names need no quotes"
+    assert len(set(created)) == len(created)
     locations = [lit for s in statements if s.get_type() == "CREATE" for lit in _literals(s)]
     assert all(loc.startswith(QUOTED_DIR + "/") for loc in locations), locations
 
@@ -103,22 +132,26 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
         ["bash", "-c", 'pg_repack() { for a in "$@"; do printf "%s\\0" "$a"; done; printf "\\1"; }; . "$0"',
          str(script)], capture_output=True, check=True).stdout.decode()
     words = [record.split("\0")[:-1] for record in shown.split("\1")[:-1]]
-    assert ["--dbname=app", f"--table=public.{EVIL_NL}_0"] == [w for w in words if EVIL_NL in w[1]][0][:2]
+    # pg_repack casts --table to regclass: it receives the SQL-quoted qualified name
+    evil_nl_table = '"public".' + '"' + EVIL_NL + '_0"'
+    assert ["--dbname=app", f"--table={evil_nl_table}"] == [w for w in words if EVIL_NL in w[1]][0][:2]
     evil_label = next(p.label for p in plan.partitions if EVIL in p.areas)
-    assert [f"--tablespace={evil_label}_{EVIL}" in w for w in words].count(True) == 2  # its two relations
+    evil_tablespace = f"--tablespace={evil_label}_x_drop_table_t_"
+    assert [w[2].startswith(evil_tablespace) for w in words].count(True) == 2  # its two relations
     assert not Path("/tmp/pwned").exists()
 
 
 @pytest.mark.parametrize("version_num", [190000, 110204])
 def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> None:
     plan = _plan("oracle", version_num)
-    statements = _statements(_script(plan, "oracle.sql").text)
+    sql = _script(plan, "oracle.sql").text
+    statements = _sqlplus_statements(sql)
     kinds = [s.get_type() for s in statements]
     assert "DROP" not in kinds and set(kinds) <= {"ALTER"}
     text = " ".join(" ".join(str(s).split()) for s in statements)
     if version_num >= 120000:
         moves = [s for s in statements if "MOVE DATAFILE" in str(s).upper()]
-        assert len(moves) == 3  # two files of the hostile tablespace, one of the other
+        assert len(moves) == 2  # two files of the hostile tablespace; the other's name holds a line break
         literals = [lit for s in moves for lit in _literals(s)]
         assert "/db/it's evil/f0" in literals and any(lit.startswith(QUOTED_DIR) for lit in literals)
     else:
@@ -127,20 +160,22 @@ def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> 
         assert EVIL in [i for s in offline for i in _idents(s)]
         shell = _script(plan, "oracle_move_files.sh").text
         assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
-        moved = [shlex.split(line) for line in shell.splitlines() if line.startswith("mv ")]
-        assert all(len(m) == 3 for m in moved) and len(moved) == 3
+        moved = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("mv ")]
+        assert all(len(m) == 3 for m in moved) and len(moved) == 2
         assert any(m[1] == "/db/it's evil/f0" and m[2].startswith(QUOTED_DIR + "/") and m[2].endswith("/f0")
                    for m in moved)
     assert "ADD LOGFILE GROUP" in text.upper() and "SWITCH LOGFILE" in text.upper()
     assert "ADD TEMPFILE" in text.upper() and "DROP INCLUDING DATAFILES" in text.upper()
     assert "DB_RECOVERY_FILE_DEST_SIZE" in text.upper()
     assert "DROP LOGFILE GROUP" not in text.upper(), "old group numbers are unknown here: nothing is dropped blindly"
+    skipped = [line for line in sql.splitlines() if "holds a line break" in line]
+    assert len(skipped) == 1 and skipped[0].startswith("-- y DROP TABLE t"), "left out, and said so"
 
 
 def test_asm_files_get_intelligent_data_placement_with_caveats() -> None:
     plan = _plan("oracle", 190000, asm=True)
     idp = _script(plan, "oracle_asm_idp.sql")
-    statements = _statements(idp.text)
+    statements = _sqlplus_statements(idp.text)
     hot = [s for s in statements if "HOT MIRRORHOT" in str(s)]
     cold = [s for s in statements if "COLD MIRRORCOLD" in str(s)]
     assert hot and len(hot) + len(cold) + 1 == len(statements)  # plus one REBALANCE
@@ -176,20 +211,52 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
         AreaSpec("SYSTEM", size_gb=1, read_iops=40, path="/u01/oradata/system"),
         AreaSpec("UNDOTBS1", kind="undo", size_gb=1, read_iops=10, write_iops=10, path="/u01/oradata/undo"),
         AreaSpec("USERS", size_gb=2, read_iops=100, path="/u01/oradata/users"),
-        AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's"),
+        AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's", files=2),
     ]
     w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
     report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"))
     assert report.plan is not None
     text = _script(report.plan, "oracle.sql").text
+    statements = _sqlplus_statements(text)
+    lines = text.splitlines()
+    # CONTROL_FILES is a list setting: one literal per file, never one literal holding the list
+    control = [s for s in statements if "CONTROL_FILES" in str(s)]
+    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in _literals(control[0])] == ["f0", "f1"]
+    assert lines.count("SHUTDOWN IMMEDIATE") == 2 and lines.count("STARTUP MOUNT") == 2  # SYSTEM and undo
     flat = " ".join(text.split())
-    assert flat.count("STARTUP MOUNT") == 2 and flat.count("ALTER DATABASE OPEN;") == 2  # SYSTEM and undo
+    assert flat.count("ALTER DATABASE OPEN;") == 2
     assert 'ALTER TABLESPACE "USERS" OFFLINE NORMAL;' in flat and 'ALTER TABLESPACE "SYSTEM" OFFLINE' not in flat
     assert "SET CONTROL_FILES = '" in flat and "SCOPE=SPFILE" in flat
     shell = _script(report.plan, "oracle_move_files.sh").text
     assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
-    copies = [shlex.split(line) for line in shell.splitlines() if line.startswith("cp ")]
-    assert [c[2] for c in copies] == ["/u01/ctl's/f0"]
+    copies = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("cp ")]
+    assert [c[2] for c in copies] == ["/u01/ctl's/f0", "/u01/ctl's/f1"]
+    # each step moves only its own files: step N is run where oracle.sql pauses (or says) N
+    expected: dict[int, list[str]] = {}
+    step = 0
+    for line in lines:
+        if match := re.search(r"sh oracle_move_files.sh (\d+)", line):
+            step = int(match.group(1))
+            expected[step] = []
+        elif line.startswith("ALTER DATABASE RENAME FILE"):
+            expected[step].append(line.split("'")[1])
+    expected[max(expected)] = ["/u01/ctl's/f0", "/u01/ctl's/f1"]  # the last step copies the control files
+    assert sorted(expected) == list(range(1, len(expected) + 1)) and len(expected) == 4
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "mkdir").write_text("#!/bin/sh\nexit 0\n")  # the target directories are not made here
+    (fake / "mkdir").chmod(0o755)
+    for tool in ("mv", "cp"):
+        (fake / tool).write_text(f'#!/bin/sh\nprintf "{tool}\\0%s\\0%s\\n" "$@"\n' if tool == "mv" else
+                                 f'#!/bin/sh\nprintf "{tool}\\0%s\\0%s\\n" "$2" "$3"\n')
+        (fake / tool).chmod(0o755)
+    (tmp_path / "m.sh").write_text(shell)
+    for number, sources in expected.items():
+        done = subprocess.run(["sh", str(tmp_path / "m.sh"), str(number)], capture_output=True, text=True,
+                              env={"PATH": f"{fake}:/usr/bin:/bin"})
+        assert done.returncode == 0, done.stderr
+        assert [row.split("\0")[1] for row in done.stdout.splitlines()] == sources, (number, done.stdout)
+    assert subprocess.run(["sh", str(tmp_path / "m.sh")], capture_output=True).returncode == 2  # no step: usage
 
 
 def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
@@ -207,7 +274,7 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
     wal_disks = {p["disk"] for p in plan["partitions"] if "redo" in p["areas"]}
     assert len(wal_disks) == 1 and all(p["areas"] == ["redo"] for p in plan["partitions"] if p["disk"] in wal_disks)
     sql = next(s["text"] for s in plan["scripts"] if s["name"] == "oracle.sql")
-    statements = _statements(sql)
+    statements = _sqlplus_statements(sql)
     moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
     assert moves and all(_literals(s)[0].startswith("/u0") for s in moves)
     assert "ADD LOGFILE GROUP" in sql

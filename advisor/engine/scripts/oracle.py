@@ -6,6 +6,14 @@ adding groups on the target, switching and dropping the old groups once INACTIVE
 adding a tempfile and dropping the old one; the FRA by setting DB_RECOVERY_FILE_DEST (size
 first). Files in ASM cannot be placed by path: for ASM on whole raw disks, Intelligent Data
 Placement (deprecated since 12.2) marks files HOT or COLD and a rebalance moves them.
+
+The scripts are for SQL*Plus (or SQLcl), which reads every line before Oracle does: they
+start with ``SET DEFINE OFF`` (an ``&`` in a path would prompt for a substitution variable)
+and ``WHENEVER SQLERROR EXIT FAILURE``, put every statement and SQL*Plus command on a line
+of its own, and wait with ``PAUSE`` where the files must be moved by the shell script, whose
+steps are numbered so each run moves only the files of that step. A name or path holding a
+line break cannot be written safely for SQL*Plus: its move is left out with a comment that
+says so.
 """
 
 from __future__ import annotations
@@ -14,10 +22,8 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-import sqlparse
-
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.quoting import comment, ident, literal, shell
+from advisor.engine.scripts.quoting import comment, ident, literal, one_line, shell
 from advisor.model import Script
 
 IDP_CAVEAT = (
@@ -30,9 +36,50 @@ IDP_CAVEAT = (
 
 _GROUP = re.compile(r"group\s*#?\s*(\d+)", re.IGNORECASE)
 
+SQLPLUS_HEADER = (
+    "-- Run in SQL*Plus or SQLcl as a DBA (SYSDBA where it shuts the instance down).",
+    "SET DEFINE OFF",
+    "WHENEVER SQLERROR EXIT FAILURE",
+)
 
-def _format(sql: str) -> str:
-    return str(sqlparse.format(sql, reindent=True, keyword_case="upper")).strip() + "\n"
+
+def _sqlplus(lines: Sequence[str]) -> str:
+    """One statement or command per line; a blank line before each commented section."""
+    out = list(SQLPLUS_HEADER)
+    for line in lines:
+        if line.startswith("-- ") and out and not out[-1].startswith("--"):
+            out.append("")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _scriptable(move: Move, names: Sequence[str], sql: list[str]) -> bool:
+    """False (and a comment saying why) when a name or path would break across SQL*Plus lines."""
+    if all(one_line(name) for name in (*names, move.directory)):
+        return True
+    sql.append(f"-- {comment(move.area.name)}: a name or path holds a line break, which SQL*Plus cannot read "
+               "inside a literal; move it by hand")
+    return False
+
+
+class _Steps:
+    """The numbered steps of oracle_move_files.sh, each run where oracle.sql pauses."""
+
+    def __init__(self) -> None:
+        self.steps: list[list[str]] = []
+
+    def add(self, commands: Sequence[str], sql: list[str], when: str) -> None:
+        self.steps.append(list(commands))
+        sql.append(f"PAUSE {when}: run  sh oracle_move_files.sh {len(self.steps)}  then press Enter")
+
+    def script(self) -> str:
+        lines = ["#!/bin/sh", "# Run each step when oracle.sql pauses for it: sh oracle_move_files.sh STEP",
+                 "set -eu", 'case "${1:-}" in']
+        for number, commands in enumerate(self.steps, start=1):
+            lines += [f"{number})", *(f"    {command}" for command in commands), "    ;;"]
+        lines += ["*)", f'    echo "usage: $0 STEP (1 to {len(self.steps)}, as oracle.sql says)" >&2',
+                  "    exit 2", "    ;;", "esac"]
+        return "\n".join(lines) + "\n"
 
 
 def _target(move: Move, path: str) -> str:
@@ -48,13 +95,19 @@ def _files(move: Move) -> list[str]:
     return [p for p in move.area.paths if p and not _is_asm(p)]
 
 
-def _datafiles(move: Move, major: int, sql: list[str], shell_lines: list[str]) -> None:
+def _moves(move: Move, paths: Sequence[str]) -> list[str]:
+    """Shell commands of one step: the target directory, then one mv per file."""
+    return [f"mkdir -p {shell(move.directory)}", *(f"mv {shell(p)} {shell(_target(move, p))}" for p in paths)]
+
+
+def _datafiles(move: Move, major: int, sql: list[str], steps: _Steps) -> None:
     tablespace = move.area.tablespace or move.area.name
     paths = _files(move)
-    if not paths:
+    if not paths or not _scriptable(move, [tablespace, *paths], sql):
         return
     sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}")
     if major >= 12:
+        sql.append(f"-- first: mkdir -p {comment(move.directory)} (owned by the oracle user)")
         for path in paths:
             sql.append(f"ALTER DATABASE MOVE DATAFILE {literal(path)} TO {literal(_target(move, path))};")
         return
@@ -62,16 +115,14 @@ def _datafiles(move: Move, major: int, sql: list[str], shell_lines: list[str]) -
         # SYSTEM and the active undo tablespace cannot go offline: move them in MOUNT state
         sql.append("SHUTDOWN IMMEDIATE")
         sql.append("STARTUP MOUNT")
-        sql.append("-- now run oracle_move_files.sh, then:")
+        steps.add(_moves(move, paths), sql, "Instance mounted")
         for path in paths:
-            shell_lines.append(f"mv {shell(path)} {shell(_target(move, path))}")
             sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
         sql.append("ALTER DATABASE OPEN;")
         return
     sql.append(f"ALTER TABLESPACE {ident(tablespace)} OFFLINE NORMAL;")
-    sql.append("-- now run oracle_move_files.sh, then:")
+    steps.add(_moves(move, paths), sql, "Tablespace offline")
     for path in paths:
-        shell_lines.append(f"mv {shell(path)} {shell(_target(move, path))}")
         sql.append(f"ALTER DATABASE RENAME FILE {literal(path)} TO {literal(_target(move, path))};")
     sql.append(f"ALTER TABLESPACE {ident(tablespace)} ONLINE;")
 
@@ -81,6 +132,8 @@ def _redo(move: Move, sql: list[str]) -> None:
     first_new = (max(groups) if groups else 10) + 1
     count = max(len(groups), 3)
     size_mb = max(64, int(move.area.size_bytes / max(1, len(move.area.paths)) / (1 << 20)))
+    if not _scriptable(move, [], sql):
+        return
     sql.append(f"-- redo -> partition {comment(move.partition)}: add groups, switch, drop the old ones when INACTIVE")
     for n in range(first_new, first_new + count):
         path = posixpath.join(move.directory, f"redo{n:02d}.log")
@@ -97,6 +150,8 @@ def _redo(move: Move, sql: list[str]) -> None:
 def _temp(move: Move, sql: list[str]) -> None:
     tablespace = move.area.tablespace or "TEMP"
     paths = _files(move)
+    if not _scriptable(move, [tablespace, *paths], sql):
+        return
     size_mb = max(100, int(move.area.size_bytes / max(1, len(paths)) / (1 << 20)))
     sql.append(f"-- temp {comment(tablespace)} -> partition {comment(move.partition)}")
     for path in paths:
@@ -106,22 +161,26 @@ def _temp(move: Move, sql: list[str]) -> None:
 
 
 def _fra(move: Move, sql: list[str]) -> None:
+    if not _scriptable(move, [], sql):
+        return
     size_gb = max(1, -(-move.area.size_bytes * 2 // (1 << 30)))
     sql.append(f"-- FRA -> partition {comment(move.partition)}: size first; existing files stay and age out")
     sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST_SIZE = {size_gb}G SCOPE=BOTH SID='*';")
     sql.append(f"ALTER SYSTEM SET DB_RECOVERY_FILE_DEST = {literal(move.directory)} SCOPE=BOTH SID='*';")
 
 
-def _control(move: Move, sql: list[str], shell_lines: list[str]) -> None:
+def _control(move: Move, sql: list[str], steps: _Steps) -> None:
     paths = _files(move)
-    if not paths:
+    if not paths or not _scriptable(move, paths, sql):
         return
     targets = [_target(move, p) for p in paths]
     sql.append(f"-- control files -> partition {comment(move.partition)}: takes effect at the next startup")
+    # a list setting: one literal per file, never one literal holding the list
     sql.append(f"ALTER SYSTEM SET CONTROL_FILES = {', '.join(literal(t) for t in targets)} SCOPE=SPFILE;")
-    sql.append("-- then SHUTDOWN IMMEDIATE, run oracle_move_files.sh (it copies the control files), STARTUP")
-    for path, target in zip(paths, targets, strict=True):
-        shell_lines.append(f"cp -p {shell(path)} {shell(target)}")
+    steps.steps.append([f"mkdir -p {shell(move.directory)}",
+                        *(f"cp -p {shell(path)} {shell(target)}" for path, target in zip(paths, targets, strict=True))])
+    sql.append(f"-- then SHUTDOWN IMMEDIATE, run  sh oracle_move_files.sh {len(steps.steps)}  (it copies the "
+               "control files), STARTUP")
 
 
 def _idp(moves: Sequence[Move]) -> list[str]:
@@ -131,6 +190,10 @@ def _idp(moves: Sequence[Move]) -> list[str]:
         region = "HOT MIRRORHOT" if move.hot else "COLD MIRRORCOLD"
         for path in move.area.paths:
             if not _is_asm(path):
+                continue
+            if not one_line(path):
+                out.append(f"-- {comment(path)}: the path holds a line break, which SQL*Plus cannot read; "
+                           "set its region by hand")
                 continue
             group = path[1:].split("/", 1)[0]
             groups.add(group)
@@ -143,10 +206,11 @@ def _idp(moves: Sequence[Move]) -> list[str]:
 def oracle_scripts(moves: Sequence[Move], major: int) -> list[Script]:
     """oracle.sql (+ oracle_move_files.sh before 12c, oracle_asm_idp.sql for ASM files)."""
     sql: list[str] = []
-    shell_lines: list[str] = []
-    for move in moves:
+    steps = _Steps()
+    # control files last: their copy waits for a shutdown, after every other step has run
+    for move in sorted(moves, key=lambda m: m.area.kind == "control"):
         if move.area.kind in ("tablespace", "undo"):
-            _datafiles(move, major, sql, shell_lines)
+            _datafiles(move, major, sql, steps)
         elif move.area.kind == "wal":
             _redo(move, sql)
         elif move.area.kind == "temp":
@@ -154,18 +218,15 @@ def oracle_scripts(moves: Sequence[Move], major: int) -> list[Script]:
         elif move.area.kind == "archive":
             _fra(move, sql)
         elif move.area.kind == "control":
-            _control(move, sql, shell_lines)
+            _control(move, sql, steps)
     scripts = []
     caveat = ("ALTER DATABASE MOVE DATAFILE is online (12.1+, Enterprise Edition); in a CDB run it in the owning "
               "PDB. Before 12c the tablespace is offline while its files move.")
     if sql:
-        scripts.append(Script(name="oracle.sql", language="sql", text=_format("\n".join(sql)), caveat=caveat))
-    if shell_lines:
-        text = "\n".join(["#!/bin/sh", "# Run at the step oracle.sql names (files offline or instance down).",
-                          "set -eu", *shell_lines]) + "\n"
-        scripts.append(Script(name="oracle_move_files.sh", language="shell", text=text))
+        scripts.append(Script(name="oracle.sql", language="sql", text=_sqlplus(sql), caveat=caveat))
+    if steps.steps:
+        scripts.append(Script(name="oracle_move_files.sh", language="shell", text=steps.script()))
     idp = _idp(moves)
     if idp:
-        scripts.append(Script(name="oracle_asm_idp.sql", language="sql", text=_format("\n".join(idp)),
-                              caveat=IDP_CAVEAT))
+        scripts.append(Script(name="oracle_asm_idp.sql", language="sql", text=_sqlplus(idp), caveat=IDP_CAVEAT))
     return scripts

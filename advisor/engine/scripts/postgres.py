@@ -10,19 +10,31 @@ quoted (:mod:`advisor.engine.scripts.quoting`).
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 
 import sqlparse
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.quoting import comment, ident, literal, shell, truncate_ident
+from advisor.engine.scripts.quoting import (
+    comment,
+    conninfo_value,
+    ident,
+    identifier_list,
+    literal,
+    qualified,
+    shell,
+)
 from advisor.model import Script
 
 TEMPLATES = frozenset({"template0", "template1"})
 """Databases the moves skip: template0 refuses connections, template1 holds no user tables."""
 
 SYSTEM_SCHEMAS = ("pg_catalog.", "pg_toast.", "information_schema.")
+
+_NOT_PLAIN = re.compile(r"[^a-z0-9_]+")
 
 LOCK_WARNING = (
     "SET TABLESPACE rewrites each relation holding an ACCESS EXCLUSIVE lock for the whole copy: "
@@ -35,9 +47,19 @@ def new_tablespace_name(move: Move) -> str:
     """Name of the tablespace created for *move* on its target partition.
 
     The partition label comes first: names starting with ``pg_`` are reserved, and the old
-    name may be ``pg_default``.
+    name may be ``pg_default``. The name is advisor's own choice, so it is made plain
+    (``[a-z0-9_]``, what needs no quoting): pg_repack 1.4 writes the ``--tablespace`` value
+    into its index DDL unquoted, so a name that needs quotes breaks ``--moveidx``. When the
+    old name had to be changed to fit, a short hash of it keeps two such names apart.
     """
-    return truncate_ident(f"{move.partition}_{move.area.tablespace or move.area.name}")
+    wanted = f"{move.partition}_{move.area.tablespace or move.area.name}"
+    plain = _NOT_PLAIN.sub("_", wanted.lower()).strip("_") or "area"
+    if not plain[0].isalpha():
+        plain = "ts_" + plain
+    if plain == wanted and len(plain) <= 63:
+        return plain
+    digest = hashlib.blake2s(wanted.encode("utf-8"), digest_size=4).hexdigest()
+    return f"{plain[:54]}_{digest}"
 
 
 def _format(sql: str) -> str:
@@ -66,9 +88,9 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
                 )
     temps = [new_tablespace_name(m) for m in moves if m.area.kind == "temp" and m.area.tablespace]
     if temps:
-        value = ", ".join(ident(t) for t in temps)
+        # a list setting: identifiers, which the server stores as the list it splits again
         out.append("-- temp files go to the new temp tablespace(s)")
-        out.append(f"ALTER SYSTEM SET temp_tablespaces = {literal(value)};")
+        out.append(f"ALTER SYSTEM SET temp_tablespaces = {identifier_list(temps)};")
         out.append("SELECT pg_reload_conf();")
     return out
 
@@ -149,7 +171,10 @@ def repack_script(moves: Sequence[Move]) -> Script | None:
             # tables only (--moveidx takes their indexes along); catalogs and TOAST move with them or not at all
             if rel.kind != "data" or rel.name.startswith(SYSTEM_SCHEMAS) or rel.container in TEMPLATES:
                 continue
-            lines.append(f"pg_repack --dbname={shell(rel.container)} --table={shell(rel.name)} "
+            # pg_repack casts --table to regclass: the SQL-quoted name, then shell-quoted
+            # and puts --dbname into a connection string: a name with blanks or quotes in libpq's quoting
+            lines.append(f"pg_repack --dbname={shell(conninfo_value(rel.container))} "
+                         f"--table={shell(qualified(rel.name))} "
                          f"--tablespace={shell(new)} --moveidx")
             count += 1
     if count == 0:

@@ -4,25 +4,80 @@ A tablespace may be called ``x"; drop table t; --`` and a path may hold a quote 
 newline: every identifier is double-quoted with inner ``"`` doubled, every SQL string
 literal single-quoted with inner ``'`` doubled, every shell word passed through
 :func:`shlex.quote`, and comments never carry a line break.
+
+A name that a second parser reads again needs the quoting of *that* parser, applied first:
+
+* a list setting (``temp_tablespaces``) splits and unquotes its own elements, so the value is
+  written as a list of identifiers (:func:`identifier_list`), never as one string literal;
+* a relation name handed to a program that casts it to ``regclass`` (pg_repack ``--table``)
+  must be the SQL-quoted qualified name (:func:`qualified`), then shell-quoted; a database
+  name it pastes into a libpq connection string gets libpq's quoting (:func:`conninfo_value`);
+* SQL*Plus reads each line before Oracle does: ``&`` starts a substitution variable (the
+  scripts begin with ``SET DEFINE OFF``) and a line break inside a literal can end the
+  statement, so Oracle scripts refuse names with line breaks (:func:`one_line`).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 _LABEL = re.compile(r"[^A-Za-z0-9_.-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def ident(name: str) -> str:
-    """A SQL identifier, always quoted so case and odd characters survive harmlessly."""
-    return '"' + _UNPRINTABLE.sub("", name).replace('"', '""') + '"'
+    """A SQL identifier, always quoted so case and odd characters survive harmlessly.
+
+    The name is kept exactly (a PostgreSQL name may hold a line break, and dropping it would
+    name another object); only NUL, which no name can hold, is removed.
+    """
+    return '"' + name.replace("\x00", "").replace('"', '""') + '"'
 
 
 def literal(text: str) -> str:
     """A SQL string literal (standard_conforming_strings: backslashes are plain)."""
     return "'" + text.replace("\x00", "").replace("'", "''") + "'"
+
+
+def identifier_list(names: Iterable[str]) -> str:
+    """The value of a list setting of names: ``temp3, "Odd Name"`` as ``"temp3", "Odd Name"``.
+
+    ``ALTER SYSTEM SET temp_tablespaces = '"x"'`` would store one element literally named
+    ``"x"`` (quotes included); identifiers are stored as the names themselves.
+    """
+    return ", ".join(ident(name) for name in names)
+
+
+def qualified(dotted: str) -> str:
+    """``schema.relation`` as SQL (``"public"."tab ""a' b;c"``), for a ``::regclass`` reader.
+
+    Relation names are recorded as ``nspname || '.' || relname``; the schema is the part
+    before the first dot (a schema name that itself holds a dot cannot be told apart).
+    """
+    schema, dot, relation = dotted.partition(".")
+    return f"{ident(schema)}.{ident(relation)}" if dot else ident(dotted)
+
+
+def conninfo_value(value: str) -> str:
+    """*value* as one value of a libpq connection string (``'app "x\\' y'``), plain when it can be.
+
+    pg_repack builds ``dbname=<--dbname>`` into a connection string itself, so a database
+    name with a blank, quote or ``=`` must arrive in libpq's own quoting (psycopg's
+    ``make_conninfo`` writes it).
+    """
+    if _PLAIN_NAME.fullmatch(value):
+        return value
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(dbname=value).removeprefix("dbname=")
+
+
+def one_line(text: str) -> bool:
+    """True when *text* holds no line break or other control character (safe for SQL*Plus)."""
+    return _UNPRINTABLE.search(text) is None
 
 
 def shell(word: str) -> str:
@@ -39,8 +94,3 @@ def label(text: str, limit: int = 32) -> str:
     """A conservative name for partitions and directories: [A-Za-z0-9_.-], never empty."""
     cleaned = _LABEL.sub("_", text).strip("._-")[:limit]
     return cleaned or "area"
-
-
-def truncate_ident(name: str, limit_bytes: int = 63) -> str:
-    """Cut a name to PostgreSQL's NAMEDATALEN-1 bytes without splitting a character."""
-    return name.encode("utf-8")[:limit_bytes].decode("utf-8", "ignore")
