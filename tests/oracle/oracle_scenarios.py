@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle_replay import Recorded, ReplayConnection
-from oracle_segments import segment_recordings
+from oracle_segments import history_rows, segment_recordings
 
 INTERVAL_S = 60
 STARTUP = dt.datetime(2026, 11, 1, 8, 0, 0)
@@ -329,4 +329,5 @@ def statspack_recordings(s: Scenario, *, restart: bool = False, prefix: str = "s
     rows[f"{prefix}_system_event"] = by_snap(events)
     rows[f"{prefix}_time_model"] = by_snap(model)
     rows[f"{prefix}_parameter"] = by_snap(params, single=True)
+    rows[f"{prefix}_seg_stat"] = history_rows(prefix)
     return rows
