@@ -136,3 +136,22 @@ def test_segments_survive_a_saved_workload(tmp_path: Path) -> None:
     save(result, tmp_path / "w.json")
     again = load_workload(tmp_path / "w.json")
     assert again.segments == result.segments and again.segment_coverages == result.segment_coverages
+
+
+def test_workload_command_lists_segments_with_unknowns_and_coverage(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from advisor.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["collect", "--from-report", str(FIXTURES / "statspack_11.2.0.4.txt"),
+                                 "-o", str(tmp_path / "w.json")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["workload", str(tmp_path / "w.json"), "--top", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    orders = next(line for line in lines if "ORCL:SCOTT.ORDERS " in line)
+    cells = [c.strip() for c in orders.split("│")]
+    assert cells[5:7] == ["66.7~", "-"]  # reads counted in blocks; writes not in the report (unknown)
+    assert "Per segment (top 2 of 5)" in result.stdout and "ORCL:SYS.OBJ$" not in result.stdout
+    assert "88% of physical reads" in result.stdout and "unknown, not cold" in result.stdout
