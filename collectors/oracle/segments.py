@@ -92,11 +92,12 @@ def build_segments(rows: Sequence[SegmentStatRow], catalog: mapping.Catalog,
     for (con_id, obj, dataobj), group in groups.items():
         first = group[0]
         container = catalog.container(con_id)
-        counters: dict[str, int | None] = {}
+        # V$SEGSTAT has every statistic for every segment; the query leaves out the zeros
+        counters: dict[str, int] = dict.fromkeys(STATISTICS.values(), 0)
         for row in group:
             name = STATISTICS.get(row.statistic_name)
             if name is not None:
-                counters[name] = (counters.get(name) or 0) + units.count(row.value)
+                counters[name] += units.count(row.value)
         kind = str(first.segment_type or first.object_type or "")
         if first.object_name is None:
             dropped.append(f"{container}:obj#{obj}")

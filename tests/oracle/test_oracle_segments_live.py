@@ -49,7 +49,9 @@ def test_two_samples_give_segment_rates(replay: Replay, name: str) -> None:
     assert (orders.segment_type, orders.tablespace, orders.size_bytes) == ("TABLE", "USERS", 2048 << 20)
     users_file = "data:12:9100" if scenario.cdb else "data:4:9100"
     assert orders.file_ids == (users_file,)
-    assert found[f"{container}:SCOTT.ORDERS_PK"].parent == "SCOTT.ORDERS"
+    index = found[f"{container}:SCOTT.ORDERS_PK"]
+    assert index.parent == "SCOTT.ORDERS"
+    assert index.direct_read_share == 0.0 and index.scans_per_s == 0.0  # zero rows are left out, not unknown
     lob = found[f"{container}:SCOTT.SYS_LOB0000074001C00004$$"]
     assert lob.parent == "SCOTT.ORDERS" and lob.segment_type == "LOBSEGMENT"
     part = found[f"{container}:SCOTT.SALES:P2026Q4"]
