@@ -54,11 +54,14 @@ def coverage_line(workload: Workload) -> str | None:
         if statistic.endswith(":captured"):
             continue
         captured = workload.segment_coverages.get(f"{statistic}:captured")
-        extra = f" (report: captured {captured:.0%})" if captured is not None else ""
-        parts.append(f"{share:.0%} of {statistic.replace('_', ' ')}{extra}")
+        extra = f" ({captured:.0%})" if captured is not None else ""
+        parts.append(f"{statistic.replace('_', ' ')} {share:.0%}{extra}")
     if not parts:
         return None
-    return "segments listed cover " + "; ".join(parts) + ". Segments not listed are unknown, not cold."
+    captured_any = any(":" in key for key in workload.segment_coverages)
+    brackets = " (in brackets: the report's captured share)" if captured_any else ""
+    return (f"share of each total in the listed segments{brackets}: " + ", ".join(parts)
+            + ". Segments not listed are unknown, not cold.")
 
 
 def print_segments(console: Console, workload: Workload, top: int) -> None:

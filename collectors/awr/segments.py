@@ -180,10 +180,10 @@ def text_sections(found: dict[str, text.Section], data: ReportData) -> None:
         data.segment_tables.append(table)
 
 
-def _segment_key(row: SegmentRow, container: str, title: str) -> tuple[str, str]:
+def _segment_key(row: SegmentRow, container: str, statistic: str) -> tuple[str, str]:
     """(segment_id, identity used to merge rows of different sections)."""
     if row.missing:
-        ident = f"obj#{row.object_id}" if row.object_id is not None else f"missing@{title}:{row.line}"
+        ident = f"obj#{row.object_id}" if row.object_id is not None else f"missing@{statistic}:line{row.line}"
         return f"{container}:{ident}", ident
     part = f":{row.subobject}" if row.subobject else ""
     ident = f"{row.owner}.{row.name}{part}"
@@ -207,7 +207,7 @@ def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict
             coverages[f"{table.statistic}:captured"] = table.captured_pct / 100
         for row in table.rows:
             container = row.container or data.db_name
-            segment_id, _ = _segment_key(row, container, table.title)
+            segment_id, _ = _segment_key(row, container, table.statistic)
             if row.missing and segment_id not in merged:
                 missing.append(f"{table.title} line {row.line}")
             value = None if row.value is None else int(round(row.value))
@@ -232,10 +232,10 @@ def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict
 def _listed_share(table: SegmentTable) -> float | None:
     shares = [r.pct for r in table.rows if r.pct is not None]
     if len(shares) == len(table.rows):
-        return min(1.0, sum(shares) / 100)
+        return round(min(1.0, sum(shares) / 100), 4)
     values = [r.value for r in table.rows if r.value is not None]
     if table.total and len(values) == len(table.rows):
-        return min(1.0, sum(values) / table.total)
+        return round(min(1.0, sum(values) / table.total), 4)
     return None
 
 

@@ -154,4 +154,4 @@ def test_workload_command_lists_segments_with_unknowns_and_coverage(tmp_path: Pa
     cells = [c.strip() for c in orders.split("│")]
     assert cells[5:7] == ["66.7~", "-"]  # reads counted in blocks; writes not in the report (unknown)
     assert "Per segment (top 2 of 5)" in result.stdout and "ORCL:SYS.OBJ$" not in result.stdout
-    assert "88% of physical reads" in result.stdout and "unknown, not cold" in result.stdout
+    assert "physical reads 88%" in result.stdout and "unknown, not cold" in result.stdout
