@@ -26,6 +26,14 @@ _IDENTITY = tuple(f.name for f in fields(SegmentRate) if f.name in {g.name for g
                   and f.name not in COUNTERS)
 
 
+def segment_id(container: str, owner: str | None, name: str | None, partition: str | None,
+               object_id: int | str | None) -> str:
+    """``<container>:<owner>.<name>[:<partition>]``, or ``<container>:obj#<n>`` for a dropped object."""
+    if not name:
+        return f"{container}:obj#{object_id}"
+    return f"{container}:{owner}.{name}" + (f":{partition}" if partition else "")
+
+
 def _per_s(value: int | None, seconds: float) -> float | None:
     return None if value is None else value / seconds
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from advisor.collectors.awr import numbers, text
 from advisor.model import SegmentIO, Workload
-from advisor.segment_rates import totals_rate, with_counters
+from advisor.segment_rates import segment_id, totals_rate, with_counters
 
 if TYPE_CHECKING:
     from advisor.collectors.awr.html import Block
@@ -180,14 +180,12 @@ def text_sections(found: dict[str, text.Section], data: ReportData) -> None:
         data.segment_tables.append(table)
 
 
-def _segment_key(row: SegmentRow, container: str, statistic: str) -> tuple[str, str]:
-    """(segment_id, identity used to merge rows of different sections)."""
+def _segment_key(row: SegmentRow, container: str, statistic: str) -> str:
+    """The segment id; a dropped object without Obj# (11.2) cannot be matched across sections."""
     if row.missing:
-        ident = f"obj#{row.object_id}" if row.object_id is not None else f"missing@{statistic}:line{row.line}"
-        return f"{container}:{ident}", ident
-    part = f":{row.subobject}" if row.subobject else ""
-    ident = f"{row.owner}.{row.name}{part}"
-    return f"{container}:{ident}", ident
+        return segment_id(container, None, None, None, row.object_id) if row.object_id is not None \
+            else f"{container}:missing@{statistic}:line{row.line}"
+    return segment_id(container, row.owner, row.name, row.subobject, row.object_id)
 
 
 def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict[str, float], list[str]]:
@@ -207,17 +205,17 @@ def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict
             coverages[f"{table.statistic}:captured"] = table.captured_pct / 100
         for row in table.rows:
             container = row.container or data.db_name
-            segment_id, _ = _segment_key(row, container, table.statistic)
-            if row.missing and segment_id not in merged:
+            key = _segment_key(row, container, table.statistic)
+            if row.missing and key not in merged:
                 missing.append(f"{table.title} line {row.line}")
             value = None if row.value is None else int(round(row.value))
-            current = merged.get(segment_id) or SegmentIO(
-                segment_id=segment_id, owner="" if row.missing else row.owner,
+            current = merged.get(key) or SegmentIO(
+                segment_id=key, owner="" if row.missing else row.owner,
                 name="" if row.missing else row.name, segment_type=row.segment_type,
                 tablespace=row.tablespace, container=container, partition=row.subobject or None,
                 block_size=block, object_id=row.object_id, data_object_id=row.data_object_id,
             )
-            merged[segment_id] = with_counters(current, {table.statistic: value})
+            merged[key] = with_counters(current, {table.statistic: value})
     if missing:
         warnings.append(f"segments of dropped objects (** MISSING ** in the report) kept under their object "
                         f"numbers: {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")

@@ -22,7 +22,7 @@ from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.errors import AdvisorError
 from advisor.model import FileIO, SegmentIO
-from advisor.segment_rates import with_counters
+from advisor.segment_rates import segment_id, with_counters
 
 if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample
@@ -99,15 +99,12 @@ def build_segments(rows: Sequence[SegmentStatRow], catalog: mapping.Catalog,
             if name is not None:
                 counters[name] += units.count(row.value)
         kind = str(first.segment_type or first.object_type or "")
+        ident = segment_id(container, first.owner, first.object_name, first.subobject_name, obj)
         if first.object_name is None:
-            dropped.append(f"{container}:obj#{obj}")
-            segment_id = f"{container}:obj#{obj}"
-        else:
-            part = f":{first.subobject_name}" if first.subobject_name else ""
-            segment_id = f"{container}:{first.owner}.{first.object_name}{part}"
+            dropped.append(ident)
         blocks = units.count(first.blocks) if first.blocks else 0
         segment = SegmentIO(
-            segment_id=segment_id, owner=str(first.owner or ""), name=str(first.object_name or ""), segment_type=kind,
+            segment_id=ident, owner=str(first.owner or ""), name=str(first.object_name or ""), segment_type=kind,
             tablespace=catalog.tablespace(units.count(first.ts_no), con_id), container=container,
             partition=first.subobject_name or None, parent=_parent(first, kind),
             size_bytes=None if first.bytes is None else units.count(first.bytes),

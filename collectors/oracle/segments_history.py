@@ -23,7 +23,7 @@ from advisor.collectors.oracle.connect import run_query
 from advisor.collectors.oracle.segments import typed_rows
 from advisor.errors import AdvisorError
 from advisor.model import SegmentIO, SegmentRate
-from advisor.segment_rates import diff_segments, totals_rate, with_counters
+from advisor.segment_rates import diff_segments, segment_id, totals_rate, with_counters
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +78,9 @@ _STATSPACK_COUNTERS = {
 
 def _segment(row: SegmentNames, container: str, block: int) -> SegmentIO:
     obj = units.count(row.obj_no)
-    if row.object_name is None:
-        segment_id = f"{container}:obj#{obj}"
-    else:
-        part = f":{row.subobject_name}" if row.subobject_name else ""
-        segment_id = f"{container}:{row.owner}.{row.object_name}{part}"
     return SegmentIO(
-        segment_id=segment_id, owner=str(row.owner or ""), name=str(row.object_name or ""),
+        segment_id=segment_id(container, row.owner, row.object_name, row.subobject_name, obj),
+        owner=str(row.owner or ""), name=str(row.object_name or ""),
         segment_type=str(row.object_type or ""), tablespace=str(row.tablespace_name or f"ts# {units.count(row.ts_no)}"),
         container=container, partition=row.subobject_name or None, block_size=block, object_id=obj,
         data_object_id=units.count(row.dataobj_no),
