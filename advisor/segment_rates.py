@@ -11,7 +11,7 @@ requests; requests are preferred for IOPS, blocks are an upper bound on requests
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
 from advisor.model import SegmentIO, SegmentRate
@@ -32,6 +32,11 @@ def segment_id(container: str, owner: str | None, name: str | None, partition: s
     if not name:
         return f"{container}:obj#{object_id}"
     return f"{container}:{owner}.{name}" + (f":{partition}" if partition else "")
+
+
+def without_files(segments: Iterable[SegmentIO], known: set[tuple[str, str]]) -> list[str]:
+    """``"TABLESPACE (container)"`` of each segment whose (tablespace, container) has no known file."""
+    return sorted({f"{s.tablespace} ({s.container})" for s in segments if (s.tablespace, s.container) not in known})
 
 
 def _per_s(value: int | None, seconds: float) -> float | None:

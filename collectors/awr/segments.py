@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from advisor.collectors.awr import numbers, text
 from advisor.model import SegmentIO, Workload
-from advisor.segment_rates import segment_id, totals_rate, with_counters
+from advisor.segment_rates import segment_id, totals_rate, with_counters, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.awr.html import Block
@@ -241,8 +241,7 @@ def _unmapped_tablespaces(data: ReportData, segments: Iterable[SegmentIO]) -> li
     if not data.files:
         return ["segments: the report has no per-file figures, so segments are tied to tablespaces only"] \
             if data.segment_tables else []
-    known = {(f.tablespace, f.pdb or data.db_name) for f in data.files}
-    lonely = sorted({f"{s.tablespace} ({s.container})" for s in segments if (s.tablespace, s.container) not in known})
+    lonely = without_files(segments, {(f.tablespace, f.pdb or data.db_name) for f in data.files})
     if not lonely:
         return []
     return [f"segments in tablespaces with no file in File IO Stats: {', '.join(lonely)}; their disk location "

@@ -22,7 +22,7 @@ from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.errors import AdvisorError
 from advisor.model import FileIO, SegmentIO
-from advisor.segment_rates import segment_id, with_counters
+from advisor.segment_rates import segment_id, with_counters, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample
@@ -157,8 +157,7 @@ def attach_extents(conn: Any, major: int, segments: list[SegmentIO], files: Sequ
 
 def unmapped(segments: Sequence[SegmentIO], files: Sequence[FileIO]) -> list[str]:
     """A warning for segments whose tablespace has no data file among *files*."""
-    known = {(f.tablespace, f.container) for f in files}
-    lonely = sorted({f"{s.tablespace} ({s.container})" for s in segments if (s.tablespace, s.container) not in known})
+    lonely = without_files(segments, {(f.tablespace, f.container) for f in files})
     if not lonely:
         return []
     return [f"segments in tablespaces with no visible data file: {', '.join(lonely)}; their disk location is unknown"]
