@@ -127,3 +127,14 @@ def test_a_truncated_segment_restarts_its_counters(replay: Replay) -> None:
     orders = _by_id(workload)["ORCL:SCOTT.ORDERS"]
     assert orders.lower_bound and orders.read_iops == pytest.approx(50.0)
     assert any("restarted" in w and "ORCL:SCOTT.ORDERS" in w for w in workload.warnings)
+
+
+def test_rows_are_typed_by_their_aliases() -> None:
+    rows = segment_rows(19, False, 1, 0)
+    conn = SCENARIOS["19c"].connection(0)
+    from advisor.collectors.oracle.connect import run_query
+
+    typed = live_segments.typed_rows(live_segments.SegmentStatRow, run_query(conn, "segment_stat", 19))
+    assert len(typed) == len(rows) and typed[0].statistic_name == "physical reads"
+    with pytest.raises(TypeError):
+        live_segments.typed_rows(live_segments.SegmentStatRow, [{"inst_id": 1, "renamed_alias": 2}])
