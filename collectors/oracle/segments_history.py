@@ -39,9 +39,10 @@ class SegmentNames:
     subobject_name: str | None
     object_type: str | None
     tablespace_name: str | None
+    con_id: int = 0  # 12.1+ (AWR): the container of a CDB; 0 in a non-CDB
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AwrSegStatRow(SegmentNames):
     """One row of ``awr_seg_stat``."""
 
@@ -54,7 +55,7 @@ class AwrSegStatRow(SegmentNames):
     table_scans_delta: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatspackSegStatRow(SegmentNames):
     """One row of ``statspack_seg_stat``."""
 
@@ -76,8 +77,10 @@ _STATSPACK_COUNTERS = {
 }
 
 
-def _segment(row: SegmentNames, container: str, block: int) -> SegmentIO:
+def _segment(row: SegmentNames, containers: Mapping[int, str], block: int) -> SegmentIO:
     obj = units.count(row.obj_no)
+    con_id = units.count(row.con_id)
+    container = containers.get(con_id, containers[0] if con_id == 0 else f"con_id {con_id}")
     return SegmentIO(
         segment_id=segment_id(container, row.owner, row.object_name, row.subobject_name, obj),
         owner=str(row.owner or ""), name=str(row.object_name or ""),
@@ -87,19 +90,29 @@ def _segment(row: SegmentNames, container: str, block: int) -> SegmentIO:
     )
 
 
-def _summed(rows: list[Any], columns: Mapping[str, str], container: str, block: int) -> list[SegmentIO]:
+def _summed(rows: list[Any], columns: Mapping[str, str], containers: Mapping[int, str],
+            block: int) -> list[SegmentIO]:
     """One SegmentIO per segment with each counter summed over *rows* (None when every value is None)."""
-    groups: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    groups: dict[tuple[int, int, int], list[Any]] = defaultdict(list)
     for row in rows:
-        groups[(units.count(row.obj_no), units.count(row.dataobj_no))].append(row)
+        groups[(units.count(row.con_id), units.count(row.obj_no), units.count(row.dataobj_no))].append(row)
     out = []
     for group in groups.values():
         counters: dict[str, int | None] = {}
         for field_name, column in columns.items():
             values = [getattr(r, column) for r in group if getattr(r, column) is not None]
             counters[field_name] = sum(units.count(v) for v in values) if values else None
-        out.append(with_counters(_segment(group[0], container, block), counters))
+        out.append(with_counters(_segment(group[0], containers, block), counters))
     return out
+
+
+def _container_names(conn: Any, major: int, warnings: list[str]) -> dict[int, str]:
+    """CON_ID -> PDB name from V$CONTAINERS (a CDB); unnamed ids stay ``con_id <n>`` with a warning."""
+    try:
+        return {units.count(r["con_id"]): str(r["name"]) for r in run_query(conn, "containers", major)}
+    except AdvisorError as exc:
+        warnings.append(f"segment containers not named: {exc.one_line()}")
+        return {}
 
 
 def history_segments(conn: Any, source: str, major: int, binds: Mapping[str, Any], interval_s: float,
@@ -110,9 +123,12 @@ def history_segments(conn: Any, source: str, major: int, binds: Mapping[str, Any
         raw = run_query(conn, f"{source}_seg_stat", major, binds)
     except AdvisorError as exc:
         return (), [f"segment statistics not read: {exc.one_line()}"]
+    containers = {0: container}
     if source == "awr":
         rows = typed_rows(AwrSegStatRow, raw)
-        totals = _summed(rows, _AWR_COUNTERS, container, block)
+        if any(units.count(r.con_id) for r in rows):
+            containers |= _container_names(conn, major, warnings)
+        totals = _summed(rows, _AWR_COUNTERS, containers, block)
         rates = tuple(totals_rate(s, interval_s) for s in totals)
         if rates:
             warnings.append("AWR keeps only the top segments of each snapshot: segment figures are sums of the "
@@ -120,8 +136,8 @@ def history_segments(conn: Any, source: str, major: int, binds: Mapping[str, Any
         return rates, warnings
     rows = typed_rows(StatspackSegStatRow, raw)
     begin, end = (binds["begin_snap"], binds["end_snap"])
-    first = _summed([r for r in rows if units.count(r.snap_id) == begin], _STATSPACK_COUNTERS, container, block)
-    last = _summed([r for r in rows if units.count(r.snap_id) == end], _STATSPACK_COUNTERS, container, block)
+    first = _summed([r for r in rows if units.count(r.snap_id) == begin], _STATSPACK_COUNTERS, containers, block)
+    last = _summed([r for r in rows if units.count(r.snap_id) == end], _STATSPACK_COUNTERS, containers, block)
     if not last:
         return (), ["Statspack holds no segment statistics for these snaps (they need snap level 7 or higher)"]
     return diff_segments(first, last, interval_s, warnings), warnings

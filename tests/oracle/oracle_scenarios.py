@@ -329,5 +329,5 @@ def statspack_recordings(s: Scenario, *, restart: bool = False, prefix: str = "s
     rows[f"{prefix}_system_event"] = by_snap(events)
     rows[f"{prefix}_time_model"] = by_snap(model)
     rows[f"{prefix}_parameter"] = by_snap(params, single=True)
-    rows[f"{prefix}_seg_stat"] = history_rows(prefix)
+    rows[f"{prefix}_seg_stat"] = history_rows(prefix, s.major, s.cdb)
     return rows

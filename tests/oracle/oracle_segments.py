@@ -105,20 +105,22 @@ def segment_recordings(major: int, cdb: bool, instances: int, sample: int) -> di
     return {"segment_stat": segment_rows(major, cdb, instances, sample), "segment_extents": extent_rows(cdb)}
 
 
-def history_rows(prefix: str, snaps: tuple[int, ...] = (10, 11, 12)) -> Recorded:
+def history_rows(prefix: str, major: int = 11, cdb: bool = False, snaps: tuple[int, ...] = (10, 11, 12)) -> Recorded:
     """``statspack_seg_stat`` (cumulative at snap k: k hours of DELTA) or ``awr_seg_stat`` (one hour of DELTA
     per snapshot) rows, served for the binds as the SQL would filter them. Statspack captured SALES:P2026Q4
     only from snap 11 on (below its threshold before)."""
     table = []
     for k in snaps:
         for seg in SEGMENTS:
-            if seg.con_id == 4 or (prefix == "statspack" and seg.name == "SALES" and k < 11):
+            if (seg.con_id == 4 and not cdb) or (prefix == "statspack" and seg.name == "SALES" and k < 11):
                 continue
             reads, read_reqs, direct_reads, writes, write_reqs, direct_writes, scans = (v * 60 for v in seg.delta)
             row: dict[str, Any] = {"SNAP_ID": k, "DBID": 1234567890, "INSTANCE_NUMBER": 1, "TS#": 4,
                                    "OBJ#": seg.obj, "DATAOBJ#": seg.dataobj, "OWNER": seg.owner,
                                    "OBJECT_NAME": seg.name, "SUBOBJECT_NAME": seg.subobject,
                                    "OBJECT_TYPE": seg.object_type, "TABLESPACE_NAME": "USERS"}
+            if major >= 12 and prefix == "awr":
+                row["CON_ID"] = seg.con_id if cdb else 0
             if prefix == "awr":
                 row |= {"PHYSICAL_READS_DELTA": reads, "PHYSICAL_READ_REQUESTS_DELTA": read_reqs,
                         "PHYSICAL_READS_DIRECT_DELTA": direct_reads, "PHYSICAL_WRITES_DELTA": writes,

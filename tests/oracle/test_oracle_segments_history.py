@@ -57,3 +57,13 @@ def test_a_missing_segment_table_costs_only_the_segments() -> None:
     workload = _workload("statspack", conn)
     assert workload.segments == () and workload.rates
     assert any("STATS$SEG_STAT" in w and "GRANT SELECT ON PERFSTAT.STATS$SEG_STAT" in w for w in workload.warnings)
+
+
+def test_awr_segments_of_a_cdb_are_named_per_container() -> None:
+    scenario = SCENARIOS["19c-cdb"]
+    conn = ReplayConnection(scenario.version_full or scenario.version, statspack_recordings(scenario, prefix="awr"))
+    workload = history_workload(conn, {"awr": "10:11", "diagnostics_pack": True, "dbid": 1234567890})
+    found = _by_id(workload)
+    assert found["SALES:SCOTT.ORDERS"].read_iops == pytest.approx(50.0)
+    assert found["HR:HR.EMP"].read_iops == pytest.approx(20.0)
+    assert "con_id" in next(s.sql for s in conn.statements if s.marker == "awr_seg_stat")
