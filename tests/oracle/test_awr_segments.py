@@ -155,3 +155,34 @@ def test_workload_command_lists_segments_with_unknowns_and_coverage(tmp_path: Pa
     assert cells[5:7] == ["66.7~", "-"]  # reads counted in blocks; writes not in the report (unknown)
     assert "Per segment (top 2 of 5)" in result.stdout and "ORCL:SYS.OBJ$" not in result.stdout
     assert "physical reads 88%" in result.stdout and "unknown, not cold" in result.stdout
+
+
+def test_text_layout_with_object_ids_and_pdb_column() -> None:
+    """A 12.2+ CDB text section: Obj#, Dataobj# and PDB Name columns, mapped by header."""
+    from advisor.collectors.awr import segments, text
+    from advisor.collectors.awr.sections import ReportData
+
+    report = "\n".join([
+        "Segments by Physical Read Requests  DB/Inst: CDB1/cdb1  Snaps: 100-101",
+        "-> Total Physical Read Requests:         300,000",
+        "-> Captured Segments account for   95.0% of Total",
+        "-> When ** MISSING ** occurs, some of the object attributes may not be available",
+        "",
+        "              Tablespace                 Subobject  Obj.                       Phys Read",
+        "Owner         Name       Object Name     Name       Type   Obj#   Dataobj#      Requests  %Total PDB Name",
+        "------------- ---------- --------------- ---------- ----- ------- ---------- ------------ ------- --------",
+        "SCOTT         USERS      ORDERS                     TABLE   74001      74001      120,000   40.00 SALES",
+        "** MISSING ** USERS      ** MISSING **              UNDEF   74100      74101       30,000   10.00 SALES",
+        "          -------------------------------------------------------------",
+        "",
+    ])
+    data = ReportData(kind="awr-text", path="x", db_name="CDB1", block_size=8192)
+    segments.text_sections(text.sections(report), data)
+    found, coverages, warnings = segments.report_segments(data, 8192)
+    by_id = {s.segment_id: s for s in found}
+    assert by_id["SALES:SCOTT.ORDERS"].physical_read_requests == 120_000
+    assert by_id["SALES:SCOTT.ORDERS"].object_id == 74001
+    assert by_id["SALES:obj#74100"].physical_read_requests == 30_000
+    assert {s.tablespace for s in found} == {"USERS"} and by_id["SALES:obj#74100"].name == ""
+    assert coverages == {"physical_read_requests": 0.5, "physical_read_requests:captured": 0.95}
+    assert any("dropped objects" in w for w in warnings)
