@@ -22,13 +22,13 @@ from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.errors import AdvisorError
 from advisor.model import FileIO, SegmentIO
-from advisor.segment_rates import segment_id, with_counters, without_files
+from advisor.segment_rates import segment_id, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample
 
 TOP_SEGMENTS = 20  # segments whose extents are looked up (by read + write requests)
-STATISTICS = {
+STATISTICS = {  # V$SEGSTAT name -> SegmentIO field, in the order build_segments unpacks them
     "physical reads": "physical_reads", "physical read requests": "physical_read_requests",
     "physical reads direct": "physical_reads_direct", "physical writes": "physical_writes",
     "physical write requests": "physical_write_requests", "physical writes direct": "physical_writes_direct",
@@ -82,36 +82,44 @@ def _parent(first: SegmentStatRow, kind: str) -> str | None:
     return None
 
 
-def build_segments(rows: Sequence[SegmentStatRow], catalog: mapping.Catalog,
+def build_segments(rows: Sequence[Mapping[str, Any]], catalog: mapping.Catalog,
                    block_size: int) -> tuple[list[SegmentIO], list[str]]:
-    """One SegmentIO per segment incarnation, counters summed over instances; warnings for dropped objects."""
-    groups: dict[tuple[int, int, int], list[SegmentStatRow]] = defaultdict(list)
+    """One SegmentIO per segment incarnation, counters summed over instances; warnings for dropped objects.
+
+    The rows come one per statistic: only the first row of each segment is typed
+    (:class:`SegmentStatRow`), the others only add their value (100,000 segments are 700,000 rows).
+    """
+    groups: dict[tuple[int, int, int], tuple[Mapping[str, Any], list[int]]] = {}
+    slots = {name: index for index, name in enumerate(STATISTICS)}
     for row in rows:
-        groups[(units.count(row.con_id), units.count(row.obj_no), units.count(row.dataobj_no))].append(row)
+        key = (row.get("con_id") or 0, row["obj_no"], row["dataobj_no"])
+        entry = groups.get(key)
+        if entry is None:
+            # V$SEGSTAT has every statistic for every segment; the query leaves out the zeros
+            entry = groups[key] = (row, [0] * len(STATISTICS))
+        slot = slots.get(row["statistic_name"])
+        if slot is not None:
+            entry[1][slot] += int(row["value"])  # value > 0 in the query: never NULL
     segments, dropped = [], []
-    for (con_id, obj, dataobj), group in groups.items():
-        first = group[0]
-        container = catalog.container(con_id)
-        # V$SEGSTAT has every statistic for every segment; the query leaves out the zeros
-        counters: dict[str, int] = dict.fromkeys(STATISTICS.values(), 0)
-        for row in group:
-            name = STATISTICS.get(row.statistic_name)
-            if name is not None:
-                counters[name] += units.count(row.value)
+    for (con_id, obj, dataobj), (raw, values) in groups.items():
+        first = SegmentStatRow(**raw)
+        container = catalog.container(units.count(con_id))
         kind = str(first.segment_type or first.object_type or "")
         ident = segment_id(container, first.owner, first.object_name, first.subobject_name, obj)
         if first.object_name is None:
             dropped.append(ident)
         blocks = units.count(first.blocks) if first.blocks else 0
-        segment = SegmentIO(
+        reads, read_requests, reads_direct, writes, write_requests, writes_direct, scans = values
+        segments.append(SegmentIO(
             segment_id=ident, owner=str(first.owner or ""), name=str(first.object_name or ""), segment_type=kind,
-            tablespace=catalog.tablespace(units.count(first.ts_no), con_id), container=container,
+            tablespace=catalog.tablespace(units.count(first.ts_no), units.count(con_id)), container=container,
             partition=first.subobject_name or None, parent=_parent(first, kind),
             size_bytes=None if first.bytes is None else units.count(first.bytes),
-            block_size=units.count(first.bytes) // blocks if blocks else block_size, object_id=obj,
-            data_object_id=dataobj,
-        )
-        segments.append(with_counters(segment, counters))
+            block_size=units.count(first.bytes) // blocks if blocks else block_size, object_id=units.count(obj),
+            data_object_id=units.count(dataobj), physical_reads=reads, physical_read_requests=read_requests,
+            physical_reads_direct=reads_direct, physical_writes=writes, physical_write_requests=write_requests,
+            physical_writes_direct=writes_direct, segment_scans=scans,
+        ))
     warnings = []
     if dropped:
         more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
@@ -169,7 +177,7 @@ def add_live_segments(conn: Any, rows: Mapping[str, list[dict[str, Any]]], sampl
     catalog = mapping.Catalog(sample.server.name, rows["containers"], rows["tablespace"], rows["tablespace_contents"])
     block = int(server.parameters(rows["parameter"]).get("db_block_size") or 8192)
     try:
-        stat_rows = typed_rows(SegmentStatRow, run_query(conn, "segment_stat", major))
+        stat_rows = run_query(conn, "segment_stat", major)
     except AdvisorError as exc:
         sample.warnings.append(f"segment statistics not collected: {exc.one_line()}")
         return
