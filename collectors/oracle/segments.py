@@ -13,6 +13,7 @@ the file-level collection stands without segments.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample
 
 TOP_SEGMENTS = 20  # segments whose extents are looked up (by read + write requests)
+DEFAULT_BUDGET_MS = 30_000  # all lookups together, when the session has no call timeout
 STATISTICS = {  # V$SEGSTAT name -> SegmentIO field, in the order build_segments unpacks them
     "physical reads": "physical_reads", "physical read requests": "physical_read_requests",
     "physical reads direct": "physical_reads_direct", "physical writes": "physical_writes",
@@ -137,12 +139,23 @@ def _requests(segment: SegmentIO) -> int:
 
 def attach_extents(conn: Any, major: int, segments: list[SegmentIO], files: Sequence[FileIO],
                    con_ids: Mapping[str, int], top: int | None = None) -> tuple[list[SegmentIO], list[str]]:
-    """The files holding the extents of the *top* (default TOP_SEGMENTS) busiest named segments, one call each."""
+    """The files holding the extents of the *top* (default TOP_SEGMENTS) busiest named segments, one call each.
+
+    Each call runs under the session's call timeout, and all of them together within one such
+    timeout (``conn.call_timeout``), so twenty slow lookups cannot add up to minutes.
+    """
+    budget_s = (getattr(conn, "call_timeout", 0) or DEFAULT_BUDGET_MS) / 1000
+    started = time.monotonic()
     data_ids = {int(f.file_id.split(":")[1]): f.file_id for f in files if f.file_id.startswith("data:")}
     busiest = sorted((s for s in segments if s.name), key=_requests, reverse=True)[:top or TOP_SEGMENTS]
     found: dict[str, tuple[str, ...]] = {}
     warnings = []
     for index, segment in enumerate(busiest):
+        if index and time.monotonic() - started > budget_s:
+            warnings.append(f"segment files: DBA_EXTENTS lookups stopped after {budget_s:g} s (the statement "
+                            f"timeout); {len(busiest) - index} of the top {len(busiest)} segments are placed by "
+                            "their tablespace's files only")
+            break
         binds: dict[str, Any] = {"owner": segment.owner, "segment_name": segment.name,
                                  "partition_name": segment.partition}
         if major >= 12:

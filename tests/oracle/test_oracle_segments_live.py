@@ -138,3 +138,13 @@ def test_rows_are_typed_by_their_aliases() -> None:
     assert len(typed) == len(rows) and typed[0].statistic_name == "physical reads"
     with pytest.raises(TypeError):
         live_segments.typed_rows(live_segments.SegmentStatRow, [{"inst_id": 1, "renamed_alias": 2}])
+
+
+def test_extent_lookups_share_one_statement_timeout(replay: Replay) -> None:
+    conn = SCENARIOS["19c"].connection(0)
+    snapshot = take(replay, conn, {"statement_timeout_s": 0.001})  # 1 ms for every lookup together
+    asked = [s for s in conn.statements if s.marker == "segment_extents"]
+    assert len(asked) == 1  # the first lookup alone outlasts the budget
+    files = {s.name: s.file_ids for s in snapshot.segments}
+    assert files["ORDERS"] == ("data:4:9100",) and files["ORDERS_PK"] == ()  # the busiest was looked up
+    assert any("lookups stopped after 0.001 s" in w and "3 of the top 4" in w for w in snapshot.warnings)
