@@ -21,6 +21,7 @@ from advisor import __version__
 from advisor.bulk import gc_paused, slot_constructor
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+from advisor.segment_rates import diff_segments
 from advisor.storage import diskstats as storage_diskstats
 
 MB = 1 << 20
@@ -305,6 +306,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
         wait=_wait(a.wait, b.wait),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
+        segments=diff_segments(a.segments, b.segments, seconds, warnings),  # before warnings: it adds to them
         warnings=tuple(warnings),
         source="snapshots",
         tool_version=__version__,

@@ -119,6 +119,46 @@ DESCRIPTIONS: dict[str, str] = {
     "FileRate.syncs_per_s": "fsync calls per second",
     "FileRate.lower_bound": "a counter went backwards (reset): the rate counts only since the reset",
     "DiskStatRate.util": "fraction of the interval the device was busy (0..1)",
+    "Snapshot.segments": "Oracle per-segment cumulative counters (empty for PostgreSQL)",
+    "Workload.segments": "Oracle per-segment rates; a report's segments are its top-N lists only",
+    "Workload.segment_coverage": "share of all physical reads the listed segments account for (report, "
+                                 "else `null`)",
+    "Workload.segment_coverages": "the same per statistic (`physical_reads`, `physical_write_requests`, ...); "
+                                  "`<statistic>:captured` is the report's own \"Captured Segments account for\" "
+                                  "figure",
+    "SegmentIO.segment_id": "`<container>:<owner>.<name>[:<partition>]`, or `<container>:obj#<n>` for a dropped "
+                            "object",
+    "SegmentIO.owner": "schema (empty for a dropped object)",
+    "SegmentIO.name": "segment (object) name; empty for a dropped object",
+    "SegmentIO.segment_type": "TABLE, INDEX, TABLE PARTITION, LOBSEGMENT, ...",
+    "SegmentIO.tablespace": "tablespace holding the segment (`ts# <n>` when unnamed)",
+    "SegmentIO.container": "PDB name in a CDB, else the database name",
+    "SegmentIO.partition": "partition or subpartition name",
+    "SegmentIO.parent": "`owner.table` an index or LOB segment belongs to",
+    "SegmentIO.size_bytes": "segment size (DBA_SEGMENTS); `null` when unknown (reports, dropped objects)",
+    "SegmentIO.block_size": "bytes per block of the block counters",
+    "SegmentIO.physical_reads": "blocks read",
+    "SegmentIO.physical_read_requests": "read requests",
+    "SegmentIO.physical_reads_direct": "blocks read by direct path (bypassing the buffer cache)",
+    "SegmentIO.physical_writes": "blocks written",
+    "SegmentIO.physical_write_requests": "write requests",
+    "SegmentIO.physical_writes_direct": "blocks written by direct path",
+    "SegmentIO.segment_scans": "full scans of the segment (AWR: table scans)",
+    "SegmentIO.unoptimized_read_requests": "read requests not served by a flash cache (AWR \"UnOptimized Reads\")",
+    "SegmentIO.object_id": "OBJ#",
+    "SegmentIO.data_object_id": "DATAOBJ#: changes on truncate or move (the counters restart)",
+    "SegmentIO.file_ids": "FileIO ids of the files holding its extents, busiest first (top segments only); "
+                          "empty: somewhere in its tablespace's files",
+    "SegmentRate.read_iops": "read requests per second (blocks when `from_blocks`); `null` when unknown",
+    "SegmentRate.write_iops": "write requests per second (blocks when `from_blocks`); `null` when unknown",
+    "SegmentRate.read_mb_s": "MB read per second (blocks × block size)",
+    "SegmentRate.write_mb_s": "MB written per second",
+    "SegmentRate.direct_read_share": "direct-path blocks / blocks read",
+    "SegmentRate.scans_per_s": "full scans per second",
+    "SegmentRate.from_blocks": "an IOPS figure counts blocks (no request counter): an upper bound",
+    "SegmentRate.unoptimized_read_iops": "reads not served by a flash cache per second",
+    "SegmentRate.direct_write_share": "direct-path blocks / blocks written",
+    "SegmentRate.lower_bound": "the counters restarted during the interval: rates count only since then",
 }
 
 SEGMENTS_NOTE = """
@@ -148,7 +188,7 @@ def table(cls: type) -> str:
     lines = [f"### {cls.__name__}", "", "| field | type | meaning |", "|---|---|---|"]
     for field in dataclasses.fields(cls):
         key = f"{cls.__name__}.{field.name}"
-        shared = f"FileIO.{field.name}" if cls is model.FileRate else ""
+        shared = {model.FileRate: "FileIO", model.SegmentRate: "SegmentIO"}.get(cls, "") + f".{field.name}"
         meaning = DESCRIPTIONS.get(key) or DESCRIPTIONS.get(shared) or ("" if cls not in MAIN else "(undocumented)")
         lines.append(f"| `{field.name}` | `{_type_name(hints[field.name])}` | {meaning} |")
     return "\n".join(lines) + "\n"

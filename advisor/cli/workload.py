@@ -51,6 +51,7 @@ def workload(
 def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.model import Workload
     from advisor.render.rates import file_table, fmt, tablespace_table
+    from advisor.render.segments import print_segments
 
     assert isinstance(result, Workload)
     console = stdout_console()
@@ -67,6 +68,7 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     console.print(file_table(result, sort, top))
     if any(r.lower_bound for r in result.rates):
         console.print("* counter went backwards during the interval: rate counts only since the reset")
+    print_segments(console, result, top)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {warning}", err=True)
 

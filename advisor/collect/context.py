@@ -18,6 +18,7 @@ from advisor.model import (
     CollectorRun,
     FileIO,
     HostLayout,
+    SegmentIO,
     ServerInfo,
     Snapshot,
     WaitProfile,
@@ -36,6 +37,7 @@ class CollectContext:
     warnings: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     taken_at: str | None = None
+    segments: list[SegmentIO] = field(default_factory=list)  # Oracle per-segment counters
 
 
 def utc_now_iso() -> str:
@@ -69,4 +71,5 @@ def build_snapshot(context: CollectContext, runs: list[CollectorRun]) -> Snapsho
         views=context.views,
         warnings=tuple(context.warnings),
         tool_version=__version__,
+        segments=tuple(context.segments),
     )

@@ -181,6 +181,7 @@ class SegmentIO:
     physical_write_requests: int | None = None
     physical_writes_direct: int | None = None  # blocks
     segment_scans: int | None = None
+    unoptimized_read_requests: int | None = None  # AWR "UnOptimized Reads" (reports only)
     object_id: int | None = None
     data_object_id: int | None = None
     file_ids: tuple[str, ...] = ()
@@ -191,7 +192,11 @@ class SegmentRate:
     """Rates of one Oracle segment over a workload interval (per second).
 
     ``read_iops``/``write_iops`` come from the request counters where the source has them,
-    else from blocks (then ``from_blocks`` is True: an upper bound on requests).
+    else from blocks (then ``from_blocks`` is True: an upper bound on requests). A figure the
+    source does not give is None, never 0: a report lists only its top N segments per
+    statistic, so a segment missing from one list has that figure unknown, not zero.
+    ``unoptimized_read_iops`` are the read requests not served by a flash cache (AWR's
+    "UnOptimized Reads"); ``lower_bound`` marks a counter that went backwards (reset).
     """
 
     segment_id: str
@@ -211,6 +216,9 @@ class SegmentRate:
     scans_per_s: float | None = None
     from_blocks: bool = False
     file_ids: tuple[str, ...] = ()
+    unoptimized_read_iops: float | None = None
+    direct_write_share: float | None = None
+    lower_bound: bool = False
 
 
 new_file_io = slot_constructor(FileIO)
@@ -302,6 +310,7 @@ class Workload:
     tool_version: str = ""
     segments: tuple[SegmentRate, ...] = ()  # Oracle per-segment rates (top N from a report)
     segment_coverage: float | None = None  # share of all physical reads the segments account for
+    segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

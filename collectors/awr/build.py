@@ -16,6 +16,7 @@ import datetime as dt
 
 from advisor import __version__
 from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tuple
+from advisor.collectors.awr.segments import with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
@@ -193,6 +194,7 @@ def build_workload(data: ReportData) -> Workload:
         io_s = sum(s for name, (_, s) in data.events.items() if name in USER_IO_EVENTS)
     wait = WaitProfile(io_wait_share=io_s / data.db_time_s if data.db_time_s and io_s is not None else None,
                        db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
-    return Workload(server=_server(data), started_at=_time(data.begin_time), ended_at=_time(data.end_time),
-                    interval_s=interval, rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
-                    tool_version=__version__)
+    workload = Workload(server=_server(data), started_at=_time(data.begin_time), ended_at=_time(data.end_time),
+                        interval_s=interval, rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
+                        tool_version=__version__)
+    return with_segments(workload, data)

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from advisor.errors import BadInput
+
+if TYPE_CHECKING:
+    from advisor.collectors.awr.segments import SegmentTable
 
 
 @dataclass
@@ -86,6 +90,7 @@ class ReportData:
     wait_classes: dict[str, float] = field(default_factory=dict)  # class -> total seconds (foreground)
     histogram: dict[str, list[float]] = field(default_factory=dict)  # filename -> single-block read buckets
     empty_sections: list[str] = field(default_factory=list)
+    segment_tables: list[SegmentTable] = field(default_factory=list)  # "Segments by ..." sections
     warnings: list[str] = field(default_factory=list)
 
     def event_avg_ms(self, name: str) -> float | None:

@@ -257,6 +257,8 @@ def wait_classes(found: dict[str, Section], data: ReportData) -> None:
 
 def read_awr_text(text: str, path: str) -> ReportData:
     """An AWR text report (awrrpt.sql with report type 'text')."""
+    from advisor.collectors.awr import segments
+
     data = ReportData(kind="awr-text", path=path)
     header_facts(text, data)
     found = sections(text)
@@ -264,4 +266,5 @@ def read_awr_text(text: str, path: str) -> ReportData:
     filetype_section(found, data)
     events(found, ("Foreground Wait Events", "Background Wait Events"), data)
     wait_classes(found, data)
+    segments.text_sections(found, data)
     return data

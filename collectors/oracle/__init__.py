@@ -47,5 +47,6 @@ class OracleCollector:
         context.wait = result.wait
         context.views.update(result.views)
         context.warnings.extend(result.warnings)
+        context.segments.extend(result.segments)
         if result.taken_at:
             context.taken_at = result.taken_at

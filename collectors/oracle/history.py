@@ -24,6 +24,7 @@ from advisor import __version__
 from advisor.collectors.oracle import server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.collectors.oracle.live import driver_major
+from advisor.collectors.oracle.segments_history import history_segments
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
 from advisor.workload import file_rate, zero_baseline
@@ -162,8 +163,10 @@ def history_workload(conn: Any, options: Mapping[str, Any]) -> Workload:
         io_s = (io_micro[1] - io_micro[0]) / 1e6
         wait = replace(wait, db_time_s=db_s, io_wait_s=io_s, io_wait_share=io_s / db_s)
     warnings = [] if timed else ["TIMED_STATISTICS was FALSE: no latencies"]
+    segments, segment_warnings = history_segments(conn, source, major, binds, interval, info.name, block)
     info = replace(info, started_at=server.iso(e_row["startup_time"]))
     return Workload(
         server=info, started_at=server.iso(started), ended_at=server.iso(ended), interval_s=interval,
-        rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=source, tool_version=__version__,
+        rates=tuple(rates), wait=wait, warnings=tuple(warnings + segment_warnings), source=source,
+        tool_version=__version__, segments=segments,
     )

@@ -14,7 +14,8 @@ from typing import Any
 
 from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
-from advisor.model import FileIO, ServerInfo, WaitProfile
+from advisor.collectors.oracle.segments import add_live_segments
+from advisor.model import FileIO, SegmentIO, ServerInfo, WaitProfile
 
 LIVE_QUERIES = (
     "instance", "database", "parameter", "filestat", "tempstat", "datafile", "tempfile", "tablespace",
@@ -34,6 +35,7 @@ class LiveSample:
     views: dict[str, list[dict[str, str | int | float | bool | None]]]
     warnings: list[str] = field(default_factory=list)
     taken_at: str | None = None
+    segments: list[SegmentIO] = field(default_factory=list)
 
 
 def driver_major(conn: Any) -> int:
@@ -96,5 +98,8 @@ def build_sample(rows: dict[str, list[dict[str, Any]]], driver_version: str) -> 
 
 
 def sample(conn: Any) -> LiveSample:
-    """Read and map one live sample from *conn*."""
-    return build_sample(read_rows(conn), str(getattr(conn, "version", "") or ""))
+    """Read and map one live sample from *conn*, with its per-segment counters."""
+    rows = read_rows(conn)
+    result = build_sample(rows, str(getattr(conn, "version", "") or ""))
+    add_live_segments(conn, rows, result)
+    return result

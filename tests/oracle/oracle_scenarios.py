@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracle_replay import Recorded, ReplayConnection
+from oracle_segments import history_rows, segment_recordings
 
 INTERVAL_S = 60
 STARTUP = dt.datetime(2026, 11, 1, 8, 0, 0)
@@ -261,6 +262,7 @@ def recordings(s: Scenario, sample: int, startup: dt.datetime = STARTUP) -> dict
         {"DEST_ID": 2, "DEST_NAME": "LOG_ARCHIVE_DEST_2", "STATUS": "INACTIVE", "TARGET": "PRIMARY",
          "DESTINATION": None, **_con(s, 0)},
     ]
+    rows.update(segment_recordings(s.major, s.cdb, s.instances, sample))
     events = _events(s, sample)
     rows["system_event"], rows["event_histogram"], rows["sys_time_model"], rows["system_wait_class"] = events
     if s.cdb:
@@ -327,4 +329,5 @@ def statspack_recordings(s: Scenario, *, restart: bool = False, prefix: str = "s
     rows[f"{prefix}_system_event"] = by_snap(events)
     rows[f"{prefix}_time_model"] = by_snap(model)
     rows[f"{prefix}_parameter"] = by_snap(params, single=True)
+    rows[f"{prefix}_seg_stat"] = history_rows(prefix, s.major, s.cdb)
     return rows

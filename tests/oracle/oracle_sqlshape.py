@@ -105,10 +105,19 @@ def shape(sql: str) -> Shape:
     for match in _TABLES.finditer(sql):
         name = match.group(1).upper()
         views[(match.group(2) or match.group(1)).lower()] = name
-    statement = sqlparse.parse(sql)[0]
+    # sqlparse reads "#" as a comment start after a qualifier ("s.ts# as ts_no"): hide it while parsing
+    statement = sqlparse.parse(re.sub(r"(?<=[a-z0-9_$])#", _HASH, sql, flags=re.I))[0]
     where: list[tuple[str | None, str]] = []
-    columns = [_column(item) for item in _select_items(statement)]
+    columns = [_unhide(_column(item)) for item in _select_items(statement)]
     for token in statement.tokens:
         if isinstance(token, Where):
-            where = _where_columns(token)
+            where = [(q, n.replace(_HASH.upper(), "#")) for q, n in _where_columns(token)]
     return Shape(views, tuple(columns), tuple(where))
+
+
+_HASH = "_hash_"
+
+
+def _unhide(column: Column) -> Column:
+    source = column.source.replace(_HASH.upper(), "#") if column.source else None
+    return Column(source, column.qualifier, column.alias.replace(_HASH, "#"))

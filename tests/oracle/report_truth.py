@@ -74,3 +74,77 @@ HISTOGRAM = {f.path: [f.reads * f.single_share * s for s in (0.05, 0.15, 0.40, 0
 
 # 12.1.0.2 quirk: this file prints an impossible Av Rd(ms) (the reader must refuse it)
 IMPLAUSIBLE_FILE, IMPLAUSIBLE_MS = "/u02/oradata/ORCL/users02.dbf", 36_250.0
+
+
+@dataclass(frozen=True)
+class TruthSegment:
+    """One segment's interval totals (blocks and requests), as the Segments by ... sections print them."""
+
+    owner: str
+    name: str
+    subobject: str
+    kind: str  # full type name (HTML); the text reports print the short form
+    tablespace: str
+    obj: int
+    dataobj: int
+    counts: dict[str, int]
+    pdb: str = "SALES"  # container in the 12.2 CDB report
+
+    @property
+    def missing(self) -> bool:
+        return self.owner == "** MISSING **"
+
+
+def _counts(reads: int, read_reqs: int, direct_reads: int, writes: int, write_reqs: int, direct_writes: int,
+            scans: int) -> dict[str, int]:
+    return {"physical_reads": reads, "physical_read_requests": read_reqs, "unoptimized_read_requests": read_reqs,
+            "physical_reads_direct": direct_reads, "physical_writes": writes, "physical_write_requests": write_reqs,
+            "physical_writes_direct": direct_writes, "segment_scans": scans}
+
+
+SEGMENTS = (
+    TruthSegment("SCOTT", "ORDERS", "", "TABLE", "USERS", 74001, 74001,
+                 _counts(240_000, 120_000, 60_000, 30_000, 20_000, 0, 40)),
+    TruthSegment("SCOTT", "ORDERS_PK", "", "INDEX", "USERS", 74002, 74002,
+                 _counts(90_000, 90_000, 0, 18_000, 15_000, 0, 0)),
+    TruthSegment("SCOTT", "SALES", "P2026Q4", "TABLE PARTITION", "USERS", 74010, 74011,
+                 _counts(150_000, 30_000, 120_000, 6_000, 1_000, 6_000, 300)),
+    TruthSegment("SCOTT", "SYS_LOB0000074001C00004$$", "", "LOBSEGMENT", "USERS", 74005, 74005,
+                 _counts(12_000, 12_000, 12_000, 8_000, 8_000, 8_000, 0)),
+    TruthSegment("SYS", "OBJ$", "", "TABLE", "SYSTEM", 18, 18, _counts(6_000, 6_000, 0, 600, 600, 0, 12),
+                 pdb="CDB$ROOT"),
+    TruthSegment("SCOTT", "AUDIT_TRAIL", "", "TABLE", "AUDIT_TS", 74020, 74020,
+                 _counts(5_000, 5_000, 0, 9_000, 9_000, 0, 0)),
+    TruthSegment("** MISSING **", "** MISSING **", "", "UNDEFINED", "USERS", 74100, 74101,
+                 _counts(4_000, 4_000, 0, 500, 500, 0, 2)),
+)
+SEGMENT_STATISTICS = tuple(SEGMENTS[0].counts)
+TOP_N = 5
+# the report's totals: what every segment did, captured or not ("Captured Segments account for X%")
+SEGMENT_TOTALS = {stat: int(sum(s.counts[stat] for s in SEGMENTS) / 0.9) + 1 for stat in SEGMENT_STATISTICS}
+
+
+def listed(statistic: str) -> list[TruthSegment]:
+    """The top N segments a report prints for *statistic* (those with a non-zero figure)."""
+    ranked = sorted((s for s in SEGMENTS if s.counts[statistic]), key=lambda s: -s.counts[statistic])
+    return ranked[:TOP_N]
+
+
+def captured_pct(statistic: str) -> float:
+    return 100.0 * sum(s.counts[statistic] for s in SEGMENTS) / SEGMENT_TOTALS[statistic]
+
+
+# statistic -> (section title, value column header, total note label), as AWR prints them
+SEGMENT_SECTIONS = {
+    "physical_reads": ("Segments by Physical Reads", "Physical Reads", "Total Physical Reads"),
+    "physical_read_requests": ("Segments by Physical Read Requests", "Phys Read Requests",
+                               "Total Physical Read Requests"),
+    "unoptimized_read_requests": ("Segments by UnOptimized Reads", "UnOptimized Reads",
+                                  "Total UnOptimized Read Requests"),
+    "physical_reads_direct": ("Segments by Direct Physical Reads", "Direct Reads", "Total Direct Physical Reads"),
+    "physical_writes": ("Segments by Physical Writes", "Physical Writes", "Total Physical Writes"),
+    "physical_write_requests": ("Segments by Physical Write Requests", "Phys Write Requests",
+                                "Total Physical Write Requests"),
+    "physical_writes_direct": ("Segments by Direct Physical Writes", "Direct Writes", "Total Direct Physical Writes"),
+    "segment_scans": ("Segments by Table Scans", "Table Scans", "Total Table Scans"),
+}
