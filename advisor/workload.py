@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from advisor import __version__
 from advisor.bulk import gc_paused, slot_constructor
 from advisor.errors import BadInput, StatsReset
+from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.storage import diskstats as storage_diskstats
 
@@ -302,7 +303,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
         ended_at=b.taken_at,
         interval_s=seconds,
         rates=tuple(rates),
-        wait=_wait(a.wait, b.wait),
+        wait=interval_wait(a, b, _wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
         warnings=tuple(warnings),

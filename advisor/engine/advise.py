@@ -20,7 +20,7 @@ from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
 from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
-from advisor.engine.gate import GateResult, not_io_bound_finding, response_time_gate
+from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items
@@ -70,7 +70,7 @@ def analyse(workload: Workload, models: Models) -> Analysis:
     calibration = calibrate_reads(workload)
     areas = group_areas(calibration.rates, workload.layout)
     classified = classify([calibration.with_database_pattern(a) for a in areas])
-    gate = response_time_gate(workload.wait.io_wait_share)
+    gate = gate_for_wait(workload.wait)
     findings: list[Finding] = []
     gate_finding = not_io_bound_finding(gate)
     if gate_finding is not None:
