@@ -196,6 +196,7 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
         _per(syncs, seconds),
         b.name,
         back_r or back_w or back_rb or back_wb,  # lower bound
+        b.parent,
     )
 
 

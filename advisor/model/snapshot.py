@@ -149,6 +149,7 @@ class FileIO:
     sync_time_ms: float | None = None
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
+    parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +290,7 @@ class FileRate:
     syncs_per_s: float | None = None
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
+    parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
 
 
 @dataclass(frozen=True, slots=True)

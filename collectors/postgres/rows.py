@@ -97,6 +97,7 @@ class RelationRow:
     relpages: int
     blks_read: int
     blks_hit: int
+    parent_oid: int | None  # the table of an index or TOAST relation; None for a table
 
 
 @dataclass(frozen=True, slots=True)
