@@ -36,6 +36,8 @@ MAX_OBJECTS = 12
 """At most this many objects are split out in all (the optimizer's cost grows with areas)."""
 
 RELATION_KINDS = frozenset({"data", "index", "toast"})
+SYSTEM_SCHEMAS = ("pg_catalog.", "pg_toast.", "information_schema.")
+"""Catalogs cannot be moved on their own (and pg_global not at all): never placed alone."""
 MIB = 1 << 20
 
 
@@ -73,7 +75,7 @@ def relation_objects(rates: Sequence[FileRate]) -> dict[str, str]:
         iops = rate.read_iops + (rate.write_iops or 0.0)
         space.iops += iops
         space.size += rate.size_bytes
-        if rate.kind not in RELATION_KINDS or key[0] != "tablespace":
+        if rate.kind not in RELATION_KINDS or key[0] != "tablespace" or rate.tablespace == "pg_global":
             continue
         root = rate.parent or rate.file_id
         obj = objects.setdefault((key, root), _Totals())
@@ -81,7 +83,8 @@ def relation_objects(rates: Sequence[FileRate]) -> dict[str, str]:
         obj.size += rate.size_bytes
         obj.members.append(rate.file_id)
         if rate.file_id == root or obj.name is None:
-            obj.name = object_label(rate.container, rate.name or rate.file_id)
+            system = (rate.name or "").startswith(SYSTEM_SCHEMAS)
+            obj.name = None if system else object_label(rate.container, rate.name or rate.file_id)
     chosen: dict[str, str] = {}
     per_space: dict[tuple[AreaKind, str], int] = {}
     for (key, _root), obj in sorted(objects.items(), key=lambda item: -item[1].iops):

@@ -51,6 +51,9 @@ def test_hot_table_with_its_index_and_toast_becomes_one_area() -> None:
     assert areas["big"].iops == pytest.approx(20.0)
     even = [replace(r, read_iops=r.size_bytes / GB) for r in load.rates]  # same density everywhere
     assert relation_objects(even) == {}
+    catalog = [load.rates[0], replace(load.rates[1], name="pg_catalog.pg_class"),
+               replace(load.rates[2], name="pg_catalog.pg_class_oid_index")]
+    assert relation_objects(catalog) == {}  # catalogs are never moved on their own
 
 
 def test_postgres_plan_moves_the_table_and_index_alone(tmp_path: Path) -> None:
