@@ -96,4 +96,8 @@ def test_io_bound_and_cpu_bound_intervals_from_counters(tmp_path: Path) -> None:
     share = cpu_bound["io_wait_share"]
     assert isinstance(share, float) and share < 0.2, cpu_bound["warnings"]
     assert "NOT_IO_BOUND" in _codes(cpu_bound)
+    audit = run_advisor("audit", "--snapshot", str(snaps[1]), str(snaps[2]), "--format", "json")
+    assert audit.returncode == 0, audit.stderr
+    gate = [f for f in json.loads(audit.stdout)["findings"] if f["code"] == "NOT_IO_BOUND"]
+    assert gate and gate[0]["evidence"]["source"] == "counters"
     assert emulator_leaks() == []
