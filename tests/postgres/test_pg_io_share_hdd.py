@@ -11,14 +11,12 @@ NOT_IO_BOUND), both from the counters alone: nobody samples pg_stat_activity mea
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from advisor.disk.emulator.device import emulated_disk
-from tests.emulator.emu_support import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
+from tests.emulator.emu_support import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 from tests.postgres.conftest import run_advisor
 
@@ -62,29 +60,19 @@ def test_io_bound_and_cpu_bound_intervals_from_counters(tmp_path: Path) -> None:
         pytest.skip("no PostgreSQL 16 or later on this machine")
     version = max(versions)
     settings = {k: v for k, v in SETTINGS.items() if version >= 18 or k != "io_method"}
-    mnt = tmp_path / "pgdisk"
-    mnt.mkdir()
     snaps = [tmp_path / f"{name}.json" for name in "abc"]
-    with memory_dir(tmp_path) as directory, emulated_disk(PRESET, 1 << 30, directory / "disk.img", scale=SCALE,
-                                                         cache="volatile") as disk:
-        (node,) = write_gpt(disk.device, [("pgdata", 1, 900)])
-        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", node],
-                       check=True, capture_output=True)
-        subprocess.run(["mount", node, str(mnt)], check=True, capture_output=True)
-        try:
-            with running_postgres(version, mnt, settings=settings) as server:
-                server.psql(f"CREATE TABLE t (id int PRIMARY KEY, pad text);"
-                            f"INSERT INTO t SELECT g, repeat('x', 200) FROM generate_series(1, {ROWS}) g;"
-                            "CHECKPOINT; ALTER SYSTEM SET debug_io_direct = 'data'")
-                server.restart()
-                _collect(server, snaps[0])
-                _run(server, f"SELECT count((SELECT pad FROM t WHERE t.id = ids.k)) FROM (SELECT 1 + (random() * "
-                             f"{ROWS - 1})::int AS k FROM generate_series(1, {LOOKUPS}) OFFSET 0) ids")
-                _collect(server, snaps[1])
-                _run(server, "SELECT count(DISTINCT md5(g::text)) FROM generate_series(1, 400000) g")
-                _collect(server, snaps[2])
-        finally:
-            subprocess.run(["umount", str(mnt)], check=True)
+    with ext4_on_emulated_disk(tmp_path, PRESET, SCALE) as (_disk, mnt), running_postgres(
+            version, mnt, settings=settings) as server:
+        server.psql(f"CREATE TABLE t (id int PRIMARY KEY, pad text);"
+                    f"INSERT INTO t SELECT g, repeat('x', 200) FROM generate_series(1, {ROWS}) g;"
+                    "CHECKPOINT; ALTER SYSTEM SET debug_io_direct = 'data'")
+        server.restart()
+        _collect(server, snaps[0])
+        _run(server, f"SELECT count((SELECT pad FROM t WHERE t.id = ids.k)) FROM (SELECT 1 + (random() * "
+                     f"{ROWS - 1})::int AS k FROM generate_series(1, {LOOKUPS}) OFFSET 0) ids")
+        _collect(server, snaps[1])
+        _run(server, "SELECT count(DISTINCT md5(g::text)) FROM generate_series(1, 400000) g")
+        _collect(server, snaps[2])
     io_bound, cpu_bound = _report(snaps[0], snaps[1]), _report(snaps[1], snaps[2])
     for report in (io_bound, cpu_bound):
         warnings = report["warnings"]
