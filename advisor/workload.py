@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from advisor import __version__
 from advisor.bulk import gc_paused, slot_constructor
 from advisor.errors import BadInput, StatsReset
+from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.segment_rates import diff_segments
 from advisor.storage import diskstats as storage_diskstats
@@ -196,6 +197,7 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
         _per(syncs, seconds),
         b.name,
         back_r or back_w or back_rb or back_wb,  # lower bound
+        b.parent,
     )
 
 
@@ -303,7 +305,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
         ended_at=b.taken_at,
         interval_s=seconds,
         rates=tuple(rates),
-        wait=_wait(a.wait, b.wait),
+        wait=interval_wait(a, b, _wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
         segments=diff_segments(a.segments, b.segments, seconds, warnings),  # before warnings: it adds to them

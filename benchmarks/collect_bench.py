@@ -9,7 +9,8 @@ CREATE DATABASE ... TEMPLATE), then measures, all in one run:
    write it to a file (what ``advisor collect`` does apart from locating files on disks),
    with 1, 2 and 4 queries in flight. Target: at most one second.
 2. each design choice against the alternative it replaced, side by side: the relations
-   query with pg_relation_filepath vs paths built by the collector (server time), the
+   query with pg_relation_filepath vs paths built by the collector (server time), without
+   vs with the owning table of each index and TOAST relation (parent_oid, server time), the
    tablespace list with and without pg_tablespace_size (server time), file sizes read in a
    helper process vs in the collector's own, FileIO built by the dataclass vs the slot
    constructor, and JSON by the standard library vs orjson.
@@ -137,6 +138,19 @@ def relations_query(major: int, *, old: bool) -> str:
     return text
 
 
+def relations_without_parent(major: int) -> str:
+    """The relations query as it was before it named the table of each index and TOAST relation."""
+    text = relations_query(major, old=False)
+    for line in (",\n       COALESCE(owner.oid, i.indrelid)::bigint AS parent_oid",
+                 "\n  LEFT JOIN pg_index i ON i.indexrelid = c.oid",
+                 "\n  LEFT JOIN pg_class owner ON owner.reltoastrelid = COALESCE(i.indrelid, c.oid) "
+                 "AND owner.reltoastrelid <> 0"):
+        if line not in text:
+            raise LookupError(f"relations query changed: {line.strip()!r} not found")
+        text = text.replace(line, "")
+    return text
+
+
 def tablespaces_query(major: int, *, old: bool) -> str:
     text = pick("postgres", "tablespaces", major).text
     if old:
@@ -153,10 +167,12 @@ def compare_choices(dsn: str, major: int, rounds: int, out: Path, context: Colle
     """Each choice against what it replaced, measured now on the same cluster."""
     biggest = max(context.views["relation_visits"], key=lambda v: v["relations"])["datname"]
     relations_ms = server_ms(dsn, biggest, relations_query(major, old=True), relations_query(major, old=False))
+    parent_ms = server_ms(dsn, biggest, relations_without_parent(major), relations_query(major, old=False))
     spaces_ms = server_ms(dsn, "postgres", tablespaces_query(major, old=True), tablespaces_query(major, old=False),
                           rounds=3)
     rows = [
         ratio_row(f"relations query, server ms ({biggest})", *relations_ms, "ms"),
+        ratio_row("relations query ms: without vs with parent_oid", *parent_ms, "ms"),
         ratio_row("tablespace list, server ms", *spaces_ms, "ms"),
     ]
     def collect_seconds(helper: bool) -> float:

@@ -84,16 +84,27 @@ DESCRIPTIONS: dict[str, str] = {
     "FileIO.sync_time_ms": "cumulative sync time; `null` when not timed",
     "FileIO.name": "relation, datafile or log group name",
     "FileIO.segment_paths": "further files of the same object (`<path>.1`, `.2` ... 1 GB segments)",
+    "FileIO.parent": "PostgreSQL: `file_id` of the table an index or TOAST relation belongs to; `null` for tables "
+                     "and other rows",
     "CollectorRun.name": "collector (entry point) name",
     "CollectorRun.status": "`ok`, `skipped` (not applicable) or `failed`",
     "CollectorRun.duration_s": "wall time of the collector",
     "CollectorRun.reason": "one-line reason for skipped/failed",
-    "WaitProfile.io_wait_share": "share of active sessions waiting on IO (PostgreSQL) or IO wait / DB time (Oracle)",
+    "WaitProfile.io_wait_share": "the share the gate uses: PostgreSQL IO time / active time from counters, else "
+                                 "sampled IO waits; Oracle IO wait / DB time",
     "WaitProfile.samples": "pg_stat_activity samples taken",
     "WaitProfile.active_sessions": "mean active client sessions over the samples",
-    "WaitProfile.db_time_s": "Oracle cumulative DB time (diffed in workloads)",
-    "WaitProfile.io_wait_s": "Oracle cumulative user+system IO wait",
-    "WaitProfile.source": "`pg_stat_activity`, `v$system_wait_class`, ...",
+    "WaitProfile.db_time_s": "Oracle cumulative DB time (diffed in workloads); PostgreSQL workloads: Δ active_time "
+                             "over the interval",
+    "WaitProfile.io_wait_s": "Oracle cumulative user+system IO wait; PostgreSQL workloads: Δ IO time (data files "
+                             "and WAL)",
+    "WaitProfile.source": "`counters`, `pg_stat_activity`, `v$system_wait_class`, ...",
+    "WaitProfile.counter_io_wait_share": "PostgreSQL: IO time / active time from the cumulative counters; `null` "
+                                         "when timing is off",
+    "WaitProfile.sampled_io_wait_share": "PostgreSQL: share from the pg_stat_activity samples, kept beside the "
+                                         "counters'",
+    "WaitProfile.io_time_parts_s": "PostgreSQL: seconds of IO per part (`data reads`, `data writes`, `WAL write+sync`)",
+    "WaitProfile.notes": "timing settings to turn on and caveats of the share",
     "Workload.server": "ServerInfo of the later snapshot",
     "Workload.started_at": "taken_at of snapshot A",
     "Workload.ended_at": "taken_at of snapshot B",
@@ -118,6 +129,7 @@ DESCRIPTIONS: dict[str, str] = {
     "FileRate.write_latency_ms": "Δwrite time / Δwrites; `null` without timing",
     "FileRate.syncs_per_s": "fsync calls per second",
     "FileRate.lower_bound": "a counter went backwards (reset): the rate counts only since the reset",
+    "FileRate.parent": "`file_id` of the owning table (PostgreSQL index or TOAST relation), as in FileIO",
     "DiskStatRate.util": "fraction of the interval the device was busy (0..1)",
     "Snapshot.segments": "Oracle per-segment cumulative counters (empty for PostgreSQL)",
     "Workload.segments": "Oracle per-segment rates; a report's segments are its top-N lists only",

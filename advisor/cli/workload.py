@@ -49,6 +49,7 @@ def workload(
 
 
 def _print_terminal(result: object, sort: str, top: int) -> None:
+    from advisor.io_share import describe
     from advisor.model import Workload
     from advisor.render.rates import file_table, fmt, tablespace_table
     from advisor.render.segments import print_segments
@@ -61,9 +62,15 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
     wait = result.wait
-    if wait.io_wait_share is not None:
+    if wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None:
+        for line in describe(wait):
+            console.print(line, markup=False, highlight=False)
+    elif wait.io_wait_share is not None:
         console.print(f"IO wait share {wait.io_wait_share:.0%} of active time ({wait.samples} samples, "
                       f"{fmt(wait.active_sessions, 2)} active sessions on average)")
+    else:
+        for line in describe(wait):
+            console.print(line, markup=False, highlight=False)
     console.print(tablespace_table(result))
     console.print(file_table(result, sort, top))
     if any(r.lower_bound for r in result.rates):

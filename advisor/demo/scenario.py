@@ -44,6 +44,7 @@ SERVER_SETTINGS = {
     "checkpoint_timeout": "30min",
     "wal_compression": "off",
     "io_method": "sync",
+    "track_io_timing": "on",  # the gate then reads the IO share of DB time from the counters
     "track_wal_io_timing": "on",  # one request at a time per backend, as the QD1 model assumes
 }
 

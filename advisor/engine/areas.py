@@ -16,7 +16,7 @@ from typing import Literal
 
 from advisor.model import FileRate, HostLayout, Location, Workload
 
-AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo"]
+AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo", "object"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,9 @@ class Relation:
     container: str
     name: str
     kind: str
+    partition: str | None = None  # Oracle partition of a segment
+    parent: str | None = None  # Oracle: the table of an index or LOB segment (owner.table)
+
 
 _KIND_OF_FILE: dict[str, AreaKind] = {
     "data": "tablespace",
@@ -50,7 +53,8 @@ _FIXED_NAMES: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Area:
-    """A placeable unit: one tablespace, the WAL/redo, temp, archive/FRA or control files.
+    """A placeable unit: one tablespace, the WAL/redo, temp, archive/FRA or control files, or
+    one object placed alone (:mod:`advisor.engine.hot_objects`; ``tablespace`` is where it is now).
 
     Rates are sums over the area's files; ``random_share`` and mean IO sizes are weighted by
     reads. Zone figures are fractions of the whole disk (0 = outer edge) or None when no file
@@ -255,18 +259,24 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
     )
 
 
-def group_areas(rates: Iterable[FileRate], layout: HostLayout | None = None) -> list[Area]:
+def group_areas(
+    rates: Iterable[FileRate], layout: HostLayout | None = None, objects: Mapping[str, str] | None = None
+) -> list[Area]:
     """One pass over the files: sum rates per area and locate each area on its disk.
 
-    Areas come back in descending IO order, so the hottest area is first everywhere.
+    *objects* maps the file ids of objects placed alone to their area names. Areas come back
+    in descending IO order, so the hottest area is first everywhere.
     """
     index = LocationIndex(layout)
     accs: dict[tuple[AreaKind, str], _Accumulator] = {}
+    alone = objects or {}
     for rate in rates:
-        key = area_key(rate)
+        own = alone.get(rate.file_id)
+        key: tuple[AreaKind, str] = ("object", own) if own else area_key(rate)
         acc = accs.get(key)
         if acc is None:
-            acc = accs[key] = _Accumulator(key[0], None if key[0] in ("wal", "archive", "control") else key[1])
+            tablespace = rate.tablespace if own else (None if key[0] in ("wal", "archive", "control") else key[1])
+            acc = accs[key] = _Accumulator(key[0], tablespace)
         _add_rate(acc, rate, index)
     names = _unique_names(accs)
     areas = [_freeze(names[key], acc) for key, acc in accs.items()]

@@ -11,9 +11,10 @@ docs/findings.md; ``--force`` plans anyway.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from advisor.model import Finding
+from advisor.io_share import describe
+from advisor.model import Finding, WaitProfile
 
 IO_SHARE_THRESHOLD = 0.20
 """Below this share of DB time in IO waits, placement changes are not worth their cost."""
@@ -30,6 +31,7 @@ class GateResult:
     threshold: float
     passed: bool
     reason: str
+    source: str = ""  # where the share came from: "counters", "pg_stat_activity", ...
 
     @property
     def best_case_gain(self) -> float | None:
@@ -52,6 +54,21 @@ def response_time_gate(io_wait_share: float | None, threshold: float = IO_SHARE_
     return GateResult(share, threshold, True, f"{share:.0%} of DB time waits on IO (>= {threshold:.0%})")
 
 
+def gate_for_wait(wait: WaitProfile, threshold: float = IO_SHARE_THRESHOLD) -> GateResult:
+    """The gate on a workload's wait profile; the reason says where the share came from.
+
+    With PostgreSQL counters and samples both present the reason shows both and says the
+    gate used the counters; with the timing settings off it says which one to turn on.
+    """
+    gate = response_time_gate(wait.io_wait_share, threshold)
+    if wait.io_wait_share is None and any("track_io_timing" in note for note in wait.notes):
+        gate = replace(gate, reason="IO share of DB time unknown (timing off, no wait sampling); gate not applied")
+    details = describe(wait)
+    if not details:
+        return gate
+    return replace(gate, reason=f"{gate.reason}. " + "; ".join(details), source=wait.source)
+
+
 def not_io_bound_finding(gate: GateResult) -> Finding | None:
     """The NOT_IO_BOUND finding when the gate closed, else None."""
     if gate.passed or gate.io_wait_share is None:
@@ -66,6 +83,7 @@ def not_io_bound_finding(gate: GateResult) -> Finding | None:
             "io_wait_share": round(gate.io_wait_share, 4),
             "threshold": gate.threshold,
             "best_case_response_gain": round(best, 4),
+            "source": gate.source or "unknown",
         },
         predicted_gain=round(best, 4),
         action=(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from advisor.engine.classify import Classified
 from advisor.engine.optimizer import PlaceItem, Solution
 from advisor.engine.scripts.moves import Move
+from advisor.engine.scripts.objects import object_scripts
 from advisor.engine.scripts.oracle import oracle_scripts
 from advisor.engine.scripts.postgres import postgres_scripts
 from advisor.engine.scripts.quoting import label
@@ -137,6 +138,7 @@ def build_plan(
         scripts += oracle_scripts(moves, major)
     else:
         scripts += postgres_scripts(moves, settings)
+    scripts += object_scripts(moves, dbms, major)
     return Plan(
         partitions=tuple(parts), placements=tuple(placements), service_times=tuple(times),
         predicted_before_ms=round(before_ms, 4), predicted_after_ms=round(after_ms, 4), predicted_gain=round(gain, 4),

@@ -39,6 +39,7 @@ def _rate(f: FileIO, seconds: float) -> FileRate:
         write_latency_ms=f.write_time_ms / writes if f.write_time_ms is not None and writes else None,
         syncs_per_s=f.syncs / seconds if f.syncs is not None else None,
         name=f.name,
+        parent=f.parent,
     )
 
 

@@ -149,6 +149,7 @@ class FileIO:
     sync_time_ms: float | None = None
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
+    parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,16 +240,22 @@ class CollectorRun:
 class WaitProfile:
     """How much of the database's time goes to IO: the response-time gate's input.
 
-    PostgreSQL: share of active sessions waiting on IO, sampled from pg_stat_activity.
-    Oracle: user IO + system IO wait time over DB time (cumulative, diffed in workloads).
+    PostgreSQL: IO time over active time from cumulative counters when the timing settings
+    are on (:mod:`advisor.io_share`), else the share of active sessions waiting on IO,
+    sampled from pg_stat_activity; ``io_wait_share`` is the one the gate uses and ``source``
+    says which. Oracle: user IO + system IO wait time over DB time (cumulative, diffed).
     """
 
     io_wait_share: float | None = None
     samples: int = 0
     active_sessions: float | None = None  # mean active sessions over the samples
-    db_time_s: float | None = None  # Oracle cumulative DB time
-    io_wait_s: float | None = None  # Oracle cumulative user+system IO wait
-    source: str = ""
+    db_time_s: float | None = None  # Oracle cumulative DB time; PostgreSQL Δ active_time
+    io_wait_s: float | None = None  # Oracle cumulative user+system IO wait; PostgreSQL Δ IO time
+    source: str = ""  # "counters", "pg_stat_activity", Oracle's source
+    counter_io_wait_share: float | None = None  # PostgreSQL: from cumulative counters
+    sampled_io_wait_share: float | None = None  # PostgreSQL: from pg_stat_activity samples
+    io_time_parts_s: dict[str, float] = field(default_factory=dict)  # data reads, data writes, WAL
+    notes: tuple[str, ...] = ()  # timing settings to turn on, caveats of the share
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +298,7 @@ class FileRate:
     syncs_per_s: float | None = None
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
+    parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,8 @@ class DatabaseRow:
     blks_read: int | None
     blk_read_time: float | None
     blk_write_time: float | None
+    active_time: float | None = None  # ms in state active/fastpath (14+): the DB time of the IO share
+    sessions: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ class RelationRow:
     relpages: int
     blks_read: int
     blks_hit: int
+    parent_oid: int | None  # the table of an index or TOAST relation; None for a table
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 -- Databases, their default tablespace and their cumulative counters: temp files/bytes (temp
 -- IO is in no other view), buffer misses and, with track_io_timing, read/write time.
--- stats_reset is NULL until pg_stat_reset() runs in that database.
+-- stats_reset is NULL until pg_stat_reset() runs in that database. active_time (ms spent in
+-- state active or fastpath by client sessions, 14+) is the DB time the IO share divides by.
 SELECT /* advisor:databases */
        d.oid::bigint AS datid,
        d.datname,
@@ -13,7 +14,9 @@ SELECT /* advisor:databases */
        s.temp_bytes,
        s.blks_read,
        s.blk_read_time,
-       s.blk_write_time
+       s.blk_write_time,
+       s.active_time,
+       s.sessions
   FROM pg_database d
   LEFT JOIN pg_stat_database s ON s.datid = d.oid
  ORDER BY d.datname

@@ -12,6 +12,9 @@
 -- relfilenode is 0, ask pg_relation_filenode. The size is relpages (as of the last
 -- VACUUM/ANALYZE); the collector replaces it with the real file sizes when the data directory
 -- is visible on its host.
+-- parent_oid is the table an index or TOAST relation belongs to (a TOAST index's table is the
+-- owner of its TOAST table), NULL for tables: the plan can move a hot table with its indexes
+-- and TOAST alone. Both joins are hash joins over pg_index and pg_class, no relation is opened.
 -- Parameter count_shared: true in the collector's own database, false in the others.
 SELECT /* advisor:relations */
        c.oid::bigint AS oid,
@@ -23,10 +26,13 @@ SELECT /* advisor:relations */
        (CASE WHEN c.relfilenode <> 0 THEN c.relfilenode ELSE pg_relation_filenode(c.oid) END)::bigint AS filenode,
        c.relpages::bigint AS relpages,
        (pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid)) AS blks_read,
-       pg_stat_get_blocks_hit(c.oid) AS blks_hit
+       pg_stat_get_blocks_hit(c.oid) AS blks_hit,
+       COALESCE(owner.oid, i.indrelid)::bigint AS parent_oid
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
   JOIN pg_database d ON d.datname = current_database()
+  LEFT JOIN pg_index i ON i.indexrelid = c.oid
+  LEFT JOIN pg_class owner ON owner.reltoastrelid = COALESCE(i.indrelid, c.oid) AND owner.reltoastrelid <> 0
  WHERE c.relkind IN ('r', 't', 'm', 'i', 'S')
    AND c.relpersistence <> 't'
    AND (NOT c.relisshared OR %(count_shared)s)

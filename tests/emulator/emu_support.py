@@ -16,6 +16,7 @@ import pytest
 
 from advisor.disk.emulator import system as sysx
 from advisor.disk.emulator.calibrate import realtime_thread
+from advisor.disk.emulator.device import EmulatedDisk
 
 
 def require_fuse_and_loop() -> None:
@@ -171,3 +172,24 @@ def memory_dir(fallback: Path) -> Iterator[Path]:
             shutil.rmtree(path, ignore_errors=True)
     else:
         yield fallback
+
+
+@contextlib.contextmanager
+def ext4_on_emulated_disk(tmp_path: Path, preset: str, scale: float) -> Iterator[tuple[EmulatedDisk, Path]]:
+    """A 1 GiB emulated *preset* disk with one GPT partition, ext4 on it, mounted; yields (disk, mountpoint)."""
+    import subprocess
+
+    from advisor.disk.emulator.device import emulated_disk
+
+    mnt = tmp_path / "pgdisk"
+    mnt.mkdir()
+    with memory_dir(tmp_path) as directory, emulated_disk(preset, 1 << 30, directory / "disk.img", scale=scale,
+                                                         cache="volatile") as disk:
+        (node,) = write_gpt(disk.device, [("pgdata", 1, 900)])
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", node],
+                       check=True, capture_output=True)
+        subprocess.run(["mount", node, str(mnt)], check=True, capture_output=True)
+        try:
+            yield disk, mnt
+        finally:
+            subprocess.run(["umount", str(mnt)], check=True)

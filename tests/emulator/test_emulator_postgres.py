@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.presets import get_model
-from tests.emulator.emu_support import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
+from tests.emulator.emu_support import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
 from tests.helpers.pg import available_versions, running_postgres
 
 pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
@@ -26,29 +25,19 @@ def test_pgbench_runs_on_a_partition_of_the_emulated_disk(tmp_path: Path) -> Non
     if not versions:
         pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
     version = 15 if 15 in versions else min(versions)
-    mnt = tmp_path / "pgdisk"
-    mnt.mkdir()
     rotation_limit = get_model(PRESET).rpm / 60.0
-    with memory_dir(tmp_path) as directory, emulated_disk(PRESET, 1 << 30, directory / "disk.img", scale=SCALE,
-                                                         cache="volatile") as disk:
-        (node,) = write_gpt(disk.device, [("pgdata", 1, 900)])
-        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", node],
-                       check=True, capture_output=True)
-        subprocess.run(["mount", node, str(mnt)], check=True, capture_output=True)
-        try:
-            with running_postgres(version, mnt, fsync=True) as server:
-                assert str(server.datadir).startswith(str(mnt))
-                pgbench = str(server.pgbench_path)
-                init = subprocess.run([pgbench, "-i", "-q", "-s", "1", "-d", server.dsn], capture_output=True,
-                                      text=True, timeout=300, check=False)
-                assert init.returncode == 0, init.stderr
-                before = disk.stats()
-                run = subprocess.run([pgbench, "-n", "-c", "1", "-t", str(TRANSACTIONS), "-N", "-d", server.dsn],
-                                     capture_output=True, text=True, timeout=300, check=False)
-                after = disk.stats()
-                assert run.returncode == 0, run.stderr
-        finally:
-            subprocess.run(["umount", str(mnt)], check=True)
+    with ext4_on_emulated_disk(tmp_path, PRESET, SCALE) as (disk, mnt), running_postgres(version, mnt,
+                                                                                           fsync=True) as server:
+        assert str(server.datadir).startswith(str(mnt))
+        pgbench = str(server.pgbench_path)
+        init = subprocess.run([pgbench, "-i", "-q", "-s", "1", "-d", server.dsn], capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert init.returncode == 0, init.stderr
+        before = disk.stats()
+        run = subprocess.run([pgbench, "-n", "-c", "1", "-t", str(TRANSACTIONS), "-N", "-d", server.dsn],
+                             capture_output=True, text=True, timeout=300, check=False)
+        after = disk.stats()
+        assert run.returncode == 0, run.stderr
     processed = re.search(r"number of transactions actually processed: (\d+)", run.stdout)
     tps = re.search(r"tps = ([\d.]+)", run.stdout)
     assert processed and int(processed.group(1)) == TRANSACTIONS, run.stdout
