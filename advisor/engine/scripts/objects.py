@@ -23,7 +23,8 @@ import posixpath
 from collections.abc import Sequence
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.quoting import comment, ident, label, literal, shell, truncate_ident
+from advisor.engine.scripts.postgres import plain_tablespace_name, repack_command
+from advisor.engine.scripts.quoting import comment, ident, label, literal, qualified
 from advisor.model import Script
 
 PG_LOCK_WARNING = (
@@ -42,19 +43,13 @@ def _mib(size_bytes: int) -> int:
     return max(1, -(-size_bytes // (1 << 20)))
 
 
-def _qualified(name: str) -> str:
-    """``schema.relation`` → ``"schema"."relation"`` (the first dot separates them)."""
-    schema, _, relation = name.partition(".")
-    return f"{ident(schema)}.{ident(relation)}" if relation else ident(schema)
-
-
 def _objects(moves: Sequence[Move]) -> list[Move]:
     return [m for m in moves if m.area.kind == "object"]
 
 
 def pg_tablespace_name(move: Move) -> str:
-    """The tablespace made for one object on its partition (``pg_`` names are reserved)."""
-    return truncate_ident(label(f"{move.partition}_{move.area.name}", 63))
+    """The tablespace made for one object on its partition (plain, as pg_repack needs; ``pg_`` is reserved)."""
+    return plain_tablespace_name(f"{move.partition}_{move.area.name}")
 
 
 def _pg_sql(moves: Sequence[Move]) -> tuple[list[str], list[str]]:
@@ -72,11 +67,10 @@ def _pg_sql(moves: Sequence[Move]) -> tuple[list[str], list[str]]:
         for db in dict.fromkeys(r.container for r in move.area.relations):
             sql.append(f"-- run the next statements connected to database {comment(db)}")
             for rel in (r for r in tables if r.container == db):
-                sql.append(f"ALTER TABLE {_qualified(rel.name)} SET TABLESPACE {ident(space)};")
-                repack.append(f"pg_repack --dbname={shell(db)} --table={shell(rel.name)} --tablespace={shell(space)} "
-                              "--moveidx")
+                sql.append(f"ALTER TABLE {qualified(rel.name)} SET TABLESPACE {ident(space)};")
+                repack.append(repack_command(db, rel.name, space))
             for rel in (r for r in indexes if r.container == db):
-                sql.append(f"ALTER INDEX {_qualified(rel.name)} SET TABLESPACE {ident(space)};")
+                sql.append(f"ALTER INDEX {qualified(rel.name)} SET TABLESPACE {ident(space)};")
         if not tables and any(r.kind == "toast" for r in move.area.relations):
             sql.append("-- its TOAST relations move only with their table (ALTER TABLE ... SET TABLESPACE)")
     return sql, repack

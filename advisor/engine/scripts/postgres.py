@@ -52,7 +52,11 @@ def new_tablespace_name(move: Move) -> str:
     into its index DDL unquoted, so a name that needs quotes breaks ``--moveidx``. When the
     old name had to be changed to fit, a short hash of it keeps two such names apart.
     """
-    wanted = f"{move.partition}_{move.area.tablespace or move.area.name}"
+    return plain_tablespace_name(f"{move.partition}_{move.area.tablespace or move.area.name}")
+
+
+def plain_tablespace_name(wanted: str) -> str:
+    """*wanted* as a tablespace name in ``[a-z0-9_]`` (a short hash when it had to change)."""
     plain = _NOT_PLAIN.sub("_", wanted.lower()).strip("_") or "area"
     if not plain[0].isalpha():
         plain = "ts_" + plain
@@ -171,16 +175,22 @@ def repack_script(moves: Sequence[Move]) -> Script | None:
             # tables only (--moveidx takes their indexes along); catalogs and TOAST move with them or not at all
             if rel.kind != "data" or rel.name.startswith(SYSTEM_SCHEMAS) or rel.container in TEMPLATES:
                 continue
-            # pg_repack casts --table to regclass: the SQL-quoted name, then shell-quoted
-            # and puts --dbname into a connection string: a name with blanks or quotes in libpq's quoting
-            lines.append(f"pg_repack --dbname={shell(conninfo_value(rel.container))} "
-                         f"--table={shell(qualified(rel.name))} "
-                         f"--tablespace={shell(new)} --moveidx")
+            lines.append(repack_command(rel.container, rel.name, new))
             count += 1
     if count == 0:
         return None
     return Script(name="postgres_repack.sh", language="shell", text="\n".join(lines) + "\n",
                   caveat="pg_repack takes short ACCESS EXCLUSIVE locks only at start and end of each table.")
+
+
+def repack_command(database: str, relation: str, tablespace: str) -> str:
+    """One ``pg_repack`` line moving *relation* (``schema.name``) and its indexes to *tablespace*.
+
+    pg_repack casts ``--table`` to regclass (so the SQL-quoted qualified name, then
+    shell-quoted) and pastes ``--dbname`` into a connection string (so libpq's quoting).
+    """
+    return (f"pg_repack --dbname={shell(conninfo_value(database))} --table={shell(qualified(relation))} "
+            f"--tablespace={shell(tablespace)} --moveidx")
 
 
 def postgres_scripts(moves: Sequence[Move], settings: Mapping[str, str]) -> list[Script]:
