@@ -1,0 +1,444 @@
+"""Tiered placement: which device (and, on rotating media, which zone) each area goes to.
+
+The cost is the one the zone plan minimises, extended across devices: the IO-weighted mean
+service time of every area, each predicted by its device's model with everything else placed
+on that device (zone physics and seeks between bands on rotating media, a shared queue on
+solid state and cloud volumes, band cleaning for random writes on SMR). Capacity includes
+each area's growth headroom. Hard rules come first and each carries its reason: WAL/redo
+never on SMR or a cloud HDD volume while another medium exists; SMR holds only archive and
+cold areas; archive, FRA and backups go to SMR when there is one (on plain HDDs the zone
+optimizer puts them at the inner edge).
+
+The search starts from the classic object-placement baseline (rank by IO density per GB,
+fill the fast tier, spread the rest; Canim et al., VLDB 2009) and improves it by moving and
+swapping areas between devices while the predicted mean falls, so the result is never worse
+than the baseline under the same model. :func:`marginal_curve` replays the search with the
+fast tier cut to fractions of its size: what each GB of NVMe/SSD buys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from advisor.disk.media import Load
+from advisor.disk.media.build import DeviceModel
+from advisor.engine.classify import Classified
+from advisor.engine.optimizer import PlaceItem, bands_of, evaluate, heuristic_order, order_disk
+from advisor.engine.physics import Band
+from advisor.engine.scripts.sfdisk import MIB, align_up
+from advisor.errors import BadInput
+from advisor.model.inventory import SOLID_STATE_MEDIA
+
+MIN_SLOT_BYTES = 64 * MIB
+SMR_MEDIA = frozenset({"smr-dm", "smr-hm"})
+NO_WAL_MEDIA = frozenset({"smr-dm", "smr-hm", "cloud-hdd"})
+SMR_CLASSES = frozenset({"archive", "cold"})
+MAX_PASSES = 30
+CURVE_FRACTIONS = (0.0, 0.125, 0.25, 0.5, 0.75, 1.0)
+INFEASIBLE = float("inf")
+DP_CELLS = 1024
+"""Resolution of the fast tier's capacity in the dynamic-programming knapsack."""
+
+
+@dataclass(frozen=True, slots=True)
+class TierItem:
+    """One area as the tier planner sees it."""
+
+    name: str
+    cls: str
+    size_bytes: int
+    slot_bytes: int
+    read_iops: float
+    write_iops: float
+    block_bytes: int
+    sequential: bool
+    visits: float | None
+
+    @property
+    def iops(self) -> float:
+        """Reads and writes per second."""
+        return self.read_iops + self.write_iops
+
+    @property
+    def density(self) -> float:
+        """IOs per second per GB: the knapsack baseline's ranking."""
+        return self.iops / max(self.size_bytes / 1e9, 1e-6)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One device instance of the inventory (a ``count = 4`` entry is four targets)."""
+
+    name: str
+    model: DeviceModel
+    capacity_bytes: int
+
+    @property
+    def medium(self) -> str:
+        """The device's medium."""
+        return self.model.medium
+
+    @property
+    def fast(self) -> bool:
+        """Solid state: the tier the knapsack baseline fills first."""
+        return self.medium in SOLID_STATE_MEDIA
+
+
+@dataclass(frozen=True, slots=True)
+class DevicePlacement:
+    """The areas on one target, in order from its start (outer edge), with predicted times."""
+
+    target: Target
+    items: tuple[TierItem, ...]
+    bands: tuple[Band, ...]
+    times_ms: tuple[float, ...]
+    method: str
+
+    @property
+    def iops(self) -> float:
+        """All IOs per second on this target."""
+        return sum(i.iops for i in self.items)
+
+    @property
+    def mean_ms(self) -> float:
+        """IO-weighted mean service time on this target."""
+        total = self.iops
+        return sum(i.iops * t for i, t in zip(self.items, self.times_ms, strict=True)) / total if total > 0 else 0.0
+
+    @property
+    def used_bytes(self) -> int:
+        """Space the areas take with their headroom."""
+        return sum(i.slot_bytes for i in self.items)
+
+
+@dataclass(frozen=True)
+class TierSolution:
+    """Where every area goes, the predicted mean, and the rules that shaped it."""
+
+    placements: tuple[DevicePlacement, ...]
+    mean_ms: float
+    rules: tuple[str, ...] = ()
+    reasons: dict[str, str] = field(default_factory=dict)  # area → why it may not go elsewhere
+
+    def device_of(self, area: str) -> str:
+        """The target an area is placed on."""
+        for p in self.placements:
+            if any(i.name == area for i in p.items):
+                return p.target.name
+        raise KeyError(area)
+
+
+def tier_items(classified: Sequence[Classified], headroom: float) -> list[TierItem]:
+    """Planner items from classified areas: sizes with headroom, rates, IO size, pattern."""
+    out = []
+    for c in classified:
+        size = max(c.area.size_bytes, MIB)
+        slot = align_up(max(int(size * (1.0 + headroom)), MIN_SLOT_BYTES))
+        out.append(TierItem(c.area.name, c.cls, size, slot, c.area.read_iops, c.area.write_iops,
+                            c.area.mean_io_bytes, c.sequential, c.area.visits_per_io))
+    return out
+
+
+def targets_of(models: Sequence[DeviceModel]) -> list[Target]:
+    """Expand each inventory entry into ``count`` targets (``hdd-1`` … ``hdd-4``)."""
+    out = []
+    for m in models:
+        count = m.device.count
+        for n in range(count):
+            name = m.device.name if count == 1 else f"{m.device.name}-{n + 1}"
+            out.append(Target(name, m, m.device.capacity_bytes))
+    return out
+
+
+def allowed(item: TierItem, target: Target, targets: Sequence[Target]) -> str | None:
+    """Why *item* may not go on *target*, or None when it may."""
+    media = {t.medium for t in targets}
+    if item.cls == "wal" and target.medium in NO_WAL_MEDIA and media - NO_WAL_MEDIA:
+        return f"WAL/redo never on {target.medium} while another medium exists (each commit waits for it)"
+    if target.medium in SMR_MEDIA and item.cls not in SMR_CLASSES and media - SMR_MEDIA:
+        return (f"{target.medium} holds only archive and cold areas: random writes fall to band-cleaning speed "
+                "once its media cache fills")
+    if item.cls == "archive" and target.medium not in SMR_MEDIA and media & SMR_MEDIA:
+        return "archive, FRA and backups go to SMR (sequential, written once)"
+    return None
+
+
+class Evaluator:
+    """Predicted times of a set of areas on one target, cached by the set."""
+
+    def __init__(self, targets: Sequence[Target]) -> None:
+        self.targets = list(targets)
+        self._cache: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
+
+    def place(self, index: int, items: Sequence[TierItem], exact: bool = False) -> DevicePlacement | None:
+        """The best arrangement of *items* on target *index*, or None when it cannot carry them."""
+        key = (index, frozenset(i.name for i in items))
+        if not exact and key in self._cache:
+            return self._cache[key]
+        result = self._place(self.targets[index], list(items), exact)
+        if not exact:
+            self._cache[key] = result
+        return result
+
+    def _place(self, target: Target, items: list[TierItem], exact: bool) -> DevicePlacement | None:
+        if sum(i.slot_bytes for i in items) > target.capacity_bytes:
+            return None
+        if not items:
+            return DevicePlacement(target, (), (), (), "empty")
+        model = target.model
+        if model.zoned is not None:
+            physics = model.zoned
+            place = [PlaceItem(i.name, i.size_bytes / target.capacity_bytes, i.slot_bytes / target.capacity_bytes,
+                               i.iops, i.block_bytes, i.sequential, i.cls == "wal", i.visits) for i in items]
+            if exact:
+                layout, method = order_disk(physics, place)
+                order, bands, times = list(layout.order), list(layout.bands), list(layout.service_ms)
+            else:
+                order, _ = heuristic_order(physics, place)
+                bands = bands_of(order)
+                times, _ = evaluate(physics, order, bands)
+                method = "greedy+local"
+            by_name = {i.name: i for i in items}
+            placed = [by_name[p.name] for p in order]
+            if model.smr is not None:
+                adjusted = _smr_times(model, placed, times)
+                if adjusted is None:
+                    return None
+                times = adjusted
+            return DevicePlacement(target, tuple(placed), tuple(bands), tuple(times), method)
+        assert model.flat is not None
+        loads = [Load(i.name, i.read_iops, i.write_iops, i.block_bytes, i.sequential) for i in items]
+        flat_times = model.flat.times_ms(loads)
+        if flat_times is None:
+            return None
+        cursor = 0.0
+        bands = []
+        for i in items:
+            width = i.slot_bytes / target.capacity_bytes
+            bands.append((cursor, cursor + width))
+            cursor += width
+        return DevicePlacement(target, tuple(items), tuple(bands), tuple(flat_times), model.flat.name)
+
+
+def _smr_times(model: DeviceModel, items: Sequence[TierItem], times: Sequence[float]) -> list[float] | None:
+    assert model.smr is not None
+    random_writes = [i for i in items if not i.sequential and i.write_iops > 0]
+    rate = sum(i.write_iops for i in random_writes)
+    block = max((i.block_bytes for i in random_writes), default=8192)
+    out = []
+    for item, ms in zip(items, times, strict=True):
+        if item.sequential or item.write_iops <= 0 or item.iops <= 0:
+            out.append(ms)
+            continue
+        write_ms = model.smr.write_ms(rate, block, ms)
+        if write_ms is None:
+            return None
+        out.append((item.read_iops * ms + item.write_iops * write_ms) / item.iops)
+    return out
+
+
+Assignment = dict[str, int]
+
+
+def _cost(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment) -> float:
+    groups: dict[int, list[TierItem]] = {i: [] for i in range(len(evaluator.targets))}
+    for item in items:
+        groups[assignment[item.name]].append(item)
+    total_iops = sum(i.iops for i in items)
+    weighted = 0.0
+    for index, group in groups.items():
+        placed = evaluator.place(index, group)
+        if placed is None:
+            return INFEASIBLE
+        weighted += placed.mean_ms * placed.iops
+    return weighted / total_iops if total_iops > 0 else 0.0
+
+
+def _fits(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment, index: int, item: TierItem) -> bool:
+    used = sum(i.slot_bytes for i in items if assignment.get(i.name) == index)
+    return used + item.slot_bytes <= evaluator.targets[index].capacity_bytes
+
+
+def knapsack_baseline(evaluator: Evaluator, items: Sequence[TierItem]) -> Assignment | None:
+    """IO density first into the fast tier; the rest spread by IOPS over the other devices."""
+    return _fill(evaluator, items, sorted(items, key=lambda i: (-i.density, i.name)))
+
+
+def knapsack_by_iops(evaluator: Evaluator, items: Sequence[TierItem]) -> Assignment | None:
+    """The fast-tier set that holds the most IOPS (0/1 knapsack by dynamic programming).
+
+    A second start for the search: greedy density can fill the fast tier with small
+    objects and leave one large hot object outside, which no single move or swap repairs.
+    """
+    targets = evaluator.targets
+    capacity = sum(t.capacity_bytes for t in targets if t.fast)
+    candidates = [i for i in items if i.iops > 0 and any(
+        t.fast and allowed(i, t, targets) is None for t in targets)]
+    if capacity <= 0 or not candidates:
+        return None
+    unit = max(1, capacity // DP_CELLS)
+    best = [0.0] * (DP_CELLS + 1)
+    chosen: list[list[int]] = [[] for _ in range(DP_CELLS + 1)]
+    for index, item in enumerate(candidates):
+        weight = -(-item.slot_bytes // unit)
+        for room in range(DP_CELLS, weight - 1, -1):
+            value = best[room - weight] + item.iops
+            if value > best[room] + 1e-12:
+                best[room] = value
+                chosen[room] = chosen[room - weight] + [index]
+    picked = [candidates[i] for i in chosen[max(range(DP_CELLS + 1), key=lambda r: best[r])]]
+    others = [i for i in items if i not in picked]
+    return _fill(evaluator, items, sorted(picked, key=lambda i: (-i.iops, i.name)) + others, only=picked)
+
+
+def _fill(
+    evaluator: Evaluator, items: Sequence[TierItem], ranked: Sequence[TierItem],
+    only: Sequence[TierItem] | None = None,
+) -> Assignment | None:
+    """Fast tier in *ranked* order (only *only* when given), the rest spread by IOPS."""
+    targets = evaluator.targets
+    fast = [n for n, t in enumerate(targets) if t.fast]
+    slow = [n for n, t in enumerate(targets) if not t.fast]
+    assignment: Assignment = {}
+    rest: list[TierItem] = []
+    for item in ranked:
+        spot = next((n for n in fast if allowed(item, targets[n], targets) is None
+                     and _fits(evaluator, items, assignment, n, item)), None)
+        if spot is None or item.iops <= 0 or (only is not None and item not in only):
+            rest.append(item)
+        else:
+            assignment[item.name] = spot
+    load = dict.fromkeys(slow, 0.0)
+    for item in sorted(rest, key=lambda i: (-i.iops, -i.slot_bytes, i.name)):
+        options = [n for n in slow if allowed(item, targets[n], targets) is None
+                   and _fits(evaluator, items, assignment, n, item)]
+        if not options:
+            options = [n for n in fast if allowed(item, targets[n], targets) is None
+                       and _fits(evaluator, items, assignment, n, item)]
+        if not options:
+            return None
+        spot = min(options, key=lambda n: (load.get(n, 0.0), n))
+        assignment[item.name] = spot
+        load[spot] = load.get(spot, 0.0) + item.iops
+    return assignment
+
+
+def improve(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment) -> tuple[Assignment, float]:
+    """Move and swap areas between targets while the predicted mean falls (never worse than *start*)."""
+    targets = evaluator.targets
+    current = dict(start)
+    cost = _cost(evaluator, items, current)
+    ranked = sorted(items, key=lambda i: (-i.iops, i.name))
+    for _ in range(MAX_PASSES):
+        improved = False
+        for item in ranked:
+            for n in range(len(targets)):
+                if n == current[item.name] or allowed(item, targets[n], targets) is not None:
+                    continue
+                if not _fits(evaluator, items, current, n, item):
+                    continue
+                trial = {**current, item.name: n}
+                value = _cost(evaluator, items, trial)
+                if value < cost - 1e-9:
+                    current, cost, improved = trial, value, True
+        for a_pos, a in enumerate(ranked):
+            for b in ranked[a_pos + 1:]:
+                na, nb = current[a.name], current[b.name]
+                if na == nb or allowed(a, targets[nb], targets) or allowed(b, targets[na], targets):
+                    continue
+                trial = {**current, a.name: nb, b.name: na}
+                value = _cost(evaluator, items, trial)
+                if value < cost - 1e-9:
+                    current, cost, improved = trial, value, True
+        if not improved:
+            break
+    return current, cost
+
+
+def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment) -> TierSolution:
+    """The final arrangement of an assignment: exact zone orders, times, rules in force."""
+    placements = []
+    for index, target in enumerate(evaluator.targets):
+        group = [i for i in items if assignment[i.name] == index]
+        placed = evaluator.place(index, group, exact=True)
+        if placed is None:
+            raise BadInput(f"device {target.name!r} cannot carry the areas planned for it")
+        placements.append(placed)
+    total = sum(p.iops for p in placements)
+    mean = sum(p.mean_ms * p.iops for p in placements) / total if total > 0 else 0.0
+    reasons: dict[str, str] = {}
+    rules: list[str] = []
+    for item in items:
+        for target in evaluator.targets:
+            why = allowed(item, target, evaluator.targets)
+            if why is not None:
+                reasons.setdefault(item.name, f"not on {target.name}: {why}")
+                if why not in rules:
+                    rules.append(why)
+    return TierSolution(tuple(placements), mean, tuple(rules), reasons)
+
+
+def too_small(items: Sequence[TierItem], targets: Sequence[Target]) -> BadInput:
+    """The error for an inventory that cannot hold the database (with the shortfall)."""
+    need = sum(i.slot_bytes for i in items)
+    have = sum(t.capacity_bytes for t in targets)
+    if need > have:
+        return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
+                        f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
+                        hint="add devices or lower headroom")
+    return BadInput("the areas do not fit the inventory under its rules (a device would be over capacity or "
+                    "saturated); nothing planned", hint="add devices, or check the media of the inventory")
+
+
+@dataclass(frozen=True)
+class TierResult:
+    """Our plan, the knapsack baseline under the same model, and the fast tier's marginal curve."""
+
+    solution: TierSolution
+    baseline: TierSolution
+    curve: tuple[tuple[int, float | None], ...]  # (fast-tier bytes, predicted mean ms)
+
+
+def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve: bool = True) -> TierResult:
+    """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier."""
+    evaluator = Evaluator(targets)
+    start = knapsack_baseline(evaluator, items)
+    if start is None or _cost(evaluator, items, start) == INFEASIBLE:
+        raise too_small(items, targets)
+    baseline = solve(evaluator, items, start)
+    ours, cost = improve(evaluator, items, start)
+    second = knapsack_by_iops(evaluator, items)
+    if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
+        other, other_cost = improve(evaluator, items, second)
+        if other_cost < cost - 1e-9:
+            ours = other
+    solution = solve(evaluator, items, ours)
+    if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
+        solution = baseline
+    curve = marginal_curve(items, targets) if with_curve else ()
+    return TierResult(solution, baseline, curve)
+
+
+def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target]) -> tuple[tuple[int, float | None], ...]:
+    """Predicted mean with the fast tier cut to fractions of its size (None where nothing fits)."""
+    fast_total = sum(t.capacity_bytes for t in targets if t.fast)
+    if fast_total == 0:
+        return ()
+    points: list[tuple[int, float | None]] = []
+    for fraction in CURVE_FRACTIONS:
+        cut = [Target(t.name, t.model, int(t.capacity_bytes * fraction)) if t.fast else t for t in targets]
+        cut = [t for t in cut if t.capacity_bytes > 0]
+        if not cut:
+            continue
+        evaluator = Evaluator(cut)
+        start = knapsack_baseline(evaluator, items)
+        if start is None or _cost(evaluator, items, start) == INFEASIBLE:
+            points.append((int(fast_total * fraction), None))
+            continue
+        _, cost = improve(evaluator, items, start)
+        second = knapsack_by_iops(evaluator, items)
+        if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
+            cost = min(cost, improve(evaluator, items, second)[1])
+        points.append((int(fast_total * fraction), cost))
+    return tuple(points)
