@@ -23,7 +23,6 @@ WRITE_CLASSES = frozenset({"wal", "temp", "write-heavy"})
 SMALL_IO_BYTES = 64 * 1024
 CAP_SHARE = 0.8
 """Share of a cloud volume's IOPS cap at which small random IO is reported."""
-FULL_SHARE = 0.95
 IDLE_IO_SHARE = 0.05
 
 
@@ -127,7 +126,12 @@ def fast_tier_use(tiers: TierPlan | None) -> list[Finding]:
     names = ", ".join(d.name for d in fast)
     points = [p for p in tiers.curve if p.mean_ms is not None]
     found = []
-    if used >= FULL_SHARE * capacity and len(points) >= 2 and points[-1].mean_ms is not None:
+    free = capacity - used
+    fast_names = {d.name for d in fast}
+    waiting = [a for a in tiers.assignments
+               if a.device not in fast_names and a.iops > 0 and a.kind not in ("cold", "archive")]
+    blocked = bool(waiting) and free < min(a.slot_bytes for a in waiting)
+    if blocked and len(points) >= 2 and points[-1].mean_ms is not None:
         last, before = points[-1], points[-2]
         assert last.mean_ms is not None and before.mean_ms is not None
         step_gb = (last.fast_bytes - before.fast_bytes) / 1e9
@@ -135,9 +139,11 @@ def fast_tier_use(tiers: TierPlan | None) -> list[Finding]:
         if gain > 0.01 and step_gb > 0:
             found.append(Finding(
                 code="FAST_TIER_FULL", severity="medium", subject=names,
-                title=f"the fast tier ({names}) is {used / capacity:.0%} full and its last {step_gb:,.0f} GB "
-                      f"still cut the predicted mean by {gain:.0%}",
-                evidence={"capacity_bytes": capacity, "used_bytes": used, "last_step_gb": round(step_gb, 1),
+                title=f"the fast tier ({names}) has no room for the next hot area ({len(waiting)} wait on slower "
+                      f"devices) and its last {step_gb:,.0f} GB still cut the predicted mean by {gain:.0%}",
+                evidence={"capacity_bytes": capacity, "used_bytes": used, "free_bytes": free,
+                          "smallest_waiting_bytes": min(a.slot_bytes for a in waiting),
+                          "waiting_areas": ", ".join(a.area for a in waiting[:5]), "last_step_gb": round(step_gb, 1),
                           "mean_ms_before_step": before.mean_ms, "mean_ms_after_step": last.mean_ms,
                           "gain_per_gb": round(gain / step_gb, 5), "looked_at": "the plan"},
                 predicted_gain=round(gain, 4),

@@ -70,6 +70,7 @@ def tier_plan_section(result: TierResult, items: Sequence[TierItem]) -> TierPlan
         device = solution.device_of(item.name)
         assignments.append(TierAssignment(
             area=item.name, kind=item.cls, device=device, medium=medium[device], size_bytes=item.size_bytes,
+            slot_bytes=item.slot_bytes,
             iops=round(item.iops, 3), after_ms=round(times[item.name], 4),
             baseline_device=baseline.device_of(item.name), reason=reasons.get(item.name, ""),
         ))

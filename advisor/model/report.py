@@ -100,6 +100,7 @@ class TierAssignment:
     device: str
     medium: str
     size_bytes: int
+    slot_bytes: int  # with growth headroom, as placed
     iops: float
     after_ms: float
     baseline_device: str
