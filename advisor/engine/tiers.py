@@ -170,6 +170,7 @@ class Evaluator:
     def __init__(self, targets: Sequence[Target]) -> None:
         self.targets = list(targets)
         self._cache: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
+        self.unplaced: TierItem | None = None  # the area the last fill found no room for
 
     def place(self, index: int, items: Sequence[TierItem], exact: bool = False) -> DevicePlacement | None:
         """The best arrangement of *items* on target *index*, or None when it cannot carry them."""
@@ -317,8 +318,11 @@ def _fill(
             options = [n for n in fast if allowed(item, targets[n], targets) is None
                        and _fits(evaluator, items, assignment, n, item)]
         if not options:
+            evaluator.unplaced = item
             return None
-        spot = min(options, key=lambda n: (load.get(n, 0.0), n))
+        carried = [n for n in options
+                   if evaluator.place(n, [i for i in items if assignment.get(i.name) == n] + [item]) is not None]
+        spot = min(carried or options, key=lambda n: (load.get(n, 0.0), n))
         assignment[item.name] = spot
         load[spot] = load.get(spot, 0.0) + item.iops
     return assignment
@@ -379,16 +383,29 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
     return TierSolution(tuple(placements), mean, tuple(rules), reasons)
 
 
-def too_small(items: Sequence[TierItem], targets: Sequence[Target]) -> BadInput:
-    """The error for an inventory that cannot hold the database (with the shortfall)."""
+def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assignment | None) -> BadInput:
+    """The error for an inventory that cannot hold the database: the shortfall, or what does not fit where."""
+    targets = evaluator.targets
     need = sum(i.slot_bytes for i in items)
     have = sum(t.capacity_bytes for t in targets)
     if need > have:
         return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
                         f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
                         hint="add devices or lower headroom")
-    return BadInput("the areas do not fit the inventory under its rules (a device would be over capacity or "
-                    "saturated); nothing planned", hint="add devices, or check the media of the inventory")
+    if assignment is None and evaluator.unplaced is not None:
+        item = evaluator.unplaced
+        return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
+                        "fits on no device of the inventory under its rules; nothing planned",
+                        hint="add a device with room for it, or check the media of the inventory")
+    for index, target in enumerate(targets):
+        group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
+        if evaluator.place(index, group) is None:
+            load = sum(i.iops for i in group)
+            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry {load:,.0f} IO/s of "
+                            f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); nothing planned",
+                            hint="add devices of a faster medium, or more volumes")
+    return BadInput("the areas do not fit the inventory under its rules; nothing planned",
+                    hint="add devices, or check the media of the inventory")
 
 
 @dataclass(frozen=True)
@@ -405,7 +422,7 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
     evaluator = Evaluator(targets)
     start = knapsack_baseline(evaluator, items)
     if start is None or _cost(evaluator, items, start) == INFEASIBLE:
-        raise too_small(items, targets)
+        raise too_small(items, evaluator, start)
     baseline = solve(evaluator, items, start)
     ours, cost = improve(evaluator, items, start)
     second = knapsack_by_iops(evaluator, items)
