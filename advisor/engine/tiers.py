@@ -402,7 +402,8 @@ def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assig
         if evaluator.place(index, group) is None:
             load = sum(i.iops for i in group)
             return BadInput(f"device {target.name!r} ({target.medium}) cannot carry {load:,.0f} IO/s of "
-                            f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); nothing planned",
+                            f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); "
+                            "nothing planned",
                             hint="add devices of a faster medium, or more volumes")
     return BadInput("the areas do not fit the inventory under its rules; nothing planned",
                     hint="add devices, or check the media of the inventory")

@@ -31,7 +31,7 @@ def _assign_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
 
 
 def _curve_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
-    base = next((p.mean_ms for p in tiers.curve if p.mean_ms is not None), None)
+    base = tiers.curve[0].mean_ms if tiers.curve and tiers.curve[0].fast_bytes == 0 else None
     rows: list[tuple[str, ...]] = []
     for p in tiers.curve:
         if p.mean_ms is None:
