@@ -102,6 +102,8 @@ def _rotating(device: InventoryDevice, base_dir: Path, smr: SmrWrites | None, cm
             raise BadInput(f"device {device.name!r}: no drive preset or spec {name!r} ({exc})") from None
         source = f"drive preset {model.name}" if device.spec is None else f"drive spec {device.spec}"
     sized = model.with_changes(capacity_bytes=device.capacity_bytes, cylinders=None)
+    if smr is not None:
+        source = f"reads: {source}; writes: {smr.source}"
     return DeviceModel(device, model.name, source, zoned=ModelPhysics(sized), smr=smr)
 
 
