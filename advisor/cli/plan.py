@@ -35,6 +35,8 @@ def plan(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
     target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
+    knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
+                                  "baseline instead of the searched plan (to compare)."),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
@@ -51,8 +53,10 @@ def plan(
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
                           device=device, force=force, new_disks=True)
+    if knapsack and target is None:
+        raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
-        options = with_target(options, target)
+        options = with_target(options, target, knapsack)
     advise_and_output(work, models, options, notes, fmt, output, scripts)
 
 

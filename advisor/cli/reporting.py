@@ -82,7 +82,7 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
     return profile, ModelPhysics(fitted.model)
 
 
-def with_target(options: PlanOptions, inventory_path: Path) -> PlanOptions:
+def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = False) -> PlanOptions:
     """Plan options for a tiered plan onto the inventory at *inventory_path* (its headroom wins)."""
     from dataclasses import replace
 
@@ -91,7 +91,7 @@ def with_target(options: PlanOptions, inventory_path: Path) -> PlanOptions:
 
     inventory = load_inventory(inventory_path)
     target = tuple(build_device_model(d, inventory_path.parent) for d in inventory.devices)
-    return replace(options, target=target, headroom=inventory.headroom, new_disks=True)
+    return replace(options, target=target, headroom=inventory.headroom, new_disks=True, knapsack=knapsack)
 
 
 def _emit(text: str, output: Path | None) -> None:

@@ -46,6 +46,7 @@ class PlanOptions:
     force: bool = False
     new_disks: bool = False  # plan onto new disks of the model (``advisor plan``), not the current ones
     target: tuple[DeviceModel, ...] = ()  # an inventory's devices: a tiered plan (``--target``)
+    knapsack: bool = False  # lay out the IO-density knapsack baseline instead of the searched plan
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:

@@ -99,8 +99,11 @@ def make_tier_plan(
     items = tier_items(classified, headroom)
     result = plan_tiers(items, targets_of(models))
     before, note = _before(items, result, current, models)
-    solution, capacities, names = _solution(result.solution)
+    chosen = result.baseline if options.knapsack else result.solution
+    notes = [note] + (["This is the IO-density knapsack baseline (--knapsack), not the searched plan."]
+                      if options.knapsack else [])
+    solution, capacities, names = _solution(chosen)
     labels: dict[str, str | None] = dict.fromkeys(before)
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,
-                      options.dbms or workload.server.dbms, workload.server.major, [note])
+                      options.dbms or workload.server.dbms, workload.server.major, notes)
     return replace(plan, scripts=_per_device_scripts(plan), tiers=tier_plan_section(result, items), method="tiers")
