@@ -15,7 +15,7 @@ from advisor.disk.media import Load
 from advisor.disk.media.build import DeviceModel
 from advisor.disk.media.cloud import CloudVolume
 from advisor.engine.classify import Classified
-from advisor.engine.tiers import targets_of
+from advisor.engine.tier_targets import targets_of
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
 

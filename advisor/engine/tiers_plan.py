@@ -16,7 +16,8 @@ from advisor.disk.media.build import DeviceModel
 from advisor.engine.classify import Classified
 from advisor.engine.optimizer import DiskLayout, PlaceItem, Solution
 from advisor.engine.planner import PlanOptions, build_plan
-from advisor.engine.tiers import TierItem, TierResult, TierSolution, plan_tiers, targets_of, tier_items
+from advisor.engine.tier_targets import TierItem, targets_of, tier_items
+from advisor.engine.tiers import TierResult, TierSolution, plan_tiers
 from advisor.errors import BadInput
 from advisor.model import Plan, Script, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
 

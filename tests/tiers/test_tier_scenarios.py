@@ -10,7 +10,8 @@ import pytest
 from advisor.disk.media.build import build_device_model
 from advisor.engine.advise import advise, analyse
 from advisor.engine.planner import PlanOptions
-from advisor.engine.tiers import Evaluator, knapsack_baseline, plan_tiers, targets_of, tier_items
+from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
+from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
 from advisor.model.inventory import InventoryDevice
 from tests.engine.synth import AreaSpec, models, workload
