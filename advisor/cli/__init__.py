@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "bench",
     "report",
     "plan",
+    "inventory",
     "demo",
 )
 

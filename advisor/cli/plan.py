@@ -3,7 +3,10 @@
 Reads a workload (from ``advisor collect --interval`` or an AWR/Statspack import), a disk
 model (measured profile, preset or spec) and the number of disks, and prints the partitions
 from the outer edge, which area goes where, the predicted service times and the scripts.
-Exit codes: 0 plan written; 6 bad files or options (including areas that do not fit).
+With ``--target inventory.toml`` the plan spans the inventory's devices (NVMe/SSD, HDD
+zones, SMR, cloud volumes): which device and zone each area gets (docs/tiers.md).
+Exit codes: 0 plan written; 6 bad files or options (including areas that do not fit, an
+inventory too small, a device without a model or with a profile that contradicts its medium).
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ def plan(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
+    target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
+    knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
+                                  "baseline instead of the searched plan (to compare)."),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
-    from advisor.cli.reporting import advise_and_output, load_models
+    from advisor.cli.reporting import advise_and_output, load_models, with_target
     from advisor.engine.planner import PlanOptions
     from advisor.model import load_workload
 
@@ -47,6 +53,10 @@ def plan(
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
                           device=device, force=force, new_disks=True)
+    if knapsack and target is None:
+        raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
+    if target is not None:
+        options = with_target(options, target, knapsack)
     advise_and_output(work, models, options, notes, fmt, output, scripts)
 
 

@@ -74,9 +74,12 @@ def report(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
+    target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
+    knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
+                                  "baseline instead of the searched plan (to compare)."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
-    from advisor.cli.reporting import advise_and_output, load_models
+    from advisor.cli.reporting import advise_and_output, load_models, with_target
     from advisor.engine.planner import PlanOptions
 
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
@@ -94,6 +97,10 @@ def report(
         work = load_workload_input(files, workload, allow_reset)
     models, notes = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
+    if knapsack and target is None:
+        raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
+    if target is not None:
+        options = with_target(options, target, knapsack)
     advise_and_output(work, models, options, notes, fmt, output, scripts)
 
 

@@ -82,6 +82,18 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
     return profile, ModelPhysics(fitted.model)
 
 
+def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = False) -> PlanOptions:
+    """Plan options for a tiered plan onto the inventory at *inventory_path* (its headroom wins)."""
+    from dataclasses import replace
+
+    from advisor.disk.media.build import build_device_model
+    from advisor.model.inventory import load_inventory
+
+    inventory = load_inventory(inventory_path)
+    target = tuple(build_device_model(d, inventory_path.parent) for d in inventory.devices)
+    return replace(options, target=target, headroom=inventory.headroom, new_disks=True, knapsack=knapsack)
+
+
 def _emit(text: str, output: Path | None) -> None:
     """Atomic file output, except into an existing non-regular file (/dev/null, a FIFO, /dev/stdout),
     which is written in place: renaming a temp file over it would replace the device node."""
@@ -149,6 +161,7 @@ def write_scripts(plan: Plan | None, directory: Path | None) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for script in plan.scripts:
         target = directory / script.name
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, script.text)
         if script.language == "shell":
             target.chmod(0o755)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor import __version__
+from advisor.disk.media.build import DeviceModel
 from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
@@ -61,11 +62,13 @@ def _disk_sizes(workload: Workload) -> dict[str, int]:
     return {d.name: d.size_bytes for d in workload.layout.devices} if workload.layout else {}
 
 
-def analyse(workload: Workload, models: Models) -> Analysis:
+def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = frozenset()) -> Analysis:
     """Areas, classes, gate, current-layout predictions and every finding.
 
     The areas are built from the read rates calibrated against the kernel's diskstats
     (:mod:`advisor.engine.calibrate`): reads the page cache served do not move the head.
+    *flat_disks* are disks an inventory says have no zones (solid state, cloud volumes):
+    no zone finding is made about them.
     """
     calibration = calibrate_reads(workload)
     areas = group_with_objects(calibration.rates, workload.layout, workload.segments)
@@ -85,7 +88,7 @@ def analyse(workload: Workload, models: Models) -> Analysis:
     sizes = _disk_sizes(workload)
     views: dict[str, DiskView] = {}
     for disk in sorted({c.area.disk for c in classified if c.area.disk and c.area.placement_known}):
-        if disk in ssd_disks:
+        if disk in ssd_disks or disk in flat_disks:
             continue
         physics = models.of(disk)
         views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
@@ -99,6 +102,28 @@ def analyse(workload: Workload, models: Models) -> Analysis:
     findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
                                  -(f.predicted_gain or 0.0), f.code, f.subject))
     return Analysis(classified, gate, views, ssd_disks, findings, calibration)
+
+
+def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
+    """Names under which today's layout may show the inventory's zone-less devices."""
+    names: set[str] = set()
+    for m in target:
+        if m.zoned is None:
+            names.add(m.device.name)
+            if m.device.path:
+                names.add(m.device.path.rsplit("/", 1)[-1])
+    return frozenset(names)
+
+
+def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:
+    """SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE for a tiered plan."""
+    from advisor.engine.findings_tiers import cloud_small_io, fast_tier_use, smr_for_writes
+
+    tiers = plan.tiers if plan is not None else None
+    found = smr_for_writes(analysis.classified, options.target)
+    found += cloud_small_io(analysis.classified, options.target, tiers)
+    found += fast_tier_use(tiers)
+    return found
 
 
 def _rpm(physics: DiskPhysics) -> int | None:
@@ -167,6 +192,12 @@ def make_plan(
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
+    if options.target:
+        from advisor.engine.tiers_plan import make_tier_plan
+
+        current = {c.area.name: ms for view in analysis.views.values()
+                   for c, ms in zip(view.areas, view.times_ms, strict=True)}
+        return make_tier_plan(workload, analysis.classified, options.target, options.headroom, current, options), []
     if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
         notes: list[str] = []
@@ -244,8 +275,10 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
 def advise(workload: Workload, models: Models, options: PlanOptions | None = None) -> Report:
     """The whole answer for one workload: findings, plan, predicted gains, scripts."""
     opts = options or PlanOptions()
-    analysis = analyse(workload, models)
+    analysis = analyse(workload, models, flat_disks(opts.target))
     plan, plan_notes = make_plan(workload, analysis, models, opts)
+    if opts.target:
+        analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     server = workload.server
     return Report(
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

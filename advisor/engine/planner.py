@@ -9,8 +9,9 @@ model before (the current zone positions, or a stated baseline) and after.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from advisor.disk.media.build import DeviceModel
 from advisor.engine.classify import Classified
 from advisor.engine.optimizer import PlaceItem, Solution
 from advisor.engine.scripts.moves import Move
@@ -45,6 +46,8 @@ class PlanOptions:
     device: str = "/dev/sdX"
     force: bool = False
     new_disks: bool = False  # plan onto new disks of the model (``advisor plan``), not the current ones
+    target: tuple[DeviceModel, ...] = ()  # an inventory's devices: a tiered plan (``--target``)
+    knapsack: bool = False  # lay out the IO-density knapsack baseline instead of the searched plan
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:
@@ -95,7 +98,21 @@ def _partitions(
             for m in members:
                 of_area[m.name] = part
             cursor += size
-    return parts, of_area
+    return _unique_labels(parts, of_area)
+
+
+def _unique_labels(
+    parts: list[PlannedPartition], of_area: dict[str, PlannedPartition]
+) -> tuple[list[PlannedPartition], dict[str, PlannedPartition]]:
+    """Prefix a label with its disk where two disks would otherwise share it (and a mount point)."""
+    seen: dict[str, set[str]] = {}
+    for part in parts:
+        seen.setdefault(part.label, set()).add(part.disk)
+    clashing = {name for name, disks in seen.items() if len(disks) > 1}
+    if not clashing:
+        return parts, of_area
+    renamed = {id(p): replace(p, label=label(f"{p.disk}-{p.label}")) if p.label in clashing else p for p in parts}
+    return [renamed[id(p)] for p in parts], {area: renamed[id(p)] for area, p in of_area.items()}
 
 
 def build_plan(

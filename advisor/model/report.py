@@ -77,6 +77,57 @@ class Script:
 
 
 @dataclass(frozen=True, slots=True)
+class TierDevice:
+    """One target device of a tiered plan: its medium, model, what it holds and its predicted time."""
+
+    name: str
+    medium: str
+    model: str
+    source: str  # where the model's numbers come from
+    capacity_bytes: int
+    used_bytes: int  # with growth headroom
+    iops: float
+    mean_ms: float
+    areas: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TierAssignment:
+    """Where one area goes in a tiered plan, where the knapsack baseline put it, and why."""
+
+    area: str
+    kind: str  # the area's class (random-read, wal, archive ...)
+    device: str
+    medium: str
+    size_bytes: int
+    slot_bytes: int  # with growth headroom, as placed
+    iops: float
+    after_ms: float
+    baseline_device: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TierCurvePoint:
+    """Predicted mean service time with the fast tier cut to ``fast_bytes`` (None: nothing fits)."""
+
+    fast_bytes: int
+    mean_ms: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TierPlan:
+    """The tier side of a plan: devices, assignment, rules, baseline and marginal curve."""
+
+    devices: tuple[TierDevice, ...]
+    assignments: tuple[TierAssignment, ...]
+    mean_ms: float
+    baseline_mean_ms: float  # the IO-density knapsack under the same model
+    curve: tuple[TierCurvePoint, ...] = ()
+    rules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """Partitions from the outer edge, the assignment, predicted times and scripts."""
 
@@ -89,6 +140,7 @@ class Plan:
     scripts: tuple[Script, ...] = ()
     method: str = ""  # "exhaustive" | "greedy+local" ...
     notes: tuple[str, ...] = ()
+    tiers: TierPlan | None = None  # set by a plan onto an inventory (--target)
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,10 @@ from advisor.model.report import (
     Report,
     Script,
     ServiceTime,
+    TierAssignment,
+    TierCurvePoint,
+    TierDevice,
+    TierPlan,
 )
 
 FORMAT_VERSION = 1
@@ -79,6 +83,10 @@ __all__ = [
     "RunStatus",
     "Script",
     "SegmentIO",
+    "TierAssignment",
+    "TierCurvePoint",
+    "TierDevice",
+    "TierPlan",
     "SegmentRate",
     "ServerInfo",
     "ServiceTime",

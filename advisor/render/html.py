@@ -65,6 +65,10 @@ def _plan(report: Report) -> str:
            "<table><tr><th>area</th><th>IOPS</th><th>before ms</th><th>after ms</th><th>target partition</th></tr>"
            f"{rows}</table>")
     out += "".join(f"<p><small>{escape(n)}</small></p>" for n in plan.notes)
+    if plan.tiers is not None:
+        from advisor.render.tiers import html_section
+
+        out += html_section(plan.tiers)
     for script in plan.scripts:
         out += f"<h3>{escape(script.name)}</h3>"
         if script.caveat:

@@ -55,6 +55,10 @@ def render_markdown(report: Report) -> str:
             out.append(f"| {part.disk} | {part.number} | {part.label} | {part.start_fraction:.1%} | "
                        f"{part.end_fraction:.1%} | {human_bytes(part.size_bytes)} | {_cell(', '.join(part.areas))} |")
         out += [f"- {_cell(n)}" for n in plan.notes]
+        if plan.tiers is not None:
+            from advisor.render.tiers import markdown_lines
+
+            out += ["", *markdown_lines(plan.tiers)]
         for script in plan.scripts:
             fence = "sql" if script.language == "sql" else "sh" if script.language == "shell" else "text"
             out += ["", f"### `{script.name}`", ""]

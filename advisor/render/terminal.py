@@ -142,6 +142,11 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
             parts.add_row(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
                           human_bytes(part.size_bytes), ", ".join(part.areas))
         console.print(parts)
+        if plan.tiers is not None:
+            from advisor.render.tiers import terminal_tables
+
+            for renderable in terminal_tables(plan.tiers):
+                console.print(renderable)
         if plan.scripts:
             console.print("scripts: " + ", ".join(s.name for s in plan.scripts) + " (write them with --scripts DIR)")
     console.print("[bold]Disk map[/bold] (outer edge = fast, left)")

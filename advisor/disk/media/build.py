@@ -1,0 +1,157 @@
+"""Turn an inventory entry into the model the tier planner predicts with.
+
+Rotating media get the zone physics (a preset, a drive spec or a fitted bench profile) sized
+to the device; SMR adds its write side; solid state comes from a bench profile or a media
+preset; cloud volumes from a class preset. A device without a model, or with a profile that
+contradicts its medium (an ``hdd`` measured as solid state), is refused with one line naming
+it and what to do.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from advisor.disk.media.cloud import CloudVolume
+from advisor.disk.media.smr import SmrWrites
+from advisor.disk.media.solid import SolidState, from_profile
+from advisor.engine.physics import DiskPhysics, ModelPhysics
+from advisor.errors import AdvisorError, BadInput
+from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
+
+
+@dataclass(frozen=True)
+class DeviceModel:
+    """What the planner knows about one device kind: zone physics, a flat medium, SMR writes."""
+
+    device: InventoryDevice
+    model_name: str
+    source: str
+    zoned: DiskPhysics | None = None  # rotating media: zone physics sized to the device
+    flat: SolidState | CloudVolume | None = None
+    smr: SmrWrites | None = None
+
+    @property
+    def medium(self) -> str:
+        """The inventory's medium."""
+        return self.device.medium
+
+
+@cache
+def media_presets() -> dict[str, dict[str, Any]]:
+    """Every media preset by name, with its section (solid, cloud, smr)."""
+    text = resources.files("advisor.disk.media").joinpath("presets.toml").read_text(encoding="utf-8")
+    out: dict[str, dict[str, Any]] = {}
+    for section, entries in tomllib.loads(text).items():
+        for name, values in entries.items():
+            out[name] = {"section": section, **values}
+    return out
+
+
+def _no_model(device: InventoryDevice) -> BadInput:
+    kinds = {"nvme": "solid", "ssd": "solid", "cloud-hdd": "cloud", "smr-dm": "smr", "smr-hm": "smr"}
+    wanted = kinds.get(device.medium)
+    names = sorted(n for n, v in media_presets().items() if v["section"] == wanted) if wanted else []
+    suggestion = f"preset = one of {', '.join(names)}" if names else "preset = a drive preset (advisor disk presets)"
+    return BadInput(f"device {device.name!r} ({device.medium}) has no model",
+                    hint=f"measure it with `advisor bench` and set profile = \"disk.json\", or set {suggestion}")
+
+
+def _profile(device: InventoryDevice, base_dir: Path) -> DiskProfile:
+    from advisor.jsonio import read_document
+
+    assert device.profile is not None
+    path = Path(device.profile)
+    path = path if path.is_absolute() else base_dir / path
+    return read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+
+
+def _rotating(device: InventoryDevice, base_dir: Path, smr: SmrWrites | None, cmr_preset: str | None) -> DeviceModel:
+    from advisor.disk.fit import fit_profile
+    from advisor.disk.presets import get_model
+
+    if device.profile is not None:
+        profile = _profile(device, base_dir)
+        if profile.classification == "solid-state":
+            raise BadInput(f"device {device.name!r} is listed as {device.medium} but its profile {device.profile} "
+                           f"measured solid state ({profile.classification_reason})",
+                           hint="fix the medium or the profile")
+        try:
+            model = fit_profile(profile, None).model
+        except AdvisorError:
+            raise
+        except (ValueError, ArithmeticError) as exc:
+            raise BadInput(f"device {device.name!r}: cannot fit a disk model to {device.profile} ({exc})") from None
+        source = f"advisor bench of {profile.target}"
+    else:
+        name = device.spec or device.preset or cmr_preset
+        if name is None:
+            raise _no_model(device)
+        if device.spec is not None and not Path(name).is_absolute():
+            name = str(base_dir / name)
+        try:
+            model = get_model(name)
+        except AdvisorError:
+            raise
+        except (ValueError, KeyError, OSError) as exc:
+            raise BadInput(f"device {device.name!r}: no drive preset or spec {name!r} ({exc})") from None
+        source = f"drive preset {model.name}" if device.spec is None else f"drive spec {device.spec}"
+    sized = model.with_changes(capacity_bytes=device.capacity_bytes, cylinders=None)
+    if smr is not None:
+        source = f"reads: {source}; writes: {smr.source}"
+    return DeviceModel(device, model.name, source, zoned=ModelPhysics(sized), smr=smr)
+
+
+def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
+    """The model of one inventory device (see the module docstring for the rules)."""
+    preset = media_presets().get(device.preset) if device.preset else None
+    if device.medium in ROTATING_MEDIA:
+        smr = None
+        cmr = None
+        if device.medium in ("smr-dm", "smr-hm"):
+            values = preset if preset is not None and preset["section"] == "smr" else media_presets()[device.medium]
+            smr = SmrWrites(host_managed=bool(values.get("host_managed", device.medium == "smr-hm")),
+                            media_cache_bytes=int(values["media_cache_bytes"]),
+                            cleaning_iops=float(values["cleaning_iops"]), source=str(values["source"]))
+            cmr = str(values["cmr_preset"])
+            if preset is not None and preset["section"] == "smr":
+                device = _without_preset(device)
+        elif preset is not None:
+            raise BadInput(f"device {device.name!r} is an hdd but preset {device.preset!r} is a {preset['section']} "
+                           "media preset", hint="use a drive preset (advisor disk presets)")
+        return _rotating(device, base_dir, smr, cmr)
+    if device.medium in SOLID_STATE_MEDIA or device.medium == "array":
+        if device.profile is not None:
+            profile = _profile(device, base_dir)
+            if profile.classification == "rotational" and device.medium != "array":
+                raise BadInput(f"device {device.name!r} is listed as {device.medium} but its profile {device.profile} "
+                               f"measured a rotating disk ({profile.classification_reason})",
+                               hint="fix the medium or the profile")
+            flat = from_profile(profile, device.name)
+            return DeviceModel(device, flat.name, flat.source, flat=flat)
+        if preset is None or preset["section"] != "solid":
+            raise _no_model(device)
+        flat = SolidState(name=str(device.preset), read_ms=float(preset["read_ms"]), write_ms=float(preset["write_ms"]),
+                          max_iops=float(preset["max_iops"]), mb_s=float(preset["mb_s"]), source=str(preset["source"]))
+        return DeviceModel(device, flat.name, flat.source, flat=flat)
+    # cloud-hdd
+    if preset is None or preset["section"] != "cloud":
+        raise _no_model(device)
+    volume = CloudVolume(
+        name=str(device.preset), capacity_bytes=device.capacity_bytes, iops_cap=float(preset["iops_cap"]),
+        baseline_mb_s_per_tib=float(preset["baseline_mb_s_per_tib"]),
+        burst_mb_s_per_tib=float(preset["burst_mb_s_per_tib"]), max_mb_s=float(preset["max_mb_s"]),
+        latency_ms=float(preset["latency_ms"]), source=str(preset["source"]),
+    )
+    return DeviceModel(device, volume.name, volume.source, flat=volume)
+
+
+def _without_preset(device: InventoryDevice) -> InventoryDevice:
+    from dataclasses import replace
+
+    return replace(device, preset=None)

@@ -1,0 +1,105 @@
+"""The tier section of a plan, drawn for each format from the same rows (no computation here).
+
+Three tables: the devices (medium, model and its source, space used, IO, mean time), the
+assignment of each area next to where the IO-density knapsack baseline put it, and the
+marginal-gain curve of the fast tier; then the rules that shaped the plan.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from rich.console import RenderableType
+from rich.table import Table
+
+from advisor.model import TierPlan
+from advisor.render.text import human_bytes, pct
+
+DEVICE_COLUMNS = ("device", "medium", "model", "used", "IOPS", "mean ms")
+ASSIGN_COLUMNS = ("area", "class", "IOPS", "size", "device", "after ms", "knapsack")
+CURVE_COLUMNS = ("fast tier", "mean ms", "gain vs none")
+
+
+def _device_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
+    return [(d.name, d.medium, d.model, f"{human_bytes(d.used_bytes)} / {human_bytes(d.capacity_bytes)}",
+             f"{d.iops:.1f}", f"{d.mean_ms:.2f}") for d in tiers.devices]
+
+
+def _assign_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
+    return [(a.area, a.kind, f"{a.iops:.1f}", human_bytes(a.size_bytes), a.device, f"{a.after_ms:.2f}",
+             "same" if a.baseline_device == a.device else a.baseline_device) for a in tiers.assignments]
+
+
+def _curve_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
+    base = tiers.curve[0].mean_ms if tiers.curve and tiers.curve[0].fast_bytes == 0 else None
+    rows: list[tuple[str, ...]] = []
+    for p in tiers.curve:
+        if p.mean_ms is None:
+            rows.append((human_bytes(p.fast_bytes), "does not fit", "-"))
+            continue
+        gain = (base - p.mean_ms) / base if base else None
+        rows.append((human_bytes(p.fast_bytes), f"{p.mean_ms:.2f}", pct(gain)))
+    return rows
+
+
+def headline(tiers: TierPlan) -> str:
+    """Ours against the knapsack baseline, one line."""
+    better = (tiers.baseline_mean_ms - tiers.mean_ms) / tiers.baseline_mean_ms if tiers.baseline_mean_ms > 0 else 0.0
+    return (f"Tiered plan: {tiers.mean_ms:.2f} ms mean; IO-density knapsack baseline {tiers.baseline_mean_ms:.2f} ms "
+            f"(this plan {pct(better)} faster)")
+
+
+def terminal_tables(tiers: TierPlan) -> list[RenderableType]:
+    """Rich tables for the terminal report."""
+    out: list[RenderableType] = [headline(tiers)]
+    for title, columns, rows in (("Devices", DEVICE_COLUMNS, _device_rows(tiers)),
+                                 ("Where each area goes", ASSIGN_COLUMNS, _assign_rows(tiers)),
+                                 ("What the fast tier buys", CURVE_COLUMNS, _curve_rows(tiers))):
+        if not rows:
+            continue
+        table = Table(title=title)
+        for column in columns:
+            table.add_column(column, justify="right" if column in ("IOPS", "mean ms", "after ms", "gain vs none")
+                             else "left", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        out.append(table)
+    out += [f"rule: {rule}" for rule in tiers.rules]
+    return out
+
+
+def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+            *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows), ""]
+
+
+def markdown_lines(tiers: TierPlan) -> list[str]:
+    """Markdown for the plan section."""
+    out = ["### Tiers", "", headline(tiers) + ".", ""]
+    out += _md_table(DEVICE_COLUMNS, _device_rows(tiers))
+    out += _md_table(ASSIGN_COLUMNS, _assign_rows(tiers))
+    if tiers.curve:
+        out += ["What the fast tier buys:", ""] + _md_table(CURVE_COLUMNS, _curve_rows(tiers))
+    out += [f"- rule: {rule}" for rule in tiers.rules]
+    sources = sorted({f"{d.model}: {d.source}" for d in tiers.devices})
+    out += [f"- model source: {s}" for s in sources] + [""]
+    return out
+
+
+def _html_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def html_section(tiers: TierPlan) -> str:
+    """HTML for the plan section."""
+    out = f"<h3>Tiers</h3><p>{escape(headline(tiers))}</p>"
+    out += _html_table(DEVICE_COLUMNS, _device_rows(tiers)) + _html_table(ASSIGN_COLUMNS, _assign_rows(tiers))
+    if tiers.curve:
+        out += "<p>What the fast tier buys</p>" + _html_table(CURVE_COLUMNS, _curve_rows(tiers))
+    out += "".join(f"<p><small>rule: {escape(r)}</small></p>" for r in tiers.rules)
+    return out

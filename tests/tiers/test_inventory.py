@@ -1,0 +1,143 @@
+"""The inventory file: round trip, one-line refusals naming the field, and this host's devices."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.model import DiskProfile, Latency, save
+from advisor.model.inventory import Inventory, InventoryDevice, inventory_toml, load_inventory
+from advisor.storage.inventory import discover
+from tests.helpers.loopdisk import scratch_disk
+
+ADVISOR = str(Path(sys.executable).with_name("advisor"))
+GOOD = """
+host = "db-new"
+headroom = 0.2
+[[device]]
+name = "nvme0"
+medium = "nvme"
+capacity = "960 GB"
+preset = "nvme-gen4"
+[[device]]
+name = "hdd"
+medium = "hdd"
+capacity = "16 TB"
+count = 4
+preset = "class-7200-desktop"
+"""
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_round_trip_and_units(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD)
+    inventory = load_inventory(path)
+    assert inventory.devices[0].capacity_bytes == 960 * 10**9
+    assert inventory.devices[1].count == 4 and inventory.devices[1].capacity_bytes == 16 * 10**12
+    assert inventory.headroom == 0.2
+    again = tmp_path / "again.toml"
+    again.write_text(inventory_toml(inventory))
+    assert load_inventory(again) == inventory
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('medium = "nvme"', 'medium = "tape"'), "medium 'tape' is not one of"),
+    (('capacity = "960 GB"', 'capacity = "lots"'), "cannot read capacity 'lots'"),
+    (('capacity = "960 GB"', 'capacity = -5'), "capacity must be more than 0"),
+    (('count = 4', 'count = 0'), "count 0 must be a whole number"),
+    (('preset = "nvme-gen4"', 'preset = "nvme-gen4"\nprofile = "x.json"'), "give one of profile, preset or spec"),
+    (('name = "hdd"', 'name = "nvme0"'), "device name 'nvme0' appears twice"),
+    (('headroom = 0.2', 'headroom = -1'), "headroom -1 must be a number"),
+    (('host = "db-new"', 'host = "db-new"\nspeed = 3'), "unknown key 'speed'"),
+    (('host = "db-new"', 'document = "snapshot"'), "not an inventory"),
+    (('host = "db-new"', 'format_version = 9'), "format_version 9 is not one this advisor reads"),
+    (('[[device]]\nname = "nvme0"', '[[device]]\nname = "nvme0"\nspeed = 1'), "unknown key 'speed'"),
+    (('capacity = "960 GB"', ''), "capacity is missing"),
+    (('host = "db-new"', 'host = ['), "not valid TOML"),
+])
+def test_bad_inventory_is_one_line_exit_6(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace(*change, 1))
+    done = _run("inventory", "--check", str(path))
+    assert done.returncode == 6, done.stderr
+    assert done.stderr.startswith("advisor: error: ") and message in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def _workload(tmp_path: Path) -> Path:
+    from advisor.model import save as save_doc
+    from tests.engine.synth import AreaSpec, workload
+
+    path = tmp_path / "w.json"
+    save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6)),
+                       AreaSpec("wal", kind="wal", size_gb=1, write_iops=50, syncs=50, random_share=None,
+                                zone=(0.9, 0.91))]), path)
+    return path
+
+
+def test_device_without_a_model_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('preset = "nvme-gen4"\n', ""))
+    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    assert done.returncode == 6
+    assert "device 'nvme0' (nvme) has no model" in done.stderr and "advisor bench" in done.stderr
+
+
+def test_contradictory_media_are_refused(tmp_path: Path) -> None:
+    profile = DiskProfile(target="/dev/nvme0n1", device="nvme0n1", size_bytes=10**12, measured_at="2026-11-23",
+                          engine="fio", block_size_bytes=4096, full_stroke_iops=15000.0,
+                          full_stroke_latency=Latency(0.07, 0.06, 0.2), qd_iops={32: 400000.0},
+                          classification="solid-state", classification_reason="no mechanical sign")
+    save(profile, tmp_path / "nvme.json")
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('preset = "class-7200-desktop"', 'profile = "nvme.json"'))
+    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    assert done.returncode == 6
+    assert "listed as hdd but its profile nvme.json measured solid state" in done.stderr
+
+
+def test_tiered_plan_writes_a_directory_per_device(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD)
+    out = tmp_path / "scripts"
+    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "--scripts", str(out),
+                "--format", "json", "-o", str(tmp_path / "plan.json"))
+    assert done.returncode == 0, done.stderr
+    assert (out / "nvme0" / "sfdisk.txt").is_file() and (out / "postgres.sql").is_file()
+    import json
+
+    tiers = json.loads((tmp_path / "plan.json").read_text())["plan"]["tiers"]
+    wal = next(a for a in tiers["assignments"] if a["area"] == "WAL")
+    assert wal["device"] == "nvme0" and tiers["mean_ms"] <= tiers["baseline_mean_ms"]
+
+
+def test_inventory_too_small(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('count = 4\n', "").replace('"16 TB"', '"1 GB"').replace('"960 GB"', '"2 GB"'))
+    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    assert done.returncode == 6 and "GB short; nothing planned" in done.stderr, done.stderr
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0, reason="loop devices need root")
+def test_discover_finds_a_loop_device(tmp_path: Path) -> None:
+    with scratch_disk(96 << 20, None, fs=None, image_dir=tmp_path) as disk:
+        name = Path(disk.device).name
+        found = discover(include_loop=True, profiles={name: "loop.json"})
+        entry = next(d for d in found.devices if d.name == name)
+        assert entry.capacity_bytes == 96 << 20 and entry.profile == "loop.json" and entry.path == disk.device
+        assert all(not d.name.startswith("loop") for d in discover().devices)
+        out = tmp_path / "inv.toml"
+        done = _run("inventory", "--loop", "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        loaded = load_inventory(out)
+        assert isinstance(loaded, Inventory) and name in {d.name for d in loaded.devices}
+        assert all(isinstance(d, InventoryDevice) for d in loaded.devices)
