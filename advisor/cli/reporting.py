@@ -95,9 +95,11 @@ def _emit(text: str, output: Path | None) -> None:
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None) -> None:
     """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map)."""
     if fmt is OutputFormat.terminal:
-        from advisor.render.terminal import current_maps, render_terminal
+        from advisor.engine.audit_map import build_audit_maps
+        from advisor.render.terminal import render_terminal
 
-        maps = current_maps(workload) if workload is not None else None
+        has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
+        maps = build_audit_maps(workload) if workload is not None and has_disks else None
         if output is None:
             render_terminal(report, stdout_console(), maps)
             return

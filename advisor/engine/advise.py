@@ -24,8 +24,8 @@ from advisor.engine.gate import GateResult, not_io_bound_finding, response_time_
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items
-from advisor.engine.snapshot_rates import as_workload
 from advisor.model import DiskProfile, Finding, Plan, Report, Snapshot, Workload
+from advisor.workload import since_start
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
@@ -265,6 +265,6 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
 
 def audit_findings(workload_or_snapshot: Workload | Snapshot, models: Models | DiskPhysics) -> list[Finding]:
     """Findings for ``advisor audit``: the layout as it is, no plan."""
-    workload = as_workload(workload_or_snapshot) if isinstance(workload_or_snapshot, Snapshot) else workload_or_snapshot
+    workload = since_start(workload_or_snapshot) if isinstance(workload_or_snapshot, Snapshot) else workload_or_snapshot
     resolved = models if isinstance(models, Models) else Models(default=models)
     return analyse(workload, resolved).findings

@@ -6,7 +6,8 @@ from html import escape
 
 from advisor.model import Report
 from advisor.render.svg import disk_map_svg, zone_curve_svg
-from advisor.render.text import evidence_text, gain_text, human_bytes, pct, summary_lines
+from advisor.render.text import evidence_text, gain_text, pct, summary_lines
+from advisor.units import human_bytes
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}

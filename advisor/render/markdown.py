@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from advisor.model import Report
-from advisor.render.text import evidence_text, gain_text, human_bytes, pct, summary_lines
+from advisor.render.text import evidence_text, gain_text, pct, summary_lines
+from advisor.units import human_bytes
 
 
 def _cell(text: object) -> str:

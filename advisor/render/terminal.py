@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from advisor.model import FileIO, Finding, Report, Workload
-from advisor.render.text import evidence_text, gain_text, heat_colour, human_bytes, pct, summary_lines
+from advisor.model import AuditMaps, Finding, Report
+from advisor.render.text import evidence_text, gain_text, heat_colour, pct, summary_lines
+from advisor.units import human_bytes
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.text import Text
 
-    from advisor.render.diskmap import AuditMaps
 
 MAP_WIDTH = 64
 SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan",
@@ -99,21 +99,8 @@ def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
     return out
 
 
-def current_maps(workload: Workload) -> AuditMaps | None:
-    """The audit disk maps (partitions and areas now, IO heat) of the workload's layout."""
-    from advisor.render.diskmap import build_disk_maps
-
-    if workload.layout is None or not workload.layout.devices:
-        return None
-    files = [FileIO(r.file_id, r.path, r.kind, r.tablespace, r.container, r.size_bytes, 0, None, 0, None)
-             for r in workload.rates]
-    heat = {r.file_id: r.read_iops + (r.write_iops or 0.0) for r in workload.rates}
-    return build_disk_maps(workload.layout, files, heat, disk_rates=workload.diskstats,
-                           interval_s=workload.interval_s)
-
-
 def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None) -> None:
-    """Print the report with rich; *maps* (from :func:`current_maps`) draws the layout as it is now."""
+    """Print the report with rich; *maps* (from the engine's ``build_audit_maps``) draws the layout as it is now."""
     from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table

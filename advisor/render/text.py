@@ -7,18 +7,6 @@ from typing import Any
 from advisor.model import Finding, Report
 
 
-def human_bytes(nbytes: float | int | None) -> str:
-    """1.5 GB-style sizes (powers of 1000, as disks are sold)."""
-    if nbytes is None:
-        return "-"
-    value = float(nbytes)
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(value) < 1000 or unit == "TB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
-
-
 def pct(value: float | None, digits: int = 0) -> str:
     """A fraction as a percentage, '-' when unknown."""
     return "-" if value is None else f"{value * 100:.{digits}f} %"

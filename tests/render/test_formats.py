@@ -8,12 +8,13 @@ import re
 
 from rich.console import Console
 
+from advisor.engine.audit_map import build_audit_maps
 from advisor.jsonio import from_jsonable
 from advisor.model import Report
 from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
-from advisor.render.terminal import current_maps, render_terminal
+from advisor.render.terminal import render_terminal
 from tests.render.conftest import sample_workload
 
 
@@ -49,7 +50,7 @@ def test_markdown_sections_tables_and_scripts(report: Report) -> None:
 
 def test_terminal_shows_findings_plan_and_both_disk_maps(report: Report) -> None:
     console = Console(file=io.StringIO(), width=140, record=True, color_system=None)
-    render_terminal(report, console, current_maps(sample_workload()))
+    render_terminal(report, console, build_audit_maps(sample_workload()))
     text = console.export_text()
     for finding in report.findings:
         assert finding.code in text

@@ -1,0 +1,74 @@
+"""Sizes, rates and drive constants: one definition for every module.
+
+Binary units throughout, as docs/json-format.md states: a KiB is 1,024 bytes, a MiB
+1,048,576 (iostat's MB), so ``read_mb_s`` and ``mean_read_kb`` mean the same thing whether
+they come from two snapshots or from one. Sizes a user types (``4k``, ``512M``, ``1.5GiB``)
+are binary too, like ``truncate`` and ``fio``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, get_args
+
+from advisor.errors import BadInput
+
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+TIB = 1 << 40
+
+_SIZE_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORECASE)
+
+STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
+"""Rotation speeds drives are sold with: fitted or estimated speeds snap to one of these."""
+
+CacheMode = Literal["off", "volatile", "lying"]
+"""Write cache of a simulated or emulated drive: none, volatile (flush honoured), or lying."""
+
+CACHE_MODES: tuple[CacheMode, ...] = get_args(CacheMode)
+
+
+def parse_size(text: str) -> int:
+    """``4k``, ``512M``, ``1.5GiB`` or a byte count → bytes (binary units; must be positive).
+
+    >>> parse_size("4k"), parse_size("512MiB"), parse_size("1.5G"), parse_size("4096B")
+    (4096, 536870912, 1610612736, 4096)
+    """
+    match = _SIZE.fullmatch(text)
+    if not match or float(match.group(1)) <= 0:
+        raise BadInput(f"cannot read size {text!r}", hint="use a positive size like 4k, 512M, 2G or a byte count")
+    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
+
+
+def human_bytes(count: float | None) -> str:
+    """A size for people, in binary units; ``-`` when unknown.
+
+    >>> human_bytes(1536), human_bytes(3 * GIB), human_bytes(512), human_bytes(None)
+    ('1.5 KiB', '3.0 GiB', '512 B', '-')
+    """
+    if count is None:
+        return "-"
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def mib_per_s(nbytes: float, seconds: float) -> float:
+    """Bytes over an interval as MiB/s (the ``_mb_s`` fields)."""
+    return nbytes / MIB / seconds
+
+
+def mean_kib(nbytes: float | None, count: int | None) -> float | None:
+    """Mean IO size in KiB (the ``mean_*_kb`` fields); None without IO or without a byte count.
+
+    >>> mean_kib(8192 * 10, 10), mean_kib(100, 0)
+    (8.0, None)
+    """
+    if nbytes is None or not count:
+        return None
+    return nbytes / KIB / count
