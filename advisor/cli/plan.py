@@ -31,6 +31,7 @@ def plan(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models
@@ -47,7 +48,7 @@ def plan(
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
                           device=device, force=force, new_disks=True)
-    advise_and_output(work, models, options, notes, fmt, output, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
 
 
 def register(app: typer.Typer) -> None:

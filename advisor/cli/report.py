@@ -73,6 +73,7 @@ def report(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.reporting import advise_and_output, load_models
@@ -93,7 +94,7 @@ def report(
         work = load_workload_input(files, workload, allow_reset)
     models, notes = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
-    advise_and_output(work, models, options, notes, fmt, output, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
 
 
 def register(app: typer.Typer) -> None:

@@ -52,15 +52,18 @@ def compact(value: float) -> str:
 
 
 LABEL_WIDTH = 18
-FIXED_WIDTH = LABEL_WIDTH + 11 + 7 + 6 + 10  # label, zone, IO, share, column gaps
+FIXED_WIDTH = LABEL_WIDTH + len("0.000-1.000") + len("999.9k") + len("share") + 4 * 2 + 1
+"""Cells of every column but the bar, the two-cell gaps between the five columns, one spare."""
 
 
 def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[RenderableType]:
-    """Rich renderables: per disk a table of bars (outer edge left) and its notes; then unplaced areas."""
-    from rich.box import SIMPLE_HEAD
-    from rich.table import Table
+    """Rich renderables: per disk a table of bars (outer edge left) and its notes; then unplaced areas.
+
+    The bar takes what the other columns leave of *console_width*, so a row stays on one line.
+    """
     from rich.text import Text
 
+    from advisor.render.cells import add_columns, one_line, plain_table
     from advisor.units import human_bytes
 
     width = max(16, console_width - FIXED_WIDTH)
@@ -68,13 +71,11 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
     out: list[RenderableType] = []
     for disk_map in result.maps:
         dev = disk_map.disk
-        title = f"{dev.name}  {human_bytes(dev.size_bytes)}  {dev.model or dev.transport or ''}".rstrip()
-        table = Table(title=title, title_justify="left", box=SIMPLE_HEAD, pad_edge=False)
-        table.add_column("partition / area", no_wrap=True, overflow="ellipsis", max_width=LABEL_WIDTH)
-        table.add_column(ruler, no_wrap=True)
-        table.add_column("zone", no_wrap=True)
-        table.add_column("IO/s" if result.interval_s else "IO", justify="right", no_wrap=True)
-        table.add_column("share", justify="right", no_wrap=True)
+        table = plain_table(f"{dev.name}  {human_bytes(dev.size_bytes)}  {dev.model or dev.transport or ''}".rstrip())
+        io = "IO/s" if result.interval_s else "IO"
+        add_columns(table, ["partition / area", ruler, "zone", io, "share"], right=(io, "share"),
+                    shrink=("partition / area",))
+        table.columns[0].max_width = LABEL_WIDTH
         notes: list[str] = []
         if not dev.placement_known:
             notes.append(f"positions are not physical: {dev.reason}")
@@ -82,18 +83,16 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
             label = row.label if row.kind == "partition" else f" {row.label}"
             zone = f"{row.start:.3f}-{row.end:.3f}" if row.start is not None and row.end is not None else "-"
             share = f"{100 * row.share:.0f}%" if row.share is not None else "-"
-            table.add_row(label, Text(_bar(row.start, row.end, width), style=heat_style(row.heat)), zone,
+            table.add_row(one_line(label), Text(_bar(row.start, row.end, width), style=heat_style(row.heat)), zone,
                           compact(row.io), share)
             notes.append(f"{row.label}: {row.detail}")
         out.append(table)
         out.append(Text("\n".join(notes), style="dim"))
     if result.unplaced:
-        table = Table(title="areas with no known disk position", title_justify="left", box=SIMPLE_HEAD,
-                      pad_edge=False)
-        table.add_column("area", no_wrap=True)
-        table.add_column(result.heat_unit, justify="right", no_wrap=True)
+        table = plain_table("areas with no known disk position")
+        add_columns(table, ["area", result.heat_unit], right=(result.heat_unit,), shrink=("area",))
         table.add_column("why", overflow="fold")
         for row in result.unplaced:
-            table.add_row(row.label, compact(row.io), row.detail)
+            table.add_row(one_line(row.label), compact(row.io), row.detail)
         out.append(table)
     return out
