@@ -203,26 +203,24 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
 _new_file_rate = slot_constructor(FileRate)
 
 
+def _zero_int(value: int | None) -> int | None:
+    return None if value is None else 0
+
+
+def _zero_float(value: float | None) -> float | None:
+    return None if value is None else 0.0
+
+
 def zero_baseline(file: FileIO) -> FileIO:
-    """The same file with every counter it has at zero (unknown counters stay unknown)."""
+    """The same file with every counter it has at zero (unknown counters stay unknown).
 
-    def zero_int(value: int | None) -> int | None:
-        return None if value is None else 0
-
-    def zero_float(value: float | None) -> float | None:
-        return None if value is None else 0.0
-
-    return replace(
-        file,
-        reads=0,
-        read_bytes=0,
-        writes=zero_int(file.writes),
-        write_bytes=zero_int(file.write_bytes),
-        single_block_reads=zero_int(file.single_block_reads),
-        syncs=zero_int(file.syncs),
-        read_time_ms=zero_float(file.read_time_ms),
-        write_time_ms=zero_float(file.write_time_ms),
-        sync_time_ms=zero_float(file.sync_time_ms),
+    Positional, not ``dataclasses.replace``: one per file of a snapshot read alone.
+    """
+    return FileIO(
+        file.file_id, file.path, file.kind, file.tablespace, file.container, file.size_bytes,
+        0, _zero_int(file.writes), 0, _zero_int(file.write_bytes), _zero_int(file.single_block_reads),
+        _zero_float(file.read_time_ms), _zero_float(file.write_time_ms), _zero_int(file.syncs),
+        _zero_float(file.sync_time_ms), file.name, file.segment_paths,
     )
 
 
@@ -328,8 +326,10 @@ def zero_snapshot(snapshot: Snapshot, taken_at: str) -> Snapshot:
 
     No host layout: the kernel's diskstats count since boot, not since the server started.
     """
-    return replace(snapshot, taken_at=taken_at, files=tuple(zero_baseline(f) for f in snapshot.files),
-                   layout=None, wait=WaitProfile(), runs=(), views={}, warnings=(), segments=())
+    with gc_paused():  # one FileIO per file and no cycles, as in diff
+        files = tuple([zero_baseline(f) for f in snapshot.files])
+    return replace(snapshot, taken_at=taken_at, files=files, layout=None, wait=WaitProfile(), runs=(), views={},
+                   warnings=(), segments=())
 
 
 def _start_of(snapshot: Snapshot) -> str:

@@ -58,9 +58,9 @@ class AuditMaps:
 class AuditReport:
     """The ``advisor audit --format json`` document: the maps and findings of one server."""
 
-    server: ServerInfo
+    server: ServerInfo  # the (last) snapshot's server
     taken_at: str  # the (last) snapshot's time
-    maps: AuditMaps
-    findings: tuple[Finding, ...]
-    document: Literal["audit"] = "audit"
-    format_version: int = AUDIT_FORMAT_VERSION
+    maps: AuditMaps  # per disk rows, and the areas with no known position
+    findings: tuple[Finding, ...]  # the engine's findings for the layout as it is
+    document: Literal["audit"] = "audit"  # always `audit`
+    format_version: int = AUDIT_FORMAT_VERSION  # format version; newer versions are refused

@@ -6,9 +6,9 @@ rich is imported inside the functions so ``advisor --help`` does not pay for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from advisor.model import AuditMaps, Finding, Report
+from advisor.model import AuditMaps, DiskSummary, Finding, Report
 from advisor.render.text import evidence_text, gain_text, heat_colour, pct, summarise_warnings, summary_lines
 from advisor.units import human_bytes
 
@@ -51,15 +51,15 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
     width = max(16, min(MAP_WIDTH, console_width - len("  plan outer  inner") - 1))
 
     out: list[RenderableType] = []
-    disks = sorted({str(a["disk"]) for a in report.areas if a.get("disk")} |
+    disks = sorted({a.disk for a in report.areas if a.disk} |
                    ({p.disk for p in report.plan.partitions} if report.plan else set()))
     for disk in disks:
-        areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
-        total = sum(float(a["iops"]) for a in areas) or 1.0
+        areas = [a for a in report.areas if a.disk == disk]
+        total = sum(a.iops for a in areas if a.zone_start is not None) or 1.0
         out.append(RichText(disk, style="bold"))
         if areas and with_current:
-            spans = [(a["zone_start"], a["zone_end"], str(a["name"]), heat_colour(float(a["iops"]) / total))
-                     for a in areas]
+            spans = [(a.zone_start, a.zone_end, a.name, heat_colour(a.iops / total))
+                     for a in areas if a.zone_start is not None and a.zone_end is not None]
             out.append(RichText("  now  ") + _bar(spans, width))
         if report.plan is not None:
             names = {n for p in report.plan.partitions if p.disk == disk for n in p.areas}
@@ -72,16 +72,16 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
     return out
 
 
-def zone_curve_lines(disks: dict[str, dict[str, Any]]) -> list[str]:
+def zone_curve_lines(disks: dict[str, DiskSummary]) -> list[str]:
     """A sparkline of each model's sequential rate from outer to inner."""
     lines = []
     for name, info in disks.items():
-        curve = info.get("zone_curve") or []
+        curve = info.zone_curve
         if not curve:
             continue
         top = max(r for _, r in curve) or 1.0
         spark = "".join(SPARK[max(1, int(r / top * (len(SPARK) - 1)))] for _, r in curve)
-        lines.append(f"{name} ({info.get('model')}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
+        lines.append(f"{name} ({info.model}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
     return lines
 
 

@@ -79,8 +79,7 @@ def summary_lines(report: Report) -> list[str]:
     """Headline facts: server, interval, IO share, findings, plan gain."""
     server = report.server
     lines = [
-        f"{server.get('dbms', '?')} {server.get('version', '')} on {server.get('host', '?')} "
-        f"(database {server.get('name', '?')})",
+        f"{server.dbms} {server.version} on {server.host} (database {server.name})",
         f"interval: {report.interval_s:.0f} s" if report.interval_s else "interval: -",
         f"IO share of DB time: {pct(report.io_wait_share)}",
         f"findings: {len(report.findings)}",

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from advisor.engine.audit_map import build_audit_maps
 from advisor.jsonio import from_jsonable
-from advisor.model import Report
+from advisor.model import REPORT_FORMAT_VERSION, Report
 from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
@@ -20,7 +20,7 @@ from tests.render.conftest import sample_workload
 
 def test_json_has_the_documented_fields_and_round_trips(report: Report) -> None:
     data = json.loads(render_json(report))
-    assert data["document"] == "report" and data["format_version"] == 1
+    assert data["document"] == "report" and data["format_version"] == REPORT_FORMAT_VERSION == 2
     assert {f["code"] for f in data["findings"]} >= {"CROSS_SURFACE", "HOT_ON_INNER", "WAL_SHARES_ACTUATOR",
                                                        "ARCHIVE_ON_OUTER"}
     for finding in data["findings"]:
