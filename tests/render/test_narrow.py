@@ -117,3 +117,23 @@ class _Report:
     def __rich_console__(self, console: Console, options: object) -> list[object]:
         render_terminal(self.report, console, verbose=self.verbose)
         return []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_bench_profile_keeps_figures_on_one_line(width: int) -> None:
+    from advisor.bench.terminal import render
+    from advisor.model.disk import DiskProfile, Latency, ZonePoint
+
+    slow = Latency(12.3456, 11.9, 45.67)
+    profile = DiskProfile(
+        "/dev/disk/by-id/ata-ST4000DM004-2CV104_ZFN0XXXX-part3", "sdb", 4 * 1024**4, "2026-01-01T00:00:00+00:00",
+        "fio", 4096, zones=(ZonePoint(0.0, 190.25), ZonePoint(1.0, 85.5)), band_iops={"outer": 171.0},
+        band_latency={"outer": slow}, cross_surface_iops=46.0, cross_surface_latency=slow, qd_iops={16: 131.0},
+        qd_latency={16: slow}, commit_per_s=118.0, commit_latency=slow)
+    console = Console(width=width, record=True, color_system=None)
+    render(profile, console)
+    lines = console.export_text().splitlines()
+    _row(lines, "test", "result", "mean ms", "p50 ms", "p99 ms")
+    _row(lines, "190.2 → 85.5 MB/s")
+    for figure in ("171 IOPS", "46 IOPS", "131 IOPS", "118/s"):
+        _row(lines, figure, "12.35", "11.90", "45.67")
