@@ -66,7 +66,10 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
     from advisor.render.cells import add_columns, one_line, plain_table
     from advisor.units import human_bytes
 
-    width = max(16, console_width - FIXED_WIDTH)
+    longest = max((len(r.label) + 1 for m in result.maps for r in (*m.partitions, *m.areas)), default=0)
+    # a wide console gives long labels their room first, as long as the bar keeps 40 cells
+    label_width = max(LABEL_WIDTH, min(longest, console_width - FIXED_WIDTH + LABEL_WIDTH - 40))
+    width = max(16, console_width - FIXED_WIDTH - (label_width - LABEL_WIDTH))
     ruler = "outer 0" + " " * (width - 14) + "inner 1"
     out: list[RenderableType] = []
     for disk_map in result.maps:
@@ -75,7 +78,7 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
         io = "IO/s" if result.interval_s else "IO"
         add_columns(table, ["partition / area", ruler, "zone", io, "share"], right=(io, "share"),
                     shrink=("partition / area",))
-        table.columns[0].max_width = LABEL_WIDTH
+        table.columns[0].max_width = label_width
         notes: list[str] = []
         if not dev.placement_known:
             notes.append(f"positions are not physical: {dev.reason}")
