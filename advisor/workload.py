@@ -10,8 +10,8 @@ One snapshot alone is read the same way, as a diff against a zero baseline taken
 server started (:func:`since_start`), so there is one way from counters to rates.
 
 Units (:mod:`advisor.units`): IOPS are operations per second; MB/s use 1 MB = 1,048,576
-bytes (as iostat does); mean IO sizes are KiB; latency is Δtime / Δcount in ms and None when the server did not time
-the IO (never a false 0).
+bytes (as iostat does); mean IO sizes are KiB; latency is Δtime / Δcount in ms and None when
+the server did not time the IO (never a false 0).
 """
 
 from __future__ import annotations
