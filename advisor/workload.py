@@ -351,8 +351,8 @@ def since_start(snapshot: Snapshot) -> Workload:
 
     Absolute rates are averages over the whole uptime; shares (which area takes which part
     of the IO) are exact. The units and rules are those of :func:`diff`. Building the zero
-    baseline makes it 1.1-1.4 times a plain diff of the same files (benchmarks/rates_bench.py,
-    10,000 and 100,000 files).
+    baseline makes it 1.1-1.7 times a plain diff of the same files (benchmarks/rates_bench.py,
+    10,000 and 100,000 files, load 7-13 on 2 cores).
     """
     workload = diff(zero_snapshot(snapshot, _start_of(snapshot)), snapshot)
     return replace(workload, warnings=snapshot.warnings + workload.warnings + (SINCE_START_WARNING,),
