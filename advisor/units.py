@@ -1,20 +1,84 @@
-"""Sizes and rates in one place: how advisor reads a size a person typed and prints one back.
+"""Sizes, rates and drive constants: one definition for every module.
 
-Bytes are counted in binary units where the suffix says so (KiB, MiB, GiB, TiB) and in
-decimal SI units for KB/MB/GB/TB, as drive vendors label capacities: a "16 TB" disk holds
-16 * 10^12 bytes.
+Binary units throughout, as docs/json-format.md states: a KiB is 1,024 bytes, a MiB
+1,048,576 (iostat's MB), so ``read_mb_s`` and ``mean_read_kb`` mean the same thing whether
+they come from two snapshots or from one. Sizes a user types (``4k``, ``512M``, ``1.5GiB``)
+are binary too, like ``truncate`` and ``fio``. The one exception is a device capacity in an
+inventory (:func:`parse_capacity`): ``"16 TB"`` there means 16 * 10^12 bytes, as drives are
+sold, and ``"16 TiB"`` 16 * 2^40.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
 from advisor.errors import BadInput
 
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+TIB = 1 << 40
+
+_SIZE_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORECASE)
+
+STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
+"""Rotation speeds drives are sold with: fitted or estimated speeds snap to one of these."""
+
+CacheMode = Literal["off", "volatile", "lying"]
+"""Write cache of a simulated or emulated drive: none, volatile (flush honoured), or lying."""
+
+CACHE_MODES: tuple[CacheMode, ...] = get_args(CacheMode)
+
+
+def parse_size(text: str) -> int:
+    """``4k``, ``512M``, ``1.5GiB`` or a byte count → bytes (binary units; must be positive).
+
+    >>> parse_size("4k"), parse_size("512MiB"), parse_size("1.5G"), parse_size("4096B")
+    (4096, 536870912, 1610612736, 4096)
+    """
+    match = _SIZE.fullmatch(text)
+    if not match or float(match.group(1)) <= 0:
+        raise BadInput(f"cannot read size {text!r}", hint="use a positive size like 4k, 512M, 2G or a byte count")
+    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
+
+
+def human_bytes(count: float | None) -> str:
+    """A size for people, in binary units; ``-`` when unknown.
+
+    >>> human_bytes(1536), human_bytes(3 * GIB), human_bytes(512), human_bytes(None)
+    ('1.5 KiB', '3.0 GiB', '512 B', '-')
+    """
+    if count is None:
+        return "-"
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def mib_per_s(nbytes: float, seconds: float) -> float:
+    """Bytes over an interval as MiB/s (the ``_mb_s`` fields)."""
+    return nbytes / MIB / seconds
+
+
+def mean_kib(nbytes: float | None, count: int | None) -> float | None:
+    """Mean IO size in KiB (the ``mean_*_kb`` fields); None without IO or without a byte count.
+
+    >>> mean_kib(8192 * 10, 10), mean_kib(100, 0)
+    (8.0, None)
+    """
+    if nbytes is None or not count:
+        return None
+    return nbytes / KIB / count
+
+
 _CAPACITY_UNITS = {
     "": 1, "b": 1,
-    "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
-    "t": 1 << 40, "tib": 1 << 40, "p": 1 << 50, "pib": 1 << 50,
+    "k": KIB, "kib": KIB, "m": MIB, "mib": MIB, "g": GIB, "gib": GIB, "t": TIB, "tib": TIB,
     "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "pb": 10**15,
 }
 
@@ -31,10 +95,8 @@ def parse_capacity(value: object, where: str = "capacity") -> int:
     """
     if isinstance(value, bool):
         raise BadInput(f"{where}: capacity {value!r} is not a size")
-    if isinstance(value, int):
+    if isinstance(value, int | float):
         number, unit = float(value), ""
-    elif isinstance(value, float):
-        number, unit = value, ""
     elif isinstance(value, str):
         match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
         if not match or match.group(2).lower() not in _CAPACITY_UNITS:

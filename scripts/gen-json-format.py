@@ -9,17 +9,20 @@ shows up as "(undocumented)" in the diff and gets noticed.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 import typing
 
 from advisor import model
 
-INTRO = """# JSON documents: snapshot and workload
+INTRO = """# JSON documents: snapshot, workload, report, audit and disk profile
 
 `advisor collect` writes a **snapshot** (one point in time); `advisor collect --interval`,
 `advisor workload A B -o` and `advisor collect --from-report` write a **workload** (rates over
-an interval). Both are plain JSON objects whose keys are exactly the fields below (generated
-from `advisor/model.py` by `scripts/gen-json-format.py`). Readers refuse unknown keys, a
+an interval); `advisor report`/`plan --format json` write a **report**, `advisor audit --format
+json` an **audit** and `advisor bench` a **disk profile**. All are plain JSON objects whose
+keys are exactly the fields below (generated from `advisor/model/` by
+`scripts/gen-json-format.py`). Readers refuse unknown keys, a
 different `document` kind and a newer `format_version`, so a file is either understood
 completely or rejected with exit code 6.
 
@@ -182,6 +185,30 @@ report's "Segments by ..." sections, which list only the top N (the workload's
 absent is unknown, not cold). Block counters are in blocks of `block_size` bytes.
 """
 
+REPORT_NOTE = """
+## Report (`advisor report`, `advisor plan`)
+
+What the advisor concludes: findings with their evidence and predicted gain, the plan
+(partitions from the outer edge, which area goes where, service times before and after, the
+scripts), the disk models used, the layout now and every area as classified and located.
+Fractions of a disk run from 0 (outer edge) to 1 (inner edge). See docs/report.md.
+"""
+
+AUDIT_NOTE = """
+## Audit (`advisor audit --format json`)
+
+Per disk, where each partition and database area sits and its IO: per second between two
+snapshots, or (one snapshot) cumulative counts and shares since the counters started. See
+docs/audit.md.
+"""
+
+PROFILE_NOTE = """
+## Disk profile (`advisor bench`)
+
+The figures measured on one disk, partition or file; `advisor report --disk` fits a disk model
+to them. See docs/bench.md.
+"""
+
 LAYOUT_NOTE = """
 ## Host layout (written by the host collector)
 
@@ -194,14 +221,27 @@ def _type_name(tp: object) -> str:
     return text.replace("<class '", "").replace("'>", "").replace("|", "\\|")
 
 
+def _comments(cls: type) -> dict[str, str]:
+    """The trailing ``# comment`` of each field in the class's source: its meaning when
+    DESCRIPTIONS has none."""
+    found = {}
+    for line in inspect.getsource(cls).splitlines():
+        match = re.match(r"\s+(\w+): [^#]*#\s*(.+)$", line)
+        if match:
+            found[match.group(1)] = match.group(2).replace("|", "\\|")
+    return found
+
+
 def table(cls: type) -> str:
     """Markdown table of one dataclass's fields."""
     hints = typing.get_type_hints(cls)
+    comments = _comments(cls)
     lines = [f"### {cls.__name__}", "", "| field | type | meaning |", "|---|---|---|"]
     for field in dataclasses.fields(cls):
         key = f"{cls.__name__}.{field.name}"
         shared = {model.FileRate: "FileIO", model.SegmentRate: "SegmentIO"}.get(cls, "") + f".{field.name}"
-        meaning = DESCRIPTIONS.get(key) or DESCRIPTIONS.get(shared) or ("" if cls not in MAIN else "(undocumented)")
+        meaning = (DESCRIPTIONS.get(key) or DESCRIPTIONS.get(shared) or comments.get(field.name)
+                   or ("" if cls not in MAIN else "(undocumented)"))
         lines.append(f"| `{field.name}` | `{_type_name(hints[field.name])}` | {meaning} |")
     return "\n".join(lines) + "\n"
 
@@ -209,6 +249,11 @@ def table(cls: type) -> str:
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
         model.FileRate)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
+REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
+          model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
+          model.AreaPlacement, model.ServiceTime, model.Script)
+AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
+PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)
 LAYOUT = (model.HostLayout, model.Device, model.Partition, model.Location, model.Extent, model.DiskStat,
           model.DiskStatRate)
 
@@ -225,6 +270,10 @@ def main() -> None:
     print(LAYOUT_NOTE)
     for cls in LAYOUT:
         print(table(cls))
+    for note, classes in ((REPORT_NOTE, REPORT), (AUDIT_NOTE, AUDIT), (PROFILE_NOTE, PROFILE)):
+        print(note)
+        for cls in classes:
+            print(table(cls))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.model.disk import Classification
+from advisor.units import STANDARD_RPM
 
-STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
 BAND_RATIO_DISK = 1.25
 ZONE_RATIO_DISK = 1.2
 SPREAD_DISK = 0.5

@@ -14,23 +14,7 @@ from advisor.bench.machine import disk_of
 from advisor.bench.profile import assemble
 from advisor.bench.suite import BenchOptions, Measurements, run_suite
 from advisor.bench.target import Target
-from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile
-
-_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def parse_size(text: str) -> int:
-    """``2G`` → 2147483648 (binary units K, M, G, T; an optional trailing ``iB``/``B``)."""
-    clean = text.strip().upper().removesuffix("IB").removesuffix("B") if text.strip() else ""
-    number, unit = clean.rstrip("KMGT"), clean[len(clean.rstrip("KMGT")):]
-    try:
-        value = float(number) * _UNITS[unit]
-    except (ValueError, KeyError):
-        raise BadInput(f"cannot read size {text!r}", hint="write it like 512M or 2G") from None
-    if value <= 0:
-        raise BadInput(f"size must be positive, got {text!r}")
-    return int(value)
 
 
 class BenchRun:

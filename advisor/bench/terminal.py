@@ -41,10 +41,12 @@ def render(profile: DiskProfile, console: Console) -> None:
     """Print the profile as a table, a zone sparkline, the classification and warnings."""
     from rich.table import Table
 
+    from advisor.render.cells import add_columns
+
     state = "" if profile.complete else " (INCOMPLETE)"
     table = Table(title=f"{profile.target} — {profile.engine} engine{state}", title_justify="left")
-    for column in ("test", "result", "mean ms", "p50 ms", "p99 ms"):
-        table.add_column(column, justify="left" if column in ("test", "result") else "right")
+    add_columns(table, ["test", "result", "mean ms", "p50 ms", "p99 ms"], right=("mean ms", "p50 ms", "p99 ms"),
+                shrink=("test",))  # figures stay on one line at 80 columns
     for row in rows(profile):
         table.add_row(*row)
     console.print(table)

@@ -9,16 +9,14 @@ renderables to ``sections`` in :func:`audit`.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
 from pathlib import Path
 
 import typer
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import BadInput
-from advisor.model import Finding, Snapshot
-from advisor.render.diskmap import AuditMaps
+from advisor.jsonio import dumps
+from advisor.model import AuditReport, Snapshot, Workload
 
 
 def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
@@ -33,19 +31,10 @@ def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
         close_quietly(plugins, conn)
 
 
-def _seconds_between(a: Snapshot, b: Snapshot) -> float:
-    import datetime as dt
-
-    seconds = (dt.datetime.fromisoformat(b.taken_at) - dt.datetime.fromisoformat(a.taken_at)).total_seconds()
-    if seconds <= 0:
-        raise BadInput(f"snapshot B ({b.taken_at}) is not later than snapshot A ({a.taken_at})")
-    return seconds
-
-
-def build_audit(snapshots: list[Snapshot]) -> AuditMaps:
-    """Disk maps of the last snapshot, heat from the pair when there are two."""
-    from advisor.render.diskmap import build_disk_maps, file_io, file_io_rates
-    from advisor.storage.diskstats import diskstats_rates
+def audit_workload(snapshots: list[Snapshot]) -> Workload:
+    """Rates of the pair (resets accepted as warnings, another server refused), or of one snapshot
+    since the server started; both through :mod:`advisor.workload`."""
+    from advisor.workload import diff, since_start
 
     last = snapshots[-1]
     if last.layout is None:
@@ -53,25 +42,21 @@ def build_audit(snapshots: list[Snapshot]) -> AuditMaps:
         raise BadInput(f"the snapshot has no host layout ({runs or 'host collector did not run'})",
                        hint="collect on the database host")
     if len(snapshots) == 1:
-        return build_disk_maps(last.layout, last.files, file_io(last.files))
-    first = snapshots[0]
-    if first.server.identity != last.server.identity:
-        raise BadInput("the two snapshots come from different servers")
-    seconds = _seconds_between(first, last)
-    rates = diskstats_rates(first.layout.diskstats if first.layout else (), last.layout.diskstats, seconds)
-    return build_disk_maps(last.layout, last.files, file_io_rates(first.files, last.files, seconds),
-                           disk_rates=rates, interval_s=seconds)
+        return since_start(last)
+    return diff(snapshots[0], last, allow_reset=True, always_refuse=("identity",))
 
 
-def audit_findings_of(snapshots: list[Snapshot]) -> list[Finding]:
-    """The engine's findings for the layout as it is (default drive preset; rates from the pair)."""
+def build_audit(snapshots: list[Snapshot]) -> AuditReport:
+    """Disk maps of the last snapshot (heat from the pair when there are two) and the engine's
+    findings for the layout as it is (default drive preset)."""
     from advisor.cli.reporting import load_models
     from advisor.engine.advise import audit_findings
-    from advisor.workload import diff
+    from advisor.engine.audit_map import build_audit_maps
 
+    workload = audit_workload(snapshots)
     models, _ = load_models(None, None, None)
-    source = diff(snapshots[0], snapshots[-1], allow_reset=True) if len(snapshots) == 2 else snapshots[-1]
-    return audit_findings(source, models)
+    maps = build_audit_maps(workload, cumulative=len(snapshots) == 1)
+    return AuditReport(snapshots[-1].server, snapshots[-1].taken_at, maps, tuple(audit_findings(workload, models)))
 
 
 def audit(
@@ -95,15 +80,12 @@ def audit(
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {output_format.value} is not offered by audit; use terminal or json")
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
-    maps = build_audit(snapshots)
-    findings = audit_findings_of(snapshots)
+    result = build_audit(snapshots)
     if output_format is OutputFormat.json:
-        document = {"server": asdict(snapshots[-1].server), "taken_at": snapshots[-1].taken_at, "maps": asdict(maps),
-                    "findings": [asdict(f) for f in findings]}
-        emit(json.dumps(document, indent=2), output)
+        emit(dumps(result), output)
         return
     console = stdout_console()
-    sections = [*render_disk_maps(maps, console.width), *findings_section(findings)]
+    sections = [*render_disk_maps(result.maps, console.width), *findings_section(result.findings)]
     if output is not None:
         with console.capture() as captured:
             for section in sections:
@@ -112,7 +94,7 @@ def audit(
         return
     for section in sections:
         console.print(section)
-    for warning in maps.warnings:
+    for warning in result.maps.warnings:
         console.print(f"note: {warning}", markup=False, highlight=False)
 
 

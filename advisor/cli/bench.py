@@ -75,9 +75,10 @@ def bench(
 ) -> None:
     """Measure zones, band/full-stroke/cross-surface IOPS, queue depths and commit rate."""
     from advisor.bench.engines import pick_engine
-    from advisor.bench.runner import BenchRun, parse_size
+    from advisor.bench.runner import BenchRun
     from advisor.bench.suite import ALL_TESTS, FULL_BUDGET_S, QUICK_BUDGET_S, BenchOptions, parse_tests
     from advisor.bench.target import create_scratch, open_target, release
+    from advisor.units import parse_size
 
     if (target is None) == (scratch_file is None):
         raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")

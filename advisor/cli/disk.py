@@ -58,9 +58,9 @@ def show_cmd(
     fmt: OutputFormat = _FORMAT,
 ) -> None:
     """Zone curve, seek curve and headline predictions of one drive."""
-    from advisor.cli.disk_args import parse_size
     from advisor.disk.overview import describe
     from advisor.disk.presets import get_spec
+    from advisor.units import parse_size
 
     drive = get_spec(_model_arg(preset, spec))
     data = {

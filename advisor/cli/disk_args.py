@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from advisor.errors import BadInput
+from advisor.units import parse_size
 
 if TYPE_CHECKING:
     from advisor.disk.simulate import StreamSpec
 
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-
-def parse_size(text: str) -> int:
-    """``4k``, ``1M``, ``10G`` (binary units) or a byte count → bytes."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", text, flags=re.IGNORECASE)
-    if not match or float(match.group(1)) <= 0:
-        raise BadInput(f"cannot read size {text!r}", hint="use e.g. 4k, 1M, 10G or a byte count")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 def parse_band(text: str) -> tuple[float, float]:

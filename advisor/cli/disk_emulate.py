@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import enum
-import re
 import signal
 import threading
 from pathlib import Path
@@ -11,30 +9,7 @@ from types import FrameType
 
 import typer
 
-from advisor.errors import BadInput
-
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-class CacheMode(enum.StrEnum):
-    """Write cache behaviour of the emulated drive."""
-
-    off = "off"
-    volatile = "volatile"
-    lying = "lying"
-
-
-def parse_size(text: str) -> int:
-    """``4G``, ``512M``, ``1.5GiB`` or plain bytes → bytes (binary units, like truncate).
-
-    >>> parse_size("4G"), parse_size("512MiB"), parse_size("1048576")
-    (4294967296, 536870912, 1048576)
-    """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, flags=re.IGNORECASE)
-    if not match:
-        raise BadInput(f"cannot read size {text!r}", hint="use e.g. 4G, 512M or a byte count")
-    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-    return size // 512 * 512
+from advisor.units import CacheMode, parse_size
 
 
 def emulate(
@@ -42,7 +17,7 @@ def emulate(
     size: str = typer.Option("4G", "--size", help="Size of the emulated disk (4G, 512M, bytes)."),
     backing: Path = typer.Option(..., "--backing", help="Sparse file holding the data (created if missing)."),
     scale: float = typer.Option(1.0, "--scale", help="Time scale: 10 runs the disk ten times faster."),
-    cache: CacheMode = typer.Option(CacheMode.off, "--cache", help="Write cache: off, volatile or lying."),
+    cache: CacheMode = typer.Option("off", "--cache", help="Write cache: off, volatile or lying."),
     reuse: bool = typer.Option(False, "--reuse", help="Allow an existing file or block device not made by us."),
     partscan: bool = typer.Option(True, "--partscan/--no-partscan", help="Expose /dev/loopNpK partitions."),
     seed: int = typer.Option(0, "--seed", help="Seed of the platter's starting angle."),
@@ -54,7 +29,7 @@ def emulate(
     """
     from advisor.disk.emulator.device import emulated_disk
 
-    size_bytes = parse_size(size)
+    size_bytes = parse_size(size) // 512 * 512  # whole sectors, like truncate
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -62,11 +37,11 @@ def emulate(
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        with emulated_disk(preset, size_bytes, backing, scale=scale, cache=cache.value, partscan=partscan,
+        with emulated_disk(preset, size_bytes, backing, scale=scale, cache=cache, partscan=partscan,
                            reuse=reuse, seed=seed) as disk:
             typer.echo(disk.device)
             typer.echo(
-                f"emulating {preset} ({size_bytes} bytes, cache {cache.value}, scale {scale:g}) on {disk.device}; "
+                f"emulating {preset} ({size_bytes} bytes, cache {cache}, scale {scale:g}) on {disk.device}; "
                 f"path overhead {disk.path_overhead_s * 1e6:.0f} µs compensated; "
                 f"counters: cat {disk.mountpoint / 'stats.json'}; Ctrl-C to detach",
                 err=True,

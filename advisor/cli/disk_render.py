@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 def _table(title: str, columns: Sequence[str]) -> Any:
     from rich.table import Table
 
+    from advisor.render.cells import add_columns
+
     table = Table(title=title, title_justify="left", show_edge=False)
-    for i, name in enumerate(columns):
-        table.add_column(name, justify="left" if i == 0 else "right")
+    add_columns(table, list(columns), right=tuple(columns[1:]), shrink=(columns[0],))  # figures never wrap
     return table
 
 

@@ -37,6 +37,7 @@ def plan(
     target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
@@ -57,7 +58,7 @@ def plan(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
 
 
 def register(app: typer.Typer) -> None:

@@ -77,6 +77,7 @@ def report(
     target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
@@ -101,7 +102,7 @@ def report(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
 
 
 def register(app: typer.Typer) -> None:

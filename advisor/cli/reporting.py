@@ -104,21 +104,25 @@ def _emit(text: str, output: Path | None) -> None:
     emit(text, output)
 
 
-def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None) -> None:
-    """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map)."""
+def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None,
+                  verbose: bool = False) -> None:
+    """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
+    *verbose* lists every warning on the terminal instead of one line per kind)."""
     if fmt is OutputFormat.terminal:
-        from advisor.render.terminal import current_maps, render_terminal
+        from advisor.engine.audit_map import build_audit_maps
+        from advisor.render.terminal import render_terminal
 
-        maps = current_maps(workload) if workload is not None else None
+        has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
+        maps = build_audit_maps(workload) if workload is not None and has_disks else None
         if output is None:
-            render_terminal(report, stdout_console(), maps)
+            render_terminal(report, stdout_console(), maps, verbose)
             return
         import io
 
         from rich.console import Console
 
         console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
-        render_terminal(report, console, maps)
+        render_terminal(report, console, maps, verbose)
         _emit(console.export_text(), output)
         return
     if fmt is OutputFormat.json:
@@ -137,7 +141,7 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 
 def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
-    fmt: OutputFormat, output: Path | None, scripts: Path | None,
+    fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
 ) -> None:
     """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts."""
     from advisor.engine.advise import advise
@@ -145,7 +149,7 @@ def advise_and_output(
     result = advise(work, models, options)
     for note in notes:
         typer.echo(f"advisor: note: {note}", err=True)
-    output_report(result, fmt, output, work)
+    output_report(result, fmt, output, work, verbose)
     write_scripts(result.plan, scripts)
 
 

@@ -32,8 +32,8 @@ from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile
+from advisor.units import STANDARD_RPM
 
-RPM_CANDIDATES = (4200, 5400, 5900, 7200, 10000, 15000)
 BANDS: dict[str, predict.Band] = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}
 PRIOR_WEIGHT = 0.03
 QD_REPORT_IOS = 3000
@@ -226,8 +226,8 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
     elif base is not None:
         rpms = [round(base.rpm)]
     else:
-        rpms = [r for r in RPM_CANDIDATES if not profile.commit_per_s or profile.commit_per_s <= 1.2 * r / 60]
-        rpms = rpms or list(RPM_CANDIDATES)
+        rpms = [r for r in STANDARD_RPM if not profile.commit_per_s or profile.commit_per_s <= 1.2 * r / 60]
+        rpms = rpms or list(STANDARD_RPM)
     best: tuple[float, DiskModel] | None = None
     for rpm in rpms:
         start = (base or _default_base(profile, rpm)).with_changes(

@@ -39,7 +39,7 @@ import random
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -47,8 +47,8 @@ import numpy.typing as npt
 from advisor.disk.model import DiskModel
 from advisor.disk.seektable import seek_table
 from advisor.disk.sptf import choose_reads, prepare_windows
+from advisor.units import CACHE_MODES, CacheMode
 
-CacheMode = Literal["off", "volatile", "lying"]
 # seek cylinder, start angle (turns), media transfer s, end seek cylinder, sustained B/s there
 Geometry = tuple[int, float, float, int, float]
 BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
@@ -97,7 +97,7 @@ class Mechanism:
         rng = random.Random(seed)
         if write_cache is None:
             write_cache = {"off": "off", "volatile": "volatile", "battery": "lying"}[model.write_cache]  # type: ignore[assignment]
-        if write_cache not in ("off", "volatile", "lying"):
+        if write_cache not in CACHE_MODES:
             raise ValueError(f"write_cache must be off, volatile or lying, not {write_cache!r}")
         self.write_cache: CacheMode = write_cache
         self.t_rev = model.revolution_ms / 1000.0

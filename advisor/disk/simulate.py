@@ -34,9 +34,10 @@ from typing import Literal
 
 import numpy as np
 
-from advisor.disk.mechanism import CacheMode, Mechanism, Request
+from advisor.disk.mechanism import Mechanism, Request
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
+from advisor.units import CacheMode
 
 Pattern = Literal["randread", "read", "write", "randwrite"]
 PATTERNS: tuple[str, ...] = ("randread", "read", "write", "randwrite")

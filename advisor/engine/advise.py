@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from advisor import __version__
 from advisor.disk.media.build import DeviceModel
@@ -25,8 +24,21 @@ from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items
-from advisor.engine.snapshot_rates import as_workload
-from advisor.model import DiskProfile, Finding, Plan, Report, Snapshot, Workload
+from advisor.model import (
+    AreaRow,
+    DiskProfile,
+    DiskSummary,
+    Finding,
+    LayoutDisk,
+    LayoutPartition,
+    LayoutSummary,
+    Plan,
+    Report,
+    ServerSummary,
+    Snapshot,
+    Workload,
+)
+from advisor.workload import since_start
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
@@ -219,9 +231,9 @@ def _all_ssd(analysis: Analysis, models: Models) -> bool:
     return any(p.classification == "solid-state" for p in models.profiles.values()) and not analysis.views
 
 
-def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[str, dict[str, Any]]:
+def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[str, DiskSummary]:
     """Per disk the model used; ``target`` is the model of the new disks a plan lays out."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, DiskSummary] = {}
     names = set(analysis.views) | set(models.per_disk) | set(models.profiles)
     if new_disks:
         names.add("target")
@@ -230,46 +242,46 @@ def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[s
     for name in sorted(names):
         physics = models.of(name)
         view = analysis.views.get(name)
-        out[name] = {
-            "model": physics.name, "rpm": physics.rpm, "capacity_bytes": physics.capacity_bytes,
-            "solid_state": name in analysis.ssd_disks,
-            "zone_curve": [[round(f, 4), round(r, 2)] for f, r in physics.zone_curve(17)],
-            "mean_ms_now": round(view.mean_ms, 4) if view else None,
-            "size_bytes": view.size_bytes if view else physics.capacity_bytes,
-        }
+        out[name] = DiskSummary(
+            model=physics.name, rpm=physics.rpm, capacity_bytes=physics.capacity_bytes,
+            solid_state=name in analysis.ssd_disks,
+            zone_curve=tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)),
+            mean_ms_now=round(view.mean_ms, 4) if view else None,
+            size_bytes=view.size_bytes if view else physics.capacity_bytes,
+        )
     return out
 
 
-def _layout_summary(workload: Workload) -> dict[str, Any]:
+def _layout_summary(workload: Workload) -> LayoutSummary:
     if workload.layout is None:
-        return {}
+        return LayoutSummary()
     sizes = {d.name: d.size_bytes for d in workload.layout.devices}
-    disks: dict[str, Any] = {}
+    partitions: dict[str, list[LayoutPartition]] = {}
     for part in workload.layout.partitions:
         size = sizes.get(part.disk)
         if not size:
             continue
         lo, hi = part.fraction_range(size)
-        disks.setdefault(part.disk, {"size_bytes": size, "partitions": []})["partitions"].append(
-            {"name": part.name, "start_fraction": round(lo, 6), "end_fraction": round(hi, 6),
-             "mountpoints": list(part.mountpoints), "fstype": part.fstype}
-        )
-    return {"hostname": workload.layout.hostname, "disks": disks}
+        partitions.setdefault(part.disk, []).append(
+            LayoutPartition(part.name, round(lo, 6), round(hi, 6), tuple(part.mountpoints), part.fstype))
+    disks = {disk: LayoutDisk(sizes[disk], tuple(parts)) for disk, parts in partitions.items()}
+    return LayoutSummary(workload.layout.hostname, disks)
 
 
-def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tuple[dict[str, Any], ...]:
-    return tuple(
-        {
-            "name": c.area.name, "kind": c.area.kind, "class": c.cls, "reason": c.reason,
-            "io_share": round(c.io_share, 4), "iops": round(c.area.iops, 3), "read_iops": round(c.area.read_iops, 3),
-            "write_iops": round(c.area.write_iops, 3), "mb_s": round(c.area.mb_s, 3), "size_bytes": c.area.size_bytes,
-            "files": c.area.files, "disk": c.area.disk, "partition": c.area.partition,
-            "zone_start": c.area.zone_start, "zone_end": c.area.zone_end, "zone_mean": c.area.zone_mean,
-            "placement_known": c.area.placement_known, "read_mb_s": round(c.area.read_mb_s, 3),
-            **calibration.area_row(c.area.name),
-        }
-        for c in classified
-    )
+def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tuple[AreaRow, ...]:
+    rows = []
+    for c in classified:
+        area, reads = c.area, calibration.area_row(c.area.name)
+        rows.append(AreaRow(
+            name=area.name, kind=area.kind, area_class=c.cls, reason=c.reason, io_share=round(c.io_share, 4),
+            iops=round(area.iops, 3), read_iops=round(area.read_iops, 3), write_iops=round(area.write_iops, 3),
+            mb_s=round(area.mb_s, 3), read_mb_s=round(area.read_mb_s, 3), size_bytes=area.size_bytes,
+            files=area.files, disk=area.disk, partition=area.partition, zone_start=area.zone_start,
+            zone_end=area.zone_end, zone_mean=area.zone_mean, placement_known=area.placement_known,
+            db_read_iops=reads["db_read_iops"], db_read_mb_s=reads["db_read_mb_s"],
+            disk_read_share=reads["disk_read_share"],
+        ))
+    return tuple(rows)
 
 
 def advise(workload: Workload, models: Models, options: PlanOptions | None = None) -> Report:
@@ -282,7 +294,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
     server = workload.server
     return Report(
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        server={"dbms": server.dbms, "version": server.version, "host": server.host, "name": server.name},
+        server=ServerSummary(server.dbms, server.version, server.host, server.name),
         interval_s=workload.interval_s,
         disks=_disk_summary(models, analysis, opts.new_disks),
         findings=tuple(analysis.findings),
@@ -298,6 +310,6 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
 
 def audit_findings(workload_or_snapshot: Workload | Snapshot, models: Models | DiskPhysics) -> list[Finding]:
     """Findings for ``advisor audit``: the layout as it is, no plan."""
-    workload = as_workload(workload_or_snapshot) if isinstance(workload_or_snapshot, Snapshot) else workload_or_snapshot
+    workload = since_start(workload_or_snapshot) if isinstance(workload_or_snapshot, Snapshot) else workload_or_snapshot
     resolved = models if isinstance(models, Models) else Models(default=models)
     return analyse(workload, resolved).findings

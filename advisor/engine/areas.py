@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.model import FileRate, HostLayout, Location, Workload
+from advisor.units import MIB
 
 AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo", "object"]
 
@@ -116,7 +117,7 @@ class Area:
         """Mean request size over reads and writes (8 KiB when nothing was measured)."""
         if self.iops <= 0:
             return 8192
-        size = self.mb_s * 1_000_000 / self.iops
+        size = self.mb_s * MIB / self.iops  # the _mb_s fields are MiB/s
         return max(512, int(size))
 
 

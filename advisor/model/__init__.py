@@ -9,6 +9,8 @@ plans and the report in :mod:`advisor.model.report`. Every class is re-exported 
 
 from __future__ import annotations
 
+from advisor.model.audit import AUDIT_FORMAT_VERSION, AuditMaps, AuditReport, DiskMap, MapRow
+from advisor.model.report import AreaRow, DiskSummary, LayoutDisk, LayoutPartition, LayoutSummary, ServerSummary
 from advisor.model.snapshot import (
     DISK_PROFILE_FORMAT_VERSION,
     FORMAT_VERSION,
@@ -94,3 +96,5 @@ __all__ = [
     "new_file_io",
     "save",
 ]
+__all__ += ["AUDIT_FORMAT_VERSION", "AreaRow", "AuditMaps", "AuditReport", "DiskMap", "DiskSummary", "LayoutDisk",
+            "LayoutPartition", "LayoutSummary", "MapRow", "ServerSummary"]

@@ -9,9 +9,10 @@ predicts before and after, and the scripts that carry it out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
+"""2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``."""
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
 
@@ -144,19 +145,96 @@ class Plan:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerSummary:
+    """Which server the report is about."""
+
+    dbms: str  # postgres | oracle
+    version: str  # server version text
+    host: str  # server address as the server reports it
+    name: str  # host:port (PostgreSQL) or database name (Oracle)
+
+
+@dataclass(frozen=True, slots=True)
+class DiskSummary:
+    """The disk model the advice used for one disk (``target``: the new disks of a plan)."""
+
+    model: str  # preset, spec or fitted model name
+    rpm: int | None  # None for solid state
+    capacity_bytes: int
+    solid_state: bool
+    zone_curve: tuple[tuple[float, float], ...]  # (LBA fraction, sequential MB/s) from outer to inner
+    mean_ms_now: float | None  # IO-weighted mean service time of the layout now; None when not located
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutPartition:
+    """A partition as it is now, as fractions of its disk (0 = outer edge)."""
+
+    name: str
+    start_fraction: float
+    end_fraction: float
+    mountpoints: tuple[str, ...]
+    fstype: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutDisk:
+    """A disk of the host now: its size and partitions."""
+
+    size_bytes: int
+    partitions: tuple[LayoutPartition, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutSummary:
+    """The host's partitions as they are now (empty when the workload has no host layout)."""
+
+    hostname: str = ""
+    disks: dict[str, LayoutDisk] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AreaRow:
+    """One area (tablespace, WAL/redo, temp, archive, ...) as the engine classified and located it."""
+
+    name: str
+    kind: str  # tablespace | wal | temp | archive | control | undo
+    area_class: str  # random-read, scan, log-write, ... (advisor.engine.classify)
+    reason: str  # why that class
+    io_share: float  # share of all IOs of the workload
+    iops: float
+    read_iops: float
+    write_iops: float
+    mb_s: float
+    read_mb_s: float
+    size_bytes: int
+    files: int
+    disk: str | None
+    partition: str | None
+    zone_start: float | None  # fractions of the disk; None when not located
+    zone_end: float | None
+    zone_mean: float | None
+    placement_known: bool
+    db_read_iops: float | None = None  # the database's own read rate before calibration
+    db_read_mb_s: float | None = None
+    disk_read_share: float | None = None  # share of the database's reads the kernel saw reach the disk
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """The advisor's whole answer; renderers only read this."""
 
-    generated_at: str
-    server: dict[str, Any]
-    interval_s: float | None
-    disks: dict[str, dict[str, Any]]  # disk name → model or profile summary used
-    findings: tuple[Finding, ...]
-    plan: Plan | None
-    io_wait_share: float | None = None
-    layout: dict[str, Any] = field(default_factory=dict)
-    areas: tuple[dict[str, Any], ...] = ()
-    warnings: tuple[str, ...] = ()
-    tool_version: str = ""
-    document: Literal["report"] = "report"
-    format_version: int = REPORT_FORMAT_VERSION
+    generated_at: str  # when the report was made (UTC)
+    server: ServerSummary  # which server the workload came from
+    interval_s: float | None  # length of the workload's interval
+    disks: dict[str, DiskSummary]  # disk name → model or profile summary used
+    findings: tuple[Finding, ...]  # most important first (NOT_IO_BOUND leads when present)
+    plan: Plan | None  # null with the reason in warnings (not IO bound, solid state, nothing located)
+    io_wait_share: float | None = None  # share of DB time spent waiting on IO
+    layout: LayoutSummary = field(default_factory=LayoutSummary)  # partitions as they are now
+    areas: tuple[AreaRow, ...] = ()  # every area, classified and located
+    warnings: tuple[str, ...] = ()  # what weakens the advice: resets, estimates, the gate, notes
+    tool_version: str = ""  # advisor version that wrote the report
+    document: Literal["report"] = "report"  # always `report`
+    format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

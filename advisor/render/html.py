@@ -6,7 +6,8 @@ from html import escape
 
 from advisor.model import Report
 from advisor.render.svg import disk_map_svg, zone_curve_svg
-from advisor.render.text import evidence_text, gain_text, human_bytes, pct, summary_lines
+from advisor.render.text import evidence_text, gain_text, pct, summary_lines
+from advisor.units import human_bytes
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}
@@ -36,11 +37,11 @@ def _findings(report: Report) -> str:
 
 def _areas(report: Report) -> str:
     rows = "".join(
-        f"<tr><td>{escape(str(a['name']))}</td><td>{escape(str(a['class']))}</td>"
-        f"<td class=num>{pct(a['io_share'])}</td>"
-        f"<td class=num>{a['iops']:.1f}</td><td class=num>{a['mb_s']:.2f}</td>"
-        f"<td class=num>{pct(a.get('disk_read_share'))}</td><td class=num>"
-        f"{human_bytes(a['size_bytes'])}</td><td>{escape(str(a.get('disk') or '-'))}</td></tr>"
+        f"<tr><td>{escape(a.name)}</td><td>{escape(a.area_class)}</td>"
+        f"<td class=num>{pct(a.io_share)}</td>"
+        f"<td class=num>{a.iops:.1f}</td><td class=num>{a.mb_s:.2f}</td>"
+        f"<td class=num>{pct(a.disk_read_share)}</td><td class=num>"
+        f"{human_bytes(a.size_bytes)}</td><td>{escape(a.disk or '-')}</td></tr>"
         for a in report.areas
     )
     notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report.warnings)

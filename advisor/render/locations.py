@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.model import Device, DiskStatRate, Location
+from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
+from advisor.units import human_bytes
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -31,19 +33,6 @@ def location_row(location: Location, with_extents: bool = False) -> dict[str, An
             for e in location.extent_list
         ]
     return row
-
-
-def human_bytes(count: float) -> str:
-    """1536 → '1.5 KiB'.
-
-    >>> human_bytes(3 * 1024**3)
-    '3.0 GiB'
-    """
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(count) < 1024 or unit == "TiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return f"{count:.1f} TiB"
 
 
 def _zone(location: Location) -> str:
@@ -73,22 +62,16 @@ class Notes:
 
 def locations_table(locations: list[Location], notes: Notes, with_extents: bool = False) -> Table:
     """One row per path (plus one per extent with ``--extents``); reasons go to *notes*."""
-    from rich.box import SIMPLE_HEAD
-    from rich.table import Table
-
-    table = Table(title="where the bytes are (0 = outer edge, 1 = inner edge)", title_justify="left",
-                  box=SIMPLE_HEAD, pad_edge=False)
-    table.add_column("path", overflow="fold", ratio=1)
-    for header in ("disk", "partition", "zone", "mean", "extents", "size", "known"):
-        table.add_column(header, justify="right" if header in ("mean", "extents", "size") else "left",
-                         no_wrap=header in ("zone", "known"))
+    table = plain_table("where the bytes are (0 = outer edge, 1 = inner edge)")
+    add_columns(table, ["path", "disk", "part", "zone", "mean", "ext", "size", "known"],
+                right=("mean", "ext", "size"), shrink=("path",))
     for loc in locations:
         mean = f"{loc.zone_mean:.4f}" if loc.zone_mean is not None else "-"
         style = None if loc.placement_known else "yellow"
         if loc.disk is None and loc.reason in ("no such file or directory", "permission denied"):
             style = "red"
         known = "yes" if loc.placement_known else "no"
-        table.add_row(loc.path, loc.disk or "-", loc.partition or "-", _zone(loc), mean, str(loc.extents),
+        table.add_row(MiddlePath(loc.path), loc.disk or "-", loc.partition or "-", _zone(loc), mean, str(loc.extents),
                       human_bytes(loc.size_bytes), f"{known} {notes.mark(loc.reason)}".strip(), style=style)
         if with_extents:
             for extent in loc.extent_list:
@@ -99,30 +82,25 @@ def locations_table(locations: list[Location], notes: Notes, with_extents: bool 
 
 def devices_table(devices: list[Device], notes: Notes) -> Table:
     """The disks the paths live on, with what we can and cannot trust about them."""
-    from rich.box import SIMPLE_HEAD
-    from rich.table import Table
-
-    table = Table(title="disks", title_justify="left", box=SIMPLE_HEAD, pad_edge=False)
-    for header in ("disk", "size", "model", "transport", "rotational", "L/P block", "cache", "placement"):
-        table.add_column(header)
+    table = plain_table("disks")
+    add_columns(table, ["disk", "size", "model", "bus", "rot.", "L/P block", "cache", "placement"],
+                right=("size",), shrink=("model",))
     for dev in devices:
         placement = "known" if dev.placement_known else f"unknown {notes.mark(dev.reason)}"
         if dev.backing_file:
             placement += " " + notes.mark(f"{dev.name} is a loop device over {dev.backing_file}")
-        table.add_row(dev.name, human_bytes(dev.size_bytes), dev.model or "-", dev.transport or "-",
+        table.add_row(dev.name, human_bytes(dev.size_bytes), one_line(dev.model or "-"), dev.transport or "-",
                       {True: "yes", False: "no", None: "?"}[dev.rotational],
-                      f"{dev.logical_block_bytes}/{dev.physical_block_bytes}", dev.write_cache or "-", placement)
+                      f"{dev.logical_block_bytes}/{dev.physical_block_bytes}",
+                      (dev.write_cache or "-").removeprefix("write "), placement)
     return table
 
 
 def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
     """``iostat -x``-like table of a diskstats interval."""
-    from rich.box import SIMPLE_HEAD
-    from rich.table import Table
-
-    table = Table(title=f"IO over {seconds:g} s", title_justify="left", box=SIMPLE_HEAD, pad_edge=False)
-    for header in ("device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %"):
-        table.add_column(header, justify="left" if header == "device" else "right")
+    table = plain_table(f"IO over {seconds:g} s")
+    headers = ["device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %"]
+    add_columns(table, headers, right=tuple(headers[1:]))
     for r in rates:
         table.add_row(("  " if r.is_partition else "") + r.name, f"{r.r_s:.1f}", f"{r.w_s:.1f}",
                       f"{r.read_mb_s:.2f}", f"{r.write_mb_s:.2f}",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from advisor.model import Report
-from advisor.render.text import evidence_text, gain_text, human_bytes, pct, summary_lines
+from advisor.render.text import evidence_text, gain_text, pct, summary_lines
+from advisor.units import human_bytes
 
 
 def _cell(text: object) -> str:
@@ -27,10 +28,10 @@ def render_markdown(report: Report) -> str:
     out += ["", "## Areas", "", "| area | class | IO share | IOPS | MB/s | reads on disk | size | disk | zone |",
             "|---|---|---|---|---|---|---|---|---|"]
     for a in report.areas:
-        zone = "-" if a.get("zone_start") is None else f"{a['zone_start']:.0%}-{a['zone_end']:.0%}"
+        zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
         out.append(
-            f"| {_cell(a['name'])} | {a['class']} | {pct(a['io_share'])} | {a['iops']:.1f} | {a['mb_s']:.2f} | "
-            f"{pct(a.get('disk_read_share'))} | {human_bytes(a['size_bytes'])} | {_cell(a.get('disk') or '-')} | "
+            f"| {_cell(a.name)} | {a.area_class} | {pct(a.io_share)} | {a.iops:.1f} | {a.mb_s:.2f} | "
+            f"{pct(a.disk_read_share)} | {human_bytes(a.size_bytes)} | {_cell(a.disk or '-')} | "
             f"{zone} |"
         )
     out += ["", *[f"- {_cell(w)}" for w in report.warnings]]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from advisor.model import FileRate, Workload
+from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
+from advisor.units import MIB
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -86,36 +88,34 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 def mib(size: int) -> str:
     """Bytes as MiB for a table cell."""
-    return f"{size / (1 << 20):,.1f}"
+    return f"{size / MIB:,.1f}"
 
 
 def tablespace_table(workload: Workload) -> Table:
-    """Rich table of per-tablespace rates."""
-    from rich.table import Table
-
-    table = Table(title=f"Per tablespace over {workload.interval_s:,.1f} s", title_justify="left")
-    for column in ("tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"):
-        table.add_column(column, justify="left" if column in ("tablespace", "kind") else "right")
+    """Rich table of per-tablespace rates (figures on one line; a long name is cut with "…")."""
+    table = plain_table(f"Per tablespace over {workload.interval_s:,.1f} s")
+    headers = ["tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"]
+    add_columns(table, headers, right=tuple(headers[2:]), shrink=("tablespace",))
     for area in by_tablespace(workload.rates):
         mark = "*" if area.lower_bound else ""
-        table.add_row(area.tablespace, area.kind, str(area.files), mib(area.size_bytes), fmt(area.read_iops) + mark,
+        table.add_row(one_line(area.tablespace), area.kind, str(area.files), mib(area.size_bytes),
+                      fmt(area.read_iops) + mark,
                       fmt(area.write_iops), fmt(area.read_mb_s, 2), fmt(area.write_mb_s, 2))
     return table
 
 
 def file_table(workload: Workload, sort: str, top: int) -> Table:
-    """Rich table of the busiest files (all when *top* is 0)."""
-    from rich.table import Table
-
+    """Rich table of the busiest files (all when *top* is 0); ids and names shrink, figures do not."""
     ordered = sort_files(workload.rates, sort)
     shown = ordered if top <= 0 else ordered[:top]
     title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
-    table = Table(title=title, title_justify="left")
-    for column in ("file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "rKB", "r ms", "w ms"):
-        table.add_column(column, justify="left" if column in ("file", "name", "kind", "tablespace") else "right")
+    table = plain_table(title)
+    headers = ["file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "rKB", "r ms", "w ms"]
+    add_columns(table, headers, right=tuple(headers[4:]), shrink=("file", "name", "tablespace"))
     for r in shown:
         mark = "*" if r.lower_bound else ""
-        table.add_row(r.file_id, r.name or "", r.kind, r.tablespace, mib(r.size_bytes), fmt(r.read_iops) + mark,
+        table.add_row(MiddlePath(r.file_id), one_line(r.name or ""), r.kind, one_line(r.tablespace), mib(r.size_bytes),
+                      fmt(r.read_iops) + mark,
                       fmt(r.write_iops), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), fmt(r.mean_read_kb),
                       fmt(r.read_latency_ms, 2), fmt(r.write_latency_ms, 2))
     return table

@@ -6,9 +6,8 @@ Plain SVG strings with every text escaped, so the report is one self-contained f
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
-from advisor.model import Report
+from advisor.model import DiskSummary, Report
 from advisor.render.text import heat_colour
 
 WIDTH = 960
@@ -34,26 +33,25 @@ def _rect(lo: float, hi: float, y: float, fill: str, title: str, text: str = "",
 
 def _disk_rows(report: Report, disk: str, y: float) -> tuple[list[str], float]:
     parts: list[str] = [f'<text x="8" y="{y + 14:.1f}" font-size="13" font-weight="bold">{escape(disk)}</text>']
-    layout = report.layout.get("disks", {}).get(disk, {})
-    areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
-    total = sum(float(a["iops"]) for a in areas) or 1.0
+    layout = report.layout.disks.get(disk)
+    areas = [a for a in report.areas if a.disk == disk and a.zone_start is not None and a.zone_end is not None]
+    total = sum(a.iops for a in areas) or 1.0
     y += 20
     parts.append(f'<text x="8" y="{y + 18:.1f}" font-size="11">now</text>')
     parts.append(f'<rect x="{BAR_X}" y="{y:.1f}" width="{BAR_W}" height="{ROW_H - 8}" fill="#eef0f4" stroke="#99a"/>')
-    for p in layout.get("partitions", []):
-        parts.append(f'<g><title>{escape(str(p["name"]))}</title>'
-                     f'<rect x="{_x(p["start_fraction"]):.1f}" y="{y - 3:.1f}" '
-                     f'width="{max(1.0, _x(p["end_fraction"]) - _x(p["start_fraction"])):.1f}" height="{ROW_H - 2}" '
+    for p in layout.partitions if layout else ():
+        parts.append(f'<g><title>{escape(p.name)}</title>'
+                     f'<rect x="{_x(p.start_fraction):.1f}" y="{y - 3:.1f}" '
+                     f'width="{max(1.0, _x(p.end_fraction) - _x(p.start_fraction)):.1f}" height="{ROW_H - 2}" '
                      f'fill="none" stroke="#556" stroke-dasharray="4 2"/></g>')
     # widest first, so a narrow hot area is never hidden under a wide idle one; a label only where
     # no other area overlaps (the colour key below names the rest)
-    for a in sorted(areas, key=lambda a: -(a["zone_end"] - a["zone_start"])):
-        share = float(a["iops"]) / total
-        alone = not any(o is not a and o["zone_start"] < a["zone_end"] and a["zone_start"] < o["zone_end"]
-                        for o in areas)
-        parts.append(_rect(a["zone_start"], max(a["zone_end"], a["zone_start"]), y, heat_colour(share),
-                           f'{a["name"]}: {a["iops"]:.1f} IOPS ({share:.0%}), {a["class"]}',
-                           str(a["name"]) if alone else ""))
+    spans = [(a, a.zone_start, a.zone_end) for a in areas if a.zone_start is not None and a.zone_end is not None]
+    for a, lo, hi in sorted(spans, key=lambda span: -(span[2] - span[1])):
+        share = a.iops / total
+        alone = not any(o is not a and o_lo < hi and lo < o_hi for o, o_lo, o_hi in spans)
+        parts.append(_rect(lo, max(hi, lo), y, heat_colour(share),
+                           f"{a.name}: {a.iops:.1f} IOPS ({share:.0%}), {a.area_class}", a.name if alone else ""))
     y += ROW_H
     return parts, y
 
@@ -99,7 +97,7 @@ def _plan_row(report: Report, disk: str, y: float) -> tuple[list[str], float]:
 
 def disk_map_svg(report: Report) -> str:
     """One band per disk from the outer edge (left) to the inner edge (right): now and planned."""
-    disks = sorted({str(a["disk"]) for a in report.areas if a.get("disk")} |
+    disks = sorted({a.disk for a in report.areas if a.disk} |
                    ({p.disk for p in report.plan.partitions} if report.plan else set()))
     y = 24.0
     body: list[str] = [
@@ -111,9 +109,9 @@ def disk_map_svg(report: Report) -> str:
         body += rows
         plan_rows, y = _plan_row(report, disk, y)
         body += plan_rows
-        on_disk = [a for a in report.areas if a.get("disk") == disk] or list(report.areas)
-        total = sum(float(a["iops"]) for a in on_disk) or 1.0
-        key, y = _legend([(str(a["name"]), float(a["iops"]) / total) for a in on_disk], y + 2)
+        on_disk = [a for a in report.areas if a.disk == disk] or list(report.areas)
+        total = sum(a.iops for a in on_disk) or 1.0
+        key, y = _legend([(a.name, a.iops / total) for a in on_disk], y + 2)
         body += key
         y += 6
     height = max(60.0, y + 6)
@@ -121,10 +119,9 @@ def disk_map_svg(report: Report) -> str:
             f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif">' + "".join(body) + "</svg>")
 
 
-def zone_curve_svg(disks: dict[str, dict[str, Any]]) -> str:
+def zone_curve_svg(disks: dict[str, DiskSummary]) -> str:
     """Sequential MB/s from the outer to the inner edge for each disk model."""
-    curves = [(f"{name} ({info.get('model')})", info.get("zone_curve") or []) for name, info in disks.items()
-              if info.get("zone_curve")]
+    curves = [(f"{name} ({info.model})", info.zone_curve) for name, info in disks.items() if info.zone_curve]
     w, h, left, bottom = 460, 220, 50, 30
     top_rate = max((r for _, c in curves for _, r in c), default=1.0) * 1.1
     palette = ["#c33", "#36c", "#393", "#c80", "#639"]

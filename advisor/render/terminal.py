@@ -6,16 +6,16 @@ rich is imported inside the functions so ``advisor --help`` does not pay for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from advisor.model import FileIO, Finding, Report, Workload
-from advisor.render.text import evidence_text, gain_text, heat_colour, human_bytes, pct, summary_lines
+from advisor.model import AuditMaps, DiskSummary, Finding, Report
+from advisor.render.text import evidence_text, gain_text, heat_colour, pct, summarise_warnings, summary_lines
+from advisor.units import human_bytes
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.text import Text
 
-    from advisor.render.diskmap import AuditMaps
 
 MAP_WIDTH = 64
 SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan",
@@ -23,16 +23,16 @@ SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium":
 SPARK = " ▁▂▃▄▅▆▇█"
 
 
-def _bar(spans: list[tuple[float, float, str, str]]) -> Text:
-    """A one-line map: each (start, end, label, colour) span drawn from outer (left) to inner."""
+def _bar(spans: list[tuple[float, float, str, str]], width: int = MAP_WIDTH) -> Text:
+    """A one-line map of *width* cells: each (start, end, label, colour) span from outer (left) to inner."""
     from rich.text import Text as RichText
 
-    cells: list[tuple[str, str]] = [("·", "grey50")] * MAP_WIDTH
+    cells: list[tuple[str, str]] = [("·", "grey50")] * width
     taken = 0
     for lo, hi, label, colour in sorted(spans, key=lambda span: span[0]):
         # every area keeps at least one cell of its own, in order, even when it is tiny
-        a = min(MAP_WIDTH - 1, max(int(lo * MAP_WIDTH), taken))
-        b = max(a + 1, min(MAP_WIDTH, int(round(hi * MAP_WIDTH))))
+        a = min(width - 1, max(int(lo * width), taken))
+        b = max(a + 1, min(width, int(round(hi * width))))
         letters = (label or "#")[: b - a].ljust(b - a, "█")
         for i, ch in enumerate(letters):
             cells[a + i] = (ch, f"bold white on {colour}")
@@ -44,21 +44,23 @@ def _bar(spans: list[tuple[float, float, str, str]]) -> Text:
     return text
 
 
-def disk_map(report: Report, with_current: bool = True) -> list[RenderableType]:
-    """Per disk: the areas now (heat coloured) and in the plan, outer edge on the left."""
+def disk_map(report: Report, with_current: bool = True, console_width: int = 80) -> list[RenderableType]:
+    """Per disk: the areas now (heat coloured) and in the plan, outer edge on the left, one line each."""
     from rich.text import Text as RichText
 
+    width = max(16, min(MAP_WIDTH, console_width - len("  plan outer  inner") - 1))
+
     out: list[RenderableType] = []
-    disks = sorted({str(a["disk"]) for a in report.areas if a.get("disk")} |
+    disks = sorted({a.disk for a in report.areas if a.disk} |
                    ({p.disk for p in report.plan.partitions} if report.plan else set()))
     for disk in disks:
-        areas = [a for a in report.areas if a.get("disk") == disk and a.get("zone_start") is not None]
-        total = sum(float(a["iops"]) for a in areas) or 1.0
+        areas = [a for a in report.areas if a.disk == disk]
+        total = sum(a.iops for a in areas if a.zone_start is not None) or 1.0
         out.append(RichText(disk, style="bold"))
         if areas and with_current:
-            spans = [(a["zone_start"], a["zone_end"], str(a["name"]), heat_colour(float(a["iops"]) / total))
-                     for a in areas]
-            out.append(RichText("  now  ") + _bar(spans))
+            spans = [(a.zone_start, a.zone_end, a.name, heat_colour(a.iops / total))
+                     for a in areas if a.zone_start is not None and a.zone_end is not None]
+            out.append(RichText("  now  ") + _bar(spans, width))
         if report.plan is not None:
             names = {n for p in report.plan.partitions if p.disk == disk for n in p.areas}
             iops = {t.area: t.iops for t in report.plan.service_times}
@@ -66,20 +68,20 @@ def disk_map(report: Report, with_current: bool = True) -> list[RenderableType]:
             spans = [(p.zone_start, p.zone_end, p.area, heat_colour(iops.get(p.area, 0.0) / ptotal))
                      for p in report.plan.placements if p.area in names]
             if spans:
-                out.append(RichText("  plan ") + _bar(spans))
+                out.append(RichText("  plan ") + _bar(spans, width))
     return out
 
 
-def zone_curve_lines(disks: dict[str, dict[str, Any]]) -> list[str]:
+def zone_curve_lines(disks: dict[str, DiskSummary]) -> list[str]:
     """A sparkline of each model's sequential rate from outer to inner."""
     lines = []
     for name, info in disks.items():
-        curve = info.get("zone_curve") or []
+        curve = info.zone_curve
         if not curve:
             continue
         top = max(r for _, r in curve) or 1.0
         spark = "".join(SPARK[max(1, int(r / top * (len(SPARK) - 1)))] for _, r in curve)
-        lines.append(f"{name} ({info.get('model')}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
+        lines.append(f"{name} ({info.model}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
     return lines
 
 
@@ -91,36 +93,28 @@ def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
     out: list[RenderableType] = [RichText.from_markup("[bold]Findings[/bold]" if findings else "No findings.")]
     for f in findings:
         style = SEVERITY_STYLE.get(f.severity, "")
-        gain = f"  predicted gain {gain_text(f)}" if f.predicted_gain is not None else ""
-        out.append(RichText.from_markup(
-            f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}[green]{gain}[/green]"))
+        out.append(RichText.from_markup(f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}"))
+        if f.predicted_gain is not None:  # a line of its own: a figure never wraps away from its label
+            out.append(RichText(f"{'':>9}predicted gain {gain_text(f)}", style="green"))
         out.append(RichText(f"{'':>9}evidence: {evidence_text(f.evidence)}", style="dim"))
         out.append(RichText(f"{'':>9}action: {f.action}"))
     return out
 
 
-def current_maps(workload: Workload) -> AuditMaps | None:
-    """The audit disk maps (partitions and areas now, IO heat) of the workload's layout."""
-    from advisor.render.diskmap import build_disk_maps
-
-    if workload.layout is None or not workload.layout.devices:
-        return None
-    files = [FileIO(r.file_id, r.path, r.kind, r.tablespace, r.container, r.size_bytes, 0, None, 0, None)
-             for r in workload.rates]
-    heat = {r.file_id: r.read_iops + (r.write_iops or 0.0) for r in workload.rates}
-    return build_disk_maps(workload.layout, files, heat, disk_rates=workload.diskstats,
-                           interval_s=workload.interval_s)
-
-
-def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None) -> None:
-    """Print the report with rich; *maps* (from :func:`current_maps`) draws the layout as it is now."""
+def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None, verbose: bool = False) -> None:
+    """Print the report with rich; *maps* (from the engine's ``build_audit_maps``) draws the layout as it is now."""
     from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
 
     console.print(Panel("\n".join(summary_lines(report)), title="advisor report", expand=False))
-    for warning in report.warnings:
+    # one line per kind unless *verbose*: dozens of alike warnings would push the report off the screen
+    warnings = list(report.warnings) if verbose else summarise_warnings(report.warnings)
+    for warning in warnings:
         console.print(f"[dim]• {escape(warning)}[/dim]", highlight=False)
+    if len(warnings) < len(report.warnings):
+        console.print(f"[dim]• {len(report.warnings)} warnings in all: --verbose lists each, as do the json, "
+                      "markdown and html formats[/dim]", highlight=False)
     for line in findings_section(report.findings):
         console.print(line)
     if report.plan is not None:
@@ -155,7 +149,7 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
 
         for renderable in render_disk_maps(maps, console.width):
             console.print(renderable)
-    for line in disk_map(report, with_current=maps is None):
+    for line in disk_map(report, with_current=maps is None, console_width=console.width):
         console.print(line)
     for line in zone_curve_lines(report.disks):
         console.print(line, highlight=False)

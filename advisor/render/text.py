@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from advisor.model import Finding, Report
 
+_VARYING = re.compile(r"""(?x)
+    (?:/[^\s:;,()]+)+        # a path
+  | '[^']*' | "[^"]*"         # a quoted name
+  | \d[\d,.]*               # a number
+""")
 
-def human_bytes(nbytes: float | int | None) -> str:
-    """1.5 GB-style sizes (powers of 1000, as disks are sold)."""
-    if nbytes is None:
-        return "-"
-    value = float(nbytes)
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(value) < 1000 or unit == "TB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
+
+def warning_kind(text: str) -> str:
+    """The warning with what varies between instances of it (paths, names, numbers) blanked.
+
+    >>> warning_kind("File IO Stats line 78 (/u02/users02.dbf): Av Rd(ms) 36,250.00 is implausible")
+    'File IO Stats line # (#): Av Rd(ms) # is implausible'
+    """
+    return _VARYING.sub("#", text)
+
+
+def summarise_warnings(warnings: tuple[str, ...] | list[str]) -> list[str]:
+    """One line per kind of warning, in order of first appearance: the first one as the example,
+    and how many more of the kind there are.
+
+    >>> summarise_warnings(["file /a: bad 1", "restart: at 3", "file /b: bad 22", "file /c: bad 5"])
+    ['file /a: bad 1 (and 2 more like it)', 'restart: at 3']
+    """
+    kinds: dict[str, list[str]] = {}
+    for text in warnings:
+        kinds.setdefault(warning_kind(text), []).append(text)
+    return [same[0] if len(same) == 1 else f"{same[0]} (and {len(same) - 1} more like it)" for same in kinds.values()]
 
 
 def pct(value: float | None, digits: int = 0) -> str:
@@ -62,8 +79,7 @@ def summary_lines(report: Report) -> list[str]:
     """Headline facts: server, interval, IO share, findings, plan gain."""
     server = report.server
     lines = [
-        f"{server.get('dbms', '?')} {server.get('version', '')} on {server.get('host', '?')} "
-        f"(database {server.get('name', '?')})",
+        f"{server.dbms} {server.version} on {server.host} (database {server.name})",
         f"interval: {report.interval_s:.0f} s" if report.interval_s else "interval: -",
         f"IO share of DB time: {pct(report.io_wait_share)}",
         f"findings: {len(report.findings)}",

@@ -13,7 +13,8 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from advisor.model import TierPlan
-from advisor.render.text import human_bytes, pct
+from advisor.render.text import pct
+from advisor.units import human_bytes
 
 DEVICE_COLUMNS = ("device", "medium", "model", "used", "IOPS", "mean ms")
 ASSIGN_COLUMNS = ("area", "class", "IOPS", "size", "device", "after ms", "knapsack")

@@ -14,12 +14,12 @@ from advisor.bench.classify import Evidence, classify, commit_check, estimate_rp
 from advisor.bench.engines import Job, Region
 from advisor.bench.engines.fio import job_file
 from advisor.bench.plot import sparkline, write_plot, zone_svg
-from advisor.bench.runner import parse_size
 from advisor.bench.stats import stability_warnings, summarize_ns
 from advisor.bench.suite import BenchOptions, band_regions, jobs_for, parse_tests, runs_for
 from advisor.bench.target import Target
 from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile, ZonePoint
+from advisor.units import parse_size
 
 
 def test_parse_size_units_and_errors() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
@@ -34,7 +34,7 @@ def stat(name: str, r_s: float, read_mb_s: float, partition: bool = True) -> Dis
 
 
 def rows(report: Report) -> dict[str, dict[str, Any]]:
-    return {str(a["name"]): a for a in report.areas}
+    return {a.name: asdict(a) for a in report.areas}
 
 
 def mib(iops: float, kb: float = 8.0) -> float:
@@ -117,7 +117,7 @@ def test_merged_requests_cut_iops_but_keep_the_bytes_and_are_not_called_cached()
     assert facts["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert facts["read_mb_s"] == pytest.approx(mib(1600), rel=1e-3)
     assert facts["disk_read_share"] == pytest.approx(1.0)
-    assert facts["class"] == "scan"
+    assert facts["area_class"] == "scan"
     assert "READS_CACHED" not in {f.code for f in report.findings}
 
 
@@ -166,6 +166,6 @@ def test_bigger_kernel_requests_do_not_turn_random_lookups_into_a_scan() -> None
     # readahead: a quarter as many requests as buffer misses, 1.2 times their bytes (capped at 1)
     w = on_partitions([lookups], {"orders": "sda3"}, [stat("sda3", 500.0, mib(2000) * 1.2)])
     raw, report = advise(replace(w, diskstats=()), models()), advise(w, models())
-    assert rows(raw)["orders"]["class"] == rows(report)["orders"]["class"] == "random-read"
+    assert rows(raw)["orders"]["area_class"] == rows(report)["orders"]["area_class"] == "random-read"
     assert rows(report)["orders"]["read_iops"] == pytest.approx(500.0, rel=1e-3)
     assert rows(report)["orders"]["read_mb_s"] == pytest.approx(mib(2000), rel=1e-3)

@@ -8,18 +8,19 @@ import re
 
 from rich.console import Console
 
+from advisor.engine.audit_map import build_audit_maps
 from advisor.jsonio import from_jsonable
-from advisor.model import Report
+from advisor.model import REPORT_FORMAT_VERSION, Report
 from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
-from advisor.render.terminal import current_maps, render_terminal
+from advisor.render.terminal import render_terminal
 from tests.render.conftest import sample_workload
 
 
 def test_json_has_the_documented_fields_and_round_trips(report: Report) -> None:
     data = json.loads(render_json(report))
-    assert data["document"] == "report" and data["format_version"] == 1
+    assert data["document"] == "report" and data["format_version"] == REPORT_FORMAT_VERSION == 2
     assert {f["code"] for f in data["findings"]} >= {"CROSS_SURFACE", "HOT_ON_INNER", "WAL_SHARES_ACTUATOR",
                                                        "ARCHIVE_ON_OUTER"}
     for finding in data["findings"]:
@@ -49,7 +50,7 @@ def test_markdown_sections_tables_and_scripts(report: Report) -> None:
 
 def test_terminal_shows_findings_plan_and_both_disk_maps(report: Report) -> None:
     console = Console(file=io.StringIO(), width=140, record=True, color_system=None)
-    render_terminal(report, console, current_maps(sample_workload()))
+    render_terminal(report, console, build_audit_maps(sample_workload()))
     text = console.export_text()
     for finding in report.findings:
         assert finding.code in text

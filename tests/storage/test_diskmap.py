@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from advisor.model import Device, DiskStat, FileIO, HostLayout, Location, Partition, ServerInfo, Snapshot, save
-from advisor.render.diskmap import build_disk_maps, file_io, file_io_rates, render_disk_maps
+from advisor.engine.audit_map import build_audit_maps
+from advisor.model import (
+    Device,
+    DiskStat,
+    FileIO,
+    HostLayout,
+    Location,
+    Partition,
+    ServerInfo,
+    Snapshot,
+    Workload,
+    save,
+)
+from advisor.render.diskmap import render_disk_maps
+from advisor.workload import diff, since_start
 
 GIB = 1 << 30
 
@@ -50,8 +65,19 @@ FILES = [
 ]
 
 
+SERVER = ServerInfo("postgres", "18.1", 180001, "db1", "postgres", "42", "2026-01-01T00:00:00+00:00")
+
+
+def _snapshot(taken_at: str, files: list[FileIO]) -> Snapshot:
+    return Snapshot(SERVER, taken_at, tuple(files), layout=_layout())
+
+
+def _since_start(files: list[FileIO]) -> Workload:
+    return since_start(_snapshot("2026-01-01T01:00:00+00:00", files))
+
+
 def test_maps_put_areas_on_their_disk_with_union_zones_and_shares() -> None:
-    result = build_disk_maps(_layout(), FILES, file_io(FILES))
+    result = build_audit_maps(_since_start(FILES), cumulative=True)
     sdb, sdc = result.maps
     assert [r.label for r in sdb.partitions] == ["sdb1", "sdb2"]
     assert [r.label for r in sdb.areas] == ["tablespace fast", "tablespace slow"]  # outer first
@@ -69,13 +95,17 @@ def test_maps_put_areas_on_their_disk_with_union_zones_and_shares() -> None:
 
 
 def test_rates_mode_and_terminal_rendering() -> None:
-    before = [_file("1", "/fast/a", "data", "fast", 100, None), _file("w", "/wal", "wal", "", 50, 100)]
+    before = [_file("1", "/fast/a", "data", "fast", 100, None), _file("w", "/wal", "wal", "", 50, 100),
+              _file("t", "/tmpfs/t", "temp", "pg_default", 0, 0), _file("n", "/slow/n", "temp", "late", 0, 0)]
     after = [_file("1", "/fast/a", "data", "fast", 400, None), _file("w", "/wal", "wal", "", 10, 20),
-             _file("t", "/tmpfs/t", "temp", "pg_default", 5, 5)]
-    rates = file_io_rates(before, after, 10.0)
-    assert rates == {"1": 30.0, "w": 3.0, "t": 1.0}  # WAL went backwards: from zero; t is new
-    result = build_disk_maps(_layout(), after, rates, interval_s=10.0)
+             _file("t", "/tmpfs/t", "temp", "pg_default", 5, 5), _file("n2", "/slow/c", "temp", "new", 9, 9)]
+    workload = diff(_snapshot("2026-01-01T01:00:00+00:00", before), _snapshot("2026-01-01T01:00:10+00:00", after),
+                    allow_reset=True)
+    result = build_audit_maps(workload)
     assert result.heat_unit == "IO/s" and result.maps[0].areas[0].share is None
+    ios = {row.label: row.io for disk in result.maps for row in disk.areas} | {r.label: r.io for r in result.unplaced}
+    # WAL went backwards: counted from zero; a new temp file has no baseline (not rated); "n" vanished
+    assert ios == {"tablespace fast": 30.0, "WAL": 3.0, "temp (pg_default)": 1.0}
     assert result.maps[0].partitions[0].io == 0.0  # no diskstats pair: no made-up partition rate
     from rich.console import Console
 
@@ -97,7 +127,7 @@ def test_audit_refuses_bad_input(tmp_path: Path) -> None:
     corrupt.write_text('{"document": "snapshot", "format_version": 1, "server": ')
     done = _advisor("audit", "--snapshot", str(corrupt))
     assert done.returncode == 6 and "Traceback" not in done.stderr
-    server = ServerInfo("postgres", "18.1", 180001, "db1", "postgres", "42", "2026-01-01T00:00:00+00:00")
+    server = SERVER
     no_layout = tmp_path / "remote.json"
     save(Snapshot(server, "2026-01-01T00:00:00+00:00", ()), no_layout)
     done = _advisor("audit", "--snapshot", str(no_layout))
@@ -108,3 +138,9 @@ def test_audit_refuses_bad_input(tmp_path: Path) -> None:
     assert done.returncode == 6 and "not later" in done.stderr
     done = _advisor("audit", "--snapshot", str(with_layout), "--format", "json")
     assert done.returncode == 0 and '"tablespace fast"' in done.stdout
+    document = json.loads(done.stdout)
+    assert (document["document"], document["format_version"]) == ("audit", 1)
+    other = tmp_path / "other.json"
+    save(replace(_snapshot("2026-01-01T02:00:00+00:00", FILES), server=replace(SERVER, identity="43")), other)
+    done = _advisor("audit", "--snapshot", str(with_layout), str(other))
+    assert done.returncode == 9 and "rule identity" in done.stderr, "another server is never a reset"

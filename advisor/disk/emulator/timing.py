@@ -103,7 +103,8 @@ def sized_model(model: Any, size_bytes: int | None) -> Any:
 
 def build_mechanism(model: Any, *, cache: str = "off", seed: int = 0, size_bytes: int | None = None) -> Any:
     """The disk model's Mechanism for *model* stretched over *size_bytes*."""
-    from advisor.disk.mechanism import CacheMode, Mechanism
+    from advisor.disk.mechanism import Mechanism
+    from advisor.units import CacheMode
 
     mode: CacheMode = "volatile" if cache == "volatile" else "lying" if cache == "lying" else "off"
     return Mechanism(sized_model(model, size_bytes), seed=seed, write_cache=mode)
