@@ -25,7 +25,7 @@ from advisor.bulk import gc_paused, slot_constructor
 from advisor.errors import BadInput, StatsReset
 from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload, new_file_io
-from advisor.segment_rates import diff_segments
+from advisor.segment_rates import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
 from advisor.units import mean_kib, mib_per_s
 
@@ -333,8 +333,10 @@ def zero_snapshot(snapshot: Snapshot, taken_at: str) -> Snapshot:
     """
     with gc_paused():  # one FileIO per file and no cycles, as in diff
         files = tuple([zero_baseline(f) for f in snapshot.files])
+    segments = tuple(with_counters(s, {c: None if getattr(s, c) is None else 0 for c in COUNTERS})
+                     for s in snapshot.segments)
     return replace(snapshot, taken_at=taken_at, files=files, layout=None, wait=WaitProfile(), runs=(), views={},
-                   warnings=(), segments=())
+                   warnings=(), segments=segments)
 
 
 def _start_of(snapshot: Snapshot) -> str:

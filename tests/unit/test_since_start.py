@@ -59,3 +59,23 @@ def test_unknown_or_late_start_gives_a_one_second_interval(started: str) -> None
 def test_unreadable_snapshot_time_is_bad_input() -> None:
     with pytest.raises(BadInput, match="invalid timestamp"):
         since_start(Snapshot(server(), "yesterday", ()))
+
+
+def test_one_snapshot_keeps_its_segments_as_rates_since_start() -> None:
+    """An Oracle snapshot with segment counters: since_start rates them like a two-snapshot diff."""
+    from dataclasses import replace as _replace
+
+    from advisor.model import SegmentIO
+    from advisor.workload import since_start as _since_start
+
+    seg = SegmentIO(segment_id="PDB1:APP.ORDERS", owner="APP", name="ORDERS", segment_type="TABLE",
+                    tablespace="USERS", container="PDB1", block_size=8192, physical_reads=3600,
+                    physical_read_requests=3600, physical_writes=None)
+    alone = _since_start(snap(TAKEN, _files(), srv=server("oracle"), segments=(seg,)))
+    explicit = diff(zero_snapshot(snap(TAKEN, _files(), srv=server("oracle"), segments=(seg,)), STARTED),
+                    snap(TAKEN, _files(), srv=server("oracle"), segments=(seg,)))
+    (rate,) = alone.segments
+    assert rate.read_iops == pytest.approx(1.0)  # 3600 requests in the 3600 s since the start
+    assert rate.write_iops is None, "a counter the source does not keep stays unknown, never 0"
+    assert alone.segments == explicit.segments
+    assert _replace(seg, physical_reads=0).physical_reads == 0
