@@ -87,12 +87,6 @@ class DeviceError(AdvisorError):
     exit_code = ExitCode.DEVICE
 
 
-class PartialFailure(AdvisorError):
-    """Output was written, but some collectors failed (their runs say why)."""
-
-    exit_code = ExitCode.PARTIAL
-
-
 _SECRET_PATTERNS = (
     # key=value in libpq DSNs and Oracle connect strings
     (re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('[^']*'|\"[^\"]*\"|\S+)"), r"\1=***"),

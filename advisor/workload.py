@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from advisor import __version__
-from advisor.bulk import gc_paused, slot_constructor
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.storage import diskstats as storage_diskstats
@@ -175,8 +174,8 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
     syncs, _ = _delta(a.syncs, b.syncs)
     read_time = _fdelta(a.read_time_ms, b.read_time_ms) if timing else None
     write_time = _fdelta(a.write_time_ms, b.write_time_ms) if timing else None
-    # Positional, through the fast constructor: this runs once per file (100,000 per diff).
-    return _new_file_rate(
+    # Positional: this runs once per file (100,000 per diff).
+    return FileRate(
         b.file_id,
         b.path,
         b.kind,
@@ -196,9 +195,6 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
         b.name,
         back_r or back_w or back_rb or back_wb,  # lower bound
     )
-
-
-_new_file_rate = slot_constructor(FileRate)
 
 
 def zero_baseline(file: FileIO) -> FileIO:
@@ -277,15 +273,14 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False) -> Workload:
     from_zero = NEW_FILES_FROM_ZERO.get(b.server.dbms, frozenset())
     seen_containers = {f.container for f in a.files}
     rates, new, zero_based = [], [], []
-    with gc_paused():  # one FileRate per file: 100,000 objects and no cycles on a large cluster
-        for file in b.files:
-            if file.file_id in before:
-                rates.append(file_rate(before[file.file_id], file, seconds, timing))
-            elif file.kind in from_zero and file.container in seen_containers:
-                rates.append(file_rate(zero_baseline(file), file, seconds, timing))
-                zero_based.append(file.file_id)
-            else:
-                new.append(file.file_id)
+    for file in b.files:
+        if file.file_id in before:
+            rates.append(file_rate(before[file.file_id], file, seconds, timing))
+        elif file.kind in from_zero and file.container in seen_containers:
+            rates.append(file_rate(zero_baseline(file), file, seconds, timing))
+            zero_based.append(file.file_id)
+        else:
+            new.append(file.file_id)
     gone = [f.file_id for f in a.files if f.file_id not in after_ids]
     if zero_based:
         warnings.append(f"new files rated from zero (created or first read during the interval): {_sample(zero_based)}")

@@ -8,16 +8,16 @@ predicts before and after, and the scripts that carry it out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from advisor.model.record import Record, field
 
 REPORT_FORMAT_VERSION = 1
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     """One thing advisor found, with the numbers that prove it and what to do."""
 
     code: str  # stable: HOT_ON_INNER, CROSS_SURFACE, ...
@@ -29,8 +29,7 @@ class Finding:
     action: str
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceTime:
+class ServiceTime(Record):
     """Predicted mean service time of one area before and after the plan."""
 
     area: str
@@ -39,8 +38,7 @@ class ServiceTime:
     after_ms: float
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedPartition:
+class PlannedPartition(Record):
     """A target partition, in order from the outer edge."""
 
     disk: str
@@ -53,8 +51,7 @@ class PlannedPartition:
     start_bytes: int = 0  # 1 MiB aligned
 
 
-@dataclass(frozen=True, slots=True)
-class AreaPlacement:
+class AreaPlacement(Record):
     """Where one area (tablespace, WAL, temp, archive) is and where it should go."""
 
     area: str
@@ -66,8 +63,7 @@ class AreaPlacement:
     zone_end: float
 
 
-@dataclass(frozen=True, slots=True)
-class Script:
+class Script(Record):
     """A script that carries out part of the plan, with the caveat to read first."""
 
     name: str  # "sfdisk", "postgres.sql", "oracle.sql", "move_wal.sh"
@@ -76,8 +72,7 @@ class Script:
     caveat: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Record):
     """Partitions from the outer edge, the assignment, predicted times and scripts."""
 
     partitions: tuple[PlannedPartition, ...]
@@ -91,8 +86,7 @@ class Plan:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
     generated_at: str

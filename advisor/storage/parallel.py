@@ -39,11 +39,9 @@ def _as_row(location: Location) -> tuple[Any, ...]:
 
 
 def _from_row(row: tuple[Any, ...]) -> Location:
-    from advisor.storage.locate import new_location
-
     path, disk, partition, zone_start, zone_end, count, size, zone_mean, known, reason, extents = row
-    return new_location(path, disk, partition, zone_start, zone_end, count, size, zone_mean, known, reason,
-                        tuple(Extent(*e) for e in extents) if extents else ())
+    return Location(path, disk, partition, zone_start, zone_end, count, size, zone_mean, known, reason,
+                    tuple(Extent(*e) for e in extents) if extents else ())
 
 
 def locate_split(locator: Locator, paths: list[str]) -> list[Location]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
+from advisor.collectors.oracle.rows import OracleConnection
 from advisor.model import FileIO, ServerInfo, WaitProfile
 
 LIVE_QUERIES = (
@@ -36,13 +37,13 @@ class LiveSample:
     taken_at: str | None = None
 
 
-def driver_major(conn: Any) -> int:
+def driver_major(conn: OracleConnection) -> int:
     """Major version from the connection (``conn.version`` is "19.3.0.0.0")."""
     version = str(getattr(conn, "version", "") or "0")
     return units.version_num(version) // 10000
 
 
-def read_rows(conn: Any) -> dict[str, list[dict[str, Any]]]:
+def read_rows(conn: OracleConnection) -> dict[str, list[dict[str, Any]]]:
     """Run every live query; V$CONTAINERS only on a CDB."""
     major = driver_major(conn)
     rows = {query: run_query(conn, query, major) for query in LIVE_QUERIES}
@@ -95,6 +96,6 @@ def build_sample(rows: dict[str, list[dict[str, Any]]], driver_version: str) -> 
     return LiveSample(info, files, wait, views, warnings, taken_at)
 
 
-def sample(conn: Any) -> LiveSample:
+def sample(conn: OracleConnection) -> LiveSample:
     """Read and map one live sample from *conn*."""
     return build_sample(read_rows(conn), str(getattr(conn, "version", "") or ""))

@@ -7,9 +7,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from tests.postgres.conftest import EXERCISED, run_advisor
 
 from tests.helpers.pg import VERSIONS_FOR_TESTS, running_postgres
+from tests.postgres.conftest import EXERCISED, run_advisor
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

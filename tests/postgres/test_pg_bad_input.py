@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.postgres.conftest import EXERCISED, run_advisor
 
 from advisor.model import load_snapshot
 from tests.helpers.pg import PgServer, available_versions, free_port, running_postgres
+from tests.postgres.conftest import EXERCISED, run_advisor
 
 pytestmark = pytest.mark.pg
 SECRET = "Sekr1t-pa55"

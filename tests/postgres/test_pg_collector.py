@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.postgres.conftest import collect_context, run_advisor
 
 from advisor.collectors.postgres import PostgresCollector
 from advisor.model import load_snapshot
 from tests.helpers.pg import PgServer
+from tests.postgres.conftest import collect_context, run_advisor
 
 pytestmark = pytest.mark.pg
 

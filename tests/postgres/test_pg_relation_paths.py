@@ -12,9 +12,9 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from tests.postgres.conftest import collect_context
 
 from tests.helpers.pg import PgServer
+from tests.postgres.conftest import collect_context
 
 pytestmark = pytest.mark.pg
 

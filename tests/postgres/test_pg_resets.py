@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.postgres.conftest import EXERCISED, collect_context, run_advisor
 
 from advisor.collect.context import build_snapshot
 from advisor.errors import StatsReset
 from advisor.model import Snapshot, save
 from advisor.workload import diff
 from tests.helpers.pg import PgServer, running_postgres
+from tests.postgres.conftest import EXERCISED, collect_context, run_advisor
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

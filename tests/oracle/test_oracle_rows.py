@@ -1,0 +1,36 @@
+"""Each Oracle SQL file selects exactly the fields of its row type (collectors/oracle/rows.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from advisor.collectors.oracle.rows import ROWS, OracleConnection
+from tests.oracle.oracle_replay import ReplayConnection
+from tests.oracle.oracle_sqlshape import shape
+
+SQL = sorted((Path(__file__).resolve().parents[2] / "sql" / "oracle").glob("*.sql"))
+
+
+@pytest.mark.parametrize("path", SQL, ids=lambda p: p.name)
+def test_select_list_equals_the_row_fields(path: Path) -> None:
+    query = path.name.split(".")[0]
+    assert query in ROWS, f"{query}: no row type in collectors/oracle/rows.py"
+    fields = dataclasses.fields(ROWS[query])
+    aliases = [c.alias for c in shape(path.read_text()).columns]
+    required = [f.name for f in fields if f.default is dataclasses.MISSING]
+    optional = {f.name for f in fields if f.default is not dataclasses.MISSING}
+    assert [a for a in aliases if a not in optional] == required  # same names, same order
+    assert set(aliases) <= {f.name for f in fields}
+
+
+def test_every_row_type_has_its_sql() -> None:
+    queries = {p.name.split(".")[0] for p in SQL}
+    assert set(ROWS) == queries
+
+
+def test_the_replay_connection_is_what_the_collector_accepts() -> None:
+    assert isinstance(ReplayConnection("19.3.0.0.0", {}), OracleConnection)
+    assert not isinstance(object(), OracleConnection)
