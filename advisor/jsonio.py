@@ -5,9 +5,9 @@ possibly written on another host or by another release. msgspec encodes and deco
 document classes (:mod:`advisor.model.record`) from their own type annotations, so the
 files and the classes cannot drift apart: a field added to a class is in the JSON, a key
 the class does not know makes the file "not ours", and a wrong value is reported with its
-path (``Expected `int`, got `str` - at `$.files[3].reads```). The 100,000-relation snapshot
-of ``benchmarks/collect_bench.py --codecs`` reads about five times faster than through a
-generic type-hint walk over parsed dicts, and writes about twice as fast as orjson.
+path (``Expected `int`, got `str` - at `$.files[3].reads```). On the generated snapshots of
+``benchmarks/collect_bench.py --codecs`` (1,000 to 100,000 relations) this reads 4–8 times
+faster than orjson with decoders generated per class did, and writes 2–3 times faster.
 """
 
 from __future__ import annotations

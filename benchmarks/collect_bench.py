@@ -15,6 +15,9 @@ CREATE DATABASE ... TEMPLATE), then measures, all in one run:
 3. per database: rows, client seconds and server milliseconds of the relations query.
 4. ``advisor collect -o`` as a user runs it (a new process, host location included).
 
+``--locate`` times locating 1,000, 10,000 and 100,000 files of 4 KB (created in /var/tmp)
+in this process alone and with half of them in a forked child (``advisor.storage.parallel``).
+
 ``--codecs`` measures only the document codec, without a server, on generated snapshots of
 1,000, 10,000 and 100,000 relations (each with its location): encode and decode through
 ``advisor.jsonio`` (msgspec records), msgspec decoding plain frozen dataclasses with the
@@ -24,6 +27,7 @@ same fields, and the same code path of another revision (``--baseline main``: it
     .venv/bin/python benchmarks/collect_bench.py [--databases 10] [--relations 10000] [--rounds 5]
     .venv/bin/python benchmarks/collect_bench.py --dsn "host=... dbname=postgres"   # an existing cluster
     .venv/bin/python benchmarks/collect_bench.py --codecs [--baseline main] [--rounds 5]
+    .venv/bin/python benchmarks/collect_bench.py --locate [--rounds 5]
 """
 
 from __future__ import annotations
@@ -405,6 +409,33 @@ def codecs(rounds: int, revision: str | None) -> None:
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
+def locate_sizes(rounds: int, root: Path) -> None:
+    """Locating 1,000 / 10,000 / 100,000 files: this process alone vs half of them in a forked child."""
+    from advisor.storage import parallel
+    from advisor.storage.locate import Locator
+
+    print(f"{'files':>7} {'one core s':>10} {'forked s':>9} {'ratio':>6}   (storage/parallel.py; "
+          f"default: fork from {parallel.PARALLEL_MIN} paths)")
+    made: list[str] = []
+    for count in CODEC_SIZES:
+        for index in range(len(made), count):
+            folder = root / f"d{index // 1000:03d}"
+            folder.mkdir(exist_ok=True)
+            path = folder / f"f{index:06d}"
+            path.write_bytes(b"x" * 4096)
+            made.append(str(path))
+        os.sync()
+        paths = made[:count]
+
+        def run(threshold: int, paths: list[str] = paths) -> float:
+            with setting(parallel, "PARALLEL_MIN", threshold):
+                return timed(lambda: Locator().locate_many(paths))
+
+        alone, forked = alternate(rounds, lambda: run(1 << 62), lambda: run(1))
+        print(f"{count:>7} {alone:>10.3f} {forked:>9.3f} {alone / forked:>5.2f}x")
+    print(f"median of {rounds} rounds; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--databases", type=int, default=10)
@@ -413,6 +444,7 @@ def main() -> None:
     parser.add_argument("--dsn", help="measure an existing cluster instead of building one (nothing is written to it)")
     parser.add_argument("--codecs", action="store_true", help="only the document codec, on generated snapshots")
     parser.add_argument("--baseline", default=None, help="with --codecs: also time this git revision's codec")
+    parser.add_argument("--locate", action="store_true", help="only locating files on one core vs two")
     parser.add_argument("--codec-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.codec_child:
@@ -423,6 +455,10 @@ def main() -> None:
         return
     if args.codecs:
         codecs(args.rounds, args.baseline)
+        return
+    if args.locate:
+        with tempfile.TemporaryDirectory(prefix="locate-bench-", dir="/var/tmp") as tmp:
+            locate_sizes(args.rounds, Path(tmp))
         return
     if args.dsn:
         import psycopg

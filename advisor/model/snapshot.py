@@ -4,7 +4,7 @@ A snapshot (one point in time), a workload (rates between two snapshots), a host
 (where each file's bytes sit on which disk), a disk profile (what the bench measured) and
 a report (findings and plan). Units are in the field names; counters are ints; a figure the
 source did not provide is ``None``, never a false zero. The JSON form of each document is
-the record itself (see :mod:`advisor.model.record` and :mod:`advisor.jsonio`) and is documented in docs/json-format.md.
+the record itself (:mod:`advisor.model.record`, :mod:`advisor.jsonio`), documented in docs/json-format.md.
 Layout, disk-profile and report classes live in :mod:`advisor.model.layout`,
 :mod:`advisor.model.disk` and :mod:`advisor.model.report` to keep modules short; they are
 re-exported here so ``from advisor.model import X`` works for every class.

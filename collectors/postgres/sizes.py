@@ -11,6 +11,12 @@ The helper is ``python -I -S`` with a dozen lines of code and no imports beyond 
 struct; it reads only paths it is sent, writes only sizes, and ends when its input closes.
 If it cannot start or dies, sizes are read in the collector's own process instead, so a
 snapshot never depends on it.
+
+Measured by ``benchmarks/collect_bench.py`` (the "sizes: stat here vs helper" row): on
+10 databases x 10,000 relations (102,097 files) the collect phase took 0.599 s instead of
+0.667 s (1.11x, a 2-core machine at load 1.4). Below about 10,000 files the stats take under
+0.03 s wherever they run, so the helper matters only for the largest clusters; it is kept
+because those are the ones whose snapshot must stay within its one-second target.
 """
 
 from __future__ import annotations
