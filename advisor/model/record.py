@@ -28,6 +28,14 @@ field = msgspec.field
 """``field(default_factory=...)`` for a Record (msgspec's, not the dataclasses one)."""
 
 
+class _Probe(msgspec.Struct):
+    made: list[int] = msgspec.field(default_factory=list)
+
+
+_FACTORY = type(_Probe.__struct_defaults__[0])
+"""The class msgspec keeps a ``default_factory`` in (not exported under a public name)."""
+
+
 def _dataclass_fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
     """The ``__dataclass_fields__`` of a dataclass with the same fields, defaults and annotations."""
     names: tuple[str, ...] = getattr(cls, "__struct_fields__", ())
@@ -43,7 +51,7 @@ def _dataclass_fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
             spec.append((name, annotation))
             continue
         default = defaults[index - first_default]
-        factory = getattr(default, "factory", None) if type(default).__name__ == "Factory" else None
+        factory = default.factory if isinstance(default, _FACTORY) else None
         made = dataclasses.field(default_factory=factory) if factory is not None else dataclasses.field(default=default)
         spec.append((name, annotation, made))
     twin = dataclasses.make_dataclass(cls.__name__, spec)
