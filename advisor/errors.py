@@ -90,7 +90,3 @@ class DeviceError(AdvisorError):
     exit_code = ExitCode.DEVICE
 
 
-class PartialFailure(AdvisorError):
-    """Output was written, but some collectors failed (their runs say why)."""
-
-    exit_code = ExitCode.PARTIAL

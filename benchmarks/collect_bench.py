@@ -11,14 +11,24 @@ CREATE DATABASE ... TEMPLATE), then measures, all in one run:
 2. each design choice against the alternative it replaced, side by side: the relations
    query with pg_relation_filepath vs paths built by the collector (server time), without
    vs with the owning table of each index and TOAST relation (parent_oid, server time), the
-   tablespace list with and without pg_tablespace_size (server time), file sizes read in a
-   helper process vs in the collector's own, FileIO built by the dataclass vs the slot
-   constructor, and JSON by the standard library vs orjson.
+   tablespace list with and without pg_tablespace_size (server time), and file sizes read in
+   a helper process vs in the collector's own.
 3. per database: rows, client seconds and server milliseconds of the relations query.
 4. ``advisor collect -o`` as a user runs it (a new process, host location included).
 
+``--locate`` times locating 1,000, 10,000 and 100,000 files of 4 KB (created in /var/tmp)
+in this process alone and with half of them in a forked child (``advisor.storage.parallel``).
+
+``--codecs`` measures only the document codec, without a server, on generated snapshots of
+1,000, 10,000 and 100,000 relations (each with its location): encode and decode through
+``advisor.jsonio`` (msgspec records), msgspec decoding plain frozen dataclasses with the
+same fields, and the same code path of another revision (``--baseline main``: its
+``advisor`` package is exported from git and timed in a child process).
+
     .venv/bin/python benchmarks/collect_bench.py [--databases 10] [--relations 10000] [--rounds 5]
     .venv/bin/python benchmarks/collect_bench.py --dsn "host=... dbname=postgres"   # an existing cluster
+    .venv/bin/python benchmarks/collect_bench.py --codecs [--baseline main] [--rounds 5]
+    .venv/bin/python benchmarks/collect_bench.py --locate [--rounds 5]
 """
 
 from __future__ import annotations
@@ -32,20 +42,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
-from advisor.bulk import gc_paused  # noqa: E402
-from advisor.collect.context import CollectContext, build_snapshot  # noqa: E402
-from advisor.collectors.postgres import PostgresCollector, relations  # noqa: E402
-from advisor.jsonio import encode, to_jsonable, write_atomic  # noqa: E402
-from advisor.model import FileIO, new_file_io  # noqa: E402
-from advisor.sqlfiles import pick  # noqa: E402
-from tests.helpers.pg import PgServer, available_versions, running_postgres  # noqa: E402
+from advisor.jsonio import encode, write_atomic  # noqa: E402
+from advisor.model import FileIO, HostLayout, Location, ServerInfo, Snapshot, load_snapshot  # noqa: E402
+
+if TYPE_CHECKING:
+    from advisor.collect.context import CollectContext
+    from tests.helpers.pg import PgServer
 
 FILEPATH_QUERY_EXPRESSION = "pg_relation_filepath(c.oid)"
 """What the relations query used to ask per relation, before paths were built client-side."""
@@ -63,22 +73,24 @@ def build(server: PgServer, databases: int, relations_per_db: int) -> None:
         server.psql(f"CREATE DATABASE bench{n} TEMPLATE bench0;")
 
 
-def whole_snapshot(dsn: str, output: Path, pause_gc: bool = True, keep: bool = False) -> dict[str, Any]:
+def whole_snapshot(dsn: str, output: Path, keep: bool = False) -> dict[str, Any]:
     """Seconds of each phase of one snapshot, from connecting to the file on disk.
 
     The collected rows are dropped unless *keep*: snapshots kept alive from earlier rounds
     would make every later garbage collection (and so every later round) slower.
     """
+    from advisor.collect.context import CollectContext, build_snapshot
+    from advisor.collectors.postgres import PostgresCollector
+
     collector = PostgresCollector()
     start = time.perf_counter()
     session = collector.connect(dsn, {})
     try:
         connected = time.perf_counter()
         context = CollectContext()
-        with gc_paused() if pause_gc else nullcontext():  # as advisor.collect.sampling.take_snapshot does
-            collector.collect(session, context)
-            collected = time.perf_counter()
-            document = encode(build_snapshot(context, []))
+        collector.collect(session, context)
+        collected = time.perf_counter()
+        document = encode(build_snapshot(context, []))
         encoded = time.perf_counter()
         write_atomic(output, document)
         written = time.perf_counter()
@@ -130,6 +142,8 @@ def server_ms(dsn: str, dbname: str, *queries: str, rounds: int = 9) -> list[flo
 
 
 def relations_query(major: int, *, old: bool) -> str:
+    from advisor.sqlfiles import pick
+
     text = pick("postgres", "relations", major).text.replace("%(count_shared)s", "false")
     if old:
         start = text.index("(CASE WHEN c.relfilenode")
@@ -152,6 +166,8 @@ def relations_without_parent(major: int) -> str:
 
 
 def tablespaces_query(major: int, *, old: bool) -> str:
+    from advisor.sqlfiles import pick
+
     text = pick("postgres", "tablespaces", major).text
     if old:
         text = text.replace("pg_tablespace_location(t.oid) AS location",
@@ -175,41 +191,16 @@ def compare_choices(dsn: str, major: int, rounds: int, out: Path, context: Colle
         ratio_row("relations query ms: without vs with parent_oid", *parent_ms, "ms"),
         ratio_row("tablespace list, server ms", *spaces_ms, "ms"),
     ]
+
+    from advisor.collectors.postgres import relations
+
     def collect_seconds(helper: bool) -> float:
         with setting(relations, "SIZE_HELPER", helper):
             return float(whole_snapshot(dsn, out)["collect"])
 
     here, helper = alternate(rounds, lambda: collect_seconds(False), lambda: collect_seconds(True))
-    rows.append(ratio_row("collect s, sizes: stat here vs helper process", here, helper, "s"))
-    gc_on, gc_off = alternate(rounds, lambda: float(whole_snapshot(dsn, out, pause_gc=False)["total"]),
-                              lambda: float(whole_snapshot(dsn, out)["total"]))
-    rows.append(ratio_row("snapshot s, garbage collector on vs paused", gc_on, gc_off, "s"))
-    files = [f for f in context.files if f.kind in ("data", "index", "toast")]
-    args = [(f.file_id, f.path, f.kind, f.tablespace, f.container, f.size_bytes, f.reads, None, f.read_bytes, None,
-             None, None, None, None, None, f.name, f.segment_paths) for f in files]
-
-    def build_with(constructor: Callable[..., FileIO]) -> float:
-        start = time.perf_counter()
-        for a in args:
-            constructor(*a)
-        return time.perf_counter() - start
-
-    dataclass_s, slots_s = alternate(rounds, lambda: build_with(FileIO), lambda: build_with(new_file_io))
-    rows.append(ratio_row(f"{len(args)} FileIO: dataclass vs slot constructor", dataclass_s, slots_s, "s"))
-    snapshot = build_snapshot(context, [])
-
-    def stdlib() -> float:
-        start = time.perf_counter()
-        json.dumps(to_jsonable(snapshot), ensure_ascii=False, separators=(",", ":"))
-        return time.perf_counter() - start
-
-    def fast() -> float:
-        start = time.perf_counter()
-        encode(snapshot)
-        return time.perf_counter() - start
-
-    stdlib_s, orjson_s = alternate(rounds, stdlib, fast)
-    rows.append(ratio_row("JSON s: json.dumps(walk) vs orjson", stdlib_s, orjson_s, "s"))
+    files = sum(1 for f in context.files if f.kind in ("data", "index", "toast"))
+    rows.append(ratio_row(f"collect s, {files} sizes: stat here vs helper", here, helper, "s"))
     print()
     print(f"{'choice (before vs after)':<44} {'before':>10} {'after':>10} {'':<4} {'ratio':>8}")
     for row in rows:
@@ -230,33 +221,27 @@ def cli_snapshot(dsn: str, out: Path) -> tuple[float, dict[str, float]]:
 
 
 def reading(rounds: int, first: Path, second: Path) -> None:
-    """Reading those snapshots back: the generic walk vs the compiled decoders, and a workload."""
-    from advisor.jsonio import _walk
-    from advisor.model import Snapshot, load_snapshot
-
-    def before() -> float:  # the standard library parser and the generic walk, as advisor read files before
-        start = time.perf_counter()
-        _walk(Snapshot, json.loads(first.read_text()), "$")
-        return time.perf_counter() - start
-
-    def after() -> float:
-        start = time.perf_counter()
-        load_snapshot(first)
-        return time.perf_counter() - start
-
-    generic_s, compiled_s = alternate(max(1, rounds // 2), before, after)
+    """Reading those snapshots back, and a workload from two of them in a new process."""
+    loaded = statistics.median(timed(lambda: load_snapshot(first)) for _ in range(max(1, rounds // 2)))
     advisor = str(Path(sys.executable).with_name("advisor"))
     start = time.perf_counter()
     subprocess.run([advisor, "workload", str(first), str(second), "--format", "json", "-o", str(second) + ".wl"],
                    capture_output=True, check=True, timeout=600)
     workload_s = time.perf_counter() - start
     size_mb = first.stat().st_size / 1e6
-    print(f"reading a {size_mb:.0f} MB snapshot back: json + generic walk {generic_s:.2f} s, "
-          f"orjson + compiled decoders {compiled_s:.2f} s ({generic_s / compiled_s:.1f}x)")
+    print(f"reading a {size_mb:.0f} MB snapshot back: {loaded:.2f} s")
     print(f"advisor workload A B -o on two of them (a new process): {workload_s:.2f} s")
 
 
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
 def report(dsn: str, major: int, rounds: int) -> None:
+    from advisor.collectors.postgres import relations
+
     with tempfile.TemporaryDirectory(prefix="collect-bench-out-") as tmp:
         out = Path(tmp) / "snapshot.json"
         print()
@@ -297,13 +282,200 @@ def report(dsn: str, major: int, rounds: int) -> None:
         reading(rounds, out, later)
 
 
+CODEC_SIZES = (1_000, 10_000, 100_000)
+
+
+def synthetic_snapshot(relations: int) -> Snapshot:
+    """A snapshot of *relations* relation files in ten databases, each file with its location.
+
+    Built from keyword arguments that every revision of the model accepts, so the baseline
+    child process generates the very same document.
+    """
+    server = ServerInfo(dbms="postgres", version="18.1", version_num=180001, host="db1", name="bench",
+                        identity="7301234567890123456", started_at="2026-11-21T08:00:00+00:00",
+                        stats_reset={"io": None, "wal": "2026-11-01T00:00:00+00:00"},
+                        settings={"data_directory": "/srv/pg/18/main", "track_io_timing": "on"})
+    files = []
+    locations = []
+    for n in range(relations):
+        db = n % 10
+        path = f"/srv/pg/18/main/base/{16384 + db}/{20000 + n}"
+        size = 8192 * (1 + n % 97)
+        files.append(FileIO(file_id=f"bench{db}/{20000 + n}", path=path, kind="index" if n % 2 else "data",
+                            tablespace="pg_default", container=f"bench{db}", size_bytes=size, reads=n * 3,
+                            writes=None, read_bytes=n * 3 * 8192, write_bytes=None, name=f"t{n}"))
+        locations.append(Location(path=path, disk="sda", partition="sda2", zone_start=0.1 + n / relations / 2,
+                                  zone_end=0.1 + n / relations / 2 + 1e-6, extents=1, size_bytes=size,
+                                  zone_mean=0.1 + n / relations / 2))
+    layout = HostLayout(hostname="db1", locations=tuple(locations))
+    return Snapshot(server=server, taken_at="2026-11-21T10:00:00.000+00:00", files=tuple(files), layout=layout,
+                    tool_version="bench")
+
+
+def codec_times(relations: int, rounds: int) -> dict[str, float]:
+    """Median seconds to encode and to decode (``load_snapshot``) one generated snapshot."""
+    snapshot = synthetic_snapshot(relations)
+    encodes, decodes = [], []
+    with tempfile.TemporaryDirectory(prefix="codec-bench-") as tmp:
+        path = Path(tmp) / "snapshot.json"
+        for _ in range(rounds):
+            start = time.perf_counter()
+            data = encode(snapshot)
+            encodes.append(time.perf_counter() - start)
+            path.write_bytes(data)
+            start = time.perf_counter()
+            back = load_snapshot(path)
+            decodes.append(time.perf_counter() - start)
+        if back != snapshot:
+            raise SystemExit("the decoded snapshot differs from the encoded one")
+    return {"encode": statistics.median(encodes), "decode": statistics.median(decodes), "bytes": float(len(data))}
+
+
+def dataclass_twin(tp: Any, made: dict[type, type]) -> Any:
+    """The same type with every record class replaced by a frozen slotted dataclass of the same fields."""
+    import dataclasses
+    import types
+    import typing
+
+    if isinstance(tp, type) and hasattr(tp, "__struct_fields__"):
+        if tp not in made:
+            hints = typing.get_type_hints(tp)
+            spec: list[Any] = []
+            for f in dataclasses.fields(tp):
+                kind = dataclass_twin(hints[f.name], made)
+                if f.default is not dataclasses.MISSING:
+                    spec.append((f.name, kind, dataclasses.field(default=f.default)))
+                elif f.default_factory is not dataclasses.MISSING:
+                    factory = f.default_factory
+                    if isinstance(factory, type) and hasattr(factory, "__struct_fields__"):
+                        factory = dataclass_twin(factory, made)
+                    spec.append((f.name, kind, dataclasses.field(default_factory=factory)))
+                else:
+                    spec.append((f.name, kind))
+            made[tp] = dataclasses.make_dataclass(tp.__name__, spec, frozen=True, slots=True)
+        return made[tp]
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is None or origin is typing.Literal:
+        return tp
+    twins = tuple(dataclass_twin(a, made) for a in args)
+    if origin in (types.UnionType, typing.Union):
+        return typing.Union[twins]  # noqa: UP007 - built from a runtime tuple
+    return origin[twins]
+
+
+def msgspec_on_dataclasses(relations: int, rounds: int) -> dict[str, float]:
+    """msgspec decoding the same document into plain frozen dataclasses (no unknown-field check)."""
+    import msgspec
+
+    data = encode(synthetic_snapshot(relations))
+    decoder = msgspec.json.Decoder(dataclass_twin(Snapshot, {}))
+    decoded = statistics.median(timed(lambda: decoder.decode(data)) for _ in range(rounds))
+    foreign = data.replace(b'"reads":', b'"surprise":1,"reads":', 1)
+    try:
+        decoder.decode(foreign)
+        strict = 0.0
+    except msgspec.ValidationError:
+        strict = 1.0
+    return {"decode": decoded, "refuses_unknown": strict}
+
+
+def baseline_times(revision: str, relations: int, rounds: int) -> dict[str, float] | str:
+    """:func:`codec_times` of another revision's ``advisor`` package, in a child process."""
+    with tempfile.TemporaryDirectory(prefix="codec-baseline-") as tmp:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "advisor", "collectors", "sql"],
+                                 capture_output=True, timeout=120)
+        if archive.returncode != 0:
+            return f"no baseline: {archive.stderr.decode(errors='replace').strip()}"
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True, timeout=120)
+        script = Path(tmp) / "benchmarks" / "collect_bench.py"  # so that its REPO is the exported tree
+        script.parent.mkdir()
+        script.write_bytes(Path(__file__).read_bytes())
+        child = subprocess.run([sys.executable, str(script), "--codec-child", str(relations),
+                                "--rounds", str(rounds)], capture_output=True, text=True, timeout=1200, cwd=tmp,
+                               env={**os.environ, "PYTHONPATH": tmp})
+        if child.returncode != 0:
+            return f"no baseline: {(child.stderr.strip().splitlines() or ['?'])[-1]}"
+        result: dict[str, float] = json.loads(child.stdout.splitlines()[-1])
+        return result
+
+
+def codecs(rounds: int, revision: str | None) -> None:
+    """The codec table: this tree's records, msgspec on dataclasses, and the baseline revision."""
+    print(f"{'relations':>9} {'MB':>6} {'encode s':>9} {'decode s':>9} {'dc decode s':>11} "
+          f"{'base enc s':>10} {'base dec s':>10} {'enc ratio':>9} {'dec ratio':>9}")
+    notes = set()
+    for relations in CODEC_SIZES:
+        ours = codec_times(relations, rounds)
+        plain = msgspec_on_dataclasses(relations, rounds)
+        base = baseline_times(revision, relations, rounds) if revision else "no baseline asked"
+        if isinstance(base, str):
+            notes.add(base)
+            enc = dec = "-"
+            ratios = ("-", "-")
+        else:
+            enc, dec = f"{base['encode']:.3f}", f"{base['decode']:.3f}"
+            ratios = (f"{base['encode'] / ours['encode']:.2f}x", f"{base['decode'] / ours['decode']:.2f}x")
+        if not plain["refuses_unknown"]:
+            notes.add("msgspec on plain dataclasses accepts unknown fields (a foreign document would be half-read)")
+        print(f"{relations:>9} {ours['bytes'] / 1e6:>6.1f} {ours['encode']:>9.3f} {ours['decode']:>9.3f} "
+              f"{plain['decode']:>11.3f} {enc:>10} {dec:>10} {ratios[0]:>9} {ratios[1]:>9}")
+    for note in sorted(notes):
+        print(f"note: {note}")
+    print(f"baseline: {revision or '-'}; ratios are baseline / this tree; median of {rounds} rounds; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+def locate_sizes(rounds: int, root: Path) -> None:
+    """Locating 1,000 / 10,000 / 100,000 files: this process alone vs half of them in a forked child."""
+    from advisor.storage import parallel
+    from advisor.storage.locate import Locator
+
+    print(f"{'files':>7} {'one core s':>10} {'forked s':>9} {'ratio':>6}   (storage/parallel.py; "
+          f"default: fork from {parallel.PARALLEL_MIN} paths)")
+    made: list[str] = []
+    for count in CODEC_SIZES:
+        for index in range(len(made), count):
+            folder = root / f"d{index // 1000:03d}"
+            folder.mkdir(exist_ok=True)
+            path = folder / f"f{index:06d}"
+            path.write_bytes(b"x" * 4096)
+            made.append(str(path))
+        os.sync()
+        paths = made[:count]
+
+        def run(threshold: int, paths: list[str] = paths) -> float:
+            with setting(parallel, "PARALLEL_MIN", threshold):
+                return timed(lambda: Locator().locate_many(paths))
+
+        alone, forked = alternate(rounds, lambda: run(1 << 62), lambda: run(1))
+        print(f"{count:>7} {alone:>10.3f} {forked:>9.3f} {alone / forked:>5.2f}x")
+    print(f"median of {rounds} rounds; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--databases", type=int, default=10)
     parser.add_argument("--relations", type=int, default=10000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dsn", help="measure an existing cluster instead of building one (nothing is written to it)")
+    parser.add_argument("--codecs", action="store_true", help="only the document codec, on generated snapshots")
+    parser.add_argument("--baseline", default=None, help="with --codecs: also time this git revision's codec")
+    parser.add_argument("--locate", action="store_true", help="only locating files on one core vs two")
+    parser.add_argument("--codec-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.codec_child:
+        import advisor
+
+        print(f"timing {advisor.__file__}", file=sys.stderr)
+        print(json.dumps(codec_times(args.codec_child, args.rounds)))
+        return
+    if args.codecs:
+        codecs(args.rounds, args.baseline)
+        return
+    if args.locate:
+        with tempfile.TemporaryDirectory(prefix="locate-bench-", dir="/var/tmp") as tmp:
+            locate_sizes(args.rounds, Path(tmp))
+        return
     if args.dsn:
         import psycopg
 
@@ -311,6 +483,8 @@ def main() -> None:
             major = conn.info.server_version // 10000
         report(args.dsn, major, args.rounds)
         return
+    from tests.helpers.pg import available_versions, running_postgres
+
     version = max(available_versions())
     with tempfile.TemporaryDirectory(prefix="collect-bench-") as base, running_postgres(
         version, Path(base), settings={"max_locks_per_transaction": "256", "autovacuum": "off"}

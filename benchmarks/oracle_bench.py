@@ -22,16 +22,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "oracle"))
-sys.path.insert(0, str(REPO / "tests" / "oracle" / "fixtures"))
-
-import oracle_scenarios as S  # noqa: E402
-import report_truth as T  # noqa: E402
-from render_html import html_report  # noqa: E402
-from render_text import awr_text_report, statspack_report  # noqa: E402
 
 from advisor.collectors.awr import read_report  # noqa: E402
 from advisor.collectors.oracle.live import sample  # noqa: E402
+from tests.oracle import oracle_scenarios as S  # noqa: E402
+from tests.oracle import report_truth as T  # noqa: E402
+from tests.oracle.fixtures.render_html import html_report  # noqa: E402
+from tests.oracle.fixtures.render_text import awr_text_report, statspack_report  # noqa: E402
 
 
 def truth_files(count: int) -> tuple[T.TruthFile, ...]:

@@ -8,23 +8,38 @@ reset during ``--interval``. Nothing is written on failure (atomic output).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, emit
+from advisor.collect.context import CollectOptions
+from advisor.collect.registry import ReadsHistory
 from advisor.errors import BadInput, ExitCode, Unsupported
+
+if TYPE_CHECKING:
+    from advisor.collect.sampling import LiveSession
+    from advisor.model import CollectorRun
 
 
 def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None,
-             awr: str | None) -> dict[str, Any]:
-    options: dict[str, Any] = {"statement_timeout_s": statement_timeout, "thick": thick,
-                               "diagnostics_pack": diagnostics_pack}
+             awr: str | None) -> CollectOptions:
+    options = CollectOptions(statement_timeout_s=statement_timeout, thick=thick, diagnostics_pack=diagnostics_pack)
     if statspack:
         options["statspack"] = statspack
     if awr:
         options["awr"] = awr
     return options
+
+
+def check_dbms(dbms: str) -> None:
+    """Refuse a ``--dbms`` no installed database collector answers to (the registry decides)."""
+    from advisor.collect.sampling import dbms_choices
+
+    choices = dbms_choices()
+    if dbms not in choices:
+        raise BadInput(f"--dbms {dbms!r}: use {' or '.join(choices) or 'an installed database collector'}",
+                       hint="see `advisor collectors`")
 
 
 def _from_report(path: Path, output: Path | None) -> None:
@@ -47,7 +62,8 @@ def _from_report(path: Path, output: Path | None) -> None:
 def collect(
     dsn: str = typer.Option("", "--dsn", help="libpq DSN or Oracle connect string; empty: PG* environment/pgpass."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON document here (default stdout)."),
-    dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle."),
+    dbms: str = typer.Option("postgres", "--dbms",
+                             help="Database collector: postgres, oracle, or one `advisor collectors` lists."),
     interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S,
                                    help="Take two snapshots this many seconds apart and write the workload."),
     keep_snapshots: Path | None = typer.Option(None, "--keep-snapshots",
@@ -70,60 +86,57 @@ def collect(
     if from_report is not None:
         _from_report(from_report, output)
         return
-    if dbms not in ("postgres", "oracle"):
-        raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
+    check_dbms(dbms)
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")
+    if (statspack or awr) and interval > 0:
+        raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
     from advisor.collect import sampling
     from advisor.jsonio import encode
 
-    if (statspack or awr) and interval > 0:
-        raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
     options = _options(statement_timeout, thick, diagnostics_pack, statspack, awr)
     plugins = sampling.find_plugins(dbms)
-    session = [plugins.database.connect(dsn or None, options)]
-    conn = session[0]
-    try:
+    with sampling.LiveSession(plugins, dsn or None, options) as session:
         if statspack or awr:
-            history = getattr(plugins.database, "history", None)
-            if history is None:
+            if not isinstance(plugins.database, ReadsHistory):
                 raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack/--awr)")
-            emit(encode(history(conn, options)), output)
+            emit(encode(plugins.database.history(session.conn, options)), output)
             return
         if interval <= 0:
-            snapshot = sampling.take_snapshot(plugins, conn, options)
+            snapshot = sampling.take_snapshot(plugins, session.conn, options)
             emit(encode(snapshot), output)
             failed = sampling.failed_runs(snapshot)
         else:
-            reconnect = lambda: plugins.database.connect(dsn or None, options)  # noqa: E731
-            failed = _interval(plugins, session, options, interval, output, keep_snapshots, allow_reset, reconnect)
-    finally:
-        sampling.close_quietly(plugins, session[0])
+            failed = _interval(session, interval, output, keep_snapshots, allow_reset)
     if failed:
         for run in failed:
             typer.echo(f"advisor: warning: collector {run.name} failed: {run.reason}", err=True)
         raise typer.Exit(int(ExitCode.PARTIAL))
 
 
-def _interval(plugins: Any, session: list[Any], options: dict[str, Any], seconds: float, output: Path | None,
-              keep: Path | None, allow_reset: bool, reconnect: Any) -> list[Any]:
+def _interval(session: LiveSession, seconds: float, output: Path | None, keep: Path | None,
+              allow_reset: bool) -> list[CollectorRun]:
     from contextlib import nullcontext
+
+    from rich.status import Status
 
     from advisor.cli.common import progress_enabled, stderr_console
     from advisor.collect import sampling
     from advisor.jsonio import encode, write_atomic
     from advisor.workload import diff
 
-    status: Any = stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()
+    status: Status | nullcontext[None] = (
+        stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()
+    )
     with status:
 
         def progress(step: str) -> None:
-            if progress_enabled():
+            if isinstance(status, Status):
                 status.update(f"advisor: {step}")  # a spinner on a terminal
             else:
                 typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
 
-        first, second = sampling.sample_pair(plugins, session, options, seconds, progress, reconnect)
+        first, second = sampling.sample_pair(session, seconds, progress)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", encode(first))

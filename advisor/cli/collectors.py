@@ -1,8 +1,10 @@
-"""`advisor collectors`: the installed collector plugins and whether they load.
+"""`advisor collectors`: the installed collector plugins, what they offer, whether they load.
 
 Built-in collectors register through the same ``advisor.collectors`` entry points as
-third-party ones, so this is also how a plugin author checks an installation. A plugin that
-fails to import is listed as failed with its error; the command still exits 0.
+third-party ones, so this is also how a plugin author checks an installation. "offers" lists
+the capabilities the plugin really implements (collect, connect, observe, history, report),
+checked against the Protocols of :mod:`advisor.collect.registry`. A plugin that fails to
+import is listed as failed with its error; the command still exits 0.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from advisor.errors import BadInput
 def collectors(
     output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
 ) -> None:
-    """List collector plugins: name, dbms, distribution, version, status."""
+    """List collector plugins: name, dbms, what they offer, distribution, version, status."""
     from advisor.collect.registry import discover
 
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
@@ -27,7 +29,7 @@ def collectors(
     if output_format is OutputFormat.json:
         rows = [
             {"name": p.name, "target": p.target, "dbms": p.dbms, "distribution": p.distribution,
-             "version": p.version, "status": p.status, "error": p.error}
+             "version": p.version, "status": p.status, "error": p.error, "capabilities": list(p.capabilities)}
             for p in plugins
         ]
         emit(json.dumps(rows, indent=2), None)
@@ -35,10 +37,11 @@ def collectors(
     from rich.table import Table
 
     table = Table(title="Collector plugins (entry point group advisor.collectors)", title_justify="left")
-    for column in ("name", "dbms", "distribution", "version", "status", "entry point / error"):
+    for column in ("name", "dbms", "offers", "distribution", "version", "status", "entry point / error"):
         table.add_column(column)
     for p in plugins:
-        table.add_row(p.name, p.dbms, p.distribution, p.version, p.status, p.error or p.target)
+        table.add_row(p.name, p.dbms, " ".join(p.capabilities), p.distribution, p.version, p.status,
+                      p.error or p.target)
     console = stdout_console()
     if not console.is_terminal:
         console.width = 160

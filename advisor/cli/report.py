@@ -10,7 +10,7 @@ options; 9 statistics reset inside the interval.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,21 +23,12 @@ if TYPE_CHECKING:
 
 def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> Workload:
     from advisor.collect import sampling
+    from advisor.collect.context import CollectOptions
     from advisor.workload import diff
 
-    options: dict[str, Any] = {"statement_timeout_s": 30.0}
     plugins = sampling.find_plugins(dbms)
-    session = [plugins.database.connect(dsn or None, options)]
-
-    def reconnect() -> Any:
-        return plugins.database.connect(dsn or None, options)
-
-    try:
-        first, second = sampling.sample_pair(
-            plugins, session, options, interval, lambda step: typer.echo(f"advisor: {step}", err=True), reconnect
-        )
-    finally:
-        sampling.close_quietly(plugins, session[0])
+    with sampling.LiveSession(plugins, dsn or None, CollectOptions(statement_timeout_s=30.0)) as session:
+        first, second = sampling.sample_pair(session, interval, lambda step: typer.echo(f"advisor: {step}", err=True))
     return diff(first, second, allow_reset=allow_reset)
 
 
@@ -61,7 +52,7 @@ def report(
     more: list[Path] = typer.Argument(None, help="Further snapshot files after --snapshot A.", show_default=False),
     workload: Path | None = typer.Option(None, "--workload", help="A workload file (offline)."),
     dsn: str | None = typer.Option(None, "--dsn", help="Sample this database live (libpq DSN / Oracle connect)."),
-    dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle (live sampling and scripts)."),
+    dbms: str = typer.Option("postgres", "--dbms", help="Database collector for --dsn (see `advisor collectors`)."),
     interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S,
                                    help="Seconds between the two live samples."),
     disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile(s) from `advisor bench`."),
@@ -80,6 +71,7 @@ def report(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
+    from advisor.cli.collect import check_dbms
     from advisor.cli.reporting import advise_and_output, load_models, with_target
     from advisor.engine.planner import PlanOptions
 
@@ -89,8 +81,7 @@ def report(
     if dsn is not None:
         if files or workload is not None:
             raise BadInput("give either --dsn or --snapshot/--workload, not both")
-        if dbms not in ("postgres", "oracle"):
-            raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
+        check_dbms(dbms)
         work = _live_workload(dsn, dbms, interval, allow_reset)
     else:
         if not files and workload is None:

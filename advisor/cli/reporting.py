@@ -94,16 +94,6 @@ def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = Fal
     return replace(options, target=target, headroom=inventory.headroom, new_disks=True, knapsack=knapsack)
 
 
-def _emit(text: str, output: Path | None) -> None:
-    """Atomic file output, except into an existing non-regular file (/dev/null, a FIFO, /dev/stdout),
-    which is written in place: renaming a temp file over it would replace the device node."""
-    if output is not None and output.exists() and not output.is_file():
-        with output.open("w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    emit(text, output)
-
-
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None,
                   verbose: bool = False) -> None:
     """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
@@ -123,20 +113,20 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 
         console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
         render_terminal(report, console, maps, verbose)
-        _emit(console.export_text(), output)
+        emit(console.export_text(), output)
         return
     if fmt is OutputFormat.json:
         from advisor.render.json import render_json
 
-        _emit(render_json(report), output)
+        emit(render_json(report), output)
     elif fmt is OutputFormat.markdown:
         from advisor.render.markdown import render_markdown
 
-        _emit(render_markdown(report), output)
+        emit(render_markdown(report), output)
     else:
         from advisor.render.html import render_html
 
-        _emit(render_html(report), output)
+        emit(render_html(report), output)
 
 
 def advise_and_output(

@@ -11,44 +11,76 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from advisor.errors import AdvisorError
 from advisor.model import CollectorRun
 
+if TYPE_CHECKING:
+    from advisor.collect.context import CollectContext, CollectOptions
+    from advisor.model import WaitProfile, Workload
+
 GROUP = "advisor.collectors"
+
+Session = object
+"""A database session as a plugin's ``connect`` returns it; advisor only hands it back.
+
+Each plugin has its own session type (PostgreSQL: ``PgSession``, Oracle: a python-oracledb
+connection), so the core treats it as opaque and the plugin checks what it receives.
+"""
 
 
 @runtime_checkable
 class Collector(Protocol):
-    """What a collector plugin provides.
+    """What every collector plugin provides.
 
-    ``collect`` receives the driver connection (or None for host-side collectors) and a
-    mutable :class:`CollectContext`; it adds files, views and layout to it. Raising
-    :class:`advisor.errors.Unsupported` records the run as skipped with the message.
+    ``collect`` receives the plugin's own session (None for host-side collectors) and the
+    :class:`CollectContext` of the snapshot being taken; it adds files, views and layout to
+    it. Raising :class:`advisor.errors.Unsupported` records the run as skipped with the message.
     """
 
     name: str
     dbms: str  # "postgres", "oracle", "host" or "any"
 
-    def collect(self, conn: Any, context: Any) -> None:
+    def collect(self, conn: Session | None, context: CollectContext) -> None:
         """Add this collector's rows to *context*."""
 
 
 @runtime_checkable
-class DatabaseCollector(Collector, Protocol):
-    """A collector that also knows how to open (and close) its database connection.
+class Connects(Protocol):
+    """Capability: open (and close) the database session ``collect`` reads from.
 
     ``options`` carries command-line choices (``thick``, ``diagnostics_pack``,
     ``statement_timeout_s``, ...). ``connect`` raises ConnectionFailed / PrivilegeMissing /
     Unsupported with a one-line, password-free message.
     """
 
-    def connect(self, dsn: str | None, options: dict[str, Any]) -> Any:
+    def connect(self, dsn: str | None, options: CollectOptions) -> Session:
         """Open a read-only monitoring session."""
 
-    def close(self, conn: Any) -> None:
-        """Close the session opened by :meth:`connect`."""
+    def close(self, conn: Session) -> None:
+        """Close the session opened by :meth:`connect`; never raises."""
+
+
+@runtime_checkable
+class DatabaseCollector(Collector, Connects, Protocol):
+    """A collector that reads a database: :class:`Collector` plus :class:`Connects`."""
+
+
+@runtime_checkable
+class Observes(Protocol):
+    """Capability: watch the database during a workload interval (wait sampling)."""
+
+    def observe(self, conn: Session, seconds: float) -> WaitProfile:
+        """Sample for *seconds*; the caller stores the profile on the later snapshot."""
+
+
+@runtime_checkable
+class ReadsHistory(Protocol):
+    """Capability: a workload between two snapshots the database stored (Statspack, AWR)."""
+
+    def history(self, conn: Session, options: CollectOptions) -> Workload:
+        """The workload between the snapshots named in *options* (``statspack`` / ``awr``)."""
 
 
 @runtime_checkable
@@ -56,11 +88,12 @@ class ReportReader(Protocol):
     """A plugin that turns a report file (AWR, Statspack) into a workload directly."""
 
     name: str
+    dbms: str  # whose reports it reads
 
     def can_read(self, head: str) -> bool:
         """Whether the first few KB of a file look like this plugin's report kind."""
 
-    def read_report(self, path: str) -> Any:
+    def read_report(self, path: str) -> Workload:
         """Parse *path* into an :class:`advisor.model.Workload`."""
 
 
@@ -75,7 +108,18 @@ class PluginInfo:
     version: str
     status: str  # "ok" | "failed"
     error: str | None
-    collector: Collector | None
+    collector: Collector | ReportReader | None
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """What the plugin offers: collect, connect, observe, history, report (checked, not declared)."""
+        plugin = self.collector
+        offered = {
+            "collect": isinstance(plugin, Collector), "connect": isinstance(plugin, Connects),
+            "observe": isinstance(plugin, Observes), "history": isinstance(plugin, ReadsHistory),
+            "report": isinstance(plugin, ReportReader),
+        }
+        return tuple(name for name, present in offered.items() if present)
 
 
 def discover(group: str = GROUP) -> list[PluginInfo]:
@@ -91,8 +135,8 @@ def discover(group: str = GROUP) -> list[PluginInfo]:
         try:
             factory = ep.load()
             collector = factory()
-            if not isinstance(collector, Collector):
-                raise TypeError("does not implement name, dbms and collect()")
+            if not isinstance(collector, (Collector, ReportReader)):
+                raise TypeError("implements neither collect() nor can_read() and read_report()")
             found.append(PluginInfo(ep.name, ep.value, collector.dbms, dist, version, "ok", None, collector))
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
             reason = f"{type(exc).__name__}: {exc}"

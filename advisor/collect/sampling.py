@@ -12,40 +12,85 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from types import TracebackType
 
-from advisor.bulk import gc_paused
-from advisor.collect.context import CollectContext, build_snapshot
-from advisor.collect.registry import Collector, PluginInfo, discover, run_isolated
+from advisor.collect.context import CollectContext, CollectOptions, build_snapshot
+from advisor.collect.registry import (
+    Collector,
+    DatabaseCollector,
+    Observes,
+    PluginInfo,
+    Session,
+    discover,
+    run_isolated,
+)
 from advisor.errors import ConnectionFailed, Unsupported
-from advisor.model import CollectorRun, Snapshot
+from advisor.model import CollectorRun, Snapshot, WaitProfile
 
 
 @dataclass
 class Plugins:
     """The database collector chosen for this run and the host collectors (maybe none)."""
 
-    database: Any  # a DatabaseCollector
+    database: DatabaseCollector
     hosts: list[Collector]
     host_missing_reason: str | None = None
+
+
+def dbms_choices(found: list[PluginInfo] | None = None) -> list[str]:
+    """The ``--dbms`` values an installed, working database collector answers to."""
+    plugins = discover() if found is None else found
+    return sorted({p.dbms for p in plugins if isinstance(p.collector, DatabaseCollector)})
 
 
 def find_plugins(dbms: str) -> Plugins:
     """The database collector for *dbms* and every host collector, through entry points."""
     found = discover()
-    candidates = [p for p in found if p.dbms == dbms and p.collector is not None and hasattr(p.collector, "connect")]
+    candidates = [p for p in found if p.dbms == dbms and isinstance(p.collector, DatabaseCollector)]
     if not candidates:
         broken = [p for p in found if p.name == dbms and p.status == "failed"]
         detail = f": {broken[0].error}" if broken else ""
-        raise Unsupported(f"no working collector for {dbms} is installed{detail}", hint="see `advisor collectors`")
+        choices = ", ".join(dbms_choices(found)) or "none"
+        raise Unsupported(f"no working collector for {dbms} is installed{detail} (installed: {choices})",
+                          hint="see `advisor collectors`")
     chosen = sorted(candidates, key=lambda p: (p.name != dbms, p.name))[0]
-    hosts = [p.collector for p in found if p.dbms == "host" and p.collector is not None]
+    database = chosen.collector
+    assert isinstance(database, DatabaseCollector)  # the filter above
+    hosts = [p.collector for p in found if p.dbms == "host" and isinstance(p.collector, Collector)]
     reason = None
     if not hosts:
         failed: list[PluginInfo] = [p for p in found if p.name == "host"]
         reason = failed[0].error if failed else "no host collector installed"
-    return Plugins(chosen.collector, hosts, reason)
+    return Plugins(database, hosts, reason)
+
+
+@dataclass
+class LiveSession:
+    """The database session of one command; :meth:`reconnect` replaces it after a restart.
+
+    Use it as a context manager: the session is closed however the block ends.
+    """
+
+    plugins: Plugins
+    dsn: str | None
+    options: CollectOptions
+    conn: Session = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.conn = self.plugins.database.connect(self.dsn, self.options)
+
+    def reconnect(self) -> None:
+        """Close the (lost) session and open a new one with the same DSN and options."""
+        close_quietly(self.plugins, self.conn)
+        self.conn = self.plugins.database.connect(self.dsn, self.options)
+
+    def __enter__(self) -> LiveSession:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        close_quietly(self.plugins, self.conn)
 
 
 def _timed(name: str, action: Callable[[], None]) -> CollectorRun:
@@ -55,14 +100,13 @@ def _timed(name: str, action: Callable[[], None]) -> CollectorRun:
     return CollectorRun(name, "ok", time.monotonic() - start)
 
 
-def take_snapshot(plugins: Plugins, conn: Any, options: dict[str, Any]) -> Snapshot:
+def take_snapshot(plugins: Plugins, conn: Session, options: CollectOptions) -> Snapshot:
     """One snapshot: database collector (fatal on error), then host collectors (recorded)."""
-    context = CollectContext(options=dict(options))
+    context = CollectContext(options=options.copy())
     database = plugins.database
-    with gc_paused():
-        runs = [_timed(database.name, lambda: database.collect(conn, context))]
-        runs.extend(_host_runs(plugins, context))
-        return build_snapshot(context, runs)
+    runs = [_timed(database.name, lambda: database.collect(conn, context))]
+    runs.extend(_host_runs(plugins, context))
+    return build_snapshot(context, runs)
 
 
 def _host_runs(plugins: Plugins, context: CollectContext) -> list[CollectorRun]:
@@ -79,48 +123,37 @@ def _host_runs(plugins: Plugins, context: CollectContext) -> list[CollectorRun]:
     return runs
 
 
-def observe(plugins: Plugins, conn: Any, seconds: float) -> Any:
-    """Let the database collector watch the interval (wait sampling) or just sleep."""
-    watcher = getattr(plugins.database, "observe", None)
-    if watcher is None:
-        time.sleep(seconds)
-        return None
-    return watcher(conn, seconds, CollectContext())
+def observe(plugins: Plugins, conn: Session, seconds: float) -> WaitProfile | None:
+    """Let the database collector watch the interval (wait sampling), or just sleep."""
+    if isinstance(plugins.database, Observes):
+        return plugins.database.observe(conn, seconds)
+    time.sleep(seconds)
+    return None
 
 
 def sample_pair(
-    plugins: Plugins,
-    session: list[Any],
-    options: dict[str, Any],
-    seconds: float,
-    progress: Callable[[str], None],
-    reconnect: Callable[[], Any],
+    session: LiveSession, seconds: float, progress: Callable[[str], None]
 ) -> tuple[Snapshot, Snapshot]:
     """Two snapshots *seconds* apart; the later one carries the wait profile of the interval.
 
-    ``session`` is a one-element list holding the connection, replaced when the server went
-    away during the interval (a restart): snapshot B then comes from a new session, and the
-    workload diff decides whether the counters survived.
+    When the server went away during the interval (a restart), the session is reopened and
+    snapshot B comes from the new one; the workload diff decides whether the counters survived.
     """
-    from dataclasses import replace
-
-    from advisor.model import WaitProfile
-
+    plugins, options = session.plugins, session.options
     progress("snapshot A")
-    first = take_snapshot(plugins, session[0], options)
+    first = take_snapshot(plugins, session.conn, options)
     progress(f"watching for {seconds:g} s")
     started = time.monotonic()
     try:
-        profile = observe(plugins, session[0], seconds)
+        profile = observe(plugins, session.conn, seconds)
     except ConnectionFailed as exc:
         progress(f"lost the session during the interval ({exc.one_line()}); reconnecting")
         time.sleep(max(0.0, seconds - (time.monotonic() - started)))
-        close_quietly(plugins, session[0])
-        session[0] = reconnect()
+        session.reconnect()
         profile = None
     progress("snapshot B")
-    second = take_snapshot(plugins, session[0], options)
-    if isinstance(profile, WaitProfile):
+    second = take_snapshot(plugins, session.conn, options)
+    if profile is not None:
         second = replace(second, wait=profile)
     return first, second
 
@@ -130,7 +163,7 @@ def failed_runs(*snapshots: Snapshot) -> list[CollectorRun]:
     return [run for snap in snapshots for run in snap.runs if run.status == "failed"]
 
 
-def close_quietly(plugins: Plugins, conn: Any) -> None:
+def close_quietly(plugins: Plugins, conn: Session) -> None:
     """Close the database session; errors at this point are not the user's concern."""
     try:
         plugins.database.close(conn)

@@ -39,7 +39,7 @@ import random
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -66,19 +66,6 @@ class Request:
     length_bytes: int
     submitted_s: float
     tag: int = 0
-
-
-class QueuedLike(Protocol):
-    """Anything with the fields of :class:`Request` (the emulator has its own class)."""
-
-    @property
-    def op(self) -> str: ...
-    @property
-    def offset_bytes(self) -> int: ...
-    @property
-    def length_bytes(self) -> int: ...
-    @property
-    def submitted_s(self) -> float: ...
 
 
 class Mechanism:

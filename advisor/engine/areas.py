@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from advisor.model import FileRate, HostLayout, Location, Workload
+from advisor.model import FileRate, HostLayout, Location
 from advisor.units import MIB
 
 AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo", "object"]
@@ -296,8 +296,3 @@ def _unique_names(accs: Mapping[tuple[AreaKind, str], object]) -> dict[tuple[Are
 def area_labels(rates: Iterable[FileRate]) -> dict[tuple[AreaKind, str], str]:
     """Area name of every area key of *rates*, exactly as :func:`group_areas` names them."""
     return _unique_names(dict.fromkeys(area_key(r) for r in rates))
-
-
-def areas_of_workload(workload: Workload) -> list[Area]:
-    """Areas of a workload with its own host layout."""
-    return group_areas(workload.rates, workload.layout)

@@ -8,18 +8,17 @@ all IO since the counters started. Built by :mod:`advisor.engine.audit_map`, dra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.model.layout import Device
+from advisor.model.record import Record, field
 from advisor.model.report import Finding
 from advisor.model.snapshot import ServerInfo
 
 AUDIT_FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class MapRow:
+class MapRow(Record):
     """One bar of a disk map: a partition or a database area, as fractions of the disk."""
 
     kind: str  # "partition" | "area"
@@ -34,8 +33,7 @@ class MapRow:
     placement_known: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class DiskMap:
+class DiskMap(Record):
     """Rows of one disk, partitions first (by start), then areas (by mean position)."""
 
     disk: Device
@@ -43,8 +41,7 @@ class DiskMap:
     areas: tuple[MapRow, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class AuditMaps:
+class AuditMaps(Record):
     """All disk maps plus the areas that could not be placed on any disk."""
 
     maps: tuple[DiskMap, ...]
@@ -54,8 +51,7 @@ class AuditMaps:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
-@dataclass(frozen=True, slots=True)
-class AuditReport:
+class AuditReport(Record):
     """The ``advisor audit --format json`` document: the maps and findings of one server."""
 
     server: ServerInfo  # the (last) snapshot's server

@@ -8,16 +8,16 @@ selected, stopped by Ctrl-C, or impossible on the target), never zero.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+from advisor.model.record import Record, field
 
 DISK_PROFILE_FORMAT_VERSION = 1
 
 Classification = Literal["rotational", "solid-state", "unknown"]
 
 
-@dataclass(frozen=True, slots=True)
-class Latency:
+class Latency(Record):
     """Per-IO latency summary of one test, in milliseconds."""
 
     mean_ms: float
@@ -26,16 +26,14 @@ class Latency:
     max_ms: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ZonePoint:
+class ZonePoint(Record):
     """Sequential read rate at one point of the LBA range (0 = outer edge)."""
 
     fraction: float
     mb_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class DiskProfile:
+class DiskProfile(Record):
     """Result of ``advisor bench``: the disk figures placement depends on.
 
     ``band_iops`` holds QD1 random reads confined to a 1 % band at the ``outer``, ``middle``

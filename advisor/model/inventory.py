@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from advisor.errors import BadInput
+from advisor.model.record import Record
 from advisor.units import parse_capacity
 
 INVENTORY_FORMAT_VERSION = 1
@@ -32,8 +32,7 @@ ROTATING_MEDIA = frozenset({"hdd", "smr-dm", "smr-hm"})
 """Media with zones and seeks: the zone optimizer orders areas on each of them."""
 
 
-@dataclass(frozen=True, slots=True)
-class InventoryDevice:
+class InventoryDevice(Record):
     """One kind of device on the target machine; ``count`` identical ones (one actuator each).
 
     Exactly one of ``profile`` (an ``advisor bench`` JSON file), ``preset`` or ``spec``
@@ -57,8 +56,7 @@ class InventoryDevice:
     note: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(Record):
     """The devices a tiered plan may use, and the growth headroom each area gets."""
 
     devices: tuple[InventoryDevice, ...]

@@ -8,11 +8,10 @@ carries ``placement_known = False`` and the reason, never a guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from advisor.model.record import Record, field
 
 
-@dataclass(frozen=True, slots=True)
-class Device:
+class Device(Record):
     """A whole disk as the kernel sees it (``/sys/block/<name>``)."""
 
     name: str  # "sda", "loop3", "nvme0n1"
@@ -30,8 +29,7 @@ class Device:
     reason: str | None = None  # why placement_known is False
 
 
-@dataclass(frozen=True, slots=True)
-class Partition:
+class Partition(Record):
     """A partition (or the whole disk used directly) holding a file system."""
 
     name: str  # "sda2"; equals the disk name when the disk has no partition table
@@ -48,8 +46,7 @@ class Partition:
         return (self.start_bytes / disk_size_bytes, (self.start_bytes + self.size_bytes) / disk_size_bytes)
 
 
-@dataclass(frozen=True, slots=True)
-class Extent:
+class Extent(Record):
     """A run of a file's bytes at an absolute byte offset of the whole disk."""
 
     file_offset_bytes: int
@@ -57,8 +54,7 @@ class Extent:
     length_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Record):
     """Where one path lies: disk, partition and the zone range its extents span."""
 
     path: str
@@ -74,8 +70,7 @@ class Location:
     extent_list: tuple[Extent, ...] = ()  # kept only when asked (``where --extents``)
 
 
-@dataclass(frozen=True, slots=True)
-class DiskStat:
+class DiskStat(Record):
     """One line of /proc/diskstats: cumulative counters of a disk or partition."""
 
     name: str
@@ -91,8 +86,7 @@ class DiskStat:
     is_partition: bool = False  # a partition row (sda2), not a whole disk (sda)
 
 
-@dataclass(frozen=True, slots=True)
-class DiskStatRate:
+class DiskStatRate(Record):
     """What ``iostat -x`` shows for one disk or partition over an interval."""
 
     name: str
@@ -106,8 +100,7 @@ class DiskStatRate:
     is_partition: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class HostLayout:
+class HostLayout(Record):
     """The host side of a snapshot: disks, partitions, file locations, diskstats."""
 
     hostname: str

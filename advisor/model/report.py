@@ -8,8 +8,9 @@ predicts before and after, and the scripts that carry it out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+from advisor.model.record import Record, field
 
 REPORT_FORMAT_VERSION = 2
 """2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``."""
@@ -17,8 +18,7 @@ REPORT_FORMAT_VERSION = 2
 Severity = Literal["info", "low", "medium", "high", "critical"]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     """One thing advisor found, with the numbers that prove it and what to do."""
 
     code: str  # stable: HOT_ON_INNER, CROSS_SURFACE, ...
@@ -30,8 +30,7 @@ class Finding:
     action: str
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceTime:
+class ServiceTime(Record):
     """Predicted mean service time of one area before and after the plan."""
 
     area: str
@@ -40,8 +39,7 @@ class ServiceTime:
     after_ms: float
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedPartition:
+class PlannedPartition(Record):
     """A target partition, in order from the outer edge."""
 
     disk: str
@@ -54,8 +52,7 @@ class PlannedPartition:
     start_bytes: int = 0  # 1 MiB aligned
 
 
-@dataclass(frozen=True, slots=True)
-class AreaPlacement:
+class AreaPlacement(Record):
     """Where one area (tablespace, WAL, temp, archive) is and where it should go."""
 
     area: str
@@ -67,8 +64,7 @@ class AreaPlacement:
     zone_end: float
 
 
-@dataclass(frozen=True, slots=True)
-class Script:
+class Script(Record):
     """A script that carries out part of the plan, with the caveat to read first."""
 
     name: str  # "sfdisk", "postgres.sql", "oracle.sql", "move_wal.sh"
@@ -77,8 +73,7 @@ class Script:
     caveat: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class TierDevice:
+class TierDevice(Record):
     """One target device of a tiered plan: its medium, model, what it holds and its predicted time."""
 
     name: str
@@ -92,8 +87,7 @@ class TierDevice:
     areas: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class TierAssignment:
+class TierAssignment(Record):
     """Where one area goes in a tiered plan, where the knapsack baseline put it, and why."""
 
     area: str
@@ -108,16 +102,14 @@ class TierAssignment:
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class TierCurvePoint:
+class TierCurvePoint(Record):
     """Predicted mean service time with the fast tier cut to ``fast_bytes`` (None: nothing fits)."""
 
     fast_bytes: int
     mean_ms: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class TierPlan:
+class TierPlan(Record):
     """The tier side of a plan: devices, assignment, rules, baseline and marginal curve."""
 
     devices: tuple[TierDevice, ...]
@@ -128,8 +120,7 @@ class TierPlan:
     rules: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Record):
     """Partitions from the outer edge, the assignment, predicted times and scripts."""
 
     partitions: tuple[PlannedPartition, ...]
@@ -144,8 +135,7 @@ class Plan:
     tiers: TierPlan | None = None  # set by a plan onto an inventory (--target)
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSummary:
+class ServerSummary(Record):
     """Which server the report is about."""
 
     dbms: str  # postgres | oracle
@@ -154,8 +144,7 @@ class ServerSummary:
     name: str  # host:port (PostgreSQL) or database name (Oracle)
 
 
-@dataclass(frozen=True, slots=True)
-class DiskSummary:
+class DiskSummary(Record):
     """The disk model the advice used for one disk (``target``: the new disks of a plan)."""
 
     model: str  # preset, spec or fitted model name
@@ -167,8 +156,7 @@ class DiskSummary:
     size_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutPartition:
+class LayoutPartition(Record):
     """A partition as it is now, as fractions of its disk (0 = outer edge)."""
 
     name: str
@@ -178,24 +166,21 @@ class LayoutPartition:
     fstype: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutDisk:
+class LayoutDisk(Record):
     """A disk of the host now: its size and partitions."""
 
     size_bytes: int
     partitions: tuple[LayoutPartition, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutSummary:
+class LayoutSummary(Record):
     """The host's partitions as they are now (empty when the workload has no host layout)."""
 
     hostname: str = ""
     disks: dict[str, LayoutDisk] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class AreaRow:
+class AreaRow(Record):
     """One area (tablespace, WAL/redo, temp, archive, ...) as the engine classified and located it."""
 
     name: str
@@ -221,8 +206,7 @@ class AreaRow:
     disk_read_share: float | None = None  # share of the database's reads the kernel saw reach the disk
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
     generated_at: str  # when the report was made (UTC)

@@ -1,10 +1,10 @@
-"""The vocabulary of advisor: frozen dataclasses that every stage reads and writes.
+"""The vocabulary of advisor: frozen records that every stage reads and writes.
 
 A snapshot (one point in time), a workload (rates between two snapshots), a host layout
 (where each file's bytes sit on which disk), a disk profile (what the bench measured) and
 a report (findings and plan). Units are in the field names; counters are ints; a figure the
 source did not provide is ``None``, never a false zero. The JSON form of each document is
-the dataclass itself (see :mod:`advisor.jsonio`) and is documented in docs/json-format.md.
+the record itself (:mod:`advisor.model.record`, :mod:`advisor.jsonio`), documented in docs/json-format.md.
 Layout, disk-profile and report classes live in :mod:`advisor.model.layout`,
 :mod:`advisor.model.disk` and :mod:`advisor.model.report` to keep modules short; they are
 re-exported here so ``from advisor.model import X`` works for every class.
@@ -12,11 +12,9 @@ re-exported here so ``from advisor.model import X`` works for every class.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from advisor.bulk import slot_constructor
 from advisor.jsonio import encode, read_document, write_atomic
 from advisor.model.disk import (
     DISK_PROFILE_FORMAT_VERSION,
@@ -33,6 +31,7 @@ from advisor.model.layout import (
     Location,
     Partition,
 )
+from advisor.model.record import Record, field
 from advisor.model.report import (
     REPORT_FORMAT_VERSION,
     AreaPlacement,
@@ -101,8 +100,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
+class ServerInfo(Record):
     """Which server a snapshot came from, and the clocks that reveal resets and restarts.
 
     ``identity`` is PostgreSQL's system_identifier or Oracle's DBID; ``started_at`` is the
@@ -129,8 +127,7 @@ class ServerInfo:
         return self.version_num // 10000
 
 
-@dataclass(frozen=True, slots=True)
-class FileIO:
+class FileIO(Record):
     """Cumulative IO counters of one file-like object, the same row for both databases.
 
     ``file_id`` is stable across samples of the same server (PostgreSQL:
@@ -160,8 +157,7 @@ class FileIO:
     parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentIO:
+class SegmentIO(Record):
     """Cumulative IO counters of one Oracle segment (table, index, LOB, or one partition of it).
 
     From V$SEGSTAT / V$SEGMENT_STATISTICS (live), DBA_HIST_SEG_STAT or STATS$SEG_STAT
@@ -196,8 +192,7 @@ class SegmentIO:
     file_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class SegmentRate:
+class SegmentRate(Record):
     """Rates of one Oracle segment over a workload interval (per second).
 
     ``read_iops``/``write_iops`` come from the request counters where the source has them,
@@ -230,12 +225,11 @@ class SegmentRate:
     lower_bound: bool = False
 
 
-new_file_io = slot_constructor(FileIO)
-"""FileIO(...) for hot loops (100,000 relation rows per snapshot): same object, built faster."""
+new_file_io = FileIO
+"""The FileIO constructor under its older name (a Record is built as fast as any constructor could)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CollectorRun:
+class CollectorRun(Record):
     """Outcome of one collector in one snapshot (postgres_exporter's success + duration)."""
 
     name: str
@@ -244,8 +238,7 @@ class CollectorRun:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class WaitProfile:
+class WaitProfile(Record):
     """How much of the database's time goes to IO: the response-time gate's input.
 
     PostgreSQL: IO time over active time from cumulative counters when the timing settings
@@ -266,8 +259,7 @@ class WaitProfile:
     notes: tuple[str, ...] = ()  # timing settings to turn on, caveats of the share
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Record):
     """Everything advisor knows at one instant about one server and its host."""
 
     server: ServerInfo
@@ -284,8 +276,7 @@ class Snapshot:
     format_version: int = FORMAT_VERSION
 
 
-@dataclass(frozen=True, slots=True)
-class FileRate:
+class FileRate(Record):
     """Rates of one file over a workload interval (per second unless the name says)."""
 
     file_id: str
@@ -309,8 +300,7 @@ class FileRate:
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
 
 
-@dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(Record):
     """Rates between two snapshots of the same server, with the rules that fired."""
 
     server: ServerInfo

@@ -23,15 +23,11 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from advisor.bulk import slot_constructor
 from advisor.model import Device, Extent, Location, Partition
 from advisor.storage import devicemap
 from advisor.storage.fiemap import EXTENT_ENCODED, FiemapReader, FiemapUnsupported, RawExtent
 from advisor.storage.mountinfo import NON_BLOCK_FSTYPES, MountEntry, mount_for, read_mounts
 from advisor.storage.sysfs import BlockNode, Sysfs
-
-new_location = slot_constructor(Location)
-"""Location(...) for the per-file hot path: same object, built faster."""
 
 Translator = Callable[[int, int], list[tuple[str, int, int]]]  # fs offset, length → (disk, offset, length)
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
@@ -298,7 +294,7 @@ class Locator:
             reason = "; ".join(notes) or "no data blocks (empty or sparse file)"
             return Location(path, target.disk, target.partition, None, None, span.extents, span.size_bytes,
                             placement_known=target.weak_reason is None, reason=reason)
-        return new_location(  # once per file of the cluster: the fast constructor
+        return Location(  # once per file of the cluster
             path, target.disk, target.partition, span.low / disk_size, span.high / disk_size, span.extents,
             span.size_bytes, span.weighted / span.mapped_bytes / disk_size,
             placement_known=target.weak_reason is None, reason="; ".join(notes) or None, extent_list=tuple(kept),

@@ -8,9 +8,8 @@ first few KB and calls ``read_report`` on the one that accepts it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from advisor.errors import BadInput, Unsupported
+from advisor.errors import BadInput
 from advisor.model import Workload
 
 __all__ = ["ReportCollector", "detect", "read_report"]
@@ -46,7 +45,7 @@ def read_report(path: str | Path) -> Workload:
 
 
 class ReportCollector:
-    """The ``awr`` plugin: a ReportReader (see advisor.collect.registry)."""
+    """The ``awr`` plugin: a ReportReader only; it opens no session (see advisor.collect.registry)."""
 
     name = "awr"
     dbms = "oracle"
@@ -58,7 +57,3 @@ class ReportCollector:
     def read_report(self, path: str) -> Workload:
         """Parse *path* into a Workload."""
         return read_report(path)
-
-    def collect(self, conn: Any, context: Any) -> None:
-        """Reports are files, not connections: use ``advisor collect --from-report FILE``."""
-        raise Unsupported("the awr reader reads report files: use advisor collect --from-report FILE")

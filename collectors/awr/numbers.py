@@ -27,6 +27,11 @@ def number(cell: str | None, *, binary: bool = False) -> float | None:
 
     >>> number("4,075,643"), number("&#160;"), number("1.5K"), number("2M", binary=True), number("####")
     (4075643.0, None, 1500.0, 2097152.0, None)
+
+    Time cells come out in milliseconds, whatever unit the report wrote:
+
+    >>> number("773.50us"), number("4.92ms"), number(".00ns"), number("6.5")
+    (0.7735, 4.92, 0.0, 6.5)
     """
     text = clean(cell)
     if not text or set(text) <= {"#", "*"}:
@@ -40,15 +45,6 @@ def number(cell: str | None, *, binary: bool = False) -> float | None:
     elif match.group(3):
         value *= _TIME_MS[match.group(3).lower()]
     return value
-
-
-def milliseconds(cell: str | None) -> float | None:
-    """A time cell in ms: plain numbers are ms (11.2), ``773.50us``/``4.92ms``/``.00ns`` carry units.
-
-    >>> milliseconds("773.50us"), milliseconds("4.92ms"), milliseconds(".00ns"), milliseconds("6.5")
-    (0.7735, 4.92, 0.0, 6.5)
-    """
-    return number(cell)
 
 
 def is_number(cell: str | None) -> bool:

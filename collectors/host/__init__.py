@@ -18,8 +18,8 @@ reporting every file as missing.
 from __future__ import annotations
 
 import os
-from typing import Any
 
+from advisor.collect.context import CollectContext
 from advisor.errors import Unsupported
 from advisor.model import FileIO, Location
 
@@ -32,10 +32,12 @@ def _paths_of(file: FileIO) -> list[str]:
     return [file.path, *file.segment_paths]
 
 
-def _check_same_host(context: Any, files: list[FileIO]) -> None:
-    server = getattr(context, "server", None)
-    settings = getattr(server, "settings", {}) or {}
-    data_directory = settings.get("data_directory")
+def _data_directory(context: CollectContext) -> str | None:
+    return context.server.settings.get("data_directory") if context.server is not None else None
+
+
+def _check_same_host(context: CollectContext, files: list[FileIO]) -> None:
+    data_directory = _data_directory(context)
     if data_directory and not os.path.isdir(data_directory):
         raise Unsupported(f"not on the database host: data_directory {data_directory} does not exist here")
     firsts = [f.path for f in files if f.path]
@@ -53,19 +55,18 @@ def _check_same_host(context: Any, files: list[FileIO]) -> None:
 
 
 class HostCollector:
-    """The ``host`` collector plugin (needs no connection)."""
+    """The ``host`` plugin: a Collector without a connection (see advisor.collect.registry)."""
 
     name = "host"
     dbms = "host"
 
-    def collect(self, conn: Any, context: Any) -> None:
+    def collect(self, conn: object, context: CollectContext) -> None:
         """Locate every file of ``context.files`` and store the HostLayout on the context."""
         from advisor.storage.layout import build_layout
         from advisor.storage.locate import Locator, merge
 
-        files: list[FileIO] = list(getattr(context, "files", []) or [])
-        server = getattr(context, "server", None)
-        data_directory = (getattr(server, "settings", {}) or {}).get("data_directory")
+        files = list(context.files)
+        data_directory = _data_directory(context)
         if not files and not data_directory:
             raise Unsupported("no database files to locate (no database collector ran)")
         _check_same_host(context, files)

@@ -9,39 +9,47 @@ snapshots stored in the database is read by :func:`advisor.collectors.oracle.his
 
 from __future__ import annotations
 
-from typing import Any
-
+from advisor.collect.context import CollectContext, CollectOptions
 from advisor.collectors.oracle.connect import open_connection
 from advisor.collectors.oracle.history import history_workload
 from advisor.collectors.oracle.live import sample
+from advisor.collectors.oracle.rows import OracleConnection
+from advisor.model import Workload
 
 __all__ = ["OracleCollector", "history_workload"]
 
 
+def _connection(conn: object) -> OracleConnection:
+    """The connection this plugin opened (advisor hands it back unchanged)."""
+    if not isinstance(conn, OracleConnection):
+        raise TypeError(f"the oracle collector needs the connection its connect() opened, not {type(conn).__name__}")
+    return conn
+
+
 class OracleCollector:
-    """The ``oracle`` collector plugin (a DatabaseCollector, see advisor.collect.registry)."""
+    """The ``oracle`` plugin: Collector, Connects and ReadsHistory (see advisor.collect.registry)."""
 
     name = "oracle"
     dbms = "oracle"
 
-    def connect(self, dsn: str | None, options: dict[str, Any]) -> Any:
+    def connect(self, dsn: str | None, options: CollectOptions) -> OracleConnection:
         """Open a monitoring session; errors are one-line AdvisorErrors without secrets."""
         return open_connection(dsn, options)
 
-    def close(self, conn: Any) -> None:
+    def close(self, conn: object) -> None:
         """Close the session; a dead connection is not worth an error at this point."""
         try:
-            conn.close()
+            _connection(conn).close()
         except Exception:  # noqa: BLE001 - closing a broken session must not mask the real outcome
             pass
 
-    def history(self, conn: Any, options: dict[str, Any]) -> Any:
+    def history(self, conn: object, options: CollectOptions) -> Workload:
         """The Workload between two stored snapshots (``advisor collect --statspack BEGIN:END``)."""
-        return history_workload(conn, options)
+        return history_workload(_connection(conn), options)
 
-    def collect(self, conn: Any, context: Any) -> None:
-        """Add one live sample of *conn* to *context* (a CollectContext)."""
-        result = sample(conn)
+    def collect(self, conn: object, context: CollectContext) -> None:
+        """Add one live sample of *conn* to *context*."""
+        result = sample(_connection(conn))
         context.server = result.server
         context.files.extend(result.files)
         context.wait = result.wait

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from advisor.collectors.oracle.rows import OracleConnection
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
 from advisor.secrets import remember, remember_dsn
 from advisor.sqlfiles import pick
@@ -128,7 +129,7 @@ def lower_case_row(description: Any) -> Callable[..., dict[str, Any]]:
     return make
 
 
-def open_connection(dsn: str | None, options: Mapping[str, Any]) -> Any:
+def open_connection(dsn: str | None, options: Mapping[str, Any]) -> OracleConnection:
     """Connect with python-oracledb (thin unless ``options["thick"]``) as module 'advisor'."""
     import oracledb
 
@@ -157,7 +158,8 @@ def open_connection(dsn: str | None, options: Mapping[str, Any]) -> Any:
     return conn
 
 
-def run_query(conn: Any, query: str, major: int, binds: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def run_query(conn: OracleConnection, query: str, major: int,
+              binds: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run the SQL file for *query* picked for *major*; rows are dicts keyed by lower-case alias."""
     sql = pick("oracle", query, major).text
     cursor = conn.cursor()

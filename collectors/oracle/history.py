@@ -24,6 +24,7 @@ from advisor import __version__
 from advisor.collectors.oracle import server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.collectors.oracle.live import driver_major
+from advisor.collectors.oracle.rows import OracleConnection
 from advisor.collectors.oracle.segments_history import history_segments
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
@@ -112,7 +113,7 @@ def _redo(events: Sequence[Mapping[str, Any]], snaps: tuple[int, int], timed: bo
     return pair[0], pair[1]
 
 
-def history_workload(conn: Any, options: Mapping[str, Any]) -> Workload:
+def history_workload(conn: OracleConnection, options: Mapping[str, Any]) -> Workload:
     """The workload between two Statspack (or, when licensed, AWR) snapshots."""
     source, (begin, end) = _pick_source(options)
     major = driver_major(conn)

@@ -14,6 +14,7 @@ from typing import Any
 
 from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
+from advisor.collectors.oracle.rows import OracleConnection
 from advisor.collectors.oracle.segments import add_live_segments
 from advisor.model import FileIO, SegmentIO, ServerInfo, WaitProfile
 
@@ -38,13 +39,13 @@ class LiveSample:
     segments: list[SegmentIO] = field(default_factory=list)
 
 
-def driver_major(conn: Any) -> int:
+def driver_major(conn: OracleConnection) -> int:
     """Major version from the connection (``conn.version`` is "19.3.0.0.0")."""
     version = str(getattr(conn, "version", "") or "0")
     return units.version_num(version) // 10000
 
 
-def read_rows(conn: Any) -> dict[str, list[dict[str, Any]]]:
+def read_rows(conn: OracleConnection) -> dict[str, list[dict[str, Any]]]:
     """Run every live query; V$CONTAINERS only on a CDB."""
     major = driver_major(conn)
     rows = {query: run_query(conn, query, major) for query in LIVE_QUERIES}
@@ -97,7 +98,7 @@ def build_sample(rows: dict[str, list[dict[str, Any]]], driver_version: str) -> 
     return LiveSample(info, files, wait, views, warnings, taken_at)
 
 
-def sample(conn: Any) -> LiveSample:
+def sample(conn: OracleConnection) -> LiveSample:
     """Read and map one live sample from *conn*, with its per-segment counters."""
     rows = read_rows(conn)
     result = build_sample(rows, str(getattr(conn, "version", "") or ""))

@@ -12,6 +12,7 @@ import datetime as dt
 import time
 from typing import Any
 
+from advisor.collect.context import CollectContext
 from advisor.collectors.postgres import files as mapping
 from advisor.collectors.postgres.areas import (
     Tablespace,
@@ -133,8 +134,8 @@ def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitPro
     return wait_profile(samples)
 
 
-def collect(session: PgSession, context: Any) -> None:
-    """Fill *context* (an advisor.collect.context.CollectContext) with one snapshot of the server."""
+def collect(session: PgSession, context: CollectContext) -> None:
+    """Fill *context* with one snapshot of the server."""
     major, conn = session.major, session.conn
     server: ServerRow = run_query(conn, major, "server")[0]
     priv: PrivilegesRow = run_query(conn, major, "privileges")[0]

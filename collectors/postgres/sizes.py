@@ -11,6 +11,14 @@ The helper is ``python -I -S`` with a dozen lines of code and no imports beyond 
 struct; it reads only paths it is sent, writes only sizes, and ends when its input closes.
 If it cannot start or dies, sizes are read in the collector's own process instead, so a
 snapshot never depends on it.
+
+Measured by ``benchmarks/collect_bench.py`` (the "sizes: stat here vs helper" row; the
+helper only runs for more than one database): on 10 databases x 10,000 relations (102,097
+files) the collect phase took 0.599 s instead of 0.667 s (1.11x, 2-core machine at load 1.4);
+on 10 databases x 1,000 relations (12,097 files) it took 0.586 s instead of 0.471 s (0.80x,
+load 7: with no idle core the helper only competes). At 12,000 files it costs more than it
+saves; it stays for the largest clusters, whose snapshot must keep within one second, and a
+threshold on the number of files is the next step once measured on an idle machine.
 """
 
 from __future__ import annotations

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oracle_replay import ReplayConnection  # noqa: E402
+from tests.oracle.oracle_replay import ReplayConnection
 
 
 @pytest.fixture

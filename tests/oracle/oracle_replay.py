@@ -22,8 +22,9 @@ from typing import Any
 
 import oracledb
 import oracledb.errors as driver_errors
-from oracle_catalog import CATALOG
-from oracle_sqlshape import shape
+
+from tests.oracle.oracle_catalog import CATALOG
+from tests.oracle.oracle_sqlshape import shape
 
 Recorded = list[dict[str, Any]] | Callable[[Mapping[str, Any]], list[dict[str, Any]]]
 _MARKER = re.compile(r"/\* advisor:([a-z0-9_]+) \*/")

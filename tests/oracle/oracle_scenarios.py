@@ -12,8 +12,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from oracle_replay import Recorded, ReplayConnection
-from oracle_segments import history_rows, segment_recordings
+from tests.oracle.oracle_replay import Recorded, ReplayConnection
+from tests.oracle.oracle_segments import history_rows, segment_recordings
 
 INTERVAL_S = 60
 STARTUP = dt.datetime(2026, 11, 1, 8, 0, 0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import report_truth as T
 
 from advisor.collectors.awr import ReportCollector, detect, read_report
 from advisor.model import FileRate, Workload, load_workload, save
+from tests.oracle import report_truth as T
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PER_FILE = ["awr_11.2.0.3_rac.html", "awr_11.2.0.4.html", "awr_12.1.0.2.html", "awr_12.2.0.1_cdb.html",
@@ -25,15 +25,12 @@ def by_path(result: Workload) -> dict[str, FileRate]:
 
 
 def test_fixtures_match_the_generator() -> None:
-    import sys
-
-    sys.path.insert(0, str(FIXTURES))
-    from generate_reports import render_all
+    from tests.oracle.fixtures.generate_reports import render_all
 
     rendered = render_all()
     assert sorted(rendered) == sorted(p.name for p in FIXTURES.iterdir() if p.suffix in (".html", ".txt"))
     for name, text in rendered.items():
-        assert (FIXTURES / name).read_text(encoding="utf-8") == text, f"{name} is stale: rerun generate_reports.py"
+        assert (FIXTURES / name).read_text(encoding="utf-8") == text, f"{name} is stale: regenerate"
 
 
 @pytest.mark.parametrize("name", PER_FILE)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from oracle_catalog import CATALOG
-from oracle_sqlshape import shape
 
 from advisor.sqlfiles import available
+from tests.oracle.oracle_catalog import CATALOG
+from tests.oracle.oracle_sqlshape import shape
 
 FILES = available("oracle")
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import oracledb
 import pytest
-from oracle_replay import ReplayConnection, ora_error
-from oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, statspack_recordings
 from typer.testing import CliRunner
 
 from advisor.cli import app
 from advisor.errors import ExitCode
+from tests.oracle.oracle_replay import ReplayConnection, ora_error
+from tests.oracle.oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, statspack_recordings
 
 Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,12 +7,12 @@ from typing import Any
 
 import oracledb
 import pytest
-from oracle_replay import ReplayConnection, dpy_error, ora_error
-from oracle_scenarios import SCENARIOS
 
 from advisor.collect.context import CollectContext
 from advisor.collectors.oracle import OracleCollector
 from advisor.errors import AdvisorError, ConnectionFailed, ExitCode, PrivilegeMissing, Unsupported
+from tests.oracle.oracle_replay import ReplayConnection, dpy_error, ora_error
+from tests.oracle.oracle_scenarios import SCENARIOS
 
 Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from oracle_replay import ReplayConnection
-from oracle_scenarios import SCENARIOS, statspack_recordings
 
 from advisor.collect.context import CollectContext
 from advisor.collectors.oracle import OracleCollector, history_workload
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import Workload
+from tests.oracle.oracle_replay import ReplayConnection
+from tests.oracle.oracle_scenarios import SCENARIOS, statspack_recordings
 
 
 def connection(**kwargs: object) -> ReplayConnection:

@@ -99,7 +99,7 @@ def test_partial_grants_are_warnings(server: PgServer, tmp_path: Path) -> None:
 
 
 def test_bad_arguments(tmp_path: Path) -> None:
-    _fails(["--dbms", "mysql"], tmp_path / "s.json", 6, "use postgres or oracle")
+    _fails(["--dbms", "mysql"], tmp_path / "s.json", 6, "use oracle or postgres")
     bad = tmp_path / "bad.json"
     bad.write_text('{"document": "snapshot", "format_version": 1, "server": ')
     done = run_advisor("workload", str(bad), str(bad))

@@ -29,7 +29,7 @@ def test_sleeping_session_is_active_but_not_waiting_on_io(shared_server: PgServe
     try:
         started.wait(10)
         time.sleep(0.2)
-        profile = collector.observe(session, 1.5, type("Ctx", (), {})())
+        profile = collector.observe(session, 1.5)
     finally:
         collector.close(session)
         thread.join(10)

@@ -61,9 +61,13 @@ def test_where_terminal_and_exit_zero_when_all_paths_read(three_zone_disk: Scrat
 
 
 def test_permission_denied_for_an_unprivileged_caller() -> None:
-    """Run the locator as nobody (system python, stdlib only) on a file in a 0700 directory."""
+    """Run the locator as nobody (this interpreter, the repo on PYTHONPATH) on a file in a 0700 directory."""
     if not is_root() or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to drop privileges")
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable]
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"}
+    if subprocess.run([*as_nobody, "-c", "import msgspec"], capture_output=True, env=env, cwd="/").returncode:
+        pytest.skip(f"nobody cannot run {sys.executable} with its packages")
     root = Path(tempfile.mkdtemp(prefix="advisor-perm-"))
     try:
         root.chmod(0o755)
@@ -75,11 +79,8 @@ def test_permission_denied_for_an_unprivileged_caller() -> None:
         code = ("import json, sys; from advisor.storage.locate import Locator; "
                 "found = Locator().locate_many(sys.argv[1:]); "
                 "print(json.dumps([[x.path, x.reason, x.zone_start is not None] for x in found]))")
-        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
-                               "-c", code, str(root / "open" / "f"), str(root / "closed" / "f")],
-                              capture_output=True, text=True, timeout=60,
-                              env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"},
-                              cwd="/")
+        done = subprocess.run([*as_nobody, "-c", code, str(root / "open" / "f"), str(root / "closed" / "f")],
+                              capture_output=True, text=True, timeout=60, env=env, cwd="/")
         assert done.returncode == 0, done.stderr
         readable, denied = json.loads(done.stdout)
         assert readable[2] is True  # located (on this machine's disk, whatever it is)

@@ -76,6 +76,7 @@ def test_sql_and_collectors_commands() -> None:
     plugins = {p["name"]: p for p in json.loads(run("collectors", "--format", "json").stdout)}
     assert plugins["postgres"]["status"] == "ok" and plugins["postgres"]["dbms"] == "postgres"
     assert plugins["postgres"]["target"] == "advisor.collectors.postgres:PostgresCollector"
+    assert plugins["oracle"]["capabilities"] == ["collect", "connect", "history"]
 
 
 def test_collect_oracle_unreachable_goes_through_the_plugin(tmp_path: Path) -> None:

@@ -62,9 +62,10 @@ def test_disk_profile_int_keys_round_trip(tmp_path: Path) -> None:
     [
         (lambda d: d.update(format_version=FORMAT_VERSION + 1), "newer"),
         (lambda d: d.update(document="report"), "expected an advisor 'snapshot'"),
-        (lambda d: d["files"][0].update(reads="many"), "reads: expected an integer"),
-        (lambda d: d.update(surprise=1), "unknown field 'surprise'"),
-        (lambda d: d["server"].pop("identity"), "missing field 'identity'"),
+        (lambda d: d["files"][0].update(reads="many"), r"Expected `int`, got `str` - at `\$\.files\[0\]\.reads`"),
+        (lambda d: d.update(surprise=1), "unknown field `surprise`"),
+        (lambda d: d["server"].pop("identity"), r"missing required field `identity` - at `\$\.server`"),
+        (lambda d: d["files"][0].update(kind="blob"), r"Invalid enum value 'blob' - at `\$\.files\[0\]\.kind`"),
     ],
 )
 def test_foreign_or_broken_documents_are_refused(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
