@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from oracle_replay import Recorded
+from tests.oracle.oracle_replay import Recorded
 
 # statistic order of the DELTA tuples
 STATISTICS = ("physical reads", "physical read requests", "physical reads direct", "physical writes",

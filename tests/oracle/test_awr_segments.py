@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import report_truth as T
 
+import tests.oracle.report_truth as T
 from advisor.collectors.awr import read_report
 from advisor.model import SegmentRate, Workload, load_workload, save
 

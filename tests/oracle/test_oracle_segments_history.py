@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from oracle_replay import ReplayConnection, ora_error
-from oracle_scenarios import SCENARIOS, statspack_recordings
 
 from advisor.collectors.oracle import history_workload
 from advisor.model import SegmentRate, Workload
+from tests.oracle.oracle_replay import ReplayConnection, ora_error
+from tests.oracle.oracle_scenarios import SCENARIOS, statspack_recordings
 
 
 def _workload(prefix: str, conn: ReplayConnection | None = None) -> Workload:
