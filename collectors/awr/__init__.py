@@ -7,9 +7,12 @@ first few KB and calls ``read_report`` on the one that accepts it.
 
 from __future__ import annotations
 
+import html as html_module
+import re
 from pathlib import Path
 from typing import Any
 
+from advisor.collectors.awr import numbers
 from advisor.errors import BadInput, Unsupported
 from advisor.model import Workload
 
@@ -41,8 +44,40 @@ def read_report(path: str | Path) -> Workload:
     if kind is None:
         raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "
                        "(expected 'WORKLOAD REPOSITORY report for' or 'STATSPACK report for' near the top)")
+    _one_report(content, str(path), kind)
     readers = {"awr-html": read_awr_html, "awr-text": read_awr_text, "statspack": read_statspack}
-    return build_workload(readers[kind](content, str(path)))
+    decimal = numbers.decimal_separator(_visible_text(content) if kind == "awr-html" else content, str(path))
+    with numbers.reading(decimal) as reading:
+        data = readers[kind](content, str(path))
+    data.warnings.extend(reading.notes)
+    if decimal == ",":
+        data.warnings.append("the report prints decimal commas (European NLS settings); numbers read accordingly")
+    return build_workload(data)
+
+
+REPORT_STARTS = ("WORKLOAD REPOSITORY report for", "STATSPACK report for", "STATSPACK Statistics Report")
+
+
+def _one_report(content: str, path: str, kind: str) -> None:
+    """Refuse a file holding several reports (spooled one after another) before parsing any.
+
+    Reading only the first would silently drop the rest; one file makes one workload, so
+    the user splits the file (docs/awr-import.md shows how) and imports each part.
+    """
+    starts = [m.start() for m in re.finditer("|".join(map(re.escape, REPORT_STARTS)), content)]
+    if len(starts) > 1:
+        lines = [content.count("\n", 0, start) + 1 for start in starts[:3]]
+        shown = ", ".join(map(str, lines)) + (", ..." if len(starts) > 3 else "")
+        pattern = "<html" if kind == "awr-html" else REPORT_STARTS[1] if kind == "statspack" else REPORT_STARTS[0]
+        raise BadInput(f"{path}: the file holds {len(starts)} reports (starting at lines {shown}); "
+                       "advisor reads one report per file",
+                       hint=f"split it, e.g. csplit -z -f report- {path} '/{pattern}/' '{{*}}', and import each part")
+
+
+def _visible_text(page: str) -> str:
+    """The text of an HTML page without its tags, styles and scripts (numbers in CSS are not figures)."""
+    without_code = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", " ", page)
+    return html_module.unescape(re.sub(r"<[^>]*>", " ", without_code))
 
 
 class ReportCollector:

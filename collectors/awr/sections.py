@@ -8,6 +8,7 @@ Rates are kept as the report prints them; counts (reads, writes) are interval to
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from advisor.errors import BadInput
@@ -19,11 +20,11 @@ class FileRow:
 
     tablespace: str
     filename: str
-    reads: float
+    reads: float | None  # None only when the report printed an overflow mark
     reads_s: float | None
     av_rd_ms: float | None
     av_blks_rd: float | None
-    writes: float
+    writes: float | None
     writes_s: float | None
     single_reads_s: float | None = None  # "1-bk Rds/s" (11.2.0.4+)
     av_single_rd_ms: float | None = None  # "Av 1-bk Rd(ms)"
@@ -129,10 +130,13 @@ def column_key(header: str) -> str:
 
 
 def file_row(tablespace: str, filename: str, cells: dict[str, float | None], pdb: str | None,
-             line: int, where: str) -> FileRow:
-    """A FileRow from cells keyed by column key; BadInput when Reads or Writes are missing."""
+             line: int, where: str, overflowed: Collection[str] = ()) -> FileRow:
+    """A FileRow from cells keyed by column key; BadInput when Reads or Writes are missing.
+
+    A figure in *overflowed* (printed as ``######``) is unknown, not missing: the row stays.
+    """
     reads, writes = cells.get("reads"), cells.get("writes")
-    if reads is None or writes is None:
+    if (reads is None and "reads" not in overflowed) or (writes is None and "writes" not in overflowed):
         raise BadInput(f"{where} line {line}: no Reads/Writes figures for {filename} (garbled or truncated report)")
     return FileRow(
         tablespace=tablespace, filename=filename, reads=reads, reads_s=cells.get("reads_s"),
