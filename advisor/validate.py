@@ -241,15 +241,16 @@ def scrub_workload(workload: T) -> T:
             outer, _, name = head.rpartition(".")
             row, key = (getattr(workload, outer) if outer else workload), (outer, None)
         row_class: Any = type(row)
+        label = getattr(row, "file_id", None) or getattr(row, "segment_id", None)
+        named = f"{label}: {problem}" if key[1] is not None else str(problem)
         if _optional(row_class, name) and not problem.why.startswith("the same"):
             cleared.setdefault(key, {})[name] = None
-            warnings.append(f"{problem}: left unknown")
+            warnings.append(f"{named}; left unknown")
         elif key[1] is None:
-            raise BadInput(f"{problem}")
+            raise BadInput(named)
         else:
             dropped.setdefault(head, set()).add(key[1])
-            label = getattr(row, "file_id", None) or getattr(row, "segment_id", "")
-            warnings.append(f"{problem}: row {label!r} left out")
+            warnings.append(f"{named}; the row is left out")
     changes: dict[str, Any] = {}
     for (head, index), fields in cleared.items():
         if index is None and not head:
