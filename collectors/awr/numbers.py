@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from advisor.errors import BadInput
 
@@ -67,11 +68,15 @@ def clean(cell: str | None) -> str:
     """Cell text without no-break spaces and padding (separators are kept: see :func:`number`)."""
     if cell is None:
         return ""
-    return cell.replace("&#160;", "").replace("\xa0", "").replace("&nbsp;", "").strip()
+    if "&" in cell or "\xa0" in cell:
+        cell = cell.replace("&#160;", "").replace("\xa0", "").replace("&nbsp;", "")
+    return cell.strip()
 
 
 def is_overflow(cell: str | None) -> bool:
     """Whether *cell* is an overflow mark (``######``): SQL*Plus's way of saying "too wide"."""
+    if not cell or ("#" not in cell and "*" not in cell):
+        return False
     text = clean(cell)
     return bool(text) and set(text) <= {"#", "*"}
 
@@ -88,13 +93,24 @@ def number(cell: str | None, *, binary: bool = False) -> float | None:
     text = clean(cell)
     if not text or is_overflow(text):
         return None
+    current = _READING.get()
+    value = _parse(text, current.decimal if current is not None else ".", binary)
+    if value is None:
+        raise ValueError(f"not a number: {cell!r}")
+    return value
+
+
+@lru_cache(maxsize=8192)
+def _parse(text: str, decimal: str, binary: bool) -> float | None:
+    """*text* as a number with *decimal* as its decimal separator; None when it is not one.
+
+    Cached: a report repeats the same few thousand cells (0, 0.0, 1.0 ...) many times.
+    """
     match = _SUFFIX.match(text)
     assert match is not None  # the pattern matches any text
     digits, step, unit = match.groups()
-    current = _READING.get()
-    decimal = current.decimal if current is not None else "."
     if not digits or not any(c.isdigit() for c in digits) or not _PLAIN[decimal].match(digits):
-        raise ValueError(f"not a number: {cell!r}")
+        return None
     group = "," if decimal == "." else "."
     value = float(digits.replace(group, "").replace(decimal, "."))
     if step:

@@ -93,7 +93,8 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     while index >= 0 and section.lines[index].strip() and not _DASHES.match(section.lines[index]):
         header_lines.insert(0, section.lines[index])
         index -= 1
-    names = [" ".join(filter(None, (_cut(h, ranges)[c] for h in header_lines))) for c in range(len(ranges))]
+    header_cells = [_cut(h, ranges) for h in header_lines]
+    names = [" ".join(filter(None, (cells[c] for cells in header_cells))) for c in range(len(ranges))]
     result = Grid([column_key(n) for n in names])
     pending, pending_line = "", 0
     for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
