@@ -133,7 +133,7 @@ def _walk(obj: object, where: str) -> Iterable[Problem]:
         for key, value in obj.items():
             if not _is_number(value):
                 yield from _walk(value, f'{where}["{key}"]')
-            elif why := number_problem(where.rsplit(".", 1)[-1], float(value)):
+            elif why := number_problem(where.rsplit(".", 1)[-1], value):
                 yield Problem(f'{where}["{key}"]', value, why)
 
 
@@ -155,7 +155,7 @@ def _walk_sequence(items: tuple[Any, ...] | list[Any], where: str) -> Iterable[P
             yield from _repeated_ids(items, key, where)
     else:
         for index, item in enumerate(items):
-            if _is_number(item) and (why := number_problem(where.rsplit(".", 1)[-1], float(item))):
+            if _is_number(item) and (why := number_problem(where.rsplit(".", 1)[-1], item)):
                 yield Problem(f"{where}[{index}]", item, why)
             elif not _is_number(item):
                 yield from _walk(item, f"{where}[{index}]")
@@ -185,7 +185,7 @@ def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         if f.name in names:
-            if value is not None and (why := number_problem(f.name, float(value))):
+            if value is not None and (why := number_problem(f.name, value)):
                 yield Problem(prefix + f.name, value, why)
         elif f.name in TIMESTAMPS and isinstance(value, str):
             if why := _timestamp_problem(value):
