@@ -123,6 +123,15 @@ COLUMN_KEYS = {
 }
 
 
+COLUMN_LABELS = {
+    "reads": "Reads", "reads_s": "Av Reads/s", "av_rd_ms": "Av Rd(ms)", "av_blks_rd": "Av Blks/Rd",
+    "single_reads_s": "1-bk Rds/s", "av_single_rd_ms": "Av 1-bk Rd(ms)", "opt_reads": "% Opt Reads",
+    "writes": "Writes", "writes_s": "Av Writes/s", "av_wr_ms": "Av Writes(ms)", "buffer_waits": "Buffer Waits",
+    "av_buf_ms": "Av Buf Wt(ms)", "max_read_bucket": "Mx Rd Bkt", "waits": "Waits", "total_s": "Total Wait Time (s)",
+}
+"""How a report heads the columns advisor reads, for messages (keys as :func:`column_key` gives them)."""
+
+
 def column_key(header: str) -> str:
     """Canonical key of a column header, whatever its spacing or line breaks ("Av Rd (ms)")."""
     squashed = "".join(header.split())

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.collectors.awr import numbers
-from advisor.collectors.awr.sections import ReportData, block_size_from, column_key
+from advisor.collectors.awr.sections import COLUMN_LABELS, ReportData, block_size_from, column_key
 from advisor.errors import BadInput
 
 TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
@@ -132,7 +132,8 @@ def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | No
     """A numeric cell of *row*, BadInput naming the section and line when it is not a number."""
     cell = row.cells.get(key)
     if numbers.is_overflow(cell):
-        numbers.note(f"{where} line {row.line}: {row.label or 'a row'}: {key} printed as {cell!r} "
+        label = " ".join(row.label.split()) or "a row"
+        numbers.note(f"{where} line {row.line}: {label}: {COLUMN_LABELS.get(key, key)} printed as {cell!r} "
                      "(the figure overflowed its column); left unknown")
         return None
     try:
