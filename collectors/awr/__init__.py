@@ -64,12 +64,16 @@ def _one_report(content: str, path: str, kind: str) -> None:
     Reading only the first would silently drop the rest; one file makes one workload, so
     the user splits the file (docs/awr-import.md shows how) and imports each part.
     """
-    starts = [m.start() for m in re.finditer("|".join(map(re.escape, REPORT_STARTS)), content)]
-    if len(starts) > 1:
-        lines = [content.count("\n", 0, start) + 1 for start in starts[:3]]
-        shown = ", ".join(map(str, lines)) + (", ..." if len(starts) > 3 else "")
+    marker = max(REPORT_STARTS, key=content.count)  # str.count and find: a 60 MB file in a blink, unlike a regex
+    total = content.count(marker)
+    if total > 1:
+        starts = [content.find(marker)]
+        while len(starts) < 3 and (following := content.find(marker, starts[-1] + 1)) >= 0:
+            starts.append(following)
+        lines = [content.count("\n", 0, start) + 1 for start in starts]
+        shown = ", ".join(map(str, lines)) + (", ..." if total > 3 else "")
         pattern = "<html" if kind == "awr-html" else REPORT_STARTS[1] if kind == "statspack" else REPORT_STARTS[0]
-        raise BadInput(f"{path}: the file holds {len(starts)} reports (starting at lines {shown}); "
+        raise BadInput(f"{path}: the file holds {total} reports (starting at lines {shown}); "
                        "advisor reads one report per file",
                        hint=f"split it, e.g. csplit -z -f report- {path} '/{pattern}/' '{{*}}', and import each part")
 
