@@ -29,6 +29,7 @@ ALLOWED_EXIT = frozenset(code for code in ExitCode if code not in (ExitCode.OK, 
 FREE_FORM = frozenset({"views", "settings", "machine", "mapped_paths", "evidence"})
 SIGNED = frozenset({"predicted_gain"})
 ADVISE_EVERY = 15  # one accepted workload in this many also goes through the engine (a report and plan)
+CLI_EVERY = 20  # one report case in this many also goes through `advisor collect --from-report`
 
 
 def bad_figures(obj: Any, name: str = "", where: str = "$") -> Iterator[str]:
@@ -83,6 +84,21 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
     return [document]
 
 
+def _cli_problem(path: Path) -> str | None:
+    """Run ``advisor collect --from-report`` in-process: an allowed exit code and clean stderr."""
+    from typer.testing import CliRunner
+
+    from advisor.cli import app
+
+    done = CliRunner().invoke(app, ["collect", "--from-report", str(path), "-o", str(path.parent / "cli.json")])
+    if done.exit_code != 0 and done.exit_code not in ALLOWED_EXIT:
+        return f"advisor collect --from-report exited {done.exit_code}: {done.output.strip()[:300]!r}"
+    errors = [line for line in done.stderr.splitlines() if not line.startswith("advisor: warning:")]
+    if "Traceback" in done.output or "internal error" in done.output or len(errors) > 1:
+        return f"advisor collect --from-report printed {done.stderr.strip()[:300]!r}"
+    return None
+
+
 def _refusal_problem(exc: AdvisorError) -> str | None:
     line = exc.one_line()
     if exc.exit_code not in ALLOWED_EXIT:
@@ -105,6 +121,8 @@ def run_case(case: Case, directory: Path) -> str | None:
             path = folder / name
             path.write_bytes(data)
             paths.append(path)
+        if case.kind == "report" and case.seed % CLI_EVERY == 0 and (problem := _cli_problem(paths[0])):
+            return problem
         try:
             results = _execute(case, paths)
         except AdvisorError as exc:
