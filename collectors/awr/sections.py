@@ -100,6 +100,8 @@ def release_tuple(release: str) -> tuple[int, ...]:
     parts = re.findall(r"\d+", release)
     if not parts:
         raise BadInput(f"report header has no database release (found {release!r})")
+    if any(len(p) > 4 for p in parts):  # 19.21.0.0.0, 23.4.0.24.05: a 40-digit part is damage
+        raise BadInput(f"report header: Release {release[:40]!r} is not a database release")
     return tuple(int(p) for p in parts)
 
 

@@ -234,3 +234,11 @@ def test_seconds_per_read_is_still_dropped() -> None:
     rate = next(r for r in result.rates if r.path == T.IMPLAUSIBLE_FILE)
     assert rate.read_latency_ms is None
     assert any("36,250.00 is implausible" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("digits", [19, 5000])
+def test_release_with_a_huge_number_is_refused(tmp_path: Path, digits: int) -> None:
+    # found by the fuzz suite: an internal error (int conversion limit) or a document advisor could not read back
+    path = edited(tmp_path, "awr_19c_nodata.html", ">19.0.0.0.0<", ">" + "9" * digits + ".0.0.0.0<")
+    with pytest.raises(BadInput, match="Release '9+' is not a database release"):
+        read_report(path)
