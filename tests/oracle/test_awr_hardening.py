@@ -240,5 +240,5 @@ def test_seconds_per_read_is_still_dropped() -> None:
 def test_release_with_a_huge_number_is_refused(tmp_path: Path, digits: int) -> None:
     # found by the fuzz suite: an internal error (int conversion limit) or a document advisor could not read back
     path = edited(tmp_path, "awr_19c_nodata.html", ">19.0.0.0.0<", ">" + "9" * digits + ".0.0.0.0<")
-    with pytest.raises(BadInput, match="Release '9+' is not a database release"):
+    with pytest.raises(BadInput, match=r"Release '9+[.0]*' is not a database release"):
         read_report(path)
