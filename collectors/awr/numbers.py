@@ -27,7 +27,7 @@ from advisor.errors import BadInput
 _SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|(ns|us|ms|s))?$", re.IGNORECASE)
 _STEP = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 _TIME_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0}
-_TOKEN = re.compile(r"(?<![\w.,/:+#-])\d[\d.,]*\d(?![\w.,/:-])")
+_TOKEN = re.compile(r"(?<!\S)\d[\d.,]*\d(?!\S)")  # a whole cell: "(1,2)" in a SQL text is not one
 _PLAIN = {".": re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?$"),
           ",": re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d*)(?:,\d*)?$")}
 
@@ -157,8 +157,10 @@ def decimal_separator(text: str, where: str) -> str:
     """The report's decimal separator, from every number it prints; refused when they disagree.
 
     A token such as ``0,56`` or ``1.234.567`` proves a comma decimal, ``56.1`` or
-    ``4,075,643.5`` a point; ``4,075`` fits both and proves nothing. Dates, releases, paths
-    and unit-suffixed cells are not tokens.
+    ``4,075,643.5`` a point; ``4,075`` fits both and proves nothing. Only whole cells (digits
+    and separators between blanks) count: dates, releases, paths, unit-suffixed cells and
+    numbers inside SQL text such as ``IN (1,2)`` do not. An HTML page is given without its
+    tags (:func:`advisor.collectors.awr._visible_text`).
     """
     seen: dict[str, tuple[str, int]] = {}
     for match in _TOKEN.finditer(text):

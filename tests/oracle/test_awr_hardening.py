@@ -110,6 +110,12 @@ def test_comma_elapsed_is_not_read_as_hundreds_of_minutes(tmp_path: Path) -> Non
         read_report(target)
 
 
+def test_numbers_inside_sql_text_prove_nothing(tmp_path: Path) -> None:
+    sql = "SQL ordered by Reads\n  select substr(name,1,30) from t where id in (1,2) and x = :1\n\n"
+    path = edited(tmp_path, "awr_11.2.0.4.txt", "Foreground Wait Class", sql + "Foreground Wait Class")
+    assert read_report(path).interval_s == T.INTERVAL_S
+
+
 def test_elapsed_that_disagrees_with_the_snap_times_is_refused(tmp_path: Path) -> None:
     path = edited(tmp_path, "awr_11.2.0.4.txt", "60.00 (mins)", "6,000 (mins)")
     with pytest.raises(BadInput, match=r"Elapsed 6,000.00 min disagrees with the Begin/End Snap times \(60.00 min"):
