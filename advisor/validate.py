@@ -24,7 +24,7 @@ import datetime as dt
 import math
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache, partial
 from operator import attrgetter, is_not
 from typing import Any, TypeVar
@@ -100,14 +100,13 @@ def _timestamp_problem(value: str) -> str | None:
 
 
 @cache
-def _numeric_fields(cls: type) -> tuple[tuple[str, ...], Callable[[Any], Any], tuple[tuple[float, float], ...]]:
-    """The number fields of *cls*, a getter returning them all, and each one's (low, high) bounds."""
+def _numeric_fields(cls: type) -> tuple[tuple[str, ...], tuple[tuple[float, float], ...]]:
+    """The number fields of *cls* and each one's (low, high) bounds."""
     hints = typing.get_type_hints(cls)
     names = tuple(f.name for f in dataclasses.fields(cls)
                   if f.name not in OPAQUE and _annotation_is_number(hints[f.name]))
-    getter = attrgetter(*names) if len(names) > 1 else (lambda o: (getattr(o, names[0]),) if names else ())
     bounds = tuple((-LARGEST if n in SIGNED else 0.0, 1.0 if n in SHARES else LARGEST) for n in names)
-    return names, getter, bounds
+    return names, bounds
 
 
 def _annotation_is_number(tp: Any) -> bool:
@@ -169,7 +168,7 @@ def _columns_possible(items: tuple[Any, ...] | list[Any], cls: type) -> bool:
     bounds. Anything unusual (a sum that overflows, a huge int) answers False, and the rows
     are then walked one by one to name the field.
     """
-    names, _, bounds = _numeric_fields(cls)
+    names, bounds = _numeric_fields(cls)
     try:
         for name, (low, high) in zip(names, bounds, strict=True):
             values = list(filter(_not_none, map(attrgetter(name), items)))
@@ -306,8 +305,3 @@ def _free_form(cls: type, name: str) -> bool:
 @cache
 def _optional(cls: type, name: str) -> bool:
     return type(None) in typing.get_args(typing.get_type_hints(cls).get(name, object))
-
-
-def finite_or_none(value: float | None) -> float | None:
-    """*value* when it is a finite number, else None (for figures computed from report cells)."""
-    return value if value is not None and math.isfinite(value) else None
