@@ -80,8 +80,11 @@ def _one_report(content: str, path: str, kind: str) -> None:
 
 def _visible_text(page: str) -> str:
     """The text of an HTML page without its tags, styles and scripts (numbers in CSS are not figures)."""
-    without_code = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", " ", page)
-    return html_module.unescape(re.sub(r"<[^>]*>", " ", without_code))
+    def blank(match: re.Match[str]) -> str:  # keep the line breaks: messages give line numbers
+        return " " + "\n" * match.group().count("\n")
+
+    without_code = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", blank, page)
+    return html_module.unescape(re.sub(r"<[^>]*>", blank, without_code))
 
 
 class ReportCollector:

@@ -124,7 +124,8 @@ def test_elapsed_that_disagrees_with_the_snap_times_is_refused(tmp_path: Path) -
 
 def test_swapped_separator_in_one_cell_is_refused(tmp_path: Path) -> None:
     path = edited(tmp_path, "awr_11.2.0.4.html", ">7.00<", ">7,00<")
-    with pytest.raises(BadInput, match="both decimal separators"):
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if ">7,00<" in text)
+    with pytest.raises(BadInput, match=f"both decimal separators \\('7,00' at line {line}, "):
         read_report(path)
 
 
