@@ -5,12 +5,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest system-deps pg-binaries venv clean
+.PHONY: test demo fuzz lint typecheck pytest system-deps pg-binaries venv clean
 
 test: system-deps venv pg-binaries lint typecheck pytest
 
 demo: system-deps venv
 	$(VENV)/bin/advisor demo
+
+# damaged reports and documents, in-process (a 2,000-case fixed-seed run is part of `make test`);
+# FUZZ_CASES/FUZZ_SEED choose the run, a failure prints the case seed for --replay
+FUZZ_CASES ?= 20000
+FUZZ_SEED ?= 20261123
+fuzz: venv
+	$(PY) -m tests.fuzz.run --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
 venv: $(STAMP)
 

@@ -228,9 +228,12 @@ def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
     """Cumulative profiles (Oracle DB time) are diffed; sampled ones (PostgreSQL) come from *b*."""
     if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
         return b
-    db_time = b.db_time_s - a.db_time_s
-    io_wait = b.io_wait_s - a.io_wait_s
-    share = io_wait / db_time if db_time > 0 and io_wait >= 0 else None
+    db_time: float | None = b.db_time_s - a.db_time_s
+    io_wait: float | None = b.io_wait_s - a.io_wait_s
+    # a cumulative time that went backwards (instance restart, damaged file) says nothing of the interval
+    db_time = db_time if db_time is not None and db_time >= 0 else None
+    io_wait = io_wait if io_wait is not None and io_wait >= 0 else None
+    share = io_wait / db_time if db_time and io_wait is not None else None
     return replace(b, io_wait_share=share, db_time_s=db_time, io_wait_s=io_wait)
 
 

@@ -121,11 +121,10 @@ def fit_cmd(
     from advisor.disk.fit import fit_profile
     from advisor.disk.presets import get_model
     from advisor.disk.spec import to_toml
-    from advisor.jsonio import read_document
-    from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+    from advisor.model import load_disk_profile
 
     as_json = _wants_json(fmt)
-    profile = read_document(profile_path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+    profile = load_disk_profile(profile_path)
     result = fit_profile(profile, get_model(base) if base else None)
     fitted = ("r_od_mb_s", "rho", "seek_track_ms", "seek_avg_ms", "seek_full_ms", "overhead_ms", "rpm")
     sources = dict.fromkeys(fitted, f"fitted to {profile_path.name} ({profile.measured_at})")

@@ -62,11 +62,9 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
 def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
     from advisor.disk.fit import fit_profile
     from advisor.engine.physics import ModelPhysics
-    from advisor.jsonio import read_document
-    from advisor.model import DISK_PROFILE_FORMAT_VERSION
-    from advisor.model import DiskProfile as Profile
+    from advisor.model import load_disk_profile
 
-    profile = read_document(path, "disk-profile", Profile, DISK_PROFILE_FORMAT_VERSION)
+    profile = load_disk_profile(path)
     if profile.classification == "solid-state":
         from advisor.disk.presets import get_model
 

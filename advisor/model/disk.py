@@ -8,6 +8,7 @@ selected, stopped by Ctrl-C, or impossible on the target), never zero.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from advisor.model.record import Record, field
@@ -70,3 +71,11 @@ class DiskProfile(Record):
     tool_version: str = ""
     document: Literal["disk-profile"] = "disk-profile"
     format_version: int = DISK_PROFILE_FORMAT_VERSION
+
+
+def load_disk_profile(path: Path | str) -> DiskProfile:
+    """Read a profile written by ``advisor bench``; foreign, newer or impossible files are refused."""
+    from advisor.jsonio import read_document
+    from advisor.validate import check
+
+    return check(read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION), Path(path).name)

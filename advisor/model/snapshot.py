@@ -21,6 +21,7 @@ from advisor.model.disk import (
     DiskProfile,
     Latency,
     ZonePoint,
+    load_disk_profile,
 )
 from advisor.model.layout import (
     Device,
@@ -46,6 +47,7 @@ from advisor.model.report import (
     TierDevice,
     TierPlan,
 )
+from advisor.validate import check
 
 FORMAT_VERSION = 1
 """Version of the snapshot and workload documents; bump on incompatible change."""
@@ -93,6 +95,7 @@ __all__ = [
     "WaitProfile",
     "Workload",
     "ZonePoint",
+    "load_disk_profile",
     "load_snapshot",
     "load_workload",
     "new_file_io",
@@ -327,10 +330,14 @@ def save(document: Snapshot | Workload | DiskProfile | Report, path: Path | str)
 
 
 def load_snapshot(path: Path | str) -> Snapshot:
-    """Read a snapshot written by ``advisor collect``; foreign or newer files are refused."""
-    return read_document(path, "snapshot", Snapshot, FORMAT_VERSION)
+    """Read a snapshot written by ``advisor collect``; foreign, newer or impossible files are refused.
+
+    Impossible figures (negative, infinite, repeated ids, bad times) are refused by
+    :func:`advisor.validate.check`, here rather than in each command.
+    """
+    return check(read_document(path, "snapshot", Snapshot, FORMAT_VERSION), Path(path).name)
 
 
 def load_workload(path: Path | str) -> Workload:
     """Read a workload written by ``advisor collect --interval`` or ``--from-report``."""
-    return read_document(path, "workload", Workload, FORMAT_VERSION)
+    return check(read_document(path, "workload", Workload, FORMAT_VERSION), Path(path).name)

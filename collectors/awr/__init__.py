@@ -7,8 +7,11 @@ first few KB and calls ``read_report`` on the one that accepts it.
 
 from __future__ import annotations
 
+import html as html_module
+import re
 from pathlib import Path
 
+from advisor.collectors.awr import numbers
 from advisor.errors import BadInput
 from advisor.model import Workload
 
@@ -40,8 +43,47 @@ def read_report(path: str | Path) -> Workload:
     if kind is None:
         raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "
                        "(expected 'WORKLOAD REPOSITORY report for' or 'STATSPACK report for' near the top)")
+    _one_report(content, str(path), kind)
     readers = {"awr-html": read_awr_html, "awr-text": read_awr_text, "statspack": read_statspack}
-    return build_workload(readers[kind](content, str(path)))
+    decimal = numbers.decimal_separator(_visible_text(content) if kind == "awr-html" else content, str(path))
+    with numbers.reading(decimal) as reading:
+        data = readers[kind](content, str(path))
+    data.warnings.extend(reading.notes)
+    if decimal == ",":
+        data.warnings.append("the report prints decimal commas (European NLS settings); numbers read accordingly")
+    return build_workload(data)
+
+
+REPORT_STARTS = ("WORKLOAD REPOSITORY report for", "STATSPACK report for", "STATSPACK Statistics Report")
+
+
+def _one_report(content: str, path: str, kind: str) -> None:
+    """Refuse a file holding several reports (spooled one after another) before parsing any.
+
+    Reading only the first would silently drop the rest; one file makes one workload, so
+    the user splits the file (docs/awr-import.md shows how) and imports each part.
+    """
+    marker = max(REPORT_STARTS, key=content.count)  # str.count and find: a 60 MB file in a blink, unlike a regex
+    total = content.count(marker)
+    if total > 1:
+        starts = [content.find(marker)]
+        while len(starts) < 3 and (following := content.find(marker, starts[-1] + 1)) >= 0:
+            starts.append(following)
+        lines = [content.count("\n", 0, start) + 1 for start in starts]
+        shown = ", ".join(map(str, lines)) + (", ..." if total > 3 else "")
+        pattern = "<html" if kind == "awr-html" else REPORT_STARTS[1] if kind == "statspack" else REPORT_STARTS[0]
+        raise BadInput(f"{path}: the file holds {total} reports (starting at lines {shown}); "
+                       "advisor reads one report per file",
+                       hint=f"split it, e.g. csplit -z -f report- {path} '/{pattern}/' '{{*}}', and import each part")
+
+
+def _visible_text(page: str) -> str:
+    """The text of an HTML page without its tags, styles and scripts (numbers in CSS are not figures)."""
+    def blank(match: re.Match[str]) -> str:  # keep the line breaks: messages give line numbers
+        return " " + "\n" * match.group().count("\n")
+
+    without_code = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", blank, page)
+    return html_module.unescape(re.sub(r"<[^>]*>", blank, without_code))
 
 
 class ReportCollector:

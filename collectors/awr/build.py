@@ -4,7 +4,9 @@ File IO Stats is the source of truth for data and temp files. Tablespace IO Stat
 cross-checked against the file sums: on 11.2.0.4 its cells are shifted against the headers
 (Writes printed under "1-bk Rds/s"), and that layout is recognised by the figures, not
 trusted by name. An Av Rd(ms) above 1 s, or above ten times the matching wait event's
-average, is refused (seen on 12.1.0.2: 36,250 ms beside a 2 ms db file sequential read).
+average where that average is a disk's (1 ms or more), is refused (seen on 12.1.0.2:
+36,250 ms beside a 2 ms db file sequential read); a negative, infinite or NaN figure is
+dropped by :func:`advisor.validate.scrub_workload`, each with a warning.
 Redo, archive, control and flashback IO come from IOStat by Filetype summary (per type, so
 the rows have no path); when a report has no per-file data at all (12.2 to 19c often print
 "No data exists") the data and temp types are used as type-level rows instead.
@@ -13,6 +15,7 @@ the rows have no path); when a report has no per-file data at all (12.2 to 19c o
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 from advisor import __version__
 from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tuple
@@ -20,6 +23,7 @@ from advisor.collectors.awr.segments import with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
+from advisor.validate import scrub_workload
 
 MB = float(1 << 20)
 KNOWN_MAJORS = (10, 11, 12, 18, 19, 21, 23)
@@ -30,14 +34,20 @@ TYPE_KINDS: dict[str, FileKind] = {
 MULTIBLOCK_EVENTS = ("db file scattered read", "direct path read", "direct path read temp", "db file parallel read")
 
 
-def _time(text: str) -> str:
-    """Report times ("20-Nov-26 10:00:00", "01-Nov-26 08:00") as ISO 8601 (server local time)."""
+def _time(text: str, label: str, path: str) -> str:
+    """Report times ("20-Nov-26 10:00:00", "01-Nov-26 08:00") as ISO 8601 (server local time).
+
+    An empty time stays empty (the report does not say); one that is not a date is refused
+    naming the field, e.g. a damaged "00-Nov-00 00:00:00".
+    """
+    if not text.strip():
+        return ""
     for pattern in ("%d-%b-%y %H:%M:%S", "%d-%b-%y %H:%M"):
         try:
             return dt.datetime.strptime(text.strip(), pattern).isoformat()
         except ValueError:
             continue
-    return text.strip()
+    raise BadInput(f"{path}: {label} {text.strip()!r} is not a date (expected DD-Mon-YY HH:MI:SS)")
 
 
 def _kind(tablespace: str) -> FileKind:
@@ -49,15 +59,20 @@ def _kind(tablespace: str) -> FileKind:
     return "data"
 
 
-def _server(data: ReportData) -> ServerInfo:
+def _server(data: ReportData, warnings: list[str]) -> ServerInfo:
     parts = release_tuple(data.release)
+    try:
+        started = _time(data.startup_time, "Startup Time", data.path)
+    except BadInput as exc:  # only restart detection needs it; the interval's figures stand
+        warnings.append(f"{exc.message}; startup time left unknown")
+        started = ""
     version_num = parts[0] * 10000 + (parts[1] if len(parts) > 1 else 0) * 100
     settings = {"report": data.kind, "snaps": f"{data.begin_snap}-{data.end_snap}", "rac": "YES" if data.rac else "NO",
                 "cdb": "YES" if data.cdb else "NO"}
     if data.block_size:
         settings["db_block_size"] = str(data.block_size)
     return ServerInfo(dbms="oracle", version=data.release, version_num=version_num, host=data.host,
-                      name=data.db_name, identity=data.dbid, started_at=_time(data.startup_time),
+                      name=data.db_name, identity=data.dbid, started_at=started,
                       instance=data.instance or None, settings=settings)
 
 
@@ -68,7 +83,9 @@ def _plausible(data: ReportData, ms: float | None, blocks: float | None, where: 
     names = ("db file sequential read",) if single else ("db file sequential read",) + MULTIBLOCK_EVENTS
     averages = [a for a in (data.event_avg_ms(n) for n in names) if a]
     reference = max(averages) if averages else None
-    if ms > 1000.0 or (reference is not None and ms > 10 * reference):
+    # an event average under 1 ms is a cache's figure (one large cached file), not a disk's:
+    # small cold files legitimately read slower, so only a disk-like average is compared
+    if ms > 1000.0 or (reference is not None and reference >= 1.0 and ms > 10 * reference):
         against = f" (the wait events average {reference:.2f} ms)" if reference is not None else ""
         warnings.append(f"{where}: Av Rd(ms) {ms:,.2f} is implausible{against}; read latency left empty")
         return False
@@ -79,9 +96,15 @@ def _file_rates(data: ReportData, interval: float, block: int, warnings: list[st
     rates = []
     for row in data.files:
         kind = _kind(row.tablespace)
-        read_iops = row.reads / interval
+        where = f"File IO Stats line {row.line} ({row.filename})"
+        reads = _count(row.reads, row.reads_s, interval, "Reads", where, warnings)
+        if reads is None:
+            warnings.append(f"{where}: Reads and Av Reads/s are both unknown; the file is left out")
+            continue
+        writes = _count(row.writes, row.writes_s, interval, "Writes", where, warnings)
+        read_iops = reads / interval
         latency = row.av_rd_ms
-        if not _plausible(data, latency, row.av_blks_rd, f"File IO Stats line {row.line} ({row.filename})", warnings):
+        if not _plausible(data, latency, row.av_blks_rd, where, warnings):
             latency = None
         counts = data.histogram.get(row.filename)
         bounds = histogram_bounds_ms(counts) if counts else None
@@ -98,11 +121,23 @@ def _file_rates(data: ReportData, interval: float, block: int, warnings: list[st
         mean_kb = row.av_blks_rd * block / 1024 if row.av_blks_rd else None
         rates.append(FileRate(
             file_id=f"{kind}:{row.filename}", path=row.filename, kind=kind, tablespace=row.tablespace,
-            container=row.pdb or data.db_name, size_bytes=0, read_iops=read_iops, write_iops=row.writes / interval,
+            container=row.pdb or data.db_name, size_bytes=0, read_iops=read_iops,
+            write_iops=None if writes is None else writes / interval,
             read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MB, write_mb_s=None, mean_read_kb=mean_kb,
             mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
         ))
     return rates
+
+
+def _count(total: float | None, per_s: float | None, interval: float, label: str, where: str,
+           warnings: list[str]) -> float | None:
+    """An interval count; when the report overflowed it, rebuilt from its per-second column."""
+    if total is not None:
+        return total
+    if per_s is None:
+        return None
+    warnings.append(f"{where}: {label} overflowed its column; taken from its per-second figure ({per_s:,.2f}/s)")
+    return per_s * interval
 
 
 def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
@@ -121,14 +156,15 @@ def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
 
 def _cross_check(data: ReportData, warnings: list[str]) -> None:
     sums: dict[tuple[str, str | None], list[float]] = {}
+    unknown = {(row.tablespace, row.pdb) for row in data.files if row.reads is None or row.writes is None}
     for row in data.files:
         total = sums.setdefault((row.tablespace, row.pdb), [0.0, 0.0])
-        total[0] += row.reads
-        total[1] += row.writes
+        total[0] += row.reads or 0.0
+        total[1] += row.writes or 0.0
     shifted = 0
     for ts in data.tablespaces:
-        if (ts.tablespace, ts.pdb) not in sums:
-            continue
+        if (ts.tablespace, ts.pdb) not in sums or (ts.tablespace, ts.pdb) in unknown:
+            continue  # no files, or a file whose count overflowed: nothing exact to compare
         reads, writes = sums[(ts.tablespace, ts.pdb)]
 
         def close(a: float | None, b: float) -> bool:
@@ -146,6 +182,23 @@ def _cross_check(data: ReportData, warnings: list[str]) -> None:
                         "11.2.0.4 layout: Writes printed under 1-bk Rds/s); the file figures are used")
 
 
+def _interval(data: ReportData, begin: str, end: str) -> float:
+    """The snapshot interval: Elapsed, checked against the Begin/End Snap times when both exist.
+
+    Elapsed read with the wrong decimal separator (``9,23`` minutes as 923) is the error
+    this catches: it would make every rate a hundred times too small.
+    """
+    between = (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(begin)).total_seconds() \
+        if begin and end else None
+    interval = data.elapsed_s if data.elapsed_s is not None else between
+    if interval is None or not math.isfinite(interval) or interval <= 0:
+        raise BadInput(f"{data.path}: no snapshot interval in the header (Elapsed or Begin/End Snap times)")
+    if between is not None and data.elapsed_s is not None and abs(between - interval) > max(90.0, 0.01 * between):
+        raise BadInput(f"{data.path}: Elapsed {interval / 60:,.2f} min disagrees with the Begin/End Snap times "
+                       f"({between / 60:,.2f} min apart); damaged report or unexpected number format")
+    return interval
+
+
 def build_workload(data: ReportData) -> Workload:
     """The workload a report describes, with every check's warnings."""
     warnings = list(data.warnings)
@@ -153,12 +206,9 @@ def build_workload(data: ReportData) -> Workload:
         raise BadInput(f"{data.path}: the report header has no Release (truncated or not an AWR/Statspack report)")
     if release_tuple(data.release)[0] not in KNOWN_MAJORS:
         warnings.append(f"release {data.release} is not one advisor knows; figures read on a best-effort basis")
-    interval = data.elapsed_s
-    if not interval and data.begin_time and data.end_time:
-        begin, end = dt.datetime.fromisoformat(_time(data.begin_time)), dt.datetime.fromisoformat(_time(data.end_time))
-        interval = (end - begin).total_seconds()
-    if not interval or interval <= 0:
-        raise BadInput(f"{data.path}: no snapshot interval in the header (Elapsed or Begin/End Snap times)")
+    begin = _time(data.begin_time, "Begin Snap time", data.path)
+    end = _time(data.end_time, "End Snap time", data.path)
+    interval = _interval(data, begin, end)
     block = data.block_size or 8192
     if not data.block_size:
         warnings.append("no Std Block Size in the report: 8 KiB assumed for IO sizes")
@@ -194,7 +244,7 @@ def build_workload(data: ReportData) -> Workload:
         io_s = sum(s for name, (_, s) in data.events.items() if name in USER_IO_EVENTS)
     wait = WaitProfile(io_wait_share=io_s / data.db_time_s if data.db_time_s and io_s is not None else None,
                        db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
-    workload = Workload(server=_server(data), started_at=_time(data.begin_time), ended_at=_time(data.end_time),
-                        interval_s=interval, rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
+    workload = Workload(server=_server(data, warnings), started_at=begin, ended_at=end, interval_s=interval,
+                        rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
                         tool_version=__version__)
-    return with_segments(workload, data)
+    return scrub_workload(with_segments(workload, data))

@@ -128,6 +128,9 @@ def _table_by_summary(found: list[Block], text: str) -> Block | None:
 
 
 def _number(cell: str, where: str, line: int, *, binary: bool = False) -> float | None:
+    if numbers.is_overflow(cell):
+        numbers.note(f"{where} (HTML line {line}): a figure printed as {cell!r} overflowed its column; left unknown")
+        return None
     try:
         return numbers.number(cell, binary=binary)
     except ValueError:
@@ -192,8 +195,9 @@ def _io(found: list[Block], data: ReportData) -> None:
         for line, cells in enumerate(_keyed_rows(table, "File IO Stats"), start=1):
             values = {k: _number(v, "File IO Stats", table.line) for k, v in cells.items()
                       if k not in ("tablespace", "filename", "pdb")}
+            overflowed = [key for key, cell in cells.items() if numbers.is_overflow(cell)]
             data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
-                                       cells.get("pdb") or None, table.line + line, "File IO Stats"))
+                                       cells.get("pdb") or None, table.line + line, "File IO Stats", overflowed))
     table, present = section(found, "Tablespace IO Stats")
     if present and table is None:
         data.empty_sections.append("Tablespace IO Stats")

@@ -4,22 +4,81 @@ Cells carry thousands separators (``4,075,643``), ``&#160;`` or blanks for "noth
 SQL*Plus overflow marks (``####``), size suffixes and, from 12c, time units. The IOStat
 sections say: "'Data' columns suffixed with M,G,T,P are in multiples of 1024, other columns
 suffixed with K,M,G,T,P are in multiples of 1000", hence two suffix scales.
+
+A database with European NLS settings prints ``0,56`` and ``4.075.643``. Which separator is
+the decimal one is decided once per report (:func:`decimal_separator`) and held for the
+parse by :func:`reading`; a cell whose separators do not fit that convention is not a number
+(``1,5`` in a report that groups with commas), so a swapped separator is refused, never read
+as a figure a hundred times too large. An overflow mark makes the figure unknown and is
+noted, so the reader can say which figure it lost.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-_NUMBER = re.compile(r"^([-+]?(?:\d+(?:\.\d*)?|\.\d+))(?:([KMGTP])|(ns|us|ms|s))?$", re.IGNORECASE)
+from advisor.errors import BadInput
+
+_SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|(ns|us|ms|s))?$", re.IGNORECASE)
 _STEP = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 _TIME_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0}
+_TOKEN = re.compile(r"(?<!\S)\d[\d.,]*\d(?!\S)")  # a whole cell: "(1,2)" in a SQL text is not one
+_PLAIN = {".": re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?$"),
+          ",": re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d*)(?:,\d*)?$")}
+
+
+@dataclass
+class Reading:
+    """How the report being read prints numbers, and the figures its cells could not give."""
+
+    decimal: str = "."
+    notes: list[str] = field(default_factory=list)
+
+
+_READING: ContextVar[Reading | None] = ContextVar("report_reading", default=None)
+
+
+@contextmanager
+def reading(decimal: str = ".") -> Iterator[Reading]:
+    """Parse numbers with *decimal* as the decimal separator inside the block; collect notes."""
+    current = Reading(decimal)
+    token = _READING.set(current)
+    try:
+        yield current
+    finally:
+        _READING.reset(token)
+
+
+def note(message: str) -> None:
+    """Record a figure the report printed but the reader could not keep (an overflow mark).
+
+    Outside :func:`reading` (a section parsed on its own) there is no report to tell.
+    """
+    current = _READING.get()
+    if current is not None:
+        current.notes.append(message)
 
 
 def clean(cell: str | None) -> str:
-    """Cell text without separators, no-break spaces and padding."""
+    """Cell text without no-break spaces and padding (separators are kept: see :func:`number`)."""
     if cell is None:
         return ""
-    return cell.replace("&#160;", "").replace("\xa0", "").replace("&nbsp;", "").replace(",", "").strip()
+    if "&" in cell or "\xa0" in cell:
+        cell = cell.replace("&#160;", "").replace("\xa0", "").replace("&nbsp;", "")
+    return cell.strip()
+
+
+def is_overflow(cell: str | None) -> bool:
+    """Whether *cell* is an overflow mark (``######``): SQL*Plus's way of saying "too wide"."""
+    if not cell or ("#" not in cell and "*" not in cell):
+        return False
+    text = clean(cell)
+    return bool(text) and set(text) <= {"#", "*"}
 
 
 def number(cell: str | None, *, binary: bool = False) -> float | None:
@@ -32,24 +91,82 @@ def number(cell: str | None, *, binary: bool = False) -> float | None:
 
     >>> number("773.50us"), number("4.92ms"), number(".00ns"), number("6.5")
     (0.7735, 4.92, 0.0, 6.5)
+
+    >>> with reading(","):
+    ...     number("4.075.643"), number("0,56")
+    (4075643.0, 0.56)
     """
     text = clean(cell)
-    if not text or set(text) <= {"#", "*"}:
+    if not text or is_overflow(text):
         return None
-    match = _NUMBER.match(text)
-    if match is None:
+    current = _READING.get()
+    value = _parse(text, current.decimal if current is not None else ".", binary)
+    if value is None:
         raise ValueError(f"not a number: {cell!r}")
-    value = float(match.group(1))
-    if match.group(2):
-        value *= (1024.0 if binary else 1000.0) ** _STEP[match.group(2).upper()]
-    elif match.group(3):
-        value *= _TIME_MS[match.group(3).lower()]
+    return value
+
+
+@lru_cache(maxsize=8192)
+def _parse(text: str, decimal: str, binary: bool) -> float | None:
+    """*text* as a number with *decimal* as its decimal separator; None when it is not one.
+
+    Cached: a report repeats the same few thousand cells (0, 0.0, 1.0 ...) many times.
+    """
+    match = _SUFFIX.match(text)
+    assert match is not None  # the pattern matches any text
+    digits, step, unit = match.groups()
+    if not digits or not any(c.isdigit() for c in digits) or not _PLAIN[decimal].match(digits):
+        return None
+    group = "," if decimal == "." else "."
+    value = float(digits.replace(group, "").replace(decimal, "."))
+    if step:
+        value *= (1024.0 if binary else 1000.0) ** _STEP[step.upper()]
+    elif unit:
+        value *= _TIME_MS[unit.lower()]
     return value
 
 
 def is_number(cell: str | None) -> bool:
-    """Whether *cell* parses as a report number (empty cells do not)."""
+    """Whether *cell* stands for a report number: it parses, or is an overflow mark (empty cells do not)."""
+    if is_overflow(cell):
+        return True
     try:
         return number(cell) is not None
     except ValueError:
         return False
+
+
+def _convention(token: str) -> str | None:
+    """Which decimal separator *token* (digits and separators) proves, or None when it fits both."""
+    if "," in token and "." in token:
+        return "." if token.rindex(".") > token.rindex(",") else ","
+    sep = "," if "," in token else "." if "." in token else None
+    if sep is None:
+        return None
+    parts = token.split(sep)
+    grouped = len(parts[0]) <= 3 and parts[0][0] != "0" and all(len(p) == 3 for p in parts[1:])
+    if len(parts) == 2:
+        return None if grouped else sep  # "4,075" fits both; "0,56" and "56.1" do not
+    return ("." if sep == "," else ",") if grouped else None  # "1.234.567" groups with dots
+
+
+def decimal_separator(text: str, where: str) -> str:
+    """The report's decimal separator, from every number it prints; refused when they disagree.
+
+    A token such as ``0,56`` or ``1.234.567`` proves a comma decimal, ``56.1`` or
+    ``4,075,643.5`` a point; ``4,075`` fits both and proves nothing. Only whole cells (digits
+    and separators between blanks) count: dates, releases, paths, unit-suffixed cells and
+    numbers inside SQL text such as ``IN (1,2)`` do not. An HTML page is given without its
+    tags (:func:`advisor.collectors.awr._visible_text`).
+    """
+    seen: dict[str, tuple[str, int]] = {}
+    for match in _TOKEN.finditer(text):
+        found = _convention(match.group())
+        if found is not None and found not in seen:
+            seen[found] = (match.group(), text.count("\n", 0, match.start()) + 1)
+            if len(seen) == 2:
+                comma, point = seen[","], seen["."]
+                raise BadInput(f"{where}: numbers use both decimal separators ('{comma[0]}' at line {comma[1]}, "
+                               f"'{point[0]}' at line {point[1]}); cannot tell which figures are which",
+                               hint="print the report again with NLS_NUMERIC_CHARACTERS='.,'")
+    return next(iter(seen), ".")

@@ -8,6 +8,7 @@ Rates are kept as the report prints them; counts (reads, writes) are interval to
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,11 +24,11 @@ class FileRow:
 
     tablespace: str
     filename: str
-    reads: float
+    reads: float | None  # None only when the report printed an overflow mark
     reads_s: float | None
     av_rd_ms: float | None
     av_blks_rd: float | None
-    writes: float
+    writes: float | None
     writes_s: float | None
     single_reads_s: float | None = None  # "1-bk Rds/s" (11.2.0.4+)
     av_single_rd_ms: float | None = None  # "Av 1-bk Rd(ms)"
@@ -104,6 +105,8 @@ def release_tuple(release: str) -> tuple[int, ...]:
     parts = re.findall(r"\d+", release)
     if not parts:
         raise BadInput(f"report header has no database release (found {release!r})")
+    if any(len(p) > 4 for p in parts):  # 19.21.0.0.0, 23.4.0.24.05: a 40-digit part is damage
+        raise BadInput(f"report header: Release {release[:40]!r} is not a database release")
     return tuple(int(p) for p in parts)
 
 
@@ -127,6 +130,15 @@ COLUMN_KEYS = {
 }
 
 
+COLUMN_LABELS = {
+    "reads": "Reads", "reads_s": "Av Reads/s", "av_rd_ms": "Av Rd(ms)", "av_blks_rd": "Av Blks/Rd",
+    "single_reads_s": "1-bk Rds/s", "av_single_rd_ms": "Av 1-bk Rd(ms)", "opt_reads": "% Opt Reads",
+    "writes": "Writes", "writes_s": "Av Writes/s", "av_wr_ms": "Av Writes(ms)", "buffer_waits": "Buffer Waits",
+    "av_buf_ms": "Av Buf Wt(ms)", "max_read_bucket": "Mx Rd Bkt", "waits": "Waits", "total_s": "Total Wait Time (s)",
+}
+"""How a report heads the columns advisor reads, for messages (keys as :func:`column_key` gives them)."""
+
+
 def column_key(header: str) -> str:
     """Canonical key of a column header, whatever its spacing or line breaks ("Av Rd (ms)")."""
     squashed = "".join(header.split())
@@ -134,10 +146,13 @@ def column_key(header: str) -> str:
 
 
 def file_row(tablespace: str, filename: str, cells: dict[str, float | None], pdb: str | None,
-             line: int, where: str) -> FileRow:
-    """A FileRow from cells keyed by column key; BadInput when Reads or Writes are missing."""
+             line: int, where: str, overflowed: Collection[str] = ()) -> FileRow:
+    """A FileRow from cells keyed by column key; BadInput when Reads or Writes are missing.
+
+    A figure in *overflowed* (printed as ``######``) is unknown, not missing: the row stays.
+    """
     reads, writes = cells.get("reads"), cells.get("writes")
-    if reads is None or writes is None:
+    if (reads is None and "reads" not in overflowed) or (writes is None and "writes" not in overflowed):
         raise BadInput(f"{where} line {line}: no Reads/Writes figures for {filename} (garbled or truncated report)")
     return FileRow(
         tablespace=tablespace, filename=filename, reads=reads, reads_s=cells.get("reads_s"),

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.collectors.awr import numbers
-from advisor.collectors.awr.sections import ReportData, block_size_from, column_key
+from advisor.collectors.awr.sections import COLUMN_LABELS, ReportData, block_size_from, column_key
 from advisor.errors import BadInput
 
 TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
@@ -93,7 +93,8 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     while index >= 0 and section.lines[index].strip() and not _DASHES.match(section.lines[index]):
         header_lines.insert(0, section.lines[index])
         index -= 1
-    names = [" ".join(filter(None, (_cut(h, ranges)[c] for h in header_lines))) for c in range(len(ranges))]
+    header_cells = [_cut(h, ranges) for h in header_lines]
+    names = [" ".join(filter(None, (cells[c] for cells in header_cells))) for c in range(len(ranges))]
     result = Grid([column_key(n) for n in names])
     pending, pending_line = "", 0
     for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
@@ -130,6 +131,11 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
 def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | None:
     """A numeric cell of *row*, BadInput naming the section and line when it is not a number."""
     cell = row.cells.get(key)
+    if numbers.is_overflow(cell):
+        label = " ".join(row.label.split()) or "a row"
+        numbers.note(f"{where} line {row.line}: {label}: {COLUMN_LABELS.get(key, key)} printed as {cell!r} "
+                     "(the figure overflowed its column); left unknown")
+        return None
     try:
         return numbers.number(cell, binary=binary)
     except ValueError:
@@ -161,10 +167,10 @@ def header_facts(text: str, data: ReportData) -> None:
             data.begin_snap, data.begin_time = match.groups()
         elif match := re.match(r"^\s*End Snap:\s+(\d+)\s+(\d\d-\w{3}-\d\d \d\d:\d\d:\d\d)", line):
             data.end_snap, data.end_time = match.groups()
-        elif match := re.match(r"^\s*Elapsed:\s+([\d,.]+)\s+\(mins\)", line):
-            data.elapsed_s = float(match.group(1).replace(",", "")) * 60
-        elif match := re.match(r"^\s*DB [Tt]ime:\s+([\d,.]+)\s+\(mins\)", line):
-            data.db_time_s = float(match.group(1).replace(",", "")) * 60
+        elif match := re.match(r"^\s*Elapsed:\s+(\S+)\s+\(mins\)", line):
+            data.elapsed_s = _minutes(match.group(1), "Elapsed")
+        elif match := re.match(r"^\s*DB [Tt]ime:\s+(\S+)\s+\(mins\)", line):
+            data.db_time_s = _minutes(match.group(1), "DB Time")
         if match := re.search(r"Std Block Size:\s+(\S+)", line):
             data.block_size = block_size_from(match.group(1))
     first = next(iter(sections(text).values()), None)
@@ -173,6 +179,15 @@ def header_facts(text: str, data: ReportData) -> None:
         if match:
             data.db_name = data.db_name or match.group("db")
             data.instance = data.instance or match.group("inst")
+
+
+def _minutes(cell: str, label: str) -> float | None:
+    """A header figure in minutes, as seconds; BadInput naming it when it is not a number."""
+    try:
+        minutes = numbers.number(cell)
+    except ValueError:
+        raise BadInput(f"report header: {label} {cell!r} is not a number of minutes") from None
+    return None if minutes is None else minutes * 60
 
 
 def events(found: dict[str, Section], titles: tuple[str, ...], data: ReportData) -> None:
@@ -210,7 +225,8 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
         else:
             for tablespace, filename, row in file_grid_rows(grid(section)):
                 cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
-                data.files.append(file_row(tablespace, filename, cells, None, row.line, "File IO Stats"))
+                overflowed = [key for key, cell in row.cells.items() if numbers.is_overflow(cell)]
+                data.files.append(file_row(tablespace, filename, cells, None, row.line, "File IO Stats", overflowed))
     if "Tablespace IO Stats" in found:
         section = found["Tablespace IO Stats"]
         if _no_data(section):
@@ -225,6 +241,11 @@ def _no_data(section: Section) -> bool:
     return any("No data exists for this section" in line for line in section.lines[:8])
 
 
+FILETYPE_CELLS = ("Reads: Data", "Reads: Reqs per sec", "Reads: Data per sec", "Writes: Data",
+                  "Writes: Reqs per sec", "Writes: Data per sec", "Small Read", "Large Read")
+"""The IOStat by Filetype summary columns advisor reads, by position (two share a header)."""
+
+
 def filetype_section(found: dict[str, Section], data: ReportData) -> None:
     """IOStat by Filetype summary: columns by position (two 'Reqs per sec' headers)."""
     from advisor.collectors.awr.sections import FiletypeRow
@@ -237,10 +258,9 @@ def filetype_section(found: dict[str, Section], data: ReportData) -> None:
         raw = row.raw
         if len(raw) < 9 or not row.label or row.label.upper().startswith("TOTAL"):
             continue
-        try:
-            v = [None] + [numbers.number(c, binary=i in (1, 3, 4, 6)) for i, c in enumerate(raw) if i]
-        except ValueError:
-            raise BadInput(f"{title} line {row.line}: cannot read {raw!r} (garbled report?)") from None
+        v: list[float | None] = [None]
+        for index, name in enumerate(FILETYPE_CELLS, start=1):
+            v.append(value(Row(row.label, {name: raw[index]}, row.line), name, title, binary=index in (1, 3, 4, 6)))
         data.filetypes.append(FiletypeRow(row.label, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
 
 

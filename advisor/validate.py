@@ -1,0 +1,307 @@
+"""One validation layer: the numbers, ids and times a decoded document may hold.
+
+The JSON codec (:mod:`advisor.jsonio`) checks shapes and types; this module checks what the
+types cannot say: a count, size, rate or time is finite and never negative, a share lies
+between 0 and 1, ids are unique, timestamps are ISO 8601. It runs in two modes:
+
+* :func:`check` refuses a document (``BadInput``, exit 6) naming the first impossible field,
+  e.g. ``workload.json: rates[12].read_iops is -3.4; a rate cannot be negative``. The model's
+  ``load_*`` functions call it, so every command that reads a snapshot, workload or disk
+  profile gets the same rules without checking anything itself.
+* :func:`scrub_workload` repairs a workload imported from a report (AWR, Statspack): a
+  figure that cannot be true is dropped (None) with a warning naming it, a rate row whose
+  required figure is impossible is left out with a warning, a repeated file id keeps its
+  first row. A report is evidence; one bad cell must not hide the rest of it.
+
+The rules are driven by the dataclasses' own annotations, so a new numeric field is checked
+without being listed here; only exceptions are listed (signed figures, shares, timestamps).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import types
+import typing
+from collections.abc import Iterable
+from functools import cache, partial
+from operator import attrgetter, is_not
+from typing import Any, TypeVar
+
+from advisor.errors import BadInput
+
+T = TypeVar("T")
+
+LARGEST = 1e300
+"""Above this a figure is treated as overflow: it would turn into infinity in any sum."""
+
+SIGNED = frozenset({"predicted_gain"})
+"""Fields that may be negative (a plan can predict a loss)."""
+
+SHARES = frozenset({"random_share", "io_wait_share", "direct_read_share", "segment_coverage", "fraction",
+                    "zone_start", "zone_end", "zone_mean", "start_fraction", "end_fraction"})
+"""Fields that are fractions of a whole: between 0 and 1."""
+
+TIMESTAMPS = frozenset({"taken_at", "started_at", "ended_at", "measured_at", "generated_at"})
+"""ISO 8601 fields; an empty string means "not known"."""
+
+UNIQUE_IDS = {"files": "file_id", "rates": "file_id", "segments": "segment_id"}
+"""Sequences whose rows are identified by an id that must not repeat."""
+
+OPAQUE = frozenset({"views", "settings", "machine", "mapped_paths", "evidence"})
+"""Raw view rows, settings and evidence: not figures of the document's own (``dict[str, Any]``
+fields such as a report's model summaries are skipped too, by their annotation)."""
+
+
+class Problem(Exception):
+    """An impossible figure: where it is, what it is and why it cannot be."""
+
+    def __init__(self, where: str, value: object, why: str) -> None:
+        super().__init__(f"{where} is {value!r}; {why}")
+        self.where, self.value, self.why = where, value, why
+
+
+def _what(name: str) -> str:
+    if name.endswith(("_iops", "_per_s", "mb_s", "r_s", "w_s")) or name == "util":
+        return "a rate"
+    if name.endswith(("_bytes", "_kb")) or name.startswith("size"):
+        return "a size"
+    if name.endswith(("_ms", "_s")):
+        return "a time"
+    return "a count" if name.endswith("s") else "this figure"
+
+
+def number_problem(name: str, value: float) -> str | None:
+    """Why *value* cannot be the figure *name*, or None when it can."""
+    if value != value:  # NaN
+        return f"{_what(name)} must be a number"
+    if not -LARGEST <= value <= LARGEST:
+        return f"{_what(name)} must be finite"
+    if name in SHARES and not 0.0 <= value <= 1.0:
+        return "a share must be between 0 and 1"
+    if value < 0 and name not in SIGNED:
+        return f"{_what(name)} cannot be negative"
+    return None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _timestamp_problem(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        return "not an ISO 8601 time"
+    return None
+
+
+@cache
+def _numeric_fields(cls: type) -> tuple[tuple[str, ...], tuple[tuple[float, float], ...]]:
+    """The number fields of *cls* and each one's (low, high) bounds."""
+    hints = typing.get_type_hints(cls)
+    names = tuple(f.name for f in dataclasses.fields(cls)
+                  if f.name not in OPAQUE and _annotation_is_number(hints[f.name]))
+    bounds = tuple((-LARGEST if n in SIGNED else 0.0, 1.0 if n in SHARES else LARGEST) for n in names)
+    return names, bounds
+
+
+def _annotation_is_number(tp: Any) -> bool:
+    if tp in (int, float):
+        return True
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return bool(args) and all(a in (int, float) for a in args)
+    return False
+
+
+def problems(document: object, where: str = "") -> Iterable[Problem]:
+    """Every impossible figure, repeated id and bad timestamp in *document*, in field order."""
+    yield from _walk(document, where)
+
+
+def _walk(obj: object, where: str) -> Iterable[Problem]:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        yield from _walk_dataclass(obj, where)
+    elif isinstance(obj, (tuple, list)):
+        yield from _walk_sequence(obj, where)
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if not _is_number(value):
+                yield from _walk(value, f'{where}["{key}"]')
+            elif why := number_problem(where.rsplit(".", 1)[-1], value):
+                yield Problem(f'{where}["{key}"]', value, why)
+
+
+def _walk_sequence(items: tuple[Any, ...] | list[Any], where: str) -> Iterable[Problem]:
+    if not items:
+        return
+    first = items[0]
+    if dataclasses.is_dataclass(first) and not isinstance(first, type):
+        cls = type(first)
+        if not (_has_detail(cls) or len(set(map(type, items))) > 1) and _columns_possible(items, cls):
+            pass  # the fast path: a hundred thousand relation rows per snapshot, checked column by column
+        else:
+            for index, item in enumerate(items):
+                yield from _walk(item, f"{where}[{index}]")
+        key = UNIQUE_IDS.get(where.rsplit(".", 1)[-1])
+        if key is not None:
+            yield from _repeated_ids(items, key, where)
+    else:
+        for index, item in enumerate(items):
+            if _is_number(item) and (why := number_problem(where.rsplit(".", 1)[-1], item)):
+                yield Problem(f"{where}[{index}]", item, why)
+            elif not _is_number(item):
+                yield from _walk(item, f"{where}[{index}]")
+
+
+_not_none = partial(is_not, None)
+
+
+def _columns_possible(items: tuple[Any, ...] | list[Any], cls: type) -> bool:
+    """Whether every number field of every row is within its bounds, one column at a time.
+
+    min, max and sum run in C: a finite sum rules out NaN and infinities, min and max the
+    bounds. Anything unusual (a sum that overflows, a huge int) answers False, and the rows
+    are then walked one by one to name the field.
+    """
+    names, bounds = _numeric_fields(cls)
+    try:
+        for name, (low, high) in zip(names, bounds, strict=True):
+            values = list(filter(_not_none, map(attrgetter(name), items)))
+            if values and not (math.isfinite(sum(values)) and min(values) >= low and max(values) <= high):
+                return False
+    except (OverflowError, TypeError):
+        return False
+    return True
+
+
+@cache
+def _has_detail(cls: type) -> bool:
+    """Whether rows of *cls* hold more than flat numbers and text (nested rows, times)."""
+    hints = typing.get_type_hints(cls)
+    return any(f.name in TIMESTAMPS or f.name == "stats_reset"
+               or not (_annotation_is_number(hints[f.name]) or _annotation_is_text(hints[f.name]))
+               for f in dataclasses.fields(cls) if f.name not in OPAQUE)
+
+
+def _annotation_is_text(tp: Any) -> bool:
+    if tp in (str, bool) or typing.get_origin(tp) is typing.Literal:
+        return True
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return all(a in (str, bool, type(None)) for a in typing.get_args(tp))
+    return typing.get_origin(tp) is tuple and all(a in (str, Ellipsis) for a in typing.get_args(tp))
+
+
+def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
+    cls: Any = type(obj)
+    names = _numeric_fields(cls)[0]
+    prefix = f"{where}." if where else ""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if f.name in names:
+            if value is not None and (why := number_problem(f.name, value)):
+                yield Problem(prefix + f.name, value, why)
+        elif f.name in TIMESTAMPS and isinstance(value, str):
+            if why := _timestamp_problem(value):
+                yield Problem(prefix + f.name, value, why)
+        elif f.name == "stats_reset" and isinstance(value, dict):
+            for key, stamp in value.items():
+                if isinstance(stamp, str) and (why := _timestamp_problem(stamp)):
+                    yield Problem(f'{prefix}stats_reset["{key}"]', stamp, why)
+        elif not _free_form(cls, f.name) and (isinstance(value, (tuple, list, dict))
+                                                     or dataclasses.is_dataclass(value)):
+            yield from _walk(value, prefix + f.name)
+
+
+def _repeated_ids(items: tuple[Any, ...] | list[Any], key: str, where: str) -> Iterable[Problem]:
+    try:
+        idents = list(map(attrgetter(key), items))
+        if len(set(idents)) == len(idents):
+            return  # the usual case, decided in C
+    except (AttributeError, TypeError):
+        pass
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        ident = getattr(item, key, None)
+        if not isinstance(ident, str):
+            continue
+        if ident in seen:
+            yield Problem(f"{where}[{index}].{key}", ident, f"the same {key} as {where}[{seen[ident]}]")
+        else:
+            seen[ident] = index
+
+
+def check(document: T, source: str) -> T:
+    """*document* unchanged when every figure is possible; else BadInput naming the first one."""
+    for problem in problems(document):
+        raise BadInput(f"{source}: {problem}")
+    return document
+
+
+def scrub_workload(workload: T) -> T:
+    """A report's workload without its impossible figures, each one named in a warning.
+
+    Optional figures become None; a rate row whose required figure (read IOPS, MB/s, size)
+    is impossible is left out; a repeated file or segment id keeps its first row. An
+    impossible required figure of the workload itself (its interval) is refused.
+    """
+    found = list(problems(workload))
+    if not found:
+        return workload
+    warnings: list[str] = []
+    cleared: dict[tuple[str, int | None], dict[str, None]] = {}
+    dropped: dict[str, set[int]] = {}
+    for problem in found:
+        head, _, rest = problem.where.partition("[")
+        if rest:  # rates[3].read_latency_ms
+            index_text, _, name = rest.partition("].")
+            row: Any = getattr(workload, head)[int(index_text)]
+            key: tuple[str, int | None] = (head, int(index_text))
+        else:  # interval_s, wait.io_wait_share
+            outer, _, name = head.rpartition(".")
+            row, key = (getattr(workload, outer) if outer else workload), (outer, None)
+        row_class: Any = type(row)
+        label = getattr(row, "file_id", None) or getattr(row, "segment_id", None)
+        named = f"{label}: {problem}" if key[1] is not None else str(problem)
+        if _optional(row_class, name) and not problem.why.startswith("the same"):
+            cleared.setdefault(key, {})[name] = None
+            warnings.append(f"{named}; left unknown")
+        elif key[1] is None:
+            raise BadInput(named)
+        else:
+            dropped.setdefault(head, set()).add(key[1])
+            warnings.append(f"{named}; the row is left out")
+    changes: dict[str, Any] = {}
+    for (head, index), fields in cleared.items():
+        if index is None and not head:
+            changes.update(fields)
+        elif index is None:
+            changes[head] = dataclasses.replace(getattr(workload, head), **fields)
+        else:
+            rows = list(changes.get(head, getattr(workload, head)))
+            rows[index] = dataclasses.replace(rows[index], **fields)
+            changes[head] = tuple(rows)
+    for head, indexes in dropped.items():
+        rows = list(changes.get(head, getattr(workload, head)))
+        changes[head] = tuple(r for i, r in enumerate(rows) if i not in indexes)
+    changes["warnings"] = tuple(getattr(workload, "warnings", ())) + tuple(warnings)
+    result: T = dataclasses.replace(workload, **changes)  # type: ignore[type-var]
+    return result
+
+
+@cache
+def _free_form(cls: type, name: str) -> bool:
+    """Whether field *name* holds data of no fixed shape (raw rows, settings, summaries)."""
+    if name in OPAQUE:
+        return True
+    tp = typing.get_type_hints(cls).get(name, object)
+    return "Any" in str(tp)
+
+
+@cache
+def _optional(cls: type, name: str) -> bool:
+    return type(None) in typing.get_args(typing.get_type_hints(cls).get(name, object))
