@@ -53,7 +53,8 @@ def measure(engine: Engine, path: str, job: Job) -> JobResult:
 def compare(label: str, path: str, size: int, seconds: float, rounds: int, kinds: str = "rs") -> None:
     builtin, fio = BuiltinEngine(), FioEngine()
     print(f"\n{label}: {path} ({size >> 20} MiB), {rounds} rounds x {seconds:g} s, median")
-    print(f"{'test':<14}{'builtin':>12}{'p50 ms':>9}{'p99 ms':>9}{'fio':>12}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
+    print(f"{'test':<14}{'builtin':>12}{'p50 ms':>9}{'p99 ms':>9}{'fio':>12}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}"
+          f"  {'builtin path':<12}")
     for job in cases(size, seconds, kinds):
         mine: list[JobResult] = []
         theirs: list[JobResult] = []
@@ -75,7 +76,7 @@ def compare(label: str, path: str, size: int, seconds: float, rounds: int, kinds
         fl = statistics.median(r.latency.p50_ms for r in theirs), statistics.median(r.latency.p99_ms for r in theirs)
         unit = " MB/s" if sequential else ""
         print(f"{job.name:<14}{b:>12.0f}{bl[0]:>9.3f}{bl[1]:>9.3f}{f:>12.0f}{fl[0]:>9.3f}{fl[1]:>9.3f}"
-              f"{b / f if f else 0:>8.3f}{unit}")
+              f"{b / f if f else 0:>8.3f}  {mine[0].io_path:<12}{unit}")
 
 
 @contextlib.contextmanager

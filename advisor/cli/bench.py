@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,8 @@ from advisor.cli.common import OutputFormat, progress_enabled, stderr_console, s
 from advisor.errors import BadInput, ExitCode
 
 if TYPE_CHECKING:
+    from advisor.bench.engines import Engine
+    from advisor.bench.suite import BenchOptions
     from advisor.model.disk import DiskProfile
 
 
@@ -75,9 +78,8 @@ def bench(
 ) -> None:
     """Measure zones, band/full-stroke/cross-surface IOPS, queue depths and commit rate."""
     from advisor.bench.engines import pick_engine
-    from advisor.bench.runner import BenchRun, parse_size
     from advisor.bench.suite import ALL_TESTS, FULL_BUDGET_S, QUICK_BUDGET_S, BenchOptions, parse_tests
-    from advisor.bench.target import create_scratch, open_target, release
+    from advisor.demo.cleanup import interruptible
 
     if (target is None) == (scratch_file is None):
         raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")
@@ -90,8 +92,31 @@ def bench(
         raise BadInput("--budget-per-test must be positive")
     options = BenchOptions(tests=selected, budget_per_test_s=budget, runs=runs, zone_points=zone_points)
     chosen = pick_engine(engine)
+    with interruptible() as guard:
+        try:
+            _run(target, scratch_file, size, reuse_scratch, explicit, selected, chosen, options, rpm,
+                 (output, fmt, plot))
+        except KeyboardInterrupt:
+            # before the run began (writing the scratch file): nothing measured, nothing left behind
+            raise typer.Exit(_interrupted_code(guard.received)) from None
+
+
+def _interrupted_code(received: list[int]) -> int:
+    """130 for Ctrl-C; 128 + the signal number for SIGTERM (143) and SIGHUP (129), as a shell reports."""
+    first = received[0] if received else int(signal.SIGINT)
+    return int(ExitCode.INTERRUPTED) if first == signal.SIGINT else 128 + first
+
+
+def _run(target: str | None, scratch_file: str | None, size: str, reuse: bool, explicit: bool,
+         selected: tuple[str, ...], chosen: Engine, options: BenchOptions, rpm: int | None,
+         outputs: tuple[Path | None, OutputFormat, Path | None]) -> None:
+    """Resolve the target, run, write; on a signal write the partial profile and exit 130/143."""
+    from advisor.bench.runner import BenchRun, parse_size
+    from advisor.bench.target import create_scratch, open_target, release
+
+    output, fmt, plot = outputs
     if scratch_file is not None:
-        resolved = create_scratch(scratch_file, parse_size(size), reuse_scratch, _fill_reporter())
+        resolved = create_scratch(scratch_file, parse_size(size), reuse, _fill_reporter())
     else:
         assert target is not None
         resolved = open_target(target, want_write=explicit and "commit" in selected)
@@ -104,7 +129,7 @@ def bench(
             run.stop.set()
             _write_outputs(run.profile(complete=False), output, fmt, None)
             typer.echo("advisor: interrupted; partial profile kept (complete=false)", err=True)
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+            raise
     finally:
         release(resolved)
     _write_outputs(profile, output, fmt, plot)

@@ -114,3 +114,53 @@ def test_ctrl_c_keeps_a_valid_partial_profile(tmp_path: Path, engine: str) -> No
     assert any("incomplete" in warning for warning in profile.warnings)
     assert not scratch.exists(), "the scratch file is removed even on Ctrl-C"
     assert not list(tmp_path.glob(".*tmp*")), "no half-written temp file is left"
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of *pid*, from /proc (each thread lists the children it forked)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(child) for child in task.read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.slow
+def test_sigterm_reaps_fio_removes_scratch_and_keeps_a_partial_profile(tmp_path: Path) -> None:
+    scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
+    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "64M",
+            "--engine", "fio", "--tests", "band,stroke", "--budget-per-test", "6", "--runs", "1",
+            "-o", str(output)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    fio_pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and not fio_pids:
+            fio_pids = [c for c in _children(proc.pid) if Path(f"/proc/{c}/comm").read_text().strip() == "fio"]
+            time.sleep(0.05)
+        assert fio_pids, "fio never started"
+        # the band run ends after about 6 s; the stroke run follows in a second fio
+        while time.monotonic() < deadline and fio_pids[0] in _children(proc.pid):
+            time.sleep(0.05)
+        stroke_fio: list[int] = []
+        while time.monotonic() < deadline and not stroke_fio:
+            stroke_fio = _children(proc.pid)
+            time.sleep(0.05)
+        assert stroke_fio, "the second fio never started"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "partial profile" in err
+    assert not any(Path(f"/proc/{pid}").exists() for pid in stroke_fio), "fio outlived the bench"
+    assert not scratch.exists(), "the scratch file is removed on SIGTERM"
+    profile = read_document(output, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+    assert profile.complete is False
+    assert profile.band_iops.get("outer", 0) > 0, "the finished band test is kept"
+    assert profile.full_stroke_iops is None, "the interrupted stroke test is not"
