@@ -65,6 +65,7 @@ def bench(
     scratch_file: str | None = typer.Option(None, "--scratch-file", help="Create this file, bench it, remove it."),
     size: str = typer.Option("2G", "--size", help="Size of the scratch file (e.g. 512M, 2G)."),
     reuse_scratch: bool = typer.Option(False, "--reuse-scratch", help="Allow an existing scratch file to be used."),
+    fill: bool = typer.Option(False, "--fill", help="Rewrite all of a reused scratch file first (fallocated, sparse)."),
     tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit."),
     engine: str = typer.Option("auto", "--engine", help="auto (fio when installed), builtin or fio."),
     quick: bool = typer.Option(False, "--quick", help="About a minute in all instead of up to ten."),
@@ -83,6 +84,8 @@ def bench(
 
     if (target is None) == (scratch_file is None):
         raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")
+    if fill and not reuse_scratch:
+        raise BadInput("--fill rewrites an existing scratch file: use it with --scratch-file PATH --reuse-scratch")
     explicit = tests.strip().lower() != "all"
     selected = parse_tests(tests) if explicit else ALL_TESTS
     if runs < 1 or zone_points < 2:
@@ -94,8 +97,8 @@ def bench(
     chosen = pick_engine(engine)
     with interruptible() as guard:
         try:
-            _run(target, scratch_file, size, reuse_scratch, explicit, selected, chosen, options, rpm,
-                 (output, fmt, plot))
+            _run(target, (scratch_file, size, reuse_scratch, fill), explicit and "commit" in selected, chosen,
+                 options, rpm, (output, fmt, plot))
         except KeyboardInterrupt:
             # before the run began (writing the scratch file): nothing measured, nothing left behind
             raise typer.Exit(_interrupted_code(guard.received)) from None
@@ -107,19 +110,19 @@ def _interrupted_code(received: list[int]) -> int:
     return int(ExitCode.INTERRUPTED) if first == signal.SIGINT else 128 + first
 
 
-def _run(target: str | None, scratch_file: str | None, size: str, reuse: bool, explicit: bool,
-         selected: tuple[str, ...], chosen: Engine, options: BenchOptions, rpm: int | None,
-         outputs: tuple[Path | None, OutputFormat, Path | None]) -> None:
+def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], want_write: bool, chosen: Engine,
+         options: BenchOptions, rpm: int | None, outputs: tuple[Path | None, OutputFormat, Path | None]) -> None:
     """Resolve the target, run, write; on a signal write the partial profile and exit 130/143."""
     from advisor.bench.runner import BenchRun, parse_size
     from advisor.bench.target import create_scratch, open_target, release
 
     output, fmt, plot = outputs
+    scratch_file, size, reuse, fill = scratch
     if scratch_file is not None:
-        resolved = create_scratch(scratch_file, parse_size(size), reuse, _fill_reporter())
+        resolved = create_scratch(scratch_file, parse_size(size), reuse, _fill_reporter(), fill=fill)
     else:
         assert target is not None
-        resolved = open_target(target, want_write=explicit and "commit" in selected)
+        resolved = open_target(target, want_write=want_write)
     try:
         run = BenchRun(resolved, chosen, options, rpm)
         try:

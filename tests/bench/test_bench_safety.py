@@ -164,3 +164,35 @@ def test_sigterm_reaps_fio_removes_scratch_and_keeps_a_partial_profile(tmp_path:
     assert profile.complete is False
     assert profile.band_iops.get("outer", 0) > 0, "the finished band test is kept"
     assert profile.full_stroke_iops is None, "the interrupted stroke test is not"
+
+
+def test_fallocated_and_sparse_files_are_refused_with_the_fix(tmp_path: Path) -> None:
+    fallocated, sparse = tmp_path / "fallocated.dat", tmp_path / "sparse.dat"
+    subprocess.run(["fallocate", "-l", "32M", str(fallocated)], check=True)
+    with sparse.open("wb") as handle:
+        handle.write(os.urandom(1 << 20))  # 1 MiB written, then 31 MiB of hole
+        handle.truncate(32 << 20)
+    refused = advisor("bench", str(fallocated), "--tests", "stroke", "--engine", "builtin")
+    line = one_error_line(refused)
+    assert refused.returncode == ExitCode.BAD_INPUT
+    assert "32 MiB unwritten (fallocate)" in line and f"--scratch-file {fallocated} --reuse-scratch --fill" in line
+    holes = advisor("bench", str(sparse), "--tests", "stroke", "--engine", "builtin")
+    assert holes.returncode == ExitCode.BAD_INPUT and "31 MiB of holes (sparse)" in one_error_line(holes)
+    reused = advisor("bench", "--scratch-file", str(fallocated), "--reuse-scratch", "--size", "32M",
+                     "--tests", "stroke", "--engine", "builtin")
+    assert reused.returncode == ExitCode.BAD_INPUT and "add --fill" in one_error_line(reused)
+    assert sparse.stat().st_size == 32 << 20 and fallocated.stat().st_size == 32 << 20
+
+
+def test_fill_writes_a_reused_scratch_file_then_benches_it(tmp_path: Path) -> None:
+    from advisor.bench.target import unwritten_parts
+
+    scratch = tmp_path / "fallocated.dat"
+    subprocess.run(["fallocate", "-l", "32M", str(scratch)], check=True)
+    filled = advisor("bench", "--scratch-file", str(scratch), "--reuse-scratch", "--fill", "--size", "32M",
+                     "--tests", "stroke", "--engine", "builtin", "--budget-per-test", "0.5", "--runs", "1",
+                     "--format", "json")
+    assert filled.returncode == 0, filled.stderr
+    assert scratch.exists(), "a reused scratch file belongs to the user and stays"
+    parts = unwritten_parts(str(scratch), 32 << 20)
+    assert parts is not None and parts.total == 0
