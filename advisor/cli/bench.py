@@ -66,7 +66,7 @@ def bench(
     size: str = typer.Option("2G", "--size", help="Size of the scratch file (e.g. 512M, 2G)."),
     reuse_scratch: bool = typer.Option(False, "--reuse-scratch", help="Allow an existing scratch file to be used."),
     fill: bool = typer.Option(False, "--fill", help="Rewrite all of a reused scratch file first (fallocated, sparse)."),
-    tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit."),
+    tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit; smr (opt-in)."),
     engine: str = typer.Option("auto", "--engine", help="auto (fio when installed), builtin or fio."),
     quick: bool = typer.Option(False, "--quick", help="About a minute in all instead of up to ten."),
     budget_per_test: float | None = typer.Option(None, "--budget-per-test", help="Seconds per test."),
@@ -97,8 +97,8 @@ def bench(
     chosen = pick_engine(engine)
     with interruptible() as guard:
         try:
-            _run(target, (scratch_file, size, reuse_scratch, fill), explicit and "commit" in selected, chosen,
-                 options, rpm, (output, fmt, plot))
+            writes = explicit and bool({"commit", "smr"} & set(selected))
+            _run(target, (scratch_file, size, reuse_scratch, fill), writes, chosen, options, rpm, (output, fmt, plot))
         except KeyboardInterrupt:
             # before the run began (writing the scratch file): nothing measured, nothing left behind
             raise typer.Exit(_interrupted_code(guard.received)) from None
