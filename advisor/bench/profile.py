@@ -137,6 +137,11 @@ def assemble(
         notes += [warning] if warning else []
     elif commit:
         notes.append("commit rate not checked against RPM/60: no rotation measured (pass --rpm to check)")
+    threaded = [f"QD{d}" for d in depths if d > 1 and m.results[f"qd.{d}"][0].io_path == "threads"]
+    if threaded:
+        notes.append(f"{', '.join(threaded)} ran on threads (native AIO unavailable: install libaio1 and "
+                     "python-libaio): on a fast device threads cannot keep the queue full, so these IOPS are a "
+                     "lower bound")
     runs = _runs(m)
     if not complete:
         notes.append("incomplete: stopped before every test finished; figures cover what was measured")

@@ -21,6 +21,8 @@ from advisor.bench.engines import Job, Region, aio
 from advisor.bench.engines import builtin as builtin_module
 from advisor.bench.engines.builtin import BuiltinEngine
 from advisor.bench.engines.fio import FioEngine
+from advisor.bench.runner import BenchRun
+from advisor.bench.suite import BenchOptions
 from advisor.bench.target import Target, create_scratch, release
 from advisor.errors import DeviceError
 from tests.emulator.emu_support import memory_dir
@@ -50,9 +52,16 @@ def test_queued_reads_go_through_native_aio(scratch: Target) -> None:
 
 
 def test_threads_are_the_fallback_without_aio(scratch: Target, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = BenchOptions(tests=("qd",), budget_per_test_s=0.8, runs=1, queue_depths=(1, 4))
+    with_aio = BenchRun(scratch, BuiltinEngine(), options).run()
+    assert with_aio.io_paths == {"qd.1": "threads", "qd.4": "linux-aio"}
+    assert "(linux-aio)" in with_aio.classification_reason
     monkeypatch.setattr(builtin_module, "_aio_usable", lambda: False)
     result = BuiltinEngine().run(scratch.path, [_job(4)], threading.Event())[0]
     assert result.io_path == "threads" and result.ios > 4
+    without = BenchRun(scratch, BuiltinEngine(), options).run()
+    assert without.io_paths["qd.4"] == "threads"
+    assert any("QD4 ran on threads" in warning and "lower bound" in warning for warning in without.warnings)
 
 
 def test_a_short_read_is_an_io_error(scratch: Target) -> None:

@@ -63,6 +63,10 @@ def aio_available() -> bool:
     return True
 
 
+class AioUnavailable(Exception):
+    """Native AIO cannot be set up now (``io_setup`` refused: aio-max-nr reached, seccomp)."""
+
+
 @dataclass
 class Reads:
     """Per-IO latencies (ns) of the counted reads and the span they cover."""
@@ -94,7 +98,10 @@ class _Ring:
         self.events = (binding.io_event * slots)()
         self.event_words = np.frombuffer(self.events, dtype=np.int64).reshape(slots, 4)  # data, obj, res, res2
         self.context = binding.io_context_t()
-        binding.io_setup(slots, ctypes.byref(self.context))
+        try:
+            binding.io_setup(slots, ctypes.byref(self.context))
+        except OSError as exc:
+            raise AioUnavailable(f"io_setup({slots}): {exc.strerror or exc}") from None
         self.in_flight = 0
 
     def submit(self, slots: np.ndarray, offsets: np.ndarray) -> None:
@@ -133,11 +140,12 @@ class _Ring:
 def run_random(fd: int, job: Job, stop: threading.Event, seed: int) -> Reads:
     """Keep ``job.depth`` random reads in flight per region until the deadline or *stop*.
 
-    Raises ``OSError`` (with the kernel's errno) when a read fails or comes back short.
+    Raises ``OSError`` (with the kernel's errno) when a read fails or comes back short,
+    :class:`AioUnavailable` when no AIO context can be had (the caller falls back to threads).
     """
     binding = _binding()
     if binding is None:
-        raise OSError(errno.ENOSYS, "python-libaio is not available")
+        raise AioUnavailable("python-libaio is not available")
     depth, block = max(1, job.depth), job.block_size
     regions = [region for region in job.regions for _ in range(depth)]
     region_start = np.array([r.offset for r in regions], dtype=np.int64)

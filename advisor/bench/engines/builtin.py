@@ -127,10 +127,9 @@ class BuiltinEngine:
             raise DeviceError(f"cannot open {path}: {exc.strerror}") from None
         seed = time.monotonic_ns() & 0xFFFFFFFF
         try:
-            if job.pattern == "randread" and job.depth > 1 and _aio_usable():
-                reads = _queued(fd, job, stop, seed)
-                path_used = aio.PATH
-            else:
+            reads = _queued(fd, job, stop, seed) if job.pattern == "randread" and job.depth > 1 else None
+            path_used = aio.PATH
+            if reads is None:
                 reads = _threaded(fd, job, stop, seed)
                 path_used = THREADS_PATH
         except OSError as exc:
@@ -149,10 +148,15 @@ def _aio_usable() -> bool:
     return aio.aio_available()
 
 
-def _queued(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
-    """Queue depth > 1 through native AIO; Ctrl-C drains the queue, then goes through."""
+def _queued(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads | None:
+    """Queue depth > 1 through native AIO (None when it cannot be had: threads then);
+    Ctrl-C drains the queue, then goes through."""
+    if not _aio_usable():
+        return None
     try:
         return aio.run_random(fd, job, stop, seed)
+    except aio.AioUnavailable:
+        return None
     except KeyboardInterrupt:
         stop.set()
         raise
