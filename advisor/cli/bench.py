@@ -99,9 +99,15 @@ def bench(
         try:
             writes = explicit and bool({"commit", "smr"} & set(selected))
             _run(target, (scratch_file, size, reuse_scratch, fill), writes, chosen, options, rpm, (output, fmt, plot))
-        except KeyboardInterrupt:
-            # before the run began (writing the scratch file): nothing measured, nothing left behind
+        except _PartialKept:
             raise typer.Exit(_interrupted_code(guard.received)) from None
+        except KeyboardInterrupt:  # while the scratch file was being written: it is removed
+            typer.echo("advisor: interrupted before any measurement; nothing written", err=True)
+            raise typer.Exit(_interrupted_code(guard.received)) from None
+
+
+class _PartialKept(KeyboardInterrupt):
+    """Interrupted during the run, after the partial profile was written."""
 
 
 def _interrupted_code(received: list[int]) -> int:
@@ -132,7 +138,7 @@ def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], want_w
             run.stop.set()
             _write_outputs(run.profile(complete=False), output, fmt, None)
             typer.echo("advisor: interrupted; partial profile kept (complete=false)", err=True)
-            raise
+            raise _PartialKept from None
     finally:
         release(resolved)
     _write_outputs(profile, output, fmt, plot)

@@ -196,3 +196,25 @@ def test_fill_writes_a_reused_scratch_file_then_benches_it(tmp_path: Path) -> No
     assert scratch.exists(), "a reused scratch file belongs to the user and stays"
     parts = unwritten_parts(str(scratch), 32 << 20)
     assert parts is not None and parts.total == 0
+
+
+@pytest.mark.slow
+def test_sigterm_while_the_scratch_file_is_written_removes_it(tmp_path: Path) -> None:
+    scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
+    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "1G",
+            "--engine", "builtin", "--tests", "stroke", "-o", str(output)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (scratch.exists() and scratch.stat().st_size > 0):
+            time.sleep(0.02)
+        assert scratch.exists(), "the scratch file was never started"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "nothing written" in err
+    assert not scratch.exists() and not output.exists()
