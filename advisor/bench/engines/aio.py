@@ -93,8 +93,7 @@ class _Ring:
         self.offset_word = (binding.iocb.u.offset + binding.io_iocb_common.offset.offset) // 8
         self.pointers = (binding.iocb_p * slots)()
         self.pointer_words = np.frombuffer(self.pointers, dtype=np.uint64)
-        self.iocb_base = np.uint64(ctypes.addressof(self.iocbs))
-        self.iocb_size = np.uint64(size)
+        self.addresses = np.uint64(ctypes.addressof(self.iocbs)) + np.arange(slots, dtype=np.uint64) * np.uint64(size)
         self.events = (binding.io_event * slots)()
         self.event_words = np.frombuffer(self.events, dtype=np.int64).reshape(slots, 4)  # data, obj, res, res2
         self.context = binding.io_context_t()
@@ -108,17 +107,22 @@ class _Ring:
         """Aim *slots* at *offsets* and hand them to the kernel in one ``io_submit``."""
         self.iocb_words[slots, self.offset_word] = offsets
         count = int(slots.size)
-        self.pointer_words[:count] = self.iocb_base + slots.astype(np.uint64) * self.iocb_size
-        done = self.binding.io_submit(self.context, count, self.pointers)
-        while done < count:  # io_submit may take fewer than asked (EAGAIN-like back pressure)
-            rest = ctypes.cast(ctypes.byref(self.pointers, done * ctypes.sizeof(ctypes.c_void_p)),
-                               ctypes.POINTER(self.binding.iocb_p))
-            done += self.binding.io_submit(self.context, count - done, rest)
-        self.in_flight += count
+        self.pointer_words[:count] = self.addresses[slots]
+        done = 0
+        while done < count:  # io_submit may take fewer than asked; what it took is in flight
+            rest = self.pointers if done == 0 else ctypes.cast(
+                ctypes.byref(self.pointers, done * ctypes.sizeof(ctypes.c_void_p)), ctypes.POINTER(self.binding.iocb_p))
+            taken = self.binding.io_submit(self.context, count - done, rest)  # raises OSError on failure
+            if taken <= 0:
+                raise OSError(errno.EAGAIN, "io_submit took no request")
+            self.in_flight += taken
+            done += taken
 
     def reap(self, wait_for: int, timeout: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """(slots, results) of the completions available, waiting for at least *wait_for*
-        (at most *timeout*, a ``byref(timespec)``; None waits as long as it takes)."""
+        (at most *timeout*, a ``byref(timespec)``; None waits as long as it takes).
+
+        Both are views of the event array: valid until the next call."""
         try:
             count = self.binding.io_getevents(self.context, wait_for, self.slots, self.events, timeout)
         except OSError as exc:
@@ -126,10 +130,14 @@ class _Ring:
                 raise
             count = 0
         self.in_flight -= count
-        return self.event_words[:count, 0].copy(), self.event_words[:count, 2].copy()
+        return self.event_words[:count, 0], self.event_words[:count, 2]
 
     def close(self) -> None:
-        """Wait for every read still in flight (the kernel writes into our buffers), then free."""
+        """Wait for every read still in flight (the kernel writes into our buffers), then free.
+
+        ``io_destroy`` itself also waits for whatever could not be cancelled, so the buffers
+        are released only after the kernel is done with them, even if a count was missed.
+        """
         while self.in_flight > 0:
             self.reap(self.in_flight, None)
         self.binding.io_destroy(self.context)
@@ -151,19 +159,30 @@ def run_random(fd: int, job: Job, stop: threading.Event, seed: int) -> Reads:
     region_start = np.array([r.offset for r in regions], dtype=np.int64)
     region_blocks = np.array([max(1, r.length // block) for r in regions], dtype=np.int64)
     rng = np.random.default_rng(seed)
-    pool, used = rng.random(_POOL), 0
+    one_region = len(job.regions) == 1
+
+    def draw() -> np.ndarray:
+        """Offsets for the next reads: for one region ready to use, else fractions to scale
+        per slot (a generator call costs tens of µs, so they are drawn in bulk)."""
+        if one_region:
+            offsets: np.ndarray = region_start[0] + (rng.random(_POOL) * region_blocks[0]).astype(np.int64) * block
+            return offsets
+        return rng.random(_POOL)
+
+    pool, used = draw(), 0
 
     def aim(slots: np.ndarray) -> np.ndarray:
-        """Uniform block-aligned offsets in each slot's region (a generator call costs tens
-        of µs, so fractions are drawn in bulk and scaled per slot)."""
+        """Uniform block-aligned offsets in each slot's region."""
         nonlocal pool, used
         count = int(slots.size)
         if used + count > _POOL:
-            pool, used = rng.random(_POOL), 0
-        fractions = pool[used:used + count]
+            pool, used = draw(), 0
+        picks: np.ndarray = pool[used:used + count]
         used += count
-        picks: np.ndarray = region_start[slots] + (fractions * region_blocks[slots]).astype(np.int64) * block
-        return picks
+        if one_region:
+            return picks
+        scaled: np.ndarray = region_start[slots] + (picks * region_blocks[slots]).astype(np.int64) * block
+        return scaled
 
     ring = _Ring(binding, fd, len(regions), block)
     clock = time.monotonic_ns
@@ -182,8 +201,8 @@ def run_random(fd: int, job: Job, stop: threading.Event, seed: int) -> Reads:
             slots, results = ring.reap(1, poll)
             now = clock()
             if slots.size:
-                bad = results != block
-                if bad.any():
+                if not (results == block).all():
+                    bad = results != block
                     code = int(results[bad][0])
                     number = -code if code < 0 else errno.EIO
                     raise OSError(number, os.strerror(number) if code < 0 else f"short read ({code} bytes)")
