@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from advisor.errors import ExitCode
 from advisor.jsonio import read_document
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
-from tests.bench.cli_support import ROOT, advisor, one_error_line, require_root
+from tests.bench.cli_support import advisor, one_error_line, require_root, signalled
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 
 
@@ -91,21 +90,17 @@ def test_missing_target_and_double_target_are_usage_errors(tmp_path: Path) -> No
 @pytest.mark.parametrize("engine", ["builtin", "fio"])
 def test_ctrl_c_keeps_a_valid_partial_profile(tmp_path: Path, engine: str) -> None:
     scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
-    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "64M",
-            "--engine", engine, "--tests", "band,stroke,qd", "--budget-per-test", "12", "-o", str(output)]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
+    args = ["bench", "--scratch-file", str(scratch), "--size", "64M", "--engine", engine,
+            "--tests", "band,stroke,qd", "--budget-per-test", "12", "-o", str(output)]
+
+    def ready(proc: subprocess.Popen[str]) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not (scratch.exists() and scratch.stat().st_size >= 64 << 20):
             time.sleep(0.1)
         time.sleep(6.0)  # the band test (4 s a run) has finished at least one run
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == ExitCode.INTERRUPTED, err
+
+    code, err = signalled(args, ready, signal.SIGINT)
+    assert code == ExitCode.INTERRUPTED, err
     assert "Traceback" not in err and "partial profile" in err
     profile = read_document(output, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
     assert profile.complete is False
@@ -130,14 +125,13 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.slow
 def test_sigterm_reaps_fio_removes_scratch_and_keeps_a_partial_profile(tmp_path: Path) -> None:
     scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
-    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "64M",
-            "--engine", "fio", "--tests", "band,stroke", "--budget-per-test", "6", "--runs", "1",
-            "-o", str(output)]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    fio_pids: list[int] = []
-    try:
+    args = ["bench", "--scratch-file", str(scratch), "--size", "64M", "--engine", "fio",
+            "--tests", "band,stroke", "--budget-per-test", "6", "--runs", "1", "-o", str(output)]
+    stroke_fio: list[int] = []
+
+    def ready(proc: subprocess.Popen[str]) -> None:
         deadline = time.monotonic() + 40
+        fio_pids: list[int] = []
         while time.monotonic() < deadline and not fio_pids:
             fio_pids = [c for c in _children(proc.pid) if Path(f"/proc/{c}/comm").read_text().strip() == "fio"]
             time.sleep(0.05)
@@ -145,18 +139,14 @@ def test_sigterm_reaps_fio_removes_scratch_and_keeps_a_partial_profile(tmp_path:
         # the band run ends after about 6 s; the stroke run follows in a second fio
         while time.monotonic() < deadline and fio_pids[0] in _children(proc.pid):
             time.sleep(0.05)
-        stroke_fio: list[int] = []
         while time.monotonic() < deadline and not stroke_fio:
-            stroke_fio = _children(proc.pid)
+            stroke_fio.extend(_children(proc.pid))
             time.sleep(0.05)
         assert stroke_fio, "the second fio never started"
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+
+    code, err = signalled(args, ready, signal.SIGTERM)
+    assert code == 143, err
     assert "Traceback" not in err and "partial profile" in err
     assert not any(Path(f"/proc/{pid}").exists() for pid in stroke_fio), "fio outlived the bench"
     assert not scratch.exists(), "the scratch file is removed on SIGTERM"
@@ -201,20 +191,16 @@ def test_fill_writes_a_reused_scratch_file_then_benches_it(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_sigterm_while_the_scratch_file_is_written_removes_it(tmp_path: Path) -> None:
     scratch, output = tmp_path / "scratch.dat", tmp_path / "disk.json"
-    argv = [sys.executable, "-m", "advisor", "bench", "--scratch-file", str(scratch), "--size", "1G",
-            "--engine", "builtin", "--tests", "stroke", "-o", str(output)]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
+    args = ["bench", "--scratch-file", str(scratch), "--size", "1G", "--engine", "builtin", "--tests", "stroke",
+            "-o", str(output)]
+
+    def ready(proc: subprocess.Popen[str]) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not (scratch.exists() and scratch.stat().st_size > 0):
             time.sleep(0.02)
         assert scratch.exists(), "the scratch file was never started"
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+
+    code, err = signalled(args, ready, signal.SIGTERM)
+    assert code == 143, err
     assert "Traceback" not in err and "nothing written" in err
     assert not scratch.exists() and not output.exists()

@@ -84,7 +84,9 @@ def test_emulated_smr_disk_is_classified_smr_dm_and_cmr_is_not(tmp_path: Path, b
     assert cliff is not None and cliff.after_p50_ms is not None and cliff.cliff_after_bytes is not None
     assert smr.classification == "smr-dm", smr.classification_reason
     assert "fell off a cliff" in smr.classification_reason
-    assert 0 < cliff.cliff_after_bytes <= 10 << 20, "the cliff comes when the 8 MiB media cache is full"
+    # the 8 MiB media cache: ext4's own writes may have used a little of it, and on a busy
+    # host the gaps between writes are idle time in which the drive cleans a band or two
+    assert 2 << 20 <= cliff.cliff_after_bytes <= 16 << 20, cliff
     assert cliff.after_p50_ms >= 5 * cliff.before_p50_ms
     cmr = _bench_writes(tmp_path, backing, smr=False)
     assert cmr.write_cliff is not None and cmr.write_cliff.after_p50_ms is None
