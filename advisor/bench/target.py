@@ -171,8 +171,9 @@ def _refuse_unwritten(path: str, size: int, fix: str) -> None:
     )
 
 
-def open_target(path: str, want_write: bool) -> Target:
-    """Resolve an existing device or file to bench read-only; refuse writes on it."""
+def open_target(path: str, want_write: bool, write_test: str = "commit") -> Target:
+    """Resolve an existing device or file to bench read-only; refuse writes on it
+    (*write_test* names the test that asked, for the message)."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -183,14 +184,14 @@ def open_target(path: str, want_write: bool) -> Target:
             state = f"mounted at {where}" if where else "a device"
             scratch = posixpath.join(where or "/mnt/fs", "advisor-bench.tmp")
             raise UnsafeTarget(
-                f"refusing the commit test on {path} ({state}): it writes, and the bench never writes to devices",
+                f"refusing the {write_test} test on {path} ({state}): it writes, and the bench never writes to devices",
                 hint=f"run it on a scratch file: --scratch-file {scratch} --size 2G",
             )
         kind: TargetKind = "device"
     elif stat.S_ISREG(info.st_mode):
         if want_write:
             raise UnsafeTarget(
-                f"refusing the commit test on {path}: it writes, and {path} was not named as scratch",
+                f"refusing the {write_test} test on {path}: it writes, and {path} was not named as scratch",
                 hint="use --scratch-file PATH --size SIZE for a file the bench creates and removes",
             )
         kind = "file"

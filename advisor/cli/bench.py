@@ -97,7 +97,7 @@ def bench(
     chosen = pick_engine(engine)
     with interruptible() as guard:
         try:
-            writes = explicit and bool({"commit", "smr"} & set(selected))
+            writes: list[str] = [test for test in ("commit", "smr") if explicit and test in selected]
             _run(target, (scratch_file, size, reuse_scratch, fill), writes, chosen, options, rpm, (output, fmt, plot))
         except _PartialKept:
             raise typer.Exit(_interrupted_code(guard.received)) from None
@@ -116,7 +116,7 @@ def _interrupted_code(received: list[int]) -> int:
     return int(ExitCode.INTERRUPTED) if first == signal.SIGINT else 128 + first
 
 
-def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], want_write: bool, chosen: Engine,
+def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], writes: list[str], chosen: Engine,
          options: BenchOptions, rpm: int | None, outputs: tuple[Path | None, OutputFormat, Path | None]) -> None:
     """Resolve the target, run, write; on a signal write the partial profile and exit 130/143."""
     from advisor.bench.runner import BenchRun, parse_size
@@ -128,7 +128,7 @@ def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], want_w
         resolved = create_scratch(scratch_file, parse_size(size), reuse, _fill_reporter(), fill=fill)
     else:
         assert target is not None
-        resolved = open_target(target, want_write=want_write)
+        resolved = open_target(target, want_write=bool(writes), write_test="/".join(writes) or "commit")
     try:
         run = BenchRun(resolved, chosen, options, rpm)
         try:

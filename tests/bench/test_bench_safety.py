@@ -38,20 +38,23 @@ def test_commit_test_on_a_mounted_device_is_refused(tmp_path: Path) -> None:
 def test_commit_test_on_an_unmounted_device_is_refused(tmp_path: Path) -> None:
     require_root()
     with scratch_disk(64 << 20, [("raw", 0.9)], fs=None, image_dir=tmp_path) as disk:
-        result = advisor("bench", disk.partitions[0].device, "--tests", "zones,commit", "--quick")
-        assert result.returncode == ExitCode.UNSAFE
-        assert "never writes to devices" in one_error_line(result)
-        assert result.stdout == ""
+        for tests in ("zones,commit", "smr"):
+            result = advisor("bench", disk.partitions[0].device, "--tests", tests, "--quick")
+            assert result.returncode == ExitCode.UNSAFE
+            assert "never writes to devices" in one_error_line(result)
+            assert result.stdout == ""
     assert no_leaks(tmp_path)
 
 
-def test_commit_test_on_a_file_not_named_as_scratch_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("test", ["commit", "smr"])
+def test_write_test_on_a_file_not_named_as_scratch_is_refused(tmp_path: Path, test: str) -> None:
     datafile = tmp_path / "datafile"
     datafile.write_bytes(os.urandom(1 << 20) * 32)
     before = datafile.read_bytes()
-    result = advisor("bench", str(datafile), "--tests", "commit")
+    result = advisor("bench", str(datafile), "--tests", test)
     assert result.returncode == ExitCode.UNSAFE
-    assert "not named as scratch" in one_error_line(result)
+    line = one_error_line(result)
+    assert f"refusing the {test} test" in line and "not named as scratch" in line
     assert datafile.read_bytes() == before
 
 
