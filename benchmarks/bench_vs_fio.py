@@ -2,7 +2,10 @@
 
 Runs QD1 and QD32 random 8 KiB reads and sequential 1 MiB reads with both engines,
 alternating which goes first, and prints IOPS, p50 and p99 per engine and the ratio
-builtin/fio (targets: >= 0.95 at QD1, >= 0.90 at QD32).
+builtin/fio (targets: >= 0.95 at QD1, >= 0.90 at QD32, sequential within 5 %). The ratio
+is the median of the per-round ratios of back-to-back runs, with their range: on a
+machine shared with other work the device's speed drifts by several times within a
+minute, and only runs a few seconds apart see the same device.
 
 Targets: a scratch file on the filesystem holding --dir (a real file on a real disk), and,
 when run as root with FUSE and the emulator available, the emulated 7200 rpm HDD (random
@@ -52,8 +55,10 @@ def measure(engine: Engine, path: str, job: Job) -> JobResult:
 
 def compare(label: str, path: str, size: int, seconds: float, rounds: int, kinds: str = "rs") -> None:
     builtin, fio = BuiltinEngine(), FioEngine()
-    print(f"\n{label}: {path} ({size >> 20} MiB), {rounds} rounds x {seconds:g} s, median")
-    print(f"{'test':<14}{'builtin':>12}{'p50 ms':>9}{'p99 ms':>9}{'fio':>12}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}")
+    print(f"\n{label}: {path} ({size >> 20} MiB), {rounds} rounds x {seconds:g} s, median; "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'test':<14}{'builtin':>12}{'p50 ms':>9}{'p99 ms':>9}{'fio':>12}{'p50 ms':>9}{'p99 ms':>9}{'ratio':>8}"
+          f"{'range':>14}  {'builtin path':<12}")
     for job in cases(size, seconds, kinds):
         mine: list[JobResult] = []
         theirs: list[JobResult] = []
@@ -73,9 +78,12 @@ def compare(label: str, path: str, size: int, seconds: float, rounds: int, kinds
         f = statistics.median(value(r) for r in theirs)
         bl = statistics.median(r.latency.p50_ms for r in mine), statistics.median(r.latency.p99_ms for r in mine)
         fl = statistics.median(r.latency.p50_ms for r in theirs), statistics.median(r.latency.p99_ms for r in theirs)
+        ratios = [value(m) / value(t) for m, t in zip(mine, theirs, strict=True) if value(t) > 0]
+        ratio = statistics.median(ratios) if ratios else 0.0
+        spread = f"{min(ratios):.2f}–{max(ratios):.2f}" if ratios else ""
         unit = " MB/s" if sequential else ""
         print(f"{job.name:<14}{b:>12.0f}{bl[0]:>9.3f}{bl[1]:>9.3f}{f:>12.0f}{fl[0]:>9.3f}{fl[1]:>9.3f}"
-              f"{b / f if f else 0:>8.3f}{unit}")
+              f"{ratio:>8.3f}{spread:>14}  {mine[0].io_path:<12}{unit}")
 
 
 @contextlib.contextmanager
@@ -99,7 +107,7 @@ def emulated(tmp: Path, scale: float) -> Iterator[str | None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--dir", default="/var/tmp", help="directory for the scratch file (a disk filesystem)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="advisor-bvf-") as tmp:

@@ -4,9 +4,10 @@
 # the real pg_repack the generated postgres_repack.sh is tested with; fio: the reference
 # benchmark engine; fdisk/e2fsprogs/util-linux: GPT partitions, ext4 and loop devices for
 # the storage tests; fuse3/libfuse3-3: the emulated HDD; chromium: the HTML report check;
-# xfsprogs/btrfs-progs: file placement on XFS, and btrfs reported as unknown.
+# xfsprogs/btrfs-progs: file placement on XFS, and btrfs reported as unknown; libaio1: native
+# AIO for the bench's queued reads (python-libaio loads libaio.so.1).
 set -euo pipefail
-packages=(postgresql-15 postgresql-15-repack fio fdisk e2fsprogs util-linux mount fuse3 libfuse3-3 chromium kmod xfsprogs btrfs-progs)
+packages=(postgresql-15 postgresql-15-repack fio fdisk e2fsprogs util-linux mount fuse3 libfuse3-3 chromium kmod xfsprogs btrfs-progs libaio1)
 missing=()
 for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

@@ -16,7 +16,7 @@ from advisor.bench.machine import machine_info
 from advisor.bench.stats import median, stability_warnings
 from advisor.bench.suite import BANDS, BenchOptions, Measurements, band_regions
 from advisor.bench.target import Target
-from advisor.model.disk import DiskProfile, Latency, ZonePoint
+from advisor.model.disk import Classification, DiskProfile, Latency, WriteCliff, ZonePoint
 
 CACHE_SAFE_BAND_BYTES = 16 * (64 << 20)
 
@@ -75,6 +75,34 @@ def _evidence(m: Measurements, zones: tuple[ZonePoint, ...]) -> Evidence:
     return Evidence(ratio, slope, spread, width)
 
 
+def _smr(kind: Classification, reason: str, cliff: WriteCliff | None) -> tuple[Classification, str]:
+    """Drive-managed SMR when the write test fell off a cliff (not for flash: no seek sign)."""
+    if cliff is None:
+        return kind, reason
+    mib = cliff.written_bytes / (1 << 20)
+    if cliff.after_p50_ms is None or cliff.cliff_after_bytes is None:
+        return kind, (f"{reason}; SMR test: no write cliff in {cliff.writes} random writes ({mib:.0f} MiB, "
+                      f"p50 {cliff.before_p50_ms:.2f} ms): not drive-managed SMR, or a media cache over {mib:.0f} MiB")
+    if kind == "solid-state":
+        return kind, (f"{reason}; SMR test: writes slowed from {cliff.before_p50_ms:.2f} to "
+                      f"{cliff.after_p50_ms:.1f} ms but the reads show no mechanical sign (flash cache running out)")
+    factor = cliff.after_p50_ms / cliff.before_p50_ms if cliff.before_p50_ms > 0 else float("inf")
+    return "smr-dm", (
+        f"random writes fell off a cliff after {cliff.cliff_after_bytes / (1 << 20):.0f} MiB: p50 "
+        f"{cliff.before_p50_ms:.2f} ms → {cliff.after_p50_ms:.1f} ms ({factor:.0f}×), "
+        f"a drive-managed SMR media cache filling up; {reason}"
+    )
+
+
+def _full_speed(depths: dict[int, tuple[float, Latency]], m: Measurements) -> str:
+    """The deepest queue's IOPS and how it was issued: what flash is judged on."""
+    if not depths:
+        return ""
+    deepest = max(depths)
+    path = m.results[f"qd.{deepest}"][0].io_path
+    return f"; full speed: QD{deepest} {depths[deepest][0]:.0f} IOPS" + (f" ({path})" if path else "")
+
+
 def assemble(
     target: Target,
     engine: str,
@@ -91,6 +119,8 @@ def assemble(
     stroke, cross, commit = _iops(m, "stroke"), _iops(m, "cross"), _iops(m, "commit")
     depths = {d: v for d in options.queue_depths if (v := _iops(m, f"qd.{d}"))}
     kind, reason = classify(_evidence(m, zones))
+    kind, reason = _smr(kind, reason, m.write_cliff)
+    reason += _full_speed(depths, m)
     notes = list(m.notes)
     band_bytes = band_regions(target.size_bytes, options.band_fraction, options.block_size)["outer"].length
     if bands and band_bytes < CACHE_SAFE_BAND_BYTES:
@@ -107,6 +137,11 @@ def assemble(
         notes += [warning] if warning else []
     elif commit:
         notes.append("commit rate not checked against RPM/60: no rotation measured (pass --rpm to check)")
+    threaded = [f"QD{d}" for d in depths if d > 1 and m.results[f"qd.{d}"][0].io_path == "threads"]
+    if threaded:
+        notes.append(f"{', '.join(threaded)} ran on threads (native AIO unavailable: install libaio1 and "
+                     "python-libaio): on a fast device threads cannot keep the queue full, so these IOPS are a "
+                     "lower bound")
     runs = _runs(m)
     if not complete:
         notes.append("incomplete: stopped before every test finished; figures cover what was measured")
@@ -128,6 +163,8 @@ def assemble(
         qd_latency={d: v[1] for d, v in depths.items()},
         commit_per_s=commit[0] if commit else None,
         commit_latency=commit[1] if commit else None,
+        write_cliff=m.write_cliff,
+        io_paths={key: results[0].io_path for key, results in sorted(m.results.items()) if results[0].io_path},
         rpm=rpm,
         classification=kind,
         classification_reason=reason,

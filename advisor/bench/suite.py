@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from advisor.bench.engines import Engine, Job, JobResult, Region
 from advisor.bench.target import Target
 from advisor.errors import BadInput
+from advisor.model.disk import WriteCliff
 
 ALL_TESTS = ("zones", "band", "stroke", "cross", "qd", "commit")
+#: Tests run only when named: the SMR test writes for as long as its budget allows.
+OPT_IN_TESTS = ("smr",)
 QUICK_BUDGET_S = 7.0
 FULL_BUDGET_S = 90.0
 QUEUE_DEPTHS = (1, 4, 16, 32)
@@ -47,6 +50,7 @@ class Measurements:
     zone_fractions: dict[str, float] = field(default_factory=dict)  # zone key → LBA fraction read
     notes: list[str] = field(default_factory=list)
     finished_tests: list[str] = field(default_factory=list)
+    write_cliff: WriteCliff | None = None
 
     def add(self, result: JobResult) -> None:
         """Record one job's result under its name."""
@@ -56,9 +60,10 @@ class Measurements:
 def parse_tests(text: str) -> tuple[str, ...]:
     """``zones,band`` → ("zones", "band"); unknown names are a usage error."""
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
-    unknown = [name for name in names if name not in ALL_TESTS]
+    unknown = [name for name in names if name not in ALL_TESTS + OPT_IN_TESTS]
     if unknown or not names:
-        raise BadInput(f"unknown test(s) {', '.join(unknown) or '(none)'}", hint=f"choose from {','.join(ALL_TESTS)}")
+        raise BadInput(f"unknown test(s) {', '.join(unknown) or '(none)'}",
+                       hint=f"choose from {','.join(ALL_TESTS + OPT_IN_TESTS)}")
     return names
 
 
@@ -144,11 +149,16 @@ def run_suite(
 ) -> None:
     """Run the selected tests, *runs* times each, recording results into *measurements*."""
     for test in options.tests:
-        if test == "commit" and not target.writable:
+        if test in ("commit", "smr") and not target.writable:
             measurements.notes.append(
-                f"commit test skipped: {target.path} is not a scratch file (the bench never writes to it); "
+                f"{test} test skipped: {target.path} is not a scratch file (the bench never writes to it); "
                 "use --scratch-file on a filesystem of that disk"
             )
+            continue
+        if test == "smr":
+            _run_smr(target, options, measurements, stop, progress)
+            if stop.is_set():
+                return
             continue
         runs = runs_for(test, options, engine.job_overhead_s)
         if runs < options.runs:
@@ -169,6 +179,20 @@ def run_suite(
         measurements.finished_tests.append(test)
         if progress:
             progress(test, runs, runs)
+
+
+def _run_smr(target: Target, options: BenchOptions, measurements: Measurements, stop: threading.Event,
+             progress: Callable[[str, int, int], None] | None) -> None:
+    """The SMR write test (its own writer: it stops at the cliff, which no fio job can)."""
+    from advisor.bench.smr import write_probe
+
+    if progress:
+        progress("smr", 0, 1)
+    measurements.write_cliff = write_probe(target, options.budget_per_test_s, stop)
+    if not stop.is_set():
+        measurements.finished_tests.append("smr")
+    if progress:
+        progress("smr", 1, 1)
 
 
 def _record_zone(measurements: Measurements, jobs: list[Job], result: JobResult, size: int) -> None:

@@ -21,6 +21,7 @@ from typing import Literal
 import numpy as np
 
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
+from advisor.storage.fiemap import EXTENT_UNWRITTEN, FiemapReader
 from advisor.storage.mountinfo import mount_for, read_mounts
 
 TargetKind = Literal["device", "file", "scratch"]
@@ -117,8 +118,62 @@ def _probe_direct(path: str) -> int:
     return size
 
 
-def open_target(path: str, want_write: bool) -> Target:
-    """Resolve an existing device or file to bench read-only; refuse writes on it."""
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """Bytes of a file the disk would not be asked for: unwritten extents and holes."""
+
+    unwritten_bytes: int
+    hole_bytes: int
+
+    @property
+    def total(self) -> int:
+        """Both kinds together."""
+        return self.unwritten_bytes + self.hole_bytes
+
+
+def unwritten_parts(path: str, size: int) -> Unwritten | None:
+    """What of ``[0, size)`` of *path* is unwritten (fallocate) or a hole (sparse), by FIEMAP.
+
+    Reads there are answered with zeros by the filesystem without touching the disk (a
+    fallocated 1 GiB file "benches" at 30 GB/s). None when the filesystem has no FIEMAP,
+    so nothing can be said either way.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        extents = FiemapReader(sync=True).extents(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    unwritten = covered = 0
+    for extent in extents:
+        inside = max(0, min(extent.logical + extent.length, size) - max(extent.logical, 0))
+        covered += inside
+        if extent.flags & EXTENT_UNWRITTEN:
+            unwritten += inside
+    return Unwritten(unwritten, max(0, size - covered))
+
+
+def _refuse_unwritten(path: str, size: int, fix: str) -> None:
+    """Refuse a file with unwritten extents or holes: it would measure the filesystem's zeros."""
+    parts = unwritten_parts(path, size)
+    if parts is None or parts.total == 0:
+        return
+    kinds = [f"{parts.unwritten_bytes / (1 << 20):.0f} MiB unwritten (fallocate)" if parts.unwritten_bytes else "",
+             f"{parts.hole_bytes / (1 << 20):.0f} MiB of holes (sparse)" if parts.hole_bytes else ""]
+    raise BadInput(
+        f"{path} has {' and '.join(k for k in kinds if k)} of {size / (1 << 20):.0f} MiB: the filesystem "
+        "answers reads there with zeros without reading the disk, so the bench would measure memory",
+        hint=fix,
+    )
+
+
+def open_target(path: str, want_write: bool, write_test: str = "commit") -> Target:
+    """Resolve an existing device or file to bench read-only; refuse writes on it
+    (*write_test* names the test that asked, for the message)."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -129,14 +184,14 @@ def open_target(path: str, want_write: bool) -> Target:
             state = f"mounted at {where}" if where else "a device"
             scratch = posixpath.join(where or "/mnt/fs", "advisor-bench.tmp")
             raise UnsafeTarget(
-                f"refusing the commit test on {path} ({state}): it writes, and the bench never writes to devices",
+                f"refusing the {write_test} test on {path} ({state}): it writes, and the bench never writes to devices",
                 hint=f"run it on a scratch file: --scratch-file {scratch} --size 2G",
             )
         kind: TargetKind = "device"
     elif stat.S_ISREG(info.st_mode):
         if want_write:
             raise UnsafeTarget(
-                f"refusing the commit test on {path}: it writes, and {path} was not named as scratch",
+                f"refusing the {write_test} test on {path}: it writes, and {path} was not named as scratch",
                 hint="use --scratch-file PATH --size SIZE for a file the bench creates and removes",
             )
         kind = "file"
@@ -146,16 +201,22 @@ def open_target(path: str, want_write: bool) -> Target:
     size = _probe_direct(path) // _ALIGN * _ALIGN
     if size < 16 * _ALIGN:
         raise BadInput(f"{path} is too small to bench ({size} bytes usable; at least 16 MiB)")
+    if kind == "file":
+        _refuse_unwritten(path, size, f"bench a file that was written, or the device; or let the bench write "
+                                      f"this one first: --scratch-file {path} --reuse-scratch --fill")
     return Target(path, kind, size)
 
 
 def create_scratch(
-    path: str, size_bytes: int, reuse: bool, progress: Callable[[int, int], None] | None = None
+    path: str, size_bytes: int, reuse: bool, progress: Callable[[int, int], None] | None = None,
+    fill: bool = False,
 ) -> Target:
     """Create (or, with *reuse*, take over) a scratch file of real, allocated blocks.
 
     The file is written, not just fallocated, so that reads reach the disk rather than
     the filesystem's zero-fill shortcut; then it is synced and dropped from the page cache.
+    A reused file is extended to *size_bytes*; with *fill* it is rewritten from the start
+    (an existing file with unwritten extents or holes is refused without it).
     """
     size_bytes = size_bytes // _ALIGN * _ALIGN
     if size_bytes < 16 * _ALIGN:
@@ -177,7 +238,10 @@ def create_scratch(
         raise BadInput(f"cannot create scratch file {path}: {exc.strerror}") from None
     try:
         _probe_direct(path)
-        _fill(fd, os.fstat(fd).st_size if exists else 0, size_bytes, progress)
+        if exists and not fill:
+            _refuse_unwritten(path, min(os.fstat(fd).st_size, size_bytes),
+                              f"add --fill to write all of {path} first, or name a new scratch file")
+        _fill(fd, os.fstat(fd).st_size if exists and not fill else 0, size_bytes, progress)
     except BaseException:
         os.close(fd)
         if not exists:

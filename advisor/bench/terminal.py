@@ -31,9 +31,20 @@ def rows(profile: DiskProfile) -> list[tuple[str, str, str, str, str]]:
         out.append(("cross-surface (2 workers)", f"{profile.cross_surface_iops:.0f} IOPS",
                     *_lat(profile.cross_surface_latency)))
     for depth, iops in sorted(profile.qd_iops.items()):
-        out.append((f"queue depth {depth}", f"{iops:.0f} IOPS", *_lat(profile.qd_latency.get(depth))))
+        path = profile.io_paths.get(f"qd.{depth}")
+        out.append((f"queue depth {depth}" + (f" ({path})" if path else ""), f"{iops:.0f} IOPS",
+                    *_lat(profile.qd_latency.get(depth))))
     if profile.commit_per_s is not None:
         out.append(("commit (write+fdatasync)", f"{profile.commit_per_s:.0f}/s", *_lat(profile.commit_latency)))
+    cliff = profile.write_cliff
+    if cliff is not None:
+        written = f"{cliff.written_bytes / (1 << 20):.0f} MiB"
+        if cliff.after_p50_ms is not None and cliff.cliff_after_bytes is not None:
+            result = f"cliff after {cliff.cliff_after_bytes / (1 << 20):.0f} MiB of {written}"
+            shown = f"{cliff.before_p50_ms:.2f} → {cliff.after_p50_ms:.1f}"
+        else:
+            result, shown = f"no cliff in {written}", f"{cliff.before_p50_ms:.2f}"
+        out.append((f"SMR random writes {cliff.block_size_bytes >> 10} KiB", result, "", shown, ""))
     return out
 
 

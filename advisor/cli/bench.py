@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,8 @@ from advisor.cli.common import OutputFormat, progress_enabled, stderr_console, s
 from advisor.errors import BadInput, ExitCode
 
 if TYPE_CHECKING:
+    from advisor.bench.engines import Engine
+    from advisor.bench.suite import BenchOptions
     from advisor.model.disk import DiskProfile
 
 
@@ -62,7 +65,8 @@ def bench(
     scratch_file: str | None = typer.Option(None, "--scratch-file", help="Create this file, bench it, remove it."),
     size: str = typer.Option("2G", "--size", help="Size of the scratch file (e.g. 512M, 2G)."),
     reuse_scratch: bool = typer.Option(False, "--reuse-scratch", help="Allow an existing scratch file to be used."),
-    tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit."),
+    fill: bool = typer.Option(False, "--fill", help="Rewrite all of a reused scratch file first (fallocated, sparse)."),
+    tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit; smr (opt-in)."),
     engine: str = typer.Option("auto", "--engine", help="auto (fio when installed), builtin or fio."),
     quick: bool = typer.Option(False, "--quick", help="About a minute in all instead of up to ten."),
     budget_per_test: float | None = typer.Option(None, "--budget-per-test", help="Seconds per test."),
@@ -75,13 +79,13 @@ def bench(
 ) -> None:
     """Measure zones, band/full-stroke/cross-surface IOPS, queue depths and commit rate."""
     from advisor.bench.engines import pick_engine
-    from advisor.bench.runner import BenchRun
     from advisor.bench.suite import ALL_TESTS, FULL_BUDGET_S, QUICK_BUDGET_S, BenchOptions, parse_tests
-    from advisor.bench.target import create_scratch, open_target, release
-    from advisor.units import parse_size
+    from advisor.demo.cleanup import interruptible
 
     if (target is None) == (scratch_file is None):
         raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")
+    if fill and not reuse_scratch:
+        raise BadInput("--fill rewrites an existing scratch file: use it with --scratch-file PATH --reuse-scratch")
     explicit = tests.strip().lower() != "all"
     selected = parse_tests(tests) if explicit else ALL_TESTS
     if runs < 1 or zone_points < 2:
@@ -91,11 +95,41 @@ def bench(
         raise BadInput("--budget-per-test must be positive")
     options = BenchOptions(tests=selected, budget_per_test_s=budget, runs=runs, zone_points=zone_points)
     chosen = pick_engine(engine)
+    with interruptible() as guard:
+        try:
+            writes: list[str] = [test for test in ("commit", "smr") if explicit and test in selected]
+            _run(target, (scratch_file, size, reuse_scratch, fill), writes, chosen, options, rpm, (output, fmt, plot))
+        except _PartialKept:
+            raise typer.Exit(_interrupted_code(guard.received)) from None
+        except KeyboardInterrupt:  # while the scratch file was being written: it is removed
+            typer.echo("advisor: interrupted before any measurement; nothing written", err=True)
+            raise typer.Exit(_interrupted_code(guard.received)) from None
+
+
+class _PartialKept(KeyboardInterrupt):
+    """Interrupted during the run, after the partial profile was written."""
+
+
+def _interrupted_code(received: list[int]) -> int:
+    """130 for Ctrl-C; 128 + the signal number for SIGTERM (143) and SIGHUP (129), as a shell reports."""
+    first = received[0] if received else int(signal.SIGINT)
+    return int(ExitCode.INTERRUPTED) if first == signal.SIGINT else 128 + first
+
+
+def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], writes: list[str], chosen: Engine,
+         options: BenchOptions, rpm: int | None, outputs: tuple[Path | None, OutputFormat, Path | None]) -> None:
+    """Resolve the target, run, write; on a signal write the partial profile and exit 130/143."""
+    from advisor.bench.runner import BenchRun
+    from advisor.bench.target import create_scratch, open_target, release
+    from advisor.units import parse_size
+
+    output, fmt, plot = outputs
+    scratch_file, size, reuse, fill = scratch
     if scratch_file is not None:
-        resolved = create_scratch(scratch_file, parse_size(size), reuse_scratch, _fill_reporter())
+        resolved = create_scratch(scratch_file, parse_size(size), reuse, _fill_reporter(), fill=fill)
     else:
         assert target is not None
-        resolved = open_target(target, want_write=explicit and "commit" in selected)
+        resolved = open_target(target, want_write=bool(writes), write_test="/".join(writes) or "commit")
     try:
         run = BenchRun(resolved, chosen, options, rpm)
         try:
@@ -105,7 +139,7 @@ def bench(
             run.stop.set()
             _write_outputs(run.profile(complete=False), output, fmt, None)
             typer.echo("advisor: interrupted; partial profile kept (complete=false)", err=True)
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+            raise _PartialKept from None
     finally:
         release(resolved)
     _write_outputs(profile, output, fmt, plot)

@@ -15,7 +15,9 @@ from advisor.model.record import Record, field
 
 DISK_PROFILE_FORMAT_VERSION = 1
 
-Classification = Literal["rotational", "solid-state", "unknown"]
+#: ``smr-dm``: a rotational disk whose random writes fall off a cliff once its media cache is
+#: full (drive-managed SMR, invisible to sysfs); see ``DiskProfile.write_cliff``.
+Classification = Literal["rotational", "solid-state", "smr-dm", "unknown"]
 
 
 class Latency(Record):
@@ -32,6 +34,23 @@ class ZonePoint(Record):
 
     fraction: float
     mb_s: float
+
+
+class WriteCliff(Record):
+    """What the opt-in SMR test (``--tests smr``) saw: sustained random O_DSYNC writes.
+
+    ``after_p50_ms`` and ``cliff_after_bytes`` are None when no cliff came within the
+    budget (a CMR disk, or a media cache larger than what was written). ``series_ms`` is
+    the write latency along the run, thinned to at most about 200 points.
+    """
+
+    writes: int
+    written_bytes: int
+    block_size_bytes: int
+    before_p50_ms: float
+    after_p50_ms: float | None = None
+    cliff_after_bytes: int | None = None  # ≈ the media cache that was free when the test began
+    series_ms: tuple[float, ...] = ()
 
 
 class DiskProfile(Record):
@@ -61,6 +80,10 @@ class DiskProfile(Record):
     qd_latency: dict[int, Latency] = field(default_factory=dict)
     commit_per_s: float | None = None
     commit_latency: Latency | None = None
+    write_cliff: WriteCliff | None = None  # the SMR test, when it ran
+    #: measurement key → how the engine issued its IOs: builtin "threads" (one thread per
+    #: outstanding IO) or "linux-aio" (native AIO, queue depths above 1); fio "fio-psync"/"fio-libaio"
+    io_paths: dict[str, str] = field(default_factory=dict)
     rpm: int | None = None  # from the measurements or the user; for the RPM/60 check
     classification: Classification = "unknown"
     classification_reason: str = ""

@@ -80,3 +80,16 @@ def test_emulate_rejects_an_unknown_preset(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.BAD_INPUT, done.stderr
     assert "no-such-drive" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "d.img").exists()
+
+
+def test_emulate_smr_options_need_smr_and_a_cache_of_a_band(tmp_path: Path) -> None:
+    backing = tmp_path / "d.img"
+    without = subprocess.run([*ADVISOR, "disk", "emulate", "class-5400-nas", "--size", "64M", "--backing",
+                              str(backing), "--media-cache", "8M"], capture_output=True, text=True, timeout=60,
+                             check=False)
+    assert without.returncode == ExitCode.BAD_INPUT and "add --smr" in without.stderr
+    small = subprocess.run([*ADVISOR, "disk", "emulate", "class-5400-nas", "--size", "64M", "--backing",
+                            str(backing), "--smr", "--media-cache", "1M", "--band", "4M"], capture_output=True,
+                           text=True, timeout=60, check=False)
+    assert small.returncode == ExitCode.BAD_INPUT and "at least one band" in small.stderr
+    assert "Traceback" not in without.stderr + small.stderr and not backing.exists()

@@ -65,6 +65,7 @@ class JobResult:
     latency: Latency
     percentiles_ms: dict[float, float] = field(default_factory=dict)
     complete: bool = True
+    io_path: str = ""  # how the engine issued the IOs (builtin: "threads" or "linux-aio"; fio: its ioengine)
 
 
 class Engine(Protocol):

@@ -1,5 +1,8 @@
-"""The built-in engine: O_DIRECT reads from one thread per outstanding IO.
+"""The built-in engine: O_DIRECT reads, queued through native AIO or one thread per IO.
 
+Random reads at a queue depth above one go through Linux native AIO (``aio.py``): threads
+cannot keep a deep queue full on a fast device (each completion must win the GIL back
+first). Everything else, and every read when AIO is not available, uses threads:
 ``os.preadv`` releases the GIL while the kernel waits for the disk, so N threads keep N
 reads in flight, the same queue the device sees from fio's libaio at ``iodepth=N``. Each
 thread reads into its own page-aligned ``mmap`` buffer (O_DIRECT needs aligned memory),
@@ -9,6 +12,7 @@ and an append so Python's overhead stays small next to a disk's milliseconds.
 
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 import threading
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.bench.engines import PERCENTILES, Job, JobResult, Region, streaming_rate
+from advisor.bench.engines import PERCENTILES, Job, JobResult, Region, aio, streaming_rate
 from advisor.bench.stats import summarize_ns
 from advisor.errors import DeviceError
 
@@ -121,24 +125,62 @@ class BuiltinEngine:
             fd = os.open(path, flags)
         except OSError as exc:
             raise DeviceError(f"cannot open {path}: {exc.strerror}") from None
-        depth = 1 if job.pattern != "randread" else max(1, job.depth)
         seed = time.monotonic_ns() & 0xFFFFFFFF
-        start = time.monotonic_ns()
-        workers = [
-            _Worker(fd, job, region, seed + 7919 * (i * depth + d), start, stop)
-            for i, region in enumerate(job.regions)
-            for d in range(depth)
-        ]
         try:
-            for worker in workers:
-                worker.start()
-            _join_all(workers, stop)
+            reads = _queued(fd, job, stop, seed) if job.pattern == "randread" and job.depth > 1 else None
+            path_used = aio.PATH
+            if reads is None:
+                reads = _threaded(fd, job, stop, seed)
+                path_used = THREADS_PATH
+        except OSError as exc:
+            raise DeviceError(f"{job.name}: IO error on {path}: {exc.strerror}") from None
         finally:
             os.close(fd)
-        failed = next((w.error for w in workers if w.error is not None), None)
-        if failed is not None:
-            raise DeviceError(f"{job.name}: IO error on {path}: {failed.strerror}")
-        return _result(job, workers, stopped=stop.is_set())
+        return _result(job, reads, path_used, stopped=stop.is_set())
+
+
+#: How reads are issued without native AIO: one thread per outstanding IO.
+THREADS_PATH = "threads"
+
+
+@functools.cache
+def _aio_usable() -> bool:
+    return aio.aio_available()
+
+
+def _queued(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads | None:
+    """Queue depth > 1 through native AIO (None when it cannot be had: threads then);
+    Ctrl-C drains the queue, then goes through."""
+    if not _aio_usable():
+        return None
+    try:
+        return aio.run_random(fd, job, stop, seed)
+    except aio.AioUnavailable:
+        return None
+    except KeyboardInterrupt:
+        stop.set()
+        raise
+
+
+def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
+    """One thread per outstanding IO (sequential, commit, QD1, and QD N without AIO)."""
+    depth = 1 if job.pattern != "randread" else max(1, job.depth)
+    start = time.monotonic_ns()
+    workers = [
+        _Worker(fd, job, region, seed + 7919 * (i * depth + d), start, stop)
+        for i, region in enumerate(job.regions)
+        for d in range(depth)
+    ]
+    for worker in workers:
+        worker.start()
+    _join_all(workers, stop)
+    failed = next((w.error for w in workers if w.error is not None), None)
+    if failed is not None:
+        raise failed
+    latencies = np.concatenate([np.asarray(w.latencies, dtype=np.int64) for w in workers])
+    started = [w.first_ns for w in workers if w.first_ns]
+    ended = [w.last_ns for w in workers if w.last_ns]
+    return aio.Reads(latencies, min(started) if started else 0, max(ended) if ended else 0)
 
 
 def _join_all(workers: list[_Worker], stop: threading.Event) -> None:
@@ -154,16 +196,14 @@ def _join_all(workers: list[_Worker], stop: threading.Event) -> None:
         raise
 
 
-def _result(job: Job, workers: list[_Worker], stopped: bool) -> JobResult:
-    latencies = np.concatenate([np.asarray(w.latencies, dtype=np.int64) for w in workers])
+def _result(job: Job, reads: aio.Reads, io_path: str, stopped: bool) -> JobResult:
+    latencies = reads.latencies_ns
     ios = int(latencies.size)
-    started = [w.first_ns for w in workers if w.first_ns]
-    ended = [w.last_ns for w in workers if w.last_ns]
-    seconds = (max(ended) - min(started)) / 1e9 if started and ended else 0.0
+    seconds = (reads.last_ns - reads.first_ns) / 1e9 if reads.first_ns and reads.last_ns else 0.0
     latency, table = summarize_ns(latencies, PERCENTILES)
     iops = ios / seconds if seconds > 0 else 0.0
     rate = iops * job.block_size
     if job.pattern == "read":
         rate, seconds = streaming_rate(ios, float(latencies.sum()) / ios if ios else 0.0,
                                        float(latencies.max()) if ios else 0.0, job.block_size)
-    return JobResult(job.name, ios, seconds, iops, rate, latency, table, complete=not stopped)
+    return JobResult(job.name, ios, seconds, iops, rate, latency, table, complete=not stopped, io_path=io_path)

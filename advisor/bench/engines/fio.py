@@ -58,6 +58,11 @@ def _pattern_options(job: Job) -> list[str]:
     return ["rw=write", "direct=0", "ioengine=psync", "fdatasync=1", "time_based=1", "loops=1000000000"]
 
 
+def _io_path(job: Job) -> str:
+    """The fio ioengine a job runs with (as in :func:`_pattern_options`)."""
+    return "fio-libaio" if job.pattern == "randread" and job.depth > 1 else "fio-psync"
+
+
 def _latency(stats: dict[str, Any]) -> tuple[Latency, dict[float, float]]:
     table_ns = stats.get("percentile", {})
     table = {p: float(table_ns.get(f"{p:f}", 0.0)) / 1e6 for p in PERCENTILES}
@@ -90,7 +95,8 @@ def parse_results(jobs: Sequence[Job], document: dict[str, Any]) -> list[JobResu
             total = side.get("lat_ns", {})
             rate, seconds = streaming_rate(ios, float(total.get("mean", 0.0)), float(total.get("max", 0.0)),
                                            job.block_size)
-        results.append(JobResult(job.name, ios, seconds, float(side["iops"]), rate, latency, table))
+        results.append(JobResult(job.name, ios, seconds, float(side["iops"]), rate, latency, table,
+                                 io_path=_io_path(job)))
     return results
 
 

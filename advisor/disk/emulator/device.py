@@ -32,10 +32,12 @@ from typing import Any
 
 from advisor.disk.emulator import system as sysx
 from advisor.disk.emulator.calibrate import PathOverhead, measure_path_overhead
+from advisor.disk.emulator.smr import SmrSpec
 from advisor.disk.emulator.system import cleanup_stale
 from advisor.disk.emulator.timing import TimingSpec, timing_spec
 
-__all__ = ["EmulatedDisk", "PathOverhead", "TimingSpec", "cleanup_stale", "emulated_disk", "prepare_backing"]
+__all__ = ["EmulatedDisk", "PathOverhead", "SmrSpec", "TimingSpec", "cleanup_stale", "emulated_disk",
+           "prepare_backing"]
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
 
 CACHE_MODES = ("off", "volatile", "lying")
@@ -206,12 +208,14 @@ def emulated_disk(
     reuse: bool = False,
     seed: int = 0,
     compensate: bool = True,
+    smr: SmrSpec | None = None,
 ) -> Iterator[EmulatedDisk]:
     """Attach an emulated HDD as a loop device for the duration of the ``with`` block.
 
     *preset_or_model* is a preset name, a ``DiskModel`` or a :class:`TimingSpec`.
     *compensate* measures the emulator's own path overhead and takes it off every request
     (see :mod:`advisor.disk.emulator.calibrate`); turn it off to see the raw emulator.
+    *smr* puts a drive-managed SMR media cache in front of the model (:mod:`.smr`).
     """
     if cache not in CACHE_MODES:
         raise BadInput(f"unknown cache mode {cache!r}", hint=f"use one of {', '.join(CACHE_MODES)}")
@@ -219,7 +223,8 @@ def emulated_disk(
         raise BadInput("scale must be positive")
     if size_bytes < (1 << 20) or size_bytes % SECTOR:
         raise BadInput("size must be at least 1 MiB and a multiple of 512 bytes")
-    spec: TimingSpec = timing_spec(preset_or_model, cache=cache, seed=seed, size_bytes=size_bytes)
+    spec: TimingSpec = timing_spec(preset_or_model, cache=cache, seed=seed, size_bytes=size_bytes,
+                                   smr=smr.as_kwargs() if smr else None)
     backing = Path(backing).absolute()
     cleanup_stale()
     created = prepare_backing(backing, size_bytes, reuse=reuse)

@@ -36,21 +36,23 @@ def load_timing(path: str, kwargs: dict[str, Any]) -> Timing:
     return timing
 
 
-def mechanism_from_preset(preset: str, cache: str = "off", seed: int = 0, size_bytes: int | None = None) -> Timing:
-    """The disk model's mechanism for a catalogue preset."""
+def mechanism_from_preset(preset: str, cache: str = "off", seed: int = 0, size_bytes: int | None = None,
+                          smr: dict[str, Any] | None = None) -> Timing:
+    """The disk model's mechanism for a catalogue preset (behind an SMR media cache if *smr*)."""
     from advisor.disk.emulator.timing import build_mechanism
     from advisor.disk.presets import get_model
 
-    timing: Timing = build_mechanism(get_model(preset), cache=cache, seed=seed, size_bytes=size_bytes)
+    timing: Timing = build_mechanism(get_model(preset), cache=cache, seed=seed, size_bytes=size_bytes, smr=smr)
     return timing
 
 
 def mechanism_from_model(model: dict[str, Any], cache: str = "off", seed: int = 0,
-                         size_bytes: int | None = None) -> Timing:
+                         size_bytes: int | None = None, smr: dict[str, Any] | None = None) -> Timing:
     """The disk model's mechanism for a model passed as JSON (see ``emulator_model``)."""
     from advisor.disk.emulator.timing import build_mechanism, model_from_jsonable
 
-    timing: Timing = build_mechanism(model_from_jsonable(model), cache=cache, seed=seed, size_bytes=size_bytes)
+    timing: Timing = build_mechanism(model_from_jsonable(model), cache=cache, seed=seed, size_bytes=size_bytes,
+                                     smr=smr)
     return timing
 
 

@@ -101,22 +101,32 @@ def sized_model(model: Any, size_bytes: int | None) -> Any:
     return resized.with_changes(seek_table=tuple(kept), cylinders=resized.total_cylinders)
 
 
-def build_mechanism(model: Any, *, cache: str = "off", seed: int = 0, size_bytes: int | None = None) -> Any:
-    """The disk model's Mechanism for *model* stretched over *size_bytes*."""
+def build_mechanism(model: Any, *, cache: str = "off", seed: int = 0, size_bytes: int | None = None,
+                    smr: dict[str, Any] | None = None) -> Any:
+    """The disk model's Mechanism for *model* stretched over *size_bytes*, behind an SMR
+    media cache when *smr* (:class:`~advisor.disk.emulator.smr.SmrSpec` fields) is given."""
     from advisor.disk.mechanism import Mechanism
     from advisor.units import CacheMode
 
     mode: CacheMode = "volatile" if cache == "volatile" else "lying" if cache == "lying" else "off"
-    return Mechanism(sized_model(model, size_bytes), seed=seed, write_cache=mode)
+    mechanism = Mechanism(sized_model(model, size_bytes), seed=seed, write_cache=mode)
+    if smr is None:
+        return mechanism
+    from advisor.disk.emulator.smr import SmrSpec, SmrTiming
+
+    return SmrTiming(mechanism, SmrSpec(**smr))
 
 
 def timing_spec(
-    preset_or_model: Any, *, cache: str = "off", seed: int = 0, size_bytes: int | None = None
+    preset_or_model: Any, *, cache: str = "off", seed: int = 0, size_bytes: int | None = None,
+    smr: dict[str, Any] | None = None,
 ) -> TimingSpec:
-    """Turn a preset name, a DiskModel or a TimingSpec into a TimingSpec."""
+    """Turn a preset name, a DiskModel or a TimingSpec into a TimingSpec (*smr*: SmrSpec fields)."""
     if isinstance(preset_or_model, TimingSpec):
         return preset_or_model
-    common = {"cache": cache, "seed": seed, "size_bytes": size_bytes}
+    common: dict[str, Any] = {"cache": cache, "seed": seed, "size_bytes": size_bytes}
+    if smr is not None:
+        common["smr"] = smr
     if isinstance(preset_or_model, str):
         from advisor.disk.presets import get_model
 
