@@ -29,6 +29,10 @@ COMMAND_MODULES = (
     "report",
     "plan",
     "demo",
+    "repo",
+    "push",
+    "fleet",
+    "schedule",
 )
 
 
