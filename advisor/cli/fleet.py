@@ -97,16 +97,20 @@ def report(
     spec: Path | None = typer.Option(None, "--spec", help="Drive spec file instead of a preset."),
     force: bool = typer.Option(False, "--force", help="Plan even instances that are not IO bound."),
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
+    workers: int = typer.Option(0, "--workers", min=0, help="Processes advising instances (0: one per CPU)."),
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
 ) -> None:
     """Every instance advised over its busiest windows and the whole period, ranked."""
+    import os
+
     from advisor.repo.fleet import fleet_report
 
     start, end = _window(since, until)
     models = _models(preset, spec)
     with _open(repo) as conn:
-        result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force)
+        result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
+                              workers=workers or os.cpu_count() or 1)
     if not result.instances:
         typer.echo(f"advisor: no snapshots in the repository between {result.since} and {result.until}", err=True)
     output_fleet(result, fmt, output, limit or None)

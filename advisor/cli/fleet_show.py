@@ -75,7 +75,8 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     if label not in reports:
         raise BadInput(f"--window {label!r}: this instance has {', '.join(reports)}")
     chosen = next(w for w in _windows(item) if w.label == label)
-    spaces = [_space_row(r) for r in tablespace_rates(conn, key, chosen.started_at, chosen.ended_at)]
+    rates = tablespace_rates(conn, key, chosen.started_at, chosen.ended_at)
+    spaces = [_space_row(r) for r in rates]
     title = (f"{item.instance_id} ({item.host}/{item.name}): {item.snapshots} snapshots "
              f"{item.first_at} .. {item.last_at}")
     rows = [_window_row(w) for w in _windows(item)]
@@ -84,7 +85,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
         from advisor.jsonio import encode
 
         emit(encode({"document": "fleet-instance", "format_version": 1, "instance": item, "window": label,
-                     "tablespaces": [dict(zip(SPACE_HEADERS, r, strict=True)) for r in spaces],
+                     "tablespaces": rates,
                      "report": report}), output)
         return
     if fmt is OutputFormat.markdown:

@@ -51,16 +51,22 @@ def _title(report: FleetReport) -> str:
             f"ranked by disk time saved over the period (busiest {report.windows} windows shown by the best)")
 
 
+TERMINAL_COLUMNS = (0, 2, 5, 6, 7, 9, 10, 11)
+"""The columns that fit 80 characters: rank, host/name, period and best-window savings, IO wait, findings."""
+
+
 def render_terminal(report: FleetReport, console: Console, limit: int | None = None) -> None:
-    """A rich table, best first."""
+    """A rich table, best first (instance ids and window times are in json/markdown/html)."""
     from rich.table import Table
 
-    table = Table(title=_title(report), title_justify="left", show_lines=False)
-    for n, header in enumerate(HEADERS):
-        table.add_column(header, justify="right" if n in (0, 3, 4, 5, 6, 7, 9, 10) else "left",
-                         overflow="fold" if n == len(HEADERS) - 1 else "ellipsis")
+    table = Table(title=_title(report), title_justify="left", show_lines=False, pad_edge=False)
+    for n in TERMINAL_COLUMNS:
+        header = {9: "peak s/h", 10: "peak %", 7: "IO wait %"}.get(n, HEADERS[n])
+        table.add_column(header, justify="right" if n in (0, 5, 6, 7, 9, 10) else "left",
+                         overflow="fold", no_wrap=n not in (2, 11))
     for item in report.instances[:limit]:
-        table.add_row(*row(item))
+        cells = row(item)
+        table.add_row(*(cells[n] for n in TERMINAL_COLUMNS))
     console.print(table)
     if limit is not None and len(report.instances) > limit:
         console.print(f"... {len(report.instances) - limit} more (--limit 0 shows all)")
