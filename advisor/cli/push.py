@@ -2,8 +2,9 @@
 
 Exit codes: 0 every document is in the repository (new or already there); 3 the repository
 was unreachable or the session was lost: the documents not sent wait in the spool and the
-next run sends them; 5 a grant is missing; 6 a file is not an advisor document, is corrupt
-or of a newer format (nothing is sent then); 7 the repository is newer than this advisor.
+next run sends them; 5 a grant is missing (the documents wait in the spool too); 6 a file
+is not an advisor document, is corrupt or of a newer format (nothing is sent then); 7 the
+repository is newer than this advisor (the documents wait in the spool).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Order: connect; check the schema version; send what waits in the spool (oldest first); send
 the new documents. A document that cannot be sent because the repository is unreachable,
-the session was lost, or the repository is newer than this tool is kept in the spool and
-the error is reported (exit 3 or 7): the next run sends it. A spooled file that no longer
+the session was lost, a grant is missing, or the repository is newer than this tool is kept
+in the spool and the error is reported (exit 3, 5 or 7): the next run sends it. A spooled file that no longer
 reads as an advisor document is set aside as ``*.rejected`` with a warning, so one bad file
 cannot block the queue forever.
 """
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import AdvisorError, BadInput, ConnectionFailed, Unsupported
+from advisor.errors import AdvisorError, BadInput, ConnectionFailed, PrivilegeMissing, Unsupported
 from advisor.repo.connection import connect
 from advisor.repo.documents import Pushable
 from advisor.repo.ingest import checked_connection, push
 from advisor.repo.spool import Spool
 
-_KEEP = (ConnectionFailed, Unsupported)
-"""Failures after which a document waits in the spool rather than being dropped."""
+_KEEP = (ConnectionFailed, PrivilegeMissing, Unsupported)
+"""Failures after which a document waits in the spool (the next run, once fixed, sends it)."""
 
 
 @dataclass

@@ -169,3 +169,31 @@ def test_collect_push_sends_the_snapshot(repo_server: PgServer, repo: str, tmp_p
     assert "pushed 1 new" in done.stderr
     assert done.stdout == ""  # pushed, not printed
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 1
+
+
+def test_collector_role_only_inserts_and_reader_role_only_reads(
+        repo_server: PgServer, repo: str, real_snapshots: list[Path], tmp_path: Path) -> None:
+    dbname = repo.split("dbname=")[1].split()[0]
+    repo_server.psql(
+        "DO $$ BEGIN "
+        "IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fleet_c') THEN "
+        "CREATE ROLE fleet_c LOGIN IN ROLE advisor_collector; END IF; "
+        "IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fleet_r') THEN "
+        "CREATE ROLE fleet_r LOGIN IN ROLE advisor_reader; END IF; END $$")
+    collector, reader = repo_server.dsn_for(dbname, "fleet_c"), repo_server.dsn_for(dbname, "fleet_r")
+    env = _spool_env(tmp_path)
+    first = run_advisor("push", "--repo", collector, str(real_snapshots[0]), env=env)
+    assert first.returncode == 0, first.stderr
+    twice = run_advisor("push", "--repo", collector, str(real_snapshots[0]), env=env)
+    assert twice.returncode == 0 and "0 new, 1 already" in twice.stderr, twice.stderr
+    for statement in ("SELECT count(*) FROM advisor.snapshots", "DELETE FROM advisor.snapshots",
+                      "UPDATE advisor.instances SET host = 'x'", "CREATE TABLE advisor.x (i int)"):
+        with pytest.raises(RuntimeError, match="permission denied"):
+            repo_server.psql(statement, dbname=dbname, user="fleet_c")
+    denied = run_advisor("push", "--repo", reader, str(real_snapshots[1]), env=env)
+    assert denied.returncode == 5 and "advisor_collector" in denied.stderr, denied.stderr
+    assert len(list((tmp_path / "spool").glob("*.json"))) == 1  # kept until the grant is fixed
+    assert run_advisor("fleet", "report", "--repo", reader, "--since", "30d").returncode == 0
+    with pytest.raises(RuntimeError, match="permission denied"):
+        repo_server.psql("DELETE FROM advisor.snapshots", dbname=dbname, user="fleet_r")
+    assert repo_server.psql("SELECT count(*) FROM advisor.snapshots", dbname=dbname, user="fleet_r") == "1"
