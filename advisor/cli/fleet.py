@@ -21,7 +21,15 @@ if TYPE_CHECKING:
 fleet_app = typer.Typer(help="Rank the instances of a fleet repository by predicted time saved.",
                         no_args_is_help=True)
 
-REPO_HELP = "libpq DSN of the repository (a role in advisor_reader is enough)."
+REPO = typer.Option(..., "--repo", help="libpq DSN of the repository (a role in advisor_reader is enough).")
+SINCE = typer.Option("7d", "--since", help="How far back from --until (15m, 12h, 7d, 2w).")
+UNTIL = typer.Option(None, "--until", help="End of the period (ISO 8601; default now).")
+WINDOWS = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot intervals to advise.")
+PRESET = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop).")
+SPEC = typer.Option(None, "--spec", help="Drive spec file instead of a preset.")
+FORCE = typer.Option(False, "--force", help="Plan even instances that are not IO bound.")
+FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
+OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
 
 
 def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
@@ -89,17 +97,11 @@ def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, li
 
 @fleet_app.command("report")
 def report(
-    repo: str = typer.Option(..., "--repo", help=REPO_HELP),
-    since: str = typer.Option("7d", "--since", help="How far back from --until (15m, 12h, 7d, 2w)."),
-    until: str | None = typer.Option(None, "--until", help="End of the period (ISO 8601; default now)."),
-    windows: int = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot intervals to advise."),
-    preset: str | None = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop)."),
-    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file instead of a preset."),
-    force: bool = typer.Option(False, "--force", help="Plan even instances that are not IO bound."),
+    repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
     workers: int = typer.Option(0, "--workers", min=0, help="Processes advising instances (0: one per CPU)."),
-    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
+    fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """Every instance advised over its busiest windows and the whole period, ranked."""
     import os
@@ -119,16 +121,10 @@ def report(
 @fleet_app.command("show")
 def show(
     instance: str = typer.Argument(..., help="Instance id, host, database name or host/name."),
-    repo: str = typer.Option(..., "--repo", help=REPO_HELP),
-    since: str = typer.Option("7d", "--since", help="How far back from --until."),
-    until: str | None = typer.Option(None, "--until", help="End of the period (ISO 8601; default now)."),
-    windows: int = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot intervals to advise."),
+    repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
     window: str = typer.Option("period", "--window", help="Which window's full report to show: period, busiest 1..."),
-    preset: str | None = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop)."),
-    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file instead of a preset."),
-    force: bool = typer.Option(False, "--force", help="Plan even when the instance is not IO bound."),
-    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
+    fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """One instance: its windows, rates per tablespace, and the full report of one window."""
     from advisor.cli.fleet_show import show_instance

@@ -33,8 +33,8 @@ def _window_row(w: WindowAdvice) -> tuple[str, ...]:
     def num(v: float | None, digits: int = 2) -> str:
         return "-" if v is None else f"{v:.{digits}f}"
 
-    return (w.label, w.started_at[:16].replace("T", " "), w.ended_at[:16].replace("T", " "), num(w.db_iops, 1),
-            num(None if w.io_wait_share is None else w.io_wait_share * 100, 1), "yes" if w.planned else w.note,
+    return (w.label, w.started_at[5:16].replace("T", " "), w.ended_at[11:16], num(w.db_iops, 1),
+            num(None if w.io_wait_share is None else w.io_wait_share * 100, 1), "yes" if w.planned else "no",
             num(w.before_ms), num(w.after_ms), num(w.saved_s_per_h, 1), num(w.saved_share * 100, 1),
             ", ".join(w.findings))
 
@@ -114,8 +114,9 @@ def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, .
     console = stdout_console()
     for caption, headers, body in ((title, WINDOW_HEADERS, rows), (f"tablespaces ({label})", SPACE_HEADERS, spaces)):
         table = Table(title=caption, title_justify="left")
-        for n, header in enumerate(headers):
-            table.add_column(header, justify="left" if n == 0 or header == "findings" else "right")
+        shown = [n for n, h in enumerate(headers) if h != "findings"]  # the report below lists them
+        for n in shown:
+            table.add_column(headers[n], justify="left" if n == 0 else "right", no_wrap=True)
         for r in body:
-            table.add_row(*r)
+            table.add_row(*(r[n] for n in shown))
         console.print(table)

@@ -76,8 +76,8 @@ def _kind_of(path: Path) -> Kind:
         raise BadInput(f"{path}: not valid JSON; not an advisor document (or truncated)") from None
     kind = head.get("document") if isinstance(head, dict) else None
     if kind not in KINDS:
-        what = f"a {kind!r} document" if isinstance(kind, str) else "not an advisor document"
-        raise BadInput(f"{path}: cannot push {what}", hint="push snapshots, workloads, disk profiles or reports")
+        what = f"an advisor {kind!r} document cannot be pushed" if isinstance(kind, str) else "not an advisor document"
+        raise BadInput(f"{path}: {what}", hint="push snapshots, workloads, disk profiles or reports")
     return kind  # type: ignore[no-any-return]  # checked against KINDS just above
 
 

@@ -31,8 +31,8 @@ def row(item: InstanceAdvice) -> tuple[str, ...]:
     """The cells of one instance's line (the same in every format)."""
     period, best = item.period, _best(item)
     findings = ", ".join(period.findings) if period else "; ".join(item.warnings)
-    if period and not period.planned:
-        findings = f"{period.note}" + (f" [{findings}]" if findings else "")
+    if period and not period.planned:  # the full reason is the window's ``note`` (json)
+        findings = "no plan: not IO bound" if "NOT_IO_BOUND" in period.findings else "no plan"
     return (
         str(item.rank), item.instance_id, f"{item.host}/{item.name}", str(item.snapshots),
         f"{period.interval_s / 3600:.1f}" if period else "-",
