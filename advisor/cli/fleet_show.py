@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from advisor.model import Report
     from advisor.repo.fleet import InstanceAdvice, WindowAdvice
 
-WINDOW_HEADERS = ("window", "from (UTC)", "to", "DB IO/s", "IO wait %", "plan", "before ms", "after ms",
-                  "saved s/h", "saved %", "findings")
+WINDOW_HEADERS = ("window", "from (UTC)", "to", "IO/s", "wait %", "plan", "ms now", "ms plan", "saved s/h",
+                  "saved %", "findings")
 SPACE_HEADERS = ("tablespace", "files", "read IO/s", "write IO/s", "read MiB/s")
 
 
@@ -109,11 +109,12 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
 
 
 def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, ...]], label: str) -> None:
+    from rich import box
     from rich.table import Table
 
     console = stdout_console()
     for caption, headers, body in ((title, WINDOW_HEADERS, rows), (f"tablespaces ({label})", SPACE_HEADERS, spaces)):
-        table = Table(title=caption, title_justify="left")
+        table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         shown = [n for n, h in enumerate(headers) if h != "findings"]  # the report below lists them
         for n in shown:
             table.add_column(headers[n], justify="left" if n == 0 else "right", no_wrap=True)

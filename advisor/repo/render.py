@@ -57,9 +57,10 @@ TERMINAL_COLUMNS = (0, 2, 5, 6, 7, 9, 10, 11)
 
 def render_terminal(report: FleetReport, console: Console, limit: int | None = None) -> None:
     """A rich table, best first (instance ids and window times are in json/markdown/html)."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title=_title(report), title_justify="left", show_lines=False, pad_edge=False)
+    table = Table(title=_title(report), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for n in TERMINAL_COLUMNS:
         header = {9: "peak s/h", 10: "peak %", 7: "IO wait %"}.get(n, HEADERS[n])
         table.add_column(header, justify="right" if n in (0, 5, 6, 7, 9, 10) else "left",

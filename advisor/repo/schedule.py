@@ -91,8 +91,7 @@ def systemd_units(s: Schedule) -> dict[str, str]:
         "StateDirectory=advisor/spool\nStateDirectoryMode=0700\n"
         f"{env}"
         f"ExecStart={' '.join(_systemd_quote(w) for w in _command(s))}\n"
-        "# exit 3: the repository was unreachable and the sample waits in the spool\n"
-        "SuccessExitStatus=3 4\n"
+        "# exit 3: the repository was unreachable; the sample waits in the spool for the next run\n"
         "NoNewPrivileges=yes\nPrivateTmp=yes\nProtectSystem=strict\nProtectHome=read-only\n"
     )
     timer = (

@@ -12,7 +12,7 @@ import pytest
 from tests.helpers.pg import PgServer
 from tests.repo.conftest import count, run_advisor
 
-pytestmark = pytest.mark.pg
+pytestmark = [pytest.mark.pg, pytest.mark.slow]
 
 
 def _spool_env(tmp_path: Path) -> dict[str, str]:
