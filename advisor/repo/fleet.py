@@ -155,7 +155,9 @@ class _Documents:
         halves what is sent and decoded.
         """
         wanted = {(t, i == len(taken) - 1) for i, t in enumerate(taken)}
-        missing = [(t, later) for t, later in wanted if (key, t, later) not in self.cache]
+        # a snapshot fetched whole (as a later one) also serves as an earlier one
+        missing = [(t, later) for t, later in wanted
+                   if (key, t, later) not in self.cache and (key, t, True) not in self.cache]
         for later in (False, True):
             at = [t for t, is_later in missing if is_later == later]
             if not at:
@@ -168,7 +170,7 @@ class _Documents:
                 path = self.scratch / "snapshot.json"
                 path.write_text(text, encoding="utf-8")
                 self.cache[(key, taken_at, later)] = load_snapshot(path)
-        return [self.cache[(key, t, i == len(taken) - 1)] for i, t in enumerate(taken)]
+        return [self.cache.get((key, t, True)) or self.cache[(key, t, False)] for t in taken]
 
 
 def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool) -> tuple[
