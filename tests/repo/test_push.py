@@ -197,3 +197,27 @@ def test_collector_role_only_inserts_and_reader_role_only_reads(
     with pytest.raises(RuntimeError, match="permission denied"):
         repo_server.psql("DELETE FROM advisor.snapshots", dbname=dbname, user="fleet_r")
     assert repo_server.psql("SELECT count(*) FROM advisor.snapshots", dbname=dbname, user="fleet_r") == "1"
+
+
+def test_workloads_reports_and_disk_profiles_are_pushed_once(
+        repo_server: PgServer, repo: str, real_snapshots: list[Path], tmp_path: Path) -> None:
+    workload, report, profile = tmp_path / "w.json", tmp_path / "r.json", tmp_path / "disk.json"
+    made = [
+        run_advisor("collect", "--dsn", repo_server.dsn, "--interval", "1", "-o", str(workload)),
+        run_advisor("report", "--snapshot", str(real_snapshots[0]), str(real_snapshots[2]), "-f", "json",
+                    "-o", str(report)),
+        run_advisor("bench", "--scratch-file", str(tmp_path / "scratch"), "--size", "64M", "--tests", "zones",
+                    "--zones", "3", "--runs", "1", "--budget-per-test", "1", "--engine", "builtin",
+                    "-o", str(profile)),
+    ]
+    assert all(m.returncode in (0, 4) for m in made), [m.stderr for m in made]
+    env = _spool_env(tmp_path)
+    files = [str(workload), str(report), str(profile)]
+    first = run_advisor("push", "--repo", repo, *files, env=env)
+    assert first.returncode == 0 and "pushed 3 new, 0 already" in first.stderr, first.stderr
+    again = run_advisor("push", "--repo", repo, *files, env=env)
+    assert again.returncode == 0 and "pushed 0 new, 3 already" in again.stderr, again.stderr
+    for table in ("workloads", "reports", "disk_profiles"):
+        assert count(repo_server, repo, f"SELECT count(*) FROM advisor.{table}") == 1
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.workloads WHERE instance_id IN "
+                                    "(SELECT instance_id FROM advisor.instances)") == 1
