@@ -30,6 +30,10 @@ COMMAND_MODULES = (
     "plan",
     "inventory",
     "demo",
+    "repo",
+    "push",
+    "fleet",
+    "schedule",
 )
 
 

@@ -81,8 +81,13 @@ def collect(
                                    help="Oracle: workload between two AWR snapshots (needs --diagnostics-pack)."),
     from_report: Path | None = typer.Option(None, "--from-report",
                                             help="Read an AWR or Statspack report file instead of a database."),
+    push: str | None = typer.Option(None, "--push", metavar="REPO",
+                                    help="Also send the document to this fleet repository (libpq DSN); see push."),
 ) -> None:
     """Sample a database: a snapshot, or (with --interval) the workload between two."""
+    from advisor.cli.push import push_after
+
+    output = push_after(push, output)
     if from_report is not None:
         _from_report(from_report, output)
         return

@@ -1,0 +1,140 @@
+"""`advisor fleet report|show`: rank every instance of the repository; drill into one.
+
+Exit codes: 0 written; 3 cannot connect; 5 a grant is missing (reports need
+advisor_reader); 6 bad option, unknown instance, or not an advisor repository; 7 the
+repository is newer than this advisor.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from advisor.cli.common import OutputFormat, emit, stdout_console
+
+if TYPE_CHECKING:
+    from advisor.repo.fleet import FleetReport
+
+fleet_app = typer.Typer(help="Rank the instances of a fleet repository by predicted time saved.",
+                        no_args_is_help=True)
+
+REPO = typer.Option(..., "--repo", help="libpq DSN of the repository (a role in advisor_reader is enough).")
+SINCE = typer.Option("7d", "--since", help="How far back from --until (15m, 12h, 7d, 2w).")
+UNTIL = typer.Option(None, "--until", help="End of the period (ISO 8601; default now).")
+WINDOWS = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot intervals to advise.")
+PRESET = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop).")
+SPEC = typer.Option(None, "--spec", help="Drive spec file instead of a preset.")
+FORCE = typer.Option(False, "--force", help="Plan even instances that are not IO bound.")
+FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
+OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
+
+
+def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
+    from advisor.errors import BadInput
+    from advisor.repo.retention import parse_duration
+
+    end = dt.datetime.now(dt.UTC)
+    if until:
+        try:
+            end = dt.datetime.fromisoformat(until)
+        except ValueError:
+            raise BadInput(f"--until {until!r}: give an ISO 8601 time such as 2026-11-20T00:00:00+00:00") from None
+        if end.tzinfo is None:
+            end = end.replace(tzinfo=dt.UTC)
+    return end - parse_duration(since, "--since"), end
+
+
+def _models(preset: str | None, spec: Path | None) -> Any:
+    from advisor.cli.reporting import load_models
+
+    models, _notes = load_models(None, preset, spec)
+    return models
+
+
+def _open(repo: str) -> Any:
+    import psycopg
+
+    from advisor.repo.connection import connect, translate
+    from advisor.repo.schema import check_version
+
+    conn = connect(repo)
+    try:
+        check_version(conn)
+        conn.rollback()
+    except psycopg.Error as exc:
+        conn.close()
+        raise translate(exc, "reading the repository") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:
+    """Render the ranking in *fmt* to stdout or atomically to *output*."""
+    from advisor.repo import render
+
+    if fmt is OutputFormat.json:
+        emit(render.render_json(result), output)
+    elif fmt is OutputFormat.markdown:
+        emit(render.render_markdown(result, limit), output)
+    elif fmt is OutputFormat.html:
+        emit(render.render_html(result, limit), output)
+    elif output is None:
+        render.render_terminal(result, stdout_console(), limit)
+    else:
+        import io
+
+        from rich.console import Console
+
+        console = Console(file=io.StringIO(), width=200, record=True, color_system=None)
+        render.render_terminal(result, console, limit)
+        emit(console.export_text(), output)
+
+
+@fleet_app.command("report")
+def report(
+    repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
+    limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
+    workers: int = typer.Option(0, "--workers", min=0, help="Processes advising instances (0: one per CPU)."),
+    fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
+) -> None:
+    """Every instance advised over its busiest windows and the whole period, ranked."""
+    import os
+
+    from advisor.repo.fleet import fleet_report
+
+    start, end = _window(since, until)
+    models = _models(preset, spec)
+    with _open(repo) as conn:
+        result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
+                              workers=workers or os.cpu_count() or 1)
+    if not result.instances:
+        typer.echo(f"advisor: no snapshots in the repository between {result.since} and {result.until}", err=True)
+    output_fleet(result, fmt, output, limit or None)
+
+
+@fleet_app.command("show")
+def show(
+    instance: str = typer.Argument(..., help="Instance id, host, database name or host/name."),
+    repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
+    window: str = typer.Option("period", "--window", help="Which window's full report to show: period, busiest 1..."),
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
+    fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
+) -> None:
+    """One instance: its windows, rates per tablespace, and the full report of one window."""
+    from advisor.cli.fleet_show import show_instance
+
+    start, end = _window(since, until)
+    models = _models(preset, spec)
+    with _open(repo) as conn:
+        show_instance(conn, instance, models, start, end, windows, window, force, fmt, output)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``fleet`` to the root app."""
+    app.add_typer(fleet_app, name="fleet")

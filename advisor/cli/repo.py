@@ -1,0 +1,56 @@
+"""`advisor repo init|prune`: create or migrate the fleet repository; drop old months.
+
+Exit codes: 0 done; 3 cannot connect; 5 not allowed (init needs a role that may create a
+schema and roles, prune the owner); 6 bad option or not an advisor repository; 7 the
+repository is newer than this advisor.
+"""
+
+from __future__ import annotations
+
+import typer
+
+repo_app = typer.Typer(help="Create, migrate and prune the fleet repository (a PostgreSQL database).",
+                       no_args_is_help=True)
+
+DSN_HELP = "libpq DSN of the repository (sslmode etc. pass through; passwords belong in a passfile)."
+
+
+@repo_app.command("init")
+def init(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
+    """Create the schema, or migrate it to this advisor's version (idempotent)."""
+    import psycopg
+
+    from advisor.repo.connection import connect, translate
+    from advisor.repo.schema import CURRENT_VERSION, migrate
+
+    with connect(dsn) as conn:
+        try:
+            done = migrate(conn)
+        except psycopg.Error as exc:
+            raise translate(exc, "migrating the repository") from None
+    for migration in done:
+        typer.echo(f"applied migration {migration.version}: {migration.description}", err=True)
+    typer.echo(f"repository at schema version {CURRENT_VERSION}" + ("" if done else " (already current)"), err=True)
+
+
+@repo_app.command("prune")
+def prune(
+    dsn: str = typer.Option(..., "--dsn", help=DSN_HELP),
+    keep: str = typer.Option("90d", "--keep", help="Keep this much history (15m, 12h, 90d, 2w)."),
+) -> None:
+    """Drop month partitions older than --keep; delete older rows of the month at the edge."""
+    from advisor.repo import retention
+    from advisor.repo.connection import connect
+
+    duration = retention.parse_duration(keep, "--keep")
+    with connect(dsn) as conn:
+        result = retention.prune(conn, duration)
+    dropped = ", ".join(result.dropped) if result.dropped else "none"
+    typer.echo(f"kept everything since {result.cutoff.isoformat(timespec='seconds')}; dropped partitions: "
+               f"{dropped}; deleted {result.deleted_rows} older rows", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``repo`` to the root app."""
+    app.add_typer(repo_app, name="repo")
+

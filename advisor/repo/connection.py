@@ -1,0 +1,52 @@
+"""Sessions on the fleet repository: the DSN goes to libpq untouched, errors come back as one line.
+
+TLS, passfiles and service files are libpq's business: ``sslmode``, ``sslrootcert``,
+``sslcert``, ``service=`` in the DSN or ``PGSSLMODE``/``PGPASSFILE``/``PGSERVICEFILE`` in the
+environment reach libpq unchanged, so whatever the DBA's policy says applies. advisor never
+stores a DSN or a password in the repository or in the spool, and redacts them from messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, redact
+
+APPLICATION_NAME = "advisor-repo"
+CONNECT_TIMEOUT_S = 10
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    return redact(" ".join(lines[:2])) if lines else type(exc).__name__
+
+
+def connect(dsn: str, *, application_name: str = APPLICATION_NAME) -> psycopg.Connection[Any]:
+    """Open a session on the repository (not autocommit: each document is one transaction)."""
+    kwargs: dict[str, Any] = {"application_name": application_name}
+    if "connect_timeout" not in dsn:
+        kwargs["connect_timeout"] = CONNECT_TIMEOUT_S
+    try:
+        return psycopg.connect(dsn, **kwargs)
+    except psycopg.Error as exc:
+        shown = redact(dsn) if dsn else "(PG* environment defaults)"
+        raise ConnectionFailed(f"cannot connect to the repository {shown}: {_first_line(exc)}") from None
+
+
+def translate(exc: psycopg.Error, doing: str) -> AdvisorError:
+    """A driver error met while *doing* something, as the advisor error the user should see.
+
+    A lost session (``pg_terminate_backend``, a network cut, a server crash) is a connection
+    failure (exit 3); a missing grant names the privilege (exit 5).
+    """
+    text = _first_line(exc)
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return PrivilegeMissing(
+            f"{doing}: {text}",
+            hint="collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)",
+        )
+    if isinstance(exc, psycopg.OperationalError | psycopg.errors.AdminShutdown | psycopg.InterfaceError):
+        return ConnectionFailed(f"{doing}: the repository connection was lost ({text})")
+    return AdvisorError(f"{doing}: {text}")

@@ -1,0 +1,341 @@
+"""Every instance of the repository advised over its busiest windows and the whole period.
+
+Per instance, the repository's per-snapshot totals (extracted at push time) give the IO
+count of every consecutive snapshot pair without opening a document; the ``windows`` pairs
+with the highest IO rate are the busiest windows. Those pairs, and the whole period (the
+first snapshot since the last restart to the last one), are turned into workloads by the
+ordinary :func:`advisor.workload.diff` and advised by the ordinary
+:func:`advisor.engine.advise.advise`: the fleet report says nothing a per-instance
+``advisor report`` on the same snapshots would not.
+
+"Time saved" is disk service time: the plan's per-area IOPS x (before - after) ms, in
+seconds per hour of the window, and as a share of the time before. Instances are ranked by
+the whole period's absolute saving, then the share.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import psycopg
+
+from advisor import __version__
+from advisor.engine.advise import Models, advise
+from advisor.engine.planner import PlanOptions
+from advisor.errors import AdvisorError, BadInput
+from advisor.model import Report, Snapshot, load_snapshot
+from advisor.repo.connection import translate
+from advisor.repo.documents import instance_id
+from advisor.workload import diff
+
+FLEET_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class WindowAdvice:
+    """The advice for one interval of one instance."""
+
+    label: str  # "period", "busiest 1", ...
+    started_at: str
+    ended_at: str
+    interval_s: float
+    db_iops: float  # database IOs per second over all files, from the repository's totals
+    io_wait_share: float | None
+    planned: bool  # False: the gate closed, the disks are solid state, or nothing is located
+    before_ms: float | None
+    after_ms: float | None
+    saved_s_per_h: float  # disk time the plan saves, seconds per hour of this window's IO
+    saved_share: float  # fraction of the disk time before the plan
+    findings: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceAdvice:
+    """One instance: its identity, the period it was sampled over, and the advice per window."""
+
+    instance_id: str
+    dbms: str
+    host: str
+    name: str
+    snapshots: int
+    first_at: str
+    last_at: str
+    period: WindowAdvice | None
+    busiest: tuple[WindowAdvice, ...] = ()
+    warnings: tuple[str, ...] = ()
+    rank: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FleetReport:
+    """The ranking: instances by predicted time saved over the whole period."""
+
+    generated_at: str
+    since: str
+    until: str
+    windows: int
+    instances: tuple[InstanceAdvice, ...]
+    tool_version: str = ""
+    document: Literal["fleet-report"] = "fleet-report"
+    format_version: int = FLEET_FORMAT_VERSION
+
+
+@dataclass
+class _Timeline:
+    """What the repository's extracted columns say about one instance's snapshots."""
+
+    instance_id: str
+    dbms: str
+    host: str
+    name: str
+    taken: list[dt.datetime] = field(default_factory=list)
+    started: list[str] = field(default_factory=list)
+    ios: list[int] = field(default_factory=list)
+
+    def pairs(self) -> list[tuple[float, int, int]]:
+        """(IO rate, i, i+1) of every consecutive pair with comparable counters."""
+        out: list[tuple[float, int, int]] = []
+        for i in range(len(self.taken) - 1):
+            seconds = (self.taken[i + 1] - self.taken[i]).total_seconds()
+            delta = self.ios[i + 1] - self.ios[i]
+            if seconds > 0 and delta >= 0 and self.started[i] == self.started[i + 1]:
+                out.append((delta / seconds, i, i + 1))
+        return out
+
+    def period(self) -> tuple[int, int] | None:
+        """First snapshot after the last restart, and the last snapshot."""
+        last = len(self.taken) - 1
+        first = last
+        while first > 0 and self.started[first - 1] == self.started[last]:
+            first -= 1
+        return (first, last) if first < last else None
+
+
+_TIMELINES = """
+SELECT s.instance_id, i.dbms, i.host, i.name, s.taken_at, s.server_started_at, s.reads + s.writes
+FROM advisor.snapshots s JOIN advisor.instances i USING (instance_id)
+WHERE s.taken_at >= %(since)s AND s.taken_at <= %(until)s {only}
+ORDER BY s.instance_id, s.taken_at
+"""
+
+
+def _timelines(conn: psycopg.Connection[Any], since: dt.datetime, until: dt.datetime,
+               only: str | None) -> list[_Timeline]:
+    query = _TIMELINES.format(only="AND s.instance_id = %(only)s" if only else "")
+    rows = conn.execute(query, {"since": since, "until": until, "only": only}).fetchall()
+    lines: dict[str, _Timeline] = {}
+    for key, dbms, host, name, taken, started, ios in rows:
+        line = lines.setdefault(key, _Timeline(key, dbms, host, name))
+        line.taken.append(taken)
+        line.started.append(started)
+        line.ios.append(int(ios))
+    return list(lines.values())
+
+
+class _Documents:
+    """Fetch snapshot documents of one instance and read them with the model's loader."""
+
+    def __init__(self, conn: psycopg.Connection[Any], scratch: Path) -> None:
+        self.conn = conn
+        self.scratch = scratch
+        self.cache: dict[tuple[str, dt.datetime, bool], Snapshot] = {}
+
+    def get(self, key: str, taken: Sequence[dt.datetime]) -> list[Snapshot]:
+        """The snapshots of *key* taken at *taken*, in that order.
+
+        Only what :func:`advisor.workload.diff` reads is fetched: not the raw ``views`` rows
+        (used by nothing after collection), and for the earlier snapshot of a pair not the
+        file locations either (a workload takes its layout from the later snapshot). That
+        halves what is sent and decoded.
+        """
+        wanted = {(t, i == len(taken) - 1) for i, t in enumerate(taken)}
+        # a snapshot fetched whole (as a later one) also serves as an earlier one
+        missing = [(t, later) for t, later in wanted
+                   if (key, t, later) not in self.cache and (key, t, True) not in self.cache]
+        for later in (False, True):
+            at = [t for t, is_later in missing if is_later == later]
+            if not at:
+                continue
+            trim = "#- '{views}'" if later else "#- '{views}' #- '{layout,locations}'"
+            rows = self.conn.execute(
+                f"SELECT taken_at, (document {trim})::text FROM advisor.snapshots "  # noqa: S608 - constant text
+                "WHERE instance_id = %(id)s AND taken_at = ANY(%(at)s)", {"id": key, "at": at}).fetchall()
+            for taken_at, text in rows:
+                path = self.scratch / "snapshot.json"
+                path.write_text(text, encoding="utf-8")
+                self.cache[(key, taken_at, later)] = load_snapshot(path)
+        return [self.cache.get((key, t, True)) or self.cache[(key, t, False)] for t in taken]
+
+
+def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool) -> tuple[
+        WindowAdvice, Report]:
+    work = diff(a, b, allow_reset=True)
+    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=force))
+    plan = report.plan
+    codes = tuple(dict.fromkeys(f.code for f in report.findings))
+    if plan is None:
+        note = next((w for w in report.warnings if w.startswith("No ")), "no plan")
+        return WindowAdvice(label, a.taken_at, b.taken_at, work.interval_s, db_iops, work.wait.io_wait_share,
+                            False, None, None, 0.0, 0.0, codes, note), report
+    before = sum(t.iops * t.before_ms for t in plan.service_times)
+    saved = sum(t.iops * (t.before_ms - t.after_ms) for t in plan.service_times)
+    return WindowAdvice(
+        label, a.taken_at, b.taken_at, work.interval_s, db_iops, work.wait.io_wait_share, True,
+        plan.predicted_before_ms, plan.predicted_after_ms, round(saved * 3.6, 4),
+        round(saved / before, 4) if before > 0 else 0.0, codes,
+    ), report
+
+
+def advise_instance(line: _Timeline, docs: _Documents, models: Models, windows: int, force: bool,
+                    keep: Callable[[str, Report], None] | None = None) -> InstanceAdvice:
+    """The period and busiest windows of one instance (``keep`` receives each full report)."""
+    warnings: list[str] = []
+    period: WindowAdvice | None = None
+    busiest: list[WindowAdvice] = []
+    span = line.period()
+    if span is None:
+        warnings.append("fewer than two comparable snapshots in the period: nothing to advise")
+    else:
+        if span[0] > 0:
+            warnings.append(f"restarted at {line.started[span[1]]}: the period starts at {line.taken[span[0]]}")
+        first, last = docs.get(line.instance_id, [line.taken[span[0]], line.taken[span[1]]])
+        seconds = (line.taken[span[1]] - line.taken[span[0]]).total_seconds()
+        period, report = _advice("period", first, last, (line.ios[span[1]] - line.ios[span[0]]) / seconds,
+                                 models, force)
+        if keep:
+            keep("period", report)
+        top = sorted(line.pairs(), reverse=True)[:windows]
+        for n, (rate, i, j) in enumerate(sorted(top, key=lambda p: p[1]), start=1):
+            a, b = docs.get(line.instance_id, [line.taken[i], line.taken[j]])
+            window, report = _advice(f"busiest {n}", a, b, rate, models, force)
+            busiest.append(window)
+            if keep:
+                keep(window.label, report)
+    return InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken),
+                          line.taken[0].isoformat(), line.taken[-1].isoformat(), period, tuple(busiest),
+                          tuple(warnings))
+
+
+def _rank_key(item: InstanceAdvice) -> tuple[float, float, str]:
+    period = item.period
+    return (-(period.saved_s_per_h if period else 0.0), -(period.saved_share if period else 0.0), item.instance_id)
+
+
+def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], models: Models, windows: int,
+                force: bool, keep: Callable[[str, Report], None] | None, strict: bool) -> list[InstanceAdvice]:
+    """Advise *lines* one after the other on *conn*; an instance that fails is reported, not fatal."""
+    results: list[InstanceAdvice] = []
+    shm = "/dev/shm" if Path("/dev/shm").is_dir() else None  # documents are read once: keep them off the disk
+    with tempfile.TemporaryDirectory(prefix="advisor-fleet-", dir=shm) as scratch:
+        docs = _Documents(conn, Path(scratch))
+        for line in lines:
+            try:
+                results.append(advise_instance(line, docs, models, windows, force, keep))
+            except AdvisorError as exc:
+                if strict:
+                    raise
+                results.append(InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken),
+                                              line.taken[0].isoformat(), line.taken[-1].isoformat(), None, (),
+                                              (exc.one_line(),)))
+            docs.cache.clear()
+    return results
+
+
+def _advise_chunk(dsn: str, lines: Sequence[_Timeline], models: Models, windows: int,
+                  force: bool) -> list[InstanceAdvice]:
+    """One worker process: its own session, its share of the instances."""
+    from advisor.repo.connection import connect
+
+    with connect(dsn) as conn:
+        try:
+            return _advise_all(conn, lines, models, windows, force, None, False)
+        except psycopg.Error as exc:
+            raise translate(exc, "reading the repository") from None
+
+
+def _in_parallel(dsn: str, lines: list[_Timeline], models: Models, windows: int, force: bool,
+                 workers: int) -> list[InstanceAdvice]:
+    """Spread the instances over *workers* processes (forkserver: no inherited database session)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["advisor.repo.fleet"])
+    chunks = [lines[n::workers] for n in range(workers)]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        parts = pool.map(_advise_chunk, [dsn] * workers, chunks, [models] * workers, [windows] * workers,
+                         [force] * workers)
+        return [item for part in parts for item in part]
+
+
+def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
+                 windows: int = 2, force: bool = False, only: str | None = None,
+                 keep: Callable[[str, Report], None] | None = None, dsn: str | None = None,
+                 workers: int = 1) -> FleetReport:
+    """Advise every instance with snapshots in [since, until] and rank them.
+
+    With a *dsn* and ``workers > 1`` the instances are advised by that many processes, each
+    with its own session (the engine is CPU bound; one instance takes about 0.1 s).
+    """
+    try:
+        lines = _timelines(conn, since, until, only)
+        if dsn and workers > 1 and len(lines) >= 4 * workers and keep is None:
+            results = _in_parallel(dsn, lines, models, windows, force, workers)
+        else:
+            results = _advise_all(conn, lines, models, windows, force, keep, strict=only is not None)
+    except psycopg.Error as exc:
+        raise translate(exc, "reading the repository") from None
+    ranked = sorted(results, key=_rank_key)
+    return FleetReport(
+        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        since=since.isoformat(timespec="seconds"), until=until.isoformat(timespec="seconds"), windows=windows,
+        instances=tuple(replace(item, rank=n) for n, item in enumerate(ranked, start=1)),
+        tool_version=__version__,
+    )
+
+
+def resolve_instance(conn: psycopg.Connection[Any], name: str) -> str:
+    """The instance id for *name*: an instance id, a host, a database name or ``host/name``."""
+    try:
+        rows = conn.execute(
+            "SELECT instance_id FROM advisor.instances WHERE instance_id = %(n)s OR host = %(n)s OR name = %(n)s "
+            "OR host || '/' || name = %(n)s ORDER BY instance_id", {"n": name}).fetchall()
+    except psycopg.Error as exc:
+        raise translate(exc, "reading the repository") from None
+    if not rows:
+        raise BadInput(f"no instance {name!r} in the repository", hint="`advisor fleet report` lists them")
+    if len(rows) > 1:
+        raise BadInput(f"{name!r} matches {len(rows)} instances ({', '.join(r[0] for r in rows[:3])} ...)",
+                       hint="give the instance id")
+    return str(rows[0][0])
+
+
+def tablespace_rates(conn: psycopg.Connection[Any], key: str, first: str, last: str) -> list[dict[str, Any]]:
+    """Reads and writes per second by tablespace between two snapshots, from the per-file rows."""
+    query = """
+    SELECT tablespace, count(*) AS files,
+           sum(b.reads - a.reads) / %(s)s AS read_iops,
+           sum(coalesce(b.writes - a.writes, 0)) / %(s)s AS write_iops,
+           sum(b.read_bytes - a.read_bytes) / %(s)s / 1048576.0 AS read_mib_s
+    FROM advisor.snapshot_files b
+    JOIN advisor.snapshot_files a USING (instance_id, file_id, tablespace)
+    WHERE b.instance_id = %(id)s AND b.taken_at = %(last)s AND a.taken_at = %(first)s
+    GROUP BY tablespace ORDER BY read_iops DESC, tablespace
+    """
+    seconds = (dt.datetime.fromisoformat(last) - dt.datetime.fromisoformat(first)).total_seconds() or 1.0
+    try:
+        rows = conn.execute(query, {"s": seconds, "id": key, "first": first, "last": last}).fetchall()
+    except psycopg.Error as exc:
+        raise translate(exc, "reading the repository") from None
+    return [{"tablespace": t, "files": int(n), "read_iops": round(float(r), 3), "write_iops": round(float(w), 3),
+             "read_mib_s": round(float(m), 3)} for t, n, r, w, m in rows]
+
+
+__all__ = ["FleetReport", "InstanceAdvice", "WindowAdvice", "fleet_report", "instance_id", "resolve_instance",
+           "tablespace_rates"]

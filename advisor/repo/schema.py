@@ -1,0 +1,219 @@
+"""The fleet repository's schema: versioned migrations applied in order, each in one transaction.
+
+The repository is an ordinary PostgreSQL database (pgwatch and pg_profile keep their history
+the same way), so the DBA's backups, TLS, roles and monitoring apply to it unchanged. Every
+object lives in the schema ``advisor``; ``advisor.schema_version`` records which migrations
+ran. A tool meets three cases: the repository is older (``repo init`` migrates it), equal
+(work), or newer than the tool (refused with exit 7: an old tool must not write rows a newer
+schema would misread).
+
+Time series (snapshots, their per-file rows, workloads, reports) are partitioned by month
+with native range partitioning, so retention drops whole partitions instead of deleting
+millions of rows. Collectors may not create tables, so partitions are created on demand by
+``advisor.ensure_month``, a SECURITY DEFINER function with a fixed search_path: the only
+DDL a collector can cause, and only of the shape it allows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, LiteralString
+
+from psycopg import Connection
+
+from advisor.errors import BadInput, Unsupported
+
+SCHEMA = "advisor"
+COLLECTOR_ROLE = "advisor_collector"
+READER_ROLE = "advisor_reader"
+PARTITIONED = ("snapshots", "snapshot_files", "workloads", "reports")
+"""Tables partitioned by month (the key is the document's own time)."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: its number, what it does, and the SQL."""
+
+    version: int
+    description: str
+    statements: LiteralString
+
+
+_V1: LiteralString = """
+CREATE SCHEMA IF NOT EXISTS advisor;
+REVOKE ALL ON SCHEMA advisor FROM PUBLIC;
+CREATE TABLE advisor.schema_version (
+    version int PRIMARY KEY,
+    description text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE advisor.instances (
+    instance_id text PRIMARY KEY,          -- dbms:identity:name, stable across restarts
+    dbms text NOT NULL,
+    identity text NOT NULL,                -- system_identifier or DBID
+    host text NOT NULL,
+    name text NOT NULL,
+    first_pushed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE advisor.snapshots (
+    instance_id text NOT NULL,
+    taken_at timestamptz NOT NULL,
+    server_started_at text NOT NULL,       -- a change means a restart: counters restart at zero
+    version text NOT NULL,
+    format_version int NOT NULL,
+    tool_version text NOT NULL,
+    files int NOT NULL,
+    reads bigint NOT NULL,                 -- totals over the files, for the busiest-window query
+    writes bigint NOT NULL,
+    read_bytes numeric NOT NULL,
+    write_bytes numeric NOT NULL,
+    io_wait_share double precision,
+    digest text NOT NULL,
+    pushed_at timestamptz NOT NULL DEFAULT now(),
+    document jsonb NOT NULL,
+    PRIMARY KEY (instance_id, taken_at)
+) PARTITION BY RANGE (taken_at);
+CREATE TABLE advisor.snapshot_files (
+    instance_id text NOT NULL,
+    taken_at timestamptz NOT NULL,
+    file_id text NOT NULL,
+    kind text NOT NULL,
+    tablespace text NOT NULL,
+    container text NOT NULL,
+    path text NOT NULL,
+    size_bytes bigint NOT NULL,
+    reads bigint NOT NULL,
+    writes bigint,
+    read_bytes bigint NOT NULL,
+    write_bytes bigint,
+    read_time_ms double precision,
+    write_time_ms double precision,
+    PRIMARY KEY (instance_id, taken_at, file_id)
+) PARTITION BY RANGE (taken_at);
+CREATE TABLE advisor.workloads (
+    instance_id text NOT NULL,
+    started_at timestamptz NOT NULL,
+    ended_at timestamptz NOT NULL,
+    source text NOT NULL,
+    interval_s double precision NOT NULL,
+    digest text NOT NULL,
+    pushed_at timestamptz NOT NULL DEFAULT now(),
+    document jsonb NOT NULL,
+    PRIMARY KEY (instance_id, ended_at, started_at, source)
+) PARTITION BY RANGE (ended_at);
+CREATE TABLE advisor.disk_profiles (
+    digest text PRIMARY KEY,
+    measured_at timestamptz NOT NULL,
+    target text NOT NULL,
+    device text,
+    host text,
+    pushed_at timestamptz NOT NULL DEFAULT now(),
+    document jsonb NOT NULL
+);
+CREATE TABLE advisor.reports (
+    generated_at timestamptz NOT NULL,
+    digest text NOT NULL,
+    dbms text NOT NULL,
+    host text NOT NULL,
+    name text NOT NULL,
+    predicted_gain double precision,
+    pushed_at timestamptz NOT NULL DEFAULT now(),
+    document jsonb NOT NULL,
+    PRIMARY KEY (digest, generated_at)
+) PARTITION BY RANGE (generated_at);
+
+CREATE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET TimeZone = 'UTC' AS $fn$
+DECLARE
+    first_day timestamptz := date_trunc('month', at);
+    child text;
+BEGIN
+    IF parent NOT IN ('snapshots', 'snapshot_files', 'workloads', 'reports') THEN
+        RAISE EXCEPTION 'advisor.ensure_month: % is not a partitioned advisor table', parent;
+    END IF;
+    child := parent || '_' || to_char(first_day, 'YYYYMM');
+    IF to_regclass('advisor.' || child) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('advisor.ensure_month'));
+    IF to_regclass('advisor.' || child) IS NOT NULL THEN
+        RETURN;  -- another session created it while we waited
+    END IF;
+    EXECUTE format('CREATE TABLE advisor.%I PARTITION OF advisor.%I FOR VALUES FROM (%L) TO (%L)',
+                   child, parent, first_day, first_day + interval '1 month');
+END
+$fn$;
+REVOKE ALL ON FUNCTION advisor.ensure_month(text, timestamptz) FROM PUBLIC;
+
+DO $roles$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'advisor_collector') THEN
+        CREATE ROLE advisor_collector NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'advisor_reader') THEN
+        CREATE ROLE advisor_reader NOLOGIN;
+    END IF;
+END
+$roles$;
+GRANT USAGE ON SCHEMA advisor TO advisor_collector, advisor_reader;
+GRANT SELECT ON advisor.schema_version TO advisor_collector, advisor_reader;
+GRANT INSERT ON advisor.instances, advisor.snapshots, advisor.snapshot_files, advisor.workloads,
+    advisor.disk_profiles, advisor.reports TO advisor_collector;
+GRANT EXECUTE ON FUNCTION advisor.ensure_month(text, timestamptz) TO advisor_collector;
+GRANT SELECT ON ALL TABLES IN SCHEMA advisor TO advisor_reader;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "instances, monthly snapshots with per-file rows, workloads, disk profiles, reports, roles", _V1),
+)
+CURRENT_VERSION = MIGRATIONS[-1].version
+
+
+def applied_version(conn: Connection[Any]) -> int | None:
+    """The repository's schema version; None when advisor's schema is not there at all."""
+    row = conn.execute("SELECT to_regclass('advisor.schema_version') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    found = conn.execute("SELECT max(version) FROM advisor.schema_version").fetchone()
+    return int(found[0]) if found and found[0] is not None else 0
+
+
+def check_version(conn: Connection[Any]) -> int:
+    """Refuse a repository that is missing, or newer than this tool; return its version."""
+    version = applied_version(conn)
+    if version is None:
+        raise BadInput("the database is not an advisor repository", hint="run `advisor repo init --dsn ...` first")
+    if version > CURRENT_VERSION:
+        raise Unsupported(
+            f"the repository is at schema version {version}, newer than this advisor knows ({CURRENT_VERSION})",
+            hint="upgrade advisor on this host",
+        )
+    if version < CURRENT_VERSION:
+        raise BadInput(
+            f"the repository is at schema version {version}, this advisor needs {CURRENT_VERSION}",
+            hint="run `advisor repo init --dsn ...` to migrate it",
+        )
+    return version
+
+
+def migrate(conn: Connection[Any]) -> list[Migration]:
+    """Apply every migration the repository lacks, each in its own transaction; return them.
+
+    A migration runs under an advisory lock so two ``repo init`` at once cannot both apply it.
+    """
+    done: list[Migration] = []
+    for migration in MIGRATIONS:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('advisor.migrate'))")
+            version = applied_version(conn)
+            if version is not None and version > CURRENT_VERSION:
+                check_version(conn)
+            if version is not None and version >= migration.version:
+                continue
+            conn.execute(migration.statements)
+            conn.execute(
+                "INSERT INTO advisor.schema_version (version, description) VALUES (%(v)s, %(d)s)",
+                {"v": migration.version, "d": migration.description},
+            )
+            done.append(migration)
+    return done

