@@ -173,10 +173,11 @@ class _Documents:
         return [self.cache.get((key, t, True)) or self.cache[(key, t, False)] for t in taken]
 
 
-def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool) -> tuple[
-        WindowAdvice, Report]:
+def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool,
+            scripts: bool = False) -> tuple[WindowAdvice, Report]:
+    """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
     work = diff(a, b, allow_reset=True)
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=force))
+    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=force, scripts=scripts))
     plan = report.plan
     codes = tuple(dict.fromkeys(f.code for f in report.findings))
     if plan is None:
@@ -207,13 +208,13 @@ def advise_instance(line: _Timeline, docs: _Documents, models: Models, windows: 
         first, last = docs.get(line.instance_id, [line.taken[span[0]], line.taken[span[1]]])
         seconds = (line.taken[span[1]] - line.taken[span[0]]).total_seconds()
         period, report = _advice("period", first, last, (line.ios[span[1]] - line.ios[span[0]]) / seconds,
-                                 models, force)
+                                 models, force, keep is not None)
         if keep:
             keep("period", report)
         top = sorted(line.pairs(), reverse=True)[:windows]
         for n, (rate, i, j) in enumerate(sorted(top, key=lambda p: p[1]), start=1):
             a, b = docs.get(line.instance_id, [line.taken[i], line.taken[j]])
-            window, report = _advice(f"busiest {n}", a, b, rate, models, force)
+            window, report = _advice(f"busiest {n}", a, b, rate, models, force, keep is not None)
             busiest.append(window)
             if keep:
                 keep(window.label, report)
