@@ -148,6 +148,8 @@ def read_document(path: Path | str, kind: str, cls: type[T], format_version: int
         document: T = msgspec.json.decode(raw, type=cls)
     except msgspec.ValidationError as exc:
         raise BadInput(f"{source}: {exc}") from None
+    except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8
+        raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     return document
 
 

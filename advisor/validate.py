@@ -255,8 +255,13 @@ def scrub_workload(workload: T) -> T:
     warnings: list[str] = []
     cleared: dict[tuple[str, int | None], dict[str, None]] = {}
     dropped: dict[str, set[int]] = {}
+    unkeyed: dict[str, set[str]] = {}
     for problem in found:
         head, _, rest = problem.where.partition("[")
+        if rest.startswith('"'):  # segment_coverages["physical_reads"]: one entry of a mapping
+            unkeyed.setdefault(head, set()).add(rest.split('"')[1])
+            warnings.append(f"{problem}; left unknown")
+            continue
         if rest:  # rates[3].read_latency_ms
             index_text, _, name = rest.partition("].")
             row: Any = getattr(workload, head)[int(index_text)]
@@ -288,6 +293,8 @@ def scrub_workload(workload: T) -> T:
     for head, indexes in dropped.items():
         rows = list(changes.get(head, getattr(workload, head)))
         changes[head] = tuple(r for i, r in enumerate(rows) if i not in indexes)
+    for head, keys in unkeyed.items():
+        changes[head] = {k: v for k, v in getattr(workload, head).items() if k not in keys}
     changes["warnings"] = tuple(getattr(workload, "warnings", ())) + tuple(warnings)
     result: T = dataclasses.replace(workload, **changes)  # type: ignore[type-var]
     return result

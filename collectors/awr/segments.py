@@ -14,6 +14,7 @@ warning.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -94,7 +95,7 @@ def _int(cell: str) -> int | None:
         found = numbers.number(cell)
     except ValueError:
         return None
-    return None if found is None else int(found)
+    return None if found is None or not math.isfinite(found) else int(found)
 
 
 def _row(cells: dict[str, str], line: int, statistic: str, warnings: list[str]) -> SegmentRow:
@@ -208,7 +209,7 @@ def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict
             key = _segment_key(row, container, table.statistic)
             if row.missing and key not in merged:
                 missing.append(f"{table.title} line {row.line}")
-            value = None if row.value is None else int(round(row.value))
+            value = None if row.value is None or not math.isfinite(row.value) else int(round(row.value))
             current = merged.get(key) or SegmentIO(
                 segment_id=key, owner="" if row.missing else row.owner,
                 name="" if row.missing else row.name, segment_type=row.segment_type,
