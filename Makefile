@@ -40,6 +40,7 @@ typecheck: venv
 	$(VENV)/bin/mypy
 
 pytest: venv
+	sync  # the install's writeback must not be charged to the emulated disk's timings
 	$(VENV)/bin/pytest
 
 clean:

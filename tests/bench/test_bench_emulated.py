@@ -37,7 +37,7 @@ from advisor.disk.model import DiskModel  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
 from tests.emulator.emu_support import memory_dir  # noqa: E402
 
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
 SCALE = 10.0
 RATIO_SCALE = 4.0
 SIZE = 512 << 20
