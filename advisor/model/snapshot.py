@@ -6,8 +6,8 @@ a report (findings and plan). Units are in the field names; counters are ints; a
 source did not provide is ``None``, never a false zero. The JSON form of each document is
 the record itself (:mod:`advisor.model.record`, :mod:`advisor.jsonio`), documented in docs/json-format.md.
 Layout, disk-profile and report classes live in :mod:`advisor.model.layout`,
-:mod:`advisor.model.disk` and :mod:`advisor.model.report` to keep modules short; they are
-re-exported here so ``from advisor.model import X`` works for every class.
+:mod:`advisor.model.disk` and :mod:`advisor.model.report`; :mod:`advisor.model` exports all of
+them, so ``from advisor.model import X`` works for every class.
 """
 
 from __future__ import annotations
@@ -16,37 +16,10 @@ from pathlib import Path
 from typing import Literal
 
 from advisor.jsonio import encode, read_document, write_atomic
-from advisor.model.disk import (
-    DISK_PROFILE_FORMAT_VERSION,
-    DiskProfile,
-    Latency,
-    ZonePoint,
-    load_disk_profile,
-)
-from advisor.model.layout import (
-    Device,
-    DiskStat,
-    DiskStatRate,
-    Extent,
-    HostLayout,
-    Location,
-    Partition,
-)
+from advisor.model.disk import DiskProfile
+from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.record import Record, field
-from advisor.model.report import (
-    REPORT_FORMAT_VERSION,
-    AreaPlacement,
-    Finding,
-    Plan,
-    PlannedPartition,
-    Report,
-    Script,
-    ServiceTime,
-    TierAssignment,
-    TierCurvePoint,
-    TierDevice,
-    TierPlan,
-)
+from advisor.model.report import Report
 from advisor.validate import check
 
 FORMAT_VERSION = 1
@@ -59,43 +32,19 @@ FileKind = Literal[
 RunStatus = Literal["ok", "skipped", "failed"]
 
 __all__ = [
-    "DISK_PROFILE_FORMAT_VERSION",
     "FORMAT_VERSION",
-    "REPORT_FORMAT_VERSION",
-    "AreaPlacement",
     "CollectorRun",
     "Dbms",
-    "Device",
-    "DiskProfile",
-    "DiskStat",
-    "DiskStatRate",
-    "Extent",
     "FileIO",
     "FileKind",
     "FileRate",
-    "Finding",
-    "HostLayout",
-    "Latency",
-    "Location",
-    "Partition",
-    "Plan",
-    "PlannedPartition",
-    "Report",
     "RunStatus",
-    "Script",
     "SegmentIO",
-    "TierAssignment",
-    "TierCurvePoint",
-    "TierDevice",
-    "TierPlan",
     "SegmentRate",
     "ServerInfo",
-    "ServiceTime",
     "Snapshot",
     "WaitProfile",
     "Workload",
-    "ZonePoint",
-    "load_disk_profile",
     "load_snapshot",
     "load_workload",
     "new_file_io",
