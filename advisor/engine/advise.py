@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from advisor import __version__
-from advisor.disk.media.build import DeviceModel
+from advisor.disk.media.build import DeviceModel, by_disk_name
 from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
@@ -118,13 +118,7 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
 
 def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
     """Names under which today's layout may show the inventory's zone-less devices."""
-    names: set[str] = set()
-    for m in target:
-        if m.zoned is None:
-            names.add(m.device.name)
-            if m.device.path:
-                names.add(m.device.path.rsplit("/", 1)[-1])
-    return frozenset(names)
+    return frozenset(name for name, m in by_disk_name(target).items() if m.zoned is None)
 
 
 def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:

@@ -8,11 +8,10 @@ which it looked at in its evidence.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 
 from advisor.disk.media import Load
-from advisor.disk.media.build import DeviceModel
+from advisor.disk.media.build import DeviceModel, by_disk_name
 from advisor.disk.media.cloud import CloudVolume
 from advisor.engine.classify import Classified
 from advisor.engine.tier_targets import targets_of
@@ -26,18 +25,9 @@ CAP_SHARE = 0.8
 IDLE_IO_SHARE = 0.05
 
 
-def _device_of_disk(models: Sequence[DeviceModel]) -> dict[str, DeviceModel]:
-    out: dict[str, DeviceModel] = {}
-    for m in models:
-        out[m.device.name] = m
-        if m.device.path:
-            out[posixpath.basename(m.device.path)] = m
-    return out
-
-
 def _on_device_today(classified: Sequence[Classified], models: Sequence[DeviceModel]) -> dict[str, list[Classified]]:
     """Areas grouped by the inventory device they sit on today (only disks the inventory names)."""
-    known = _device_of_disk(models)
+    known = by_disk_name(models)
     out: dict[str, list[Classified]] = {}
     for c in classified:
         model = known.get(c.area.disk or "")

@@ -9,7 +9,9 @@ it and what to do.
 
 from __future__ import annotations
 
+import posixpath
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -155,3 +157,13 @@ def _without_preset(device: InventoryDevice) -> InventoryDevice:
     from dataclasses import replace
 
     return replace(device, preset=None)
+
+
+def by_disk_name(models: Sequence[DeviceModel]) -> dict[str, DeviceModel]:
+    """Each inventory device under the names today's layout may show it by: its name, its path's."""
+    out: dict[str, DeviceModel] = {}
+    for m in models:
+        out[m.device.name] = m
+        if m.device.path:
+            out[posixpath.basename(m.device.path)] = m
+    return out
