@@ -243,6 +243,17 @@ class TierResult:
     curve: tuple[tuple[int, float | None], ...]  # (fast-tier bytes, predicted mean ms)
 
 
+def _search(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment) -> tuple[Assignment, float]:
+    """The better of the searches from *start* (the density baseline) and from the IOPS knapsack."""
+    ours, cost = improve(evaluator, items, start)
+    second = knapsack_by_iops(evaluator, items)
+    if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
+        other, other_cost = improve(evaluator, items, second)
+        if other_cost < cost - 1e-9:
+            return other, other_cost
+    return ours, cost
+
+
 def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve: bool = True) -> TierResult:
     """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier."""
     evaluator = Evaluator(targets)
@@ -250,26 +261,28 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
     if start is None or _cost(evaluator, items, start) == INFEASIBLE:
         raise too_small(items, evaluator, start)
     baseline = solve(evaluator, items, start)
-    ours, cost = improve(evaluator, items, start)
-    second = knapsack_by_iops(evaluator, items)
-    if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
-        other, other_cost = improve(evaluator, items, second)
-        if other_cost < cost - 1e-9:
-            ours = other
+    ours, cost = _search(evaluator, items, start)
     solution = solve(evaluator, items, ours)
     if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
         solution = baseline
-    curve = marginal_curve(items, targets) if with_curve else ()
+    curve = marginal_curve(items, targets, cost) if with_curve else ()
     return TierResult(solution, baseline, curve)
 
 
-def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target]) -> tuple[tuple[int, float | None], ...]:
-    """Predicted mean with the fast tier cut to fractions of its size (None where nothing fits)."""
+def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
+                   full_cost: float) -> tuple[tuple[int, float | None], ...]:
+    """Predicted mean with the fast tier cut to fractions of its size (None where nothing fits).
+
+    *full_cost* is the search's result with the whole fast tier: that point is not searched again.
+    """
     fast_total = sum(t.capacity_bytes for t in targets if t.fast)
     if fast_total == 0:
         return ()
     points: list[tuple[int, float | None]] = []
     for fraction in CURVE_FRACTIONS:
+        if fraction == 1.0:
+            points.append((fast_total, full_cost))
+            continue
         cut = [Target(t.name, t.model, int(t.capacity_bytes * fraction)) if t.fast else t for t in targets]
         cut = [t for t in cut if t.capacity_bytes > 0]
         if not cut:
@@ -279,9 +292,5 @@ def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target]) -> tupl
         if start is None or _cost(evaluator, items, start) == INFEASIBLE:
             points.append((int(fast_total * fraction), None))
             continue
-        _, cost = improve(evaluator, items, start)
-        second = knapsack_by_iops(evaluator, items)
-        if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
-            cost = min(cost, improve(evaluator, items, second)[1])
-        points.append((int(fast_total * fraction), cost))
+        points.append((int(fast_total * fraction), _search(evaluator, items, start)[1]))
     return tuple(points)
