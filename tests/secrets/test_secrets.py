@@ -9,13 +9,12 @@ remembered first (the connect path) or appears in text nobody parsed (structure 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from advisor.errors import ConnectionFailed
-from advisor.secrets import forget_all, oracle_passwords, parse_error, postgres_passwords, redact, remember_dsn
+from advisor.secrets import oracle_passwords, parse_error, postgres_passwords, redact, remember_dsn
 
 POSTGRES = [
     (r"host=db user=app password=Zz9se\ cretE dbname=x", "Zz9se cretE"),
@@ -36,13 +35,6 @@ ORACLE = [
 def fragments(password: str) -> list[str]:
     """Runs of 4+ letters/digits: any of them in a message is a leak."""
     return re.findall(r"[A-Za-z0-9]{4,}", password)
-
-
-@pytest.fixture(autouse=True)
-def no_remembered_secrets() -> Iterator[None]:
-    forget_all()
-    yield
-    forget_all()
 
 
 @pytest.mark.parametrize(("dsn", "password"), POSTGRES)
