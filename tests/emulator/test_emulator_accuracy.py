@@ -2,9 +2,20 @@
 
 The same model (a catalogue preset stretched over the emulated size) drives both the
 emulator and :func:`advisor.disk.simulate.simulate`; the emulator is measured from the
-outside, through the loop device, with real threads and real time, at scale 1 and 10.
+outside, through the loop device, with real threads and real time, at scale 1 and 4.
 Latencies are compared as medians (p50 from the simulator): a busy CI machine delays a
 few replies by milliseconds, which would move a mean but not the median.
+
+At scale 1 the check is what the reader sees. When time runs faster, a 4 KiB read lasts
+little real time (0.5 ms at scale 10, 1.3 ms at scale 4), and the host's own path
+(kernel, loop, FUSE, Python) is 0.12-0.17 ms of it; the emulator takes the calibrated
+path time off, but on a shared machine that path moves from one run to the next by more
+than the tolerance (calibrations here: 0.12-0.30 ms; one CI machine added 0.13-0.15 ms to
+every read after calibrating). So at scale 4 the check is the actuator's own schedule —
+when each read reached the server and when its reply left, plus the calibrated path —
+which is what time scaling has to get right; the reader's figure is printed beside it.
+Scale 4, not 10: the reply must be held for the model time less the calibrated path, and
+at 0.5 ms a high calibration leaves less than the server needs to move the data.
 """
 
 from __future__ import annotations
@@ -13,11 +24,13 @@ import json
 import shutil
 import statistics
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import numpy as np
 import pytest
 
+from advisor.disk.emulator.calibrate import control
 from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.presets import get_model
@@ -35,13 +48,15 @@ from tests.emulator.emu_support import (
 # that from an emulator that is wrong, which misses every time.
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=2, reruns_delay=2)]
 
+T = TypeVar("T")
+
 PRESET = "class-7200-desktop"
 SIZE = 1 << 30
 BLOCK = 4096
 TOLERANCE = 0.10
 
 
-@pytest.fixture(scope="module", params=[1.0, 10.0], ids=["scale1", "scale10"])
+@pytest.fixture(scope="module", params=[1.0, 4.0], ids=["scale1", "scale4"])
 def disk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmulatedDisk]:
     require_fuse_and_loop()
     with memory_dir(tmp_path_factory.mktemp("emu")) as directory:
@@ -62,9 +77,42 @@ def _predicted_ms(streams: list[StreamSpec]) -> float:
     return simulate(sized_model(get_model(PRESET), SIZE), streams, ios=6000, seed=3, write_cache="off").p50_ms
 
 
+# Up to this scale a read lasts long enough that the host's path is a few per cent of it.
+READER_TIMED_UP_TO = 2.0
+
+
+def _served_trace(disk: EmulatedDisk, reads: Callable[[], T]) -> tuple[T, list[list[float]]]:
+    """Run *reads* with the server's trace on; (their result, [offset, length, arrived, replied] rows)."""
+    control(disk.mountpoint, trace=True)
+    try:
+        result = reads()
+        trace: list[list[float]] = disk.stats()["trace"]
+    finally:
+        control(disk.mountpoint, trace=False)
+    return result, trace
+
+
+def _served_latencies(disk: EmulatedDisk, offsets: list[int], size: int = BLOCK) -> tuple[list[float], list[float]]:
+    """(reader-seen, server-scheduled) real seconds of QD1 reads at *offsets*.
+
+    The server's figure is reply − arrival plus the calibrated path both ways: what the
+    reader would see on a host whose path costs what calibration measured.
+    """
+    seen, trace = _served_trace(disk, lambda: read_latencies(disk.device, offsets, size))
+    assert len(trace) == len(offsets), f"the server traced {len(trace)} of {len(offsets)} reads"
+    path = disk.overhead.round_trip_s(size) if disk.overhead else 0.0
+    return seen, [replied - arrived + path for _offset, _length, arrived, replied in trace]
+
+
+def _diagnosis(disk: EmulatedDisk) -> str:
+    stats = disk.stats()
+    return (f"scale {disk.scale}, calibrated path {disk.path_overhead_s * 1e6:.0f} us, "
+            f"late replies {stats.get('late_replies')}")
+
+
 def _ios(disk: EmulatedDisk) -> int:
     """A few hundred IOs at scale 1 (seconds of real time), more when time runs faster."""
-    return 400 if disk.scale < 5 else 1000
+    return 400 if disk.scale < 2 else 800
 
 
 @pytest.mark.parametrize("band", [(0.0, 0.01), (0.99, 1.0), (0.0, 1.0)], ids=["outer1pct", "inner1pct", "full"])
@@ -80,44 +128,65 @@ def test_qd1_random_read_latency(disk: EmulatedDisk, band: tuple[float, float]) 
     predicted = simulate(sized_model(get_model(PRESET), SIZE), [StreamSpec("randread", band, BLOCK)], ios=ios,
                          seed=seed, write_cache="off")
     offsets = _random_offsets(band, ios + warm + 2, seed)[: ios + warm]
-    latencies = read_latencies(disk.device, offsets)[warm:]
-    measured_ms = statistics.median(latencies) * 1000 * disk.scale
-    assert measured_ms == pytest.approx(predicted.p50_ms, rel=TOLERANCE), (measured_ms, predicted.p50_ms)
+    seen, served = _served_latencies(disk, offsets)
+    seen_ms, served_ms = (statistics.median(v[warm:]) * 1000 * disk.scale for v in (seen, served))
+    measured_ms = seen_ms if disk.scale <= READER_TIMED_UP_TO else served_ms
+    assert measured_ms == pytest.approx(predicted.p50_ms, rel=TOLERANCE), (
+        f"measured {measured_ms:.2f} ms (reader {seen_ms:.2f}, server {served_ms:.2f}), "
+        f"predicted {predicted.p50_ms:.2f}; {_diagnosis(disk)}")
 
 
 def test_two_streams_at_opposite_edges(disk: EmulatedDisk) -> None:
     """Two QD1 readers, outer and inner 1 %: every IO pays a full-stroke seek."""
     count = _ios(disk) // 2
     streams = [_random_offsets((0.0, 0.01), count, 11), _random_offsets((0.99, 1.0), count, 12)]
-    per_stream = parallel_read_latencies(disk.device, streams)
-    measured_ms = statistics.median([v for lat in per_stream for v in lat[10:]]) * 1000 * disk.scale
+    per_stream, trace = _served_trace(disk, lambda: parallel_read_latencies(disk.device, streams))
+    seen_ms = statistics.median([v for lat in per_stream for v in lat[10:]]) * 1000 * disk.scale
+    path = disk.path_overhead_s
+    served_ms = statistics.median([r - a + path for _o, _n, a, r in trace[20:]]) * 1000 * disk.scale
+    measured_ms = seen_ms if disk.scale <= READER_TIMED_UP_TO else served_ms
     predicted_ms = _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK),
                                   StreamSpec("randread", (0.99, 1.0), BLOCK)])
-    assert measured_ms == pytest.approx(predicted_ms, rel=TOLERANCE), (measured_ms, predicted_ms)
+    assert measured_ms == pytest.approx(predicted_ms, rel=TOLERANCE), (
+        f"measured {measured_ms:.2f} ms (reader {seen_ms:.2f}, server {served_ms:.2f}), "
+        f"predicted {predicted_ms:.2f}; {_diagnosis(disk)}")
     # and the penalty is real: far slower than one stream in one band
     assert measured_ms > 1.5 * _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK)])
 
 
-def _sequential_mb_s(disk: EmulatedDisk, start_fraction: float, total_bytes: int, block: int) -> float:
-    """MB/s of a QD1 sequential reader, from the median completion-to-completion time."""
+def _sequential_mb_s(disk: EmulatedDisk, start_fraction: float, total_bytes: int, block: int) -> tuple[float, float]:
+    """(reader-seen, server-scheduled) MB/s of a QD1 sequential reader, from median reply-to-reply times.
+
+    The server's cycle runs from one reply to the next: the reader's turnaround is in it,
+    as in the reader's own completion-to-completion time.
+    """
     first = int(start_fraction * SIZE) // block * block
     offsets = [first + i * block for i in range(total_bytes // block)]
-    cycles = read_cycles(disk.device, offsets, size=block)
-    return block / statistics.median(cycles[3:]) / 1e6 / disk.scale
+    cycles, trace = _served_trace(disk, lambda: read_cycles(disk.device, offsets, size=block))
+    last_reply: dict[int, float] = {}  # the kernel may split a read: a block is done at its last piece
+    for offset, _length, _arrived, replied in trace:
+        last_reply[int(offset) // block] = max(replied, last_reply.get(int(offset) // block, 0.0))
+    replies = [last_reply[k] for k in sorted(last_reply)]
+    served = [b - a for a, b in zip(replies, replies[1:], strict=False)]
+    return (block / statistics.median(cycles[3:]) / 1e6 / disk.scale,
+            block / statistics.median(served[3:]) / 1e6 / disk.scale)
 
 
 def test_sequential_rate_outer_versus_inner(disk: EmulatedDisk) -> None:
     block = 1 << 20
-    total = (40 if disk.scale < 5 else 120) << 20
-    outer = _sequential_mb_s(disk, 0.0, total, block)
-    inner = _sequential_mb_s(disk, 0.88, total, block)
+    total = (40 if disk.scale < 2 else 80) << 20
+    pick = 0 if disk.scale <= READER_TIMED_UP_TO else 1
+    outer_both = _sequential_mb_s(disk, 0.0, total, block)
+    inner_both = _sequential_mb_s(disk, 0.88, total, block)
+    outer, inner = outer_both[pick], inner_both[pick]
     model = sized_model(get_model(PRESET), SIZE)
     predicted = {
         name: simulate(model, [StreamSpec("read", band, block)], ios=400, seed=1, write_cache="off").mb_s
         for name, band in (("outer", (0.0, 0.2)), ("inner", (0.88, 1.0)))
     }
-    assert outer == pytest.approx(predicted["outer"], rel=TOLERANCE), (outer, predicted)
-    assert inner == pytest.approx(predicted["inner"], rel=TOLERANCE), (inner, predicted)
+    seen = f"reader/server outer {outer_both}, inner {inner_both}; {_diagnosis(disk)}"
+    assert outer == pytest.approx(predicted["outer"], rel=TOLERANCE), (outer, predicted, seen)
+    assert inner == pytest.approx(predicted["inner"], rel=TOLERANCE), (inner, predicted, seen)
     assert outer > 1.3 * inner
 
 
@@ -126,7 +195,7 @@ def test_queue_depth_16_is_served_shortest_positioning_first(disk: EmulatedDisk)
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed (scripts/install-system-deps.sh installs it)")
     before = disk.stats()
-    ios = 400 if disk.scale < 5 else 800
+    ios = 400 if disk.scale < 2 else 800
     args = ["fio", "--name=qd16", f"--filename={disk.device}", "--direct=1", "--ioengine=libaio", "--iodepth=16",
             "--rw=randread", "--bs=4k", f"--number_ios={ios}", "--norandommap", "--randrepeat=0",
             "--output-format=json"]
