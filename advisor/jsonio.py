@@ -122,7 +122,7 @@ class _Header(msgspec.Struct):
     format_version: Any = None
 
 
-def _syntax_error(source: Path, raw: bytes, exc: msgspec.DecodeError) -> BadInput:
+def _syntax_error(source: Path, raw: bytes | str, exc: msgspec.DecodeError) -> BadInput:
     """A malformed file, with the line and column the standard parser reports (error path only)."""
     try:
         json.loads(raw)
@@ -143,6 +143,12 @@ def read_document(path: Path | str, kind: str, cls: type[T], format_version: int
         raise BadInput(f"{source}: no such file") from None
     except OSError as exc:
         raise BadInput(f"{source}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    return decode_document(raw, source, kind, cls, format_version)
+
+
+def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T], format_version: int) -> T:
+    """Decode an artifact of *kind* already in memory (a repository row); *source* names it in errors."""
+    source = Path(source)
     _check_header(source, raw, kind, format_version)
     try:
         document: T = msgspec.json.decode(raw, type=cls)
@@ -153,7 +159,7 @@ def read_document(path: Path | str, kind: str, cls: type[T], format_version: int
     return document
 
 
-def _check_header(source: Path, raw: bytes, kind: str, format_version: int) -> None:
+def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int) -> None:
     """Refuse a file that is not an advisor *kind* document, or is newer than this release reads."""
     try:
         header = msgspec.json.decode(raw, type=_Header)  # skims the rest: a tenth of the full decode

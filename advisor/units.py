@@ -76,6 +76,15 @@ def mean_kib(nbytes: float | None, count: int | None) -> float | None:
     return nbytes / KIB / count
 
 
+def mean_kib_of_rates(mib_s: float, iops: float) -> float | None:
+    """Mean IO size in KiB from a MiB/s rate and an IOPS rate; None without IO.
+
+    >>> mean_kib_of_rates(0.5, 64.0), mean_kib_of_rates(1.0, 0.0)
+    (8.0, None)
+    """
+    return mib_s * 1024 / iops if iops > 0 else None
+
+
 _CAPACITY_UNITS = {
     "": 1, "b": 1,
     "k": KIB, "kib": KIB, "m": MIB, "mib": MIB, "g": GIB, "gib": GIB, "t": TIB, "tib": TIB,

@@ -142,8 +142,10 @@ def _walk_sequence(items: tuple[Any, ...] | list[Any], where: str) -> Iterable[P
     first = items[0]
     if dataclasses.is_dataclass(first) and not isinstance(first, type):
         cls = type(first)
-        if not (_has_detail(cls) or len(set(map(type, items))) > 1) and _columns_possible(items, cls):
-            pass  # the fast path: a hundred thousand relation rows per snapshot, checked column by column
+        if len(set(map(type, items))) == 1 and _columns_possible(items, cls):
+            # the fast path: a hundred thousand relation rows per snapshot, their numbers
+            # checked column by column; only the rows' other checks (times, nested rows) one by one
+            yield from _walk_details(items, cls, where)
         else:
             for index, item in enumerate(items):
                 yield from _walk(item, f"{where}[{index}]")
@@ -179,13 +181,14 @@ def _columns_possible(items: tuple[Any, ...] | list[Any], cls: type) -> bool:
     return True
 
 
-@cache
-def _has_detail(cls: type) -> bool:
-    """Whether rows of *cls* hold more than flat numbers and text (nested rows, times)."""
-    hints = typing.get_type_hints(cls)
-    return any(f.name in TIMESTAMPS or f.name == "stats_reset"
-               or not (_annotation_is_number(hints[f.name]) or _annotation_is_text(hints[f.name]))
-               for f in dataclasses.fields(cls) if f.name not in OPAQUE)
+def _walk_details(items: tuple[Any, ...] | list[Any], cls: type, where: str) -> Iterable[Problem]:
+    """The checks of rows of *cls* other than their number fields (already checked by column)."""
+    details = tuple(name for name, action in _plan(cls) if action != _NUMBER)
+    if not details:
+        return
+    for index, item in enumerate(items):
+        if any(getattr(item, name) for name in details):  # empty or None: nothing to check
+            yield from _walk_dataclass(item, f"{where}[{index}]")
 
 
 def _annotation_is_text(tp: Any) -> bool:
@@ -196,25 +199,51 @@ def _annotation_is_text(tp: Any) -> bool:
     return typing.get_origin(tp) is tuple and all(a in (str, Ellipsis) for a in typing.get_args(tp))
 
 
+_NUMBER, _TIMESTAMP, _RESETS, _NESTED = range(4)
+
+
+@cache
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    """What to check in each field of *cls*, worked out once per class.
+
+    Text fields (str, bool, literals, tuples of str) can hold nothing to check and are left
+    out; a field that may hold rows is checked when it does.
+    """
+    hints = typing.get_type_hints(cls)
+    numbers = _numeric_fields(cls)[0]
+    plan: list[tuple[str, int]] = []
+    for f in dataclasses.fields(cls):
+        if f.name in numbers:
+            plan.append((f.name, _NUMBER))
+        elif f.name in TIMESTAMPS:
+            plan.append((f.name, _TIMESTAMP))
+        elif f.name == "stats_reset":
+            plan.append((f.name, _RESETS))
+        elif not _free_form(cls, f.name) and not _annotation_is_text(hints[f.name]):
+            plan.append((f.name, _NESTED))
+    return tuple(plan)
+
+
 def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
-    cls: Any = type(obj)
-    names = _numeric_fields(cls)[0]
     prefix = f"{where}." if where else ""
-    for f in dataclasses.fields(obj):
-        value = getattr(obj, f.name)
-        if f.name in names:
-            if value is not None and (why := number_problem(f.name, value)):
-                yield Problem(prefix + f.name, value, why)
-        elif f.name in TIMESTAMPS and isinstance(value, str):
-            if why := _timestamp_problem(value):
-                yield Problem(prefix + f.name, value, why)
-        elif f.name == "stats_reset" and isinstance(value, dict):
-            for key, stamp in value.items():
-                if isinstance(stamp, str) and (why := _timestamp_problem(stamp)):
-                    yield Problem(f'{prefix}stats_reset["{key}"]', stamp, why)
-        elif not _free_form(cls, f.name) and (isinstance(value, (tuple, list, dict))
-                                                     or dataclasses.is_dataclass(value)):
-            yield from _walk(value, prefix + f.name)
+    cls: type = type(obj)
+    for name, action in _plan(cls):
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if action == _NUMBER:
+            if why := number_problem(name, value):
+                yield Problem(prefix + name, value, why)
+        elif action == _TIMESTAMP:
+            if isinstance(value, str) and (why := _timestamp_problem(value)):
+                yield Problem(prefix + name, value, why)
+        elif action == _RESETS:
+            if isinstance(value, dict):
+                for key, stamp in value.items():
+                    if isinstance(stamp, str) and (why := _timestamp_problem(stamp)):
+                        yield Problem(f'{prefix}stats_reset["{key}"]', stamp, why)
+        elif isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
+            yield from _walk(value, prefix + name)
 
 
 def _repeated_ids(items: tuple[Any, ...] | list[Any], key: str, where: str) -> Iterable[Problem]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.model import FileRate, HostLayout, Location
-from advisor.units import MIB
+from advisor.units import MIB, mean_kib_of_rates
 
 AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo", "object"]
 
@@ -243,8 +243,8 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
         write_mb_s=acc.w_mb,
         syncs_per_s=acc.syncs,
         random_share=acc.random_num / acc.random_den if acc.random_den > 0 else None,
-        mean_read_kb=acc.r_mb * 1000 / acc.r_iops if acc.r_iops > 0 else None,
-        mean_write_kb=acc.w_mb * 1000 / acc.w_iops if acc.w_iops > 0 else None,
+        mean_read_kb=mean_kib_of_rates(acc.r_mb, acc.r_iops),
+        mean_write_kb=mean_kib_of_rates(acc.w_mb, acc.w_iops),
         files=acc.files,
         paths=tuple(acc.paths),
         containers=tuple(acc.containers),

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor.engine.areas import Area, AreaKind, Relation, area_key, group_areas
 from advisor.model import FileRate, HostLayout, SegmentRate
+from advisor.units import mean_kib_of_rates
 
 OBJECT_MIN_IO_SHARE = 0.25
 OBJECT_DENSITY_FACTOR = 4.0
@@ -105,8 +106,8 @@ def _segment_area(segment: SegmentRate, space: Area, name: str) -> Area:
     return replace(
         space, name=name, kind="object", size_bytes=segment.size_bytes or 0, read_iops=read_iops,
         write_iops=write_iops, read_mb_s=read_mb, write_mb_s=write_mb, syncs_per_s=0.0,
-        mean_read_kb=read_mb * 1000 / read_iops if read_iops > 0 else None,
-        mean_write_kb=write_mb * 1000 / write_iops if write_iops > 0 else None,
+        mean_read_kb=mean_kib_of_rates(read_mb, read_iops),
+        mean_write_kb=mean_kib_of_rates(write_mb, write_iops),
         files=len(segment.file_ids), paths=(), containers=(segment.container,), relations=(member,),
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from advisor.jsonio import encode, read_document, write_atomic
+from advisor.jsonio import decode_document, encode, read_document, write_atomic
 from advisor.model.disk import DiskProfile
 from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.record import Record, field
@@ -285,6 +285,11 @@ def load_snapshot(path: Path | str) -> Snapshot:
     :func:`advisor.validate.check`, here rather than in each command.
     """
     return check(read_document(path, "snapshot", Snapshot, FORMAT_VERSION), Path(path).name)
+
+
+def decode_snapshot(raw: bytes | str, source: str) -> Snapshot:
+    """A snapshot held in memory (a repository row), read and checked as :func:`load_snapshot` reads a file."""
+    return check(decode_document(raw, source, "snapshot", Snapshot, FORMAT_VERSION), source)
 
 
 def load_workload(path: Path | str) -> Workload:

@@ -62,7 +62,9 @@ def test_one_head_serves_one_request_at_a_time_on_the_virtual_clock() -> None:
 
 def test_a_flush_waits_for_the_writes_queued_before_it() -> None:
     timing = RecordingTiming(latency_ms=20.0)
-    actuator = Actuator(timing, scale=10.0)
+    # real time: the queue must form while the first write holds the head, even when a busy
+    # machine takes milliseconds to start each submitting thread
+    actuator = Actuator(timing, scale=1.0)
     try:
         # the first write occupies the head; the rest queue up behind it in this order
         _submit_all(actuator, [("write", 0), ("write", 8192), ("flush", 0), ("write", 16384)], gap_s=0.0005)
@@ -91,7 +93,7 @@ class Reordering:
 
 def test_queued_requests_go_to_the_models_choice() -> None:
     timing = Reordering()
-    actuator = Actuator(timing, scale=10.0)
+    actuator = Actuator(timing, scale=1.0)  # real time: a read holds the head for ~10 ms while the rest queue
     try:
         far_and_near = [("read", (1 << 30) - 4096 * (i + 1)) if i % 2 else ("read", i * 4096) for i in range(12)]
         _submit_all(actuator, far_and_near)
