@@ -37,6 +37,12 @@ from advisor.bench.engines import Job
 PATH = "linux-aio"
 _POLL_NS = 100_000_000  # io_getevents timeout: the stop event and the deadline are checked this often
 _POOL = 1 << 16  # random fractions drawn at a time: one generator call per 65536 reads
+SUBMIT_CHUNK = 4
+"""Reads per ``io_submit``. One call for a whole batch of completions is one plug of the
+block layer: the device gets the batch at once and answers it at once, so the queue runs in
+lockstep (all in flight, then none). Four per call keep it flowing: at QD32 on this machine's
+virtio disk, 57-65k IOPS with one call per batch against 72-91k with four per call (fio's
+libaio, one per call: 99-112k), alternated in four rounds; on the emulated HDD no change."""
 
 
 def _binding() -> ModuleType | None:
@@ -93,6 +99,9 @@ class _Ring:
         self.offset_word = (binding.iocb.u.offset + binding.io_iocb_common.offset.offset) // 8
         self.pointers = (binding.iocb_p * slots)()
         self.pointer_words = np.frombuffer(self.pointers, dtype=np.uint64)
+        step = ctypes.sizeof(ctypes.c_void_p)
+        self.pointers_from = [ctypes.cast(ctypes.byref(self.pointers, k * step), ctypes.POINTER(binding.iocb_p))
+                              for k in range(slots)]  # io_submit's argument for "from the k-th pointer on"
         self.addresses = np.uint64(ctypes.addressof(self.iocbs)) + np.arange(slots, dtype=np.uint64) * np.uint64(size)
         self.events = (binding.io_event * slots)()
         self.event_words = np.frombuffer(self.events, dtype=np.int64).reshape(slots, 4)  # data, obj, res, res2
@@ -104,15 +113,14 @@ class _Ring:
         self.in_flight = 0
 
     def submit(self, slots: np.ndarray, offsets: np.ndarray) -> None:
-        """Aim *slots* at *offsets* and hand them to the kernel in one ``io_submit``."""
+        """Aim *slots* at *offsets* and hand them to the kernel, :data:`SUBMIT_CHUNK` per ``io_submit``."""
         self.iocb_words[slots, self.offset_word] = offsets
         count = int(slots.size)
         self.pointer_words[:count] = self.addresses[slots]
         done = 0
         while done < count:  # io_submit may take fewer than asked; what it took is in flight
-            rest = self.pointers if done == 0 else ctypes.cast(
-                ctypes.byref(self.pointers, done * ctypes.sizeof(ctypes.c_void_p)), ctypes.POINTER(self.binding.iocb_p))
-            taken = self.binding.io_submit(self.context, count - done, rest)  # raises OSError on failure
+            want = min(SUBMIT_CHUNK, count - done)
+            taken = self.binding.io_submit(self.context, want, self.pointers_from[done])  # OSError on failure
             if taken <= 0:
                 raise OSError(errno.EAGAIN, "io_submit took no request")
             self.in_flight += taken
