@@ -26,7 +26,7 @@ from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload, new_file_io
 from advisor.segment_rates import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
-from advisor.units import KIB, MIB
+from advisor.units import mean_kib, mib_per_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,19 +158,21 @@ def _fdelta(before: float | None, after: float | None) -> float | None:
     return after - before if after >= before else after
 
 
-def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
-    """Rates of one file between two samples of its counters.
+def _per(value: float | None, seconds: float) -> float | None:
+    return None if value is None else value / seconds
 
-    Written out rather than through :func:`_delta` per counter: this runs once per file of
-    every diff (100,000 on a large cluster, and once per window of every instance of a
-    fleet report), and the calls were most of its time.
-    """
-    reads_a, reads_b = a.reads, b.reads
-    bytes_a, bytes_b = a.read_bytes, b.read_bytes
-    reads = reads_b - reads_a if reads_b >= reads_a else reads_b
-    read_bytes = bytes_b - bytes_a if bytes_b >= bytes_a else bytes_b
-    backwards = reads_b < reads_a or bytes_b < bytes_a
+
+def _ratio(num: float | None, den: int | None) -> float | None:
+    if num is None or not den:
+        return None
+    return num / den
+
+
+def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
+    """Rates of one file between two samples of its counters."""
+    reads, back_r = _delta(a.reads, b.reads)
     writes, back_w = _delta(a.writes, b.writes)
+    read_bytes, back_rb = _delta(a.read_bytes, b.read_bytes)
     write_bytes, back_wb = _delta(a.write_bytes, b.write_bytes)
     single, _ = _delta(a.single_block_reads, b.single_block_reads)
     syncs, _ = _delta(a.syncs, b.syncs)
@@ -184,18 +186,18 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
         b.tablespace,
         b.container,
         b.size_bytes,
-        reads / seconds,
-        None if writes is None else writes / seconds,
-        read_bytes / MIB / seconds,
-        None if write_bytes is None else write_bytes / MIB / seconds,
-        read_bytes / KIB / reads if reads else None,
-        None if write_bytes is None or not writes else write_bytes / KIB / writes,
-        None if single is None or not reads else single / reads,  # random share
-        None if read_time is None or not reads else read_time / reads,  # read latency
-        None if write_time is None or not writes else write_time / writes,  # write latency
-        None if syncs is None else syncs / seconds,
+        (reads or 0) / seconds,
+        _per(writes, seconds),
+        mib_per_s(read_bytes or 0, seconds),
+        None if write_bytes is None else mib_per_s(write_bytes, seconds),
+        mean_kib(read_bytes, reads),
+        mean_kib(write_bytes, writes),
+        _ratio(single, reads),  # random share
+        _ratio(read_time, reads),  # read latency
+        _ratio(write_time, writes),  # write latency
+        _per(syncs, seconds),
         b.name,
-        backwards or back_w or back_wb,  # lower bound
+        back_r or back_w or back_rb or back_wb,  # lower bound
         b.parent,
     )
 
