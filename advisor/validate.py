@@ -183,12 +183,12 @@ def _columns_possible(items: tuple[Any, ...] | list[Any], cls: type) -> bool:
 
 def _walk_details(items: tuple[Any, ...] | list[Any], cls: type, where: str) -> Iterable[Problem]:
     """The checks of rows of *cls* other than their number fields (already checked by column)."""
-    details = tuple(name for name, action in _plan(cls) if action != _NUMBER)
+    details = _detail_plan(cls)
     if not details:
         return
     for index, item in enumerate(items):
-        if any(getattr(item, name) for name in details):  # empty or None: nothing to check
-            yield from _walk_dataclass(item, f"{where}[{index}]")
+        if any(getattr(item, name) for name, _action in details):  # empty or None: nothing to check
+            yield from _walk_fields(item, f"{where}[{index}]", details)
 
 
 def _annotation_is_text(tp: Any) -> bool:
@@ -224,10 +224,20 @@ def _plan(cls: type) -> tuple[tuple[str, int], ...]:
     return tuple(plan)
 
 
+@cache
+def _detail_plan(cls: type) -> tuple[tuple[str, int], ...]:
+    """The plan of *cls* without its number fields."""
+    return tuple(step for step in _plan(cls) if step[1] != _NUMBER)
+
+
 def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
-    prefix = f"{where}." if where else ""
     cls: type = type(obj)
-    for name, action in _plan(cls):
+    return _walk_fields(obj, where, _plan(cls))
+
+
+def _walk_fields(obj: Any, where: str, plan: tuple[tuple[str, int], ...]) -> Iterable[Problem]:
+    prefix = f"{where}." if where else ""
+    for name, action in plan:
         value = getattr(obj, name)
         if value is None:
             continue
