@@ -16,6 +16,7 @@ the whole period's absolute saving, then the share.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -153,8 +154,9 @@ def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]
 
 def _wanted(line: _Timeline, windows: int) -> set[_Wanted]:
     """The documents advising *line* reads; a snapshot wanted whole also serves as an earlier one."""
-    whole = {line.taken[j] for _label, _i, j, _rate in _windows(line, windows)}
-    earlier = {line.taken[i] for _label, i, _j, _rate in _windows(line, windows)} - whole
+    pairs = [(line.taken[i], line.taken[j]) for _label, i, j, _rate in _windows(line, windows)]
+    whole = {later for _earlier, later in pairs}
+    earlier = {first for first, _later in pairs} - whole
     return {(t, True) for t in whole} | {(t, False) for t in earlier}
 
 
@@ -289,18 +291,19 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
 _CHUNK = 8
 """Instances handed out at a time: small enough to keep every process busy to the end."""
 
-_worker_session: list[psycopg.Connection[Any]] = []  # a worker process's own session, opened by its first chunk
+@functools.cache
+def _worker_session(dsn: str) -> psycopg.Connection[Any]:
+    """A worker process's own session, opened by its first chunk and kept for the next ones."""
+    from advisor.repo.connection import connect
+
+    return connect(dsn)
 
 
 def _advise_chunk(dsn: str, lines: Sequence[_Timeline], models: Models, windows: int,
                   force: bool) -> list[InstanceAdvice]:
-    """In a worker process: advise *lines* on the process's own session (opened once)."""
-    from advisor.repo.connection import connect
-
+    """In a worker process: advise *lines* on the process's own session."""
     try:
-        if not _worker_session:
-            _worker_session.append(connect(dsn))
-        return _advise_all(_worker_session[0], lines, models, windows, force, None, False)
+        return _advise_all(_worker_session(dsn), lines, models, windows, force, None, False)
     except psycopg.Error as exc:
         raise translate(exc, "reading the repository") from None
 
