@@ -100,8 +100,13 @@ def _served_latencies(disk: EmulatedDisk, offsets: list[int], size: int = BLOCK)
     """
     seen, trace = _served_trace(disk, lambda: read_latencies(disk.device, offsets, size))
     assert len(trace) == len(offsets), f"the server traced {len(trace)} of {len(offsets)} reads"
+    return seen, _served_s(disk, trace, size)
+
+
+def _served_s(disk: EmulatedDisk, trace: list[list[float]], size: int = BLOCK) -> list[float]:
+    """Reply − arrival of each traced read plus the calibrated path both ways (real seconds)."""
     path = disk.overhead.round_trip_s(size) if disk.overhead else 0.0
-    return seen, [replied - arrived + path for _offset, _length, arrived, replied in trace]
+    return [replied - arrived + path for _offset, _length, arrived, replied in trace]
 
 
 def _diagnosis(disk: EmulatedDisk) -> str:
@@ -142,8 +147,7 @@ def test_two_streams_at_opposite_edges(disk: EmulatedDisk) -> None:
     streams = [_random_offsets((0.0, 0.01), count, 11), _random_offsets((0.99, 1.0), count, 12)]
     per_stream, trace = _served_trace(disk, lambda: parallel_read_latencies(disk.device, streams))
     seen_ms = statistics.median([v for lat in per_stream for v in lat[10:]]) * 1000 * disk.scale
-    path = disk.path_overhead_s
-    served_ms = statistics.median([r - a + path for _o, _n, a, r in trace[20:]]) * 1000 * disk.scale
+    served_ms = statistics.median(_served_s(disk, trace)[20:]) * 1000 * disk.scale
     measured_ms = seen_ms if disk.scale <= READER_TIMED_UP_TO else served_ms
     predicted_ms = _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK),
                                   StreamSpec("randread", (0.99, 1.0), BLOCK)])
