@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from advisor.bench.engines import Job, Region, aio
@@ -98,3 +99,50 @@ def test_qd32_keeps_the_emulated_queue_full_like_fio(tmp_path: Path) -> None:
     mine = statistics.median(result.iops for result in ours)
     assert mine >= 1.5 * statistics.median(single), "a full queue lets the drive reorder (SPTF)"
     assert mine >= 0.9 * statistics.median(theirs), (mine, theirs)
+
+
+def _logged(entries: list[tuple[int, int]], chunk: int, monkeypatch: pytest.MonkeyPatch) -> aio._Log:
+    """A completion log filled the way the loop fills it, sealed every *chunk* entries."""
+    monkeypatch.setattr(aio, "_LOG_CHUNK", chunk)
+    log = aio._Log(8192)
+    used = 0
+    for slot, at in entries:
+        if used == chunk:
+            log.seal(used)
+            used = 0
+        log.slots[used], log.times[used], log.results[used] = slot, at, 8192
+        used += 1
+    log.seal(used)
+    return log
+
+
+@pytest.mark.parametrize("chunk", [2, 3, 64])
+def test_a_reads_latency_runs_from_its_slots_previous_completion(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # slot 0 completes at 10, 15, 21; slot 1 at 12, 20; both first issued at 5
+    log = _logged([(0, 10), (1, 12), (0, 15), (1, 20), (0, 21)], chunk, monkeypatch)
+    latencies, last = log.latencies(issued_ns=5, counted_from=0)
+    assert latencies.tolist() == [5, 7, 5, 8, 6] and last == 21
+    log = _logged([(0, 10), (1, 12), (0, 15), (1, 20), (0, 21)], chunk, monkeypatch)
+    latencies, last = log.latencies(issued_ns=5, counted_from=13)  # the ramp: completions before 13 not counted
+    assert latencies.tolist() == [5, 8, 6] and last == 21
+
+
+def test_a_failed_read_in_a_sealed_chunk_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aio, "_LOG_CHUNK", 4)
+    log = aio._Log(8192)
+    log.slots[:2], log.times[:2], log.results[:2] = [0, 1], [10, 11], [8192, -5]
+    with pytest.raises(OSError) as failure:
+        log.seal(2)
+    assert failure.value.errno == 5
+
+
+def test_each_slot_reads_inside_its_own_region() -> None:
+    low, high = Region(0, 1 << 20), Region(1 << 30, 4 << 20)
+    aim = aio._Aim([low] * 4 + [high] * 4, 8192, np.random.default_rng(7))
+    slots = np.array([0, 5, 3, 7, 1, 6] * 5000, dtype=np.int64)
+    offsets = aim(slots)
+    inside_low = (offsets >= low.offset) & (offsets + 8192 <= low.offset + low.length)
+    inside_high = (offsets >= high.offset) & (offsets + 8192 <= high.offset + high.length)
+    assert (inside_low == (slots < 4)).all() and (inside_high == (slots >= 4)).all()
+    assert (offsets % 8192 == 0).all()
+    assert len(set(offsets[slots >= 4].tolist())) > 400  # spread over the region's 512 blocks, not one spot
