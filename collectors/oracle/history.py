@@ -24,7 +24,18 @@ from advisor import __version__
 from advisor.collectors.oracle import server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.collectors.oracle.live import driver_major
-from advisor.collectors.oracle.rows import OracleConnection
+from advisor.collectors.oracle.rows import (
+    DatabaseRow,
+    HistoryEventRow,
+    HistoryFileRow,
+    HistorySnapshotRow,
+    HistoryTimeModelRow,
+    InstanceRow,
+    LogfileRow,
+    OracleConnection,
+    ParameterRow,
+    TablespaceContentsRow,
+)
 from advisor.collectors.oracle.segments_history import history_segments
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
@@ -69,37 +80,37 @@ def _pick_source(options: Mapping[str, Any]) -> tuple[str, tuple[int, int]]:
     raise BadInput("no snapshot range: pass --statspack BEGIN:END (or --awr BEGIN:END with --diagnostics-pack)")
 
 
-def _files(rows: Sequence[Mapping[str, Any]], snap: int, prefix: str, block: int, timed: bool,
+def _files(rows: Sequence[HistoryFileRow], snap: int, prefix: str, block: int, timed: bool,
            contents: Mapping[str, str], container: str) -> dict[str, FileIO]:
     files = {}
     for row in rows:
-        if units.count(row["snap_id"]) != snap:
+        if units.count(row.snap_id) != snap:
             continue
-        number = units.count(row["file_no"])
-        tablespace = str(row["tsname"])
+        number = units.count(row.file_no)
+        tablespace = str(row.tsname)
         kind: FileKind = "undo" if contents.get(tablespace) == "UNDO" else ("temp" if prefix == "temp" else "data")
-        file_id = f"{prefix}:{number}:{row['filename']}"
+        file_id = f"{prefix}:{number}:{row.filename}"
         files[file_id] = FileIO(
-            file_id=file_id, path=str(row["filename"]), kind=kind, tablespace=tablespace, container=container,
-            size_bytes=0, reads=units.count(row["phyrds"]), writes=units.count(row["phywrts"]),
-            read_bytes=units.blocks_to_bytes(row["phyblkrd"], block),
-            write_bytes=units.blocks_to_bytes(row["phyblkwrt"], block),
-            single_block_reads=units.count(row["singleblkrds"]),
-            read_time_ms=units.centiseconds_to_ms(row["readtim"], timed),
-            write_time_ms=units.centiseconds_to_ms(row["writetim"], timed),
+            file_id=file_id, path=str(row.filename), kind=kind, tablespace=tablespace, container=container,
+            size_bytes=0, reads=units.count(row.phyrds), writes=units.count(row.phywrts),
+            read_bytes=units.blocks_to_bytes(row.phyblkrd, block),
+            write_bytes=units.blocks_to_bytes(row.phyblkwrt, block),
+            single_block_reads=units.count(row.singleblkrds),
+            read_time_ms=units.centiseconds_to_ms(row.readtim, timed),
+            write_time_ms=units.centiseconds_to_ms(row.writetim, timed),
             name=f"{prefix} file {number}",
         )
     return files
 
 
-def _event(rows: Sequence[Mapping[str, Any]], snap: int, name: str) -> tuple[int, float]:
+def _event(rows: Sequence[HistoryEventRow], snap: int, name: str) -> tuple[int, float]:
     for row in rows:
-        if units.count(row["snap_id"]) == snap and row["event"] == name:
-            return units.count(row["total_waits"]), units.number(row["time_waited_micro"])
+        if units.count(row.snap_id) == snap and row.event == name:
+            return units.count(row.total_waits), units.number(row.time_waited_micro)
     return 0, 0.0
 
 
-def _redo(events: Sequence[Mapping[str, Any]], snaps: tuple[int, int], timed: bool, path: str,
+def _redo(events: Sequence[HistoryEventRow], snaps: tuple[int, int], timed: bool, path: str,
           name: str) -> tuple[FileIO, FileIO]:
     """Redo as seen by LGWR's 'log file parallel write' event: one wait per redo write."""
     pair = []
@@ -117,46 +128,46 @@ def history_workload(conn: OracleConnection, options: Mapping[str, Any]) -> Work
     """The workload between two Statspack (or, when licensed, AWR) snapshots."""
     source, (begin, end) = _pick_source(options)
     major = driver_major(conn)
-    instances = run_query(conn, "instance", major)
-    database = run_query(conn, "database", major)
-    params = server.parameters(run_query(conn, "parameter", major))
+    instances = run_query(conn, InstanceRow, "instance", major)
+    database = run_query(conn, DatabaseRow, "database", major)
+    params = server.parameters(run_query(conn, ParameterRow, "parameter", major))
     info = server.server_info(instances[:1], database, params, str(getattr(conn, "version", "")))
     binds = {
         "begin_snap": begin, "end_snap": end,
         "dbid": int(options.get("dbid") or info.identity),
-        "instance_number": int(options.get("instance_number") or units.count(instances[0]["instance_number"])),
+        "instance_number": int(options.get("instance_number") or units.count(instances[0].instance_number)),
     }
-    snaps = {units.count(r["snap_id"]): r for r in run_query(conn, f"{source}_snapshot", major, binds)}
+    snaps = {units.count(r.snap_id): r for r in run_query(conn, HistorySnapshotRow, f"{source}_snapshot", major, binds)}
     for snap in (begin, end):
         if snap not in snaps:
             raise BadInput(f"{source} snapshot {snap} not found for DBID {binds['dbid']} instance "
                            f"{binds['instance_number']}")
     b_row, e_row = snaps[begin], snaps[end]
-    if server.iso(b_row["startup_time"]) != server.iso(e_row["startup_time"]):
+    if server.iso(b_row.startup_time) != server.iso(e_row.startup_time):
         raise StatsReset(f"the instance was restarted between {source} snapshots {begin} and {end}: "
                          "its counters started again, choose snapshots within one instance lifetime")
-    recorded = server.parameters(run_query(conn, f"{source}_parameter", major, binds))
+    recorded = server.parameters(run_query(conn, ParameterRow, f"{source}_parameter", major, binds))
     timed = units.is_true(recorded.get("timed_statistics", params.get("timed_statistics", "TRUE")))
     block = int(recorded.get("db_block_size") or params.get("db_block_size") or 8192)
-    contents = {str(r["tablespace_name"]): str(r["contents"])
-                for r in run_query(conn, "tablespace_contents", major)}
-    started, ended = b_row["snap_time"], e_row["snap_time"]
-    interval = (ended - started).total_seconds() if isinstance(ended, dt.datetime) else 0.0
-    if interval <= 0:
+    contents = {str(r.tablespace_name): str(r.contents)
+                for r in run_query(conn, TablespaceContentsRow, "tablespace_contents", major)}
+    started, ended = b_row.snap_time, e_row.snap_time
+    if not (isinstance(started, dt.datetime) and isinstance(ended, dt.datetime)) or ended <= started:
         raise BadInput(f"{source} snapshots {begin} and {end} have no positive time between them")
+    interval = (ended - started).total_seconds()
     rates = []
     for prefix, query in (("data", f"{source}_filestat"), ("temp", f"{source}_tempstat")):
-        rows = run_query(conn, query, major, binds)
+        rows = run_query(conn, HistoryFileRow, query, major, binds)
         first = _files(rows, begin, prefix, block, timed, contents, info.name)
         last = _files(rows, end, prefix, block, timed, contents, info.name)
         rates += [_rate(first.get(key), item, interval) for key, item in sorted(last.items())]
-    events = run_query(conn, f"{source}_system_event", major, binds)
-    members = run_query(conn, "logfile", major)
-    redo_path = sorted(str(m["member"]) for m in members)[0] if members else ""
+    events = run_query(conn, HistoryEventRow, f"{source}_system_event", major, binds)
+    members = run_query(conn, LogfileRow, "logfile", major)
+    redo_path = sorted(str(m.member) for m in members)[0] if members else ""
     redo_begin, redo_end = _redo(events, (begin, end), timed, redo_path, info.name)
     rates.append(_rate(redo_begin, redo_end, interval))
-    model = run_query(conn, f"{source}_time_model", major, binds)
-    db_time = [units.number(r["value"]) for snap in (begin, end) for r in model if units.count(r["snap_id"]) == snap]
+    model = run_query(conn, HistoryTimeModelRow, f"{source}_time_model", major, binds)
+    db_time = [units.number(r.value) for snap in (begin, end) for r in model if units.count(r.snap_id) == snap]
     io_micro = [sum(_event(events, snap, e)[1] for e in USER_IO_EVENTS) for snap in (begin, end)]
     wait = WaitProfile(source=f"{source}: DB time and foreground user IO events")
     if timed and len(db_time) == 2 and db_time[1] > db_time[0]:
@@ -165,7 +176,7 @@ def history_workload(conn: OracleConnection, options: Mapping[str, Any]) -> Work
         wait = replace(wait, db_time_s=db_s, io_wait_s=io_s, io_wait_share=io_s / db_s)
     warnings = [] if timed else ["TIMED_STATISTICS was FALSE: no latencies"]
     segments, segment_warnings = history_segments(conn, source, major, binds, interval, info.name, block)
-    info = replace(info, started_at=server.iso(e_row["startup_time"]))
+    info = replace(info, started_at=server.iso(e_row.startup_time))
     return Workload(
         server=info, started_at=server.iso(started), ended_at=server.iso(ended), interval_s=interval,
         rates=tuple(rates), wait=wait, warnings=tuple(warnings + segment_warnings), source=source,

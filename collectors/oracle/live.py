@@ -9,21 +9,17 @@ file at or below their major). Multitenant-only queries (V$CONTAINERS) run only 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
-from advisor.collectors.oracle.rows import OracleConnection
+from advisor.collectors.oracle.rows import ROWS, ContainersRow, LiveRows, OracleConnection
 from advisor.collectors.oracle.segments import add_live_segments
 from advisor.model import FileIO, SegmentIO, ServerInfo, WaitProfile
 
-LIVE_QUERIES = (
-    "instance", "database", "parameter", "filestat", "tempstat", "datafile", "tempfile", "tablespace",
-    "tablespace_contents", "iostat_file", "log", "logfile", "controlfile", "recovery_file_dest",
-    "recovery_area_usage", "archive_dest", "system_event", "event_histogram", "sys_time_model",
-    "system_wait_class",
-)
+LIVE_QUERIES = tuple(f.name for f in fields(LiveRows) if f.name != "containers")
+"""The queries of every live sample (V$CONTAINERS, on a CDB only, comes after them)."""
 
 
 @dataclass
@@ -45,19 +41,20 @@ def driver_major(conn: OracleConnection) -> int:
     return units.version_num(version) // 10000
 
 
-def read_rows(conn: OracleConnection) -> dict[str, list[dict[str, Any]]]:
+def read_rows(conn: OracleConnection) -> LiveRows:
     """Run every live query; V$CONTAINERS only on a CDB."""
     major = driver_major(conn)
-    rows = {query: run_query(conn, query, major) for query in LIVE_QUERIES}
-    cdb = str(rows["database"][0].get("cdb") or "NO") if rows["database"] else "NO"
-    rows["containers"] = run_query(conn, "containers", major) if cdb == "YES" else []
-    return rows
+    rows: dict[str, list[Any]] = {query: run_query(conn, ROWS[query], query, major) for query in LIVE_QUERIES}
+    database = rows["database"]
+    cdb = str(database[0].cdb or "NO") if database else "NO"
+    containers = run_query(conn, ContainersRow, "containers", major) if cdb == "YES" else []
+    return LiveRows(**rows, containers=containers)
 
 
-def build_sample(rows: dict[str, list[dict[str, Any]]], driver_version: str) -> LiveSample:
+def build_sample(rows: LiveRows, driver_version: str) -> LiveSample:
     """Turn the rows of one sample into ServerInfo, FileIO rows, wait profile and warnings."""
-    params = server.parameters(rows["parameter"])
-    info = server.server_info(rows["instance"], rows["database"], params, driver_version)
+    params = server.parameters(rows.parameter)
+    info = server.server_info(rows.instance, rows.database, params, driver_version)
     timed = units.is_true(params.get("timed_statistics", "TRUE"))
     warnings = []
     if not timed:
@@ -65,33 +62,33 @@ def build_sample(rows: dict[str, list[dict[str, Any]]], driver_version: str) -> 
             "TIMED_STATISTICS is FALSE: Oracle records no IO times, so latencies are left empty "
             "(set STATISTICS_LEVEL=TYPICAL)"
         )
-    catalog = mapping.Catalog(info.name, rows["containers"], rows["tablespace"], rows["tablespace_contents"])
-    files = mapping.stat_files("data", rows["datafile"], rows["filestat"], catalog, timed)
-    files += mapping.stat_files("temp", rows["tempfile"], rows["tempstat"], catalog, timed)
-    files += mapping.redo_files(rows["instance"], rows["log"], rows["logfile"], rows["iostat_file"], info.name, timed)
-    files += mapping.control_files(rows["controlfile"], rows["iostat_file"], info.name, timed)
+    catalog = mapping.Catalog(info.name, rows.containers, rows.tablespace, rows.tablespace_contents)
+    files = mapping.stat_files("data", rows.datafile, rows.filestat, catalog, timed)
+    files += mapping.stat_files("temp", rows.tempfile, rows.tempstat, catalog, timed)
+    files += mapping.redo_files(rows.instance, rows.log, rows.logfile, rows.iostat_file, info.name, timed)
+    files += mapping.control_files(rows.controlfile, rows.iostat_file, info.name, timed)
     files += mapping.recovery_files(
-        rows["archive_dest"], rows["recovery_file_dest"], rows["recovery_area_usage"], rows["iostat_file"],
+        rows.archive_dest, rows.recovery_file_dest, rows.recovery_area_usage, rows.iostat_file,
         info.name, timed,
     )
     if info.settings.get("cdb") == "YES":
-        seen = {mapping.con(r) for r in rows["datafile"]}
+        seen = {mapping.con(r) for r in rows.datafile}
         if seen <= {0, 1}:
             warnings.append(
                 "connected to a CDB but only root (CDB$ROOT) data files are visible: grant "
                 "ALTER USER <user> SET CONTAINER_DATA=ALL CONTAINER=CURRENT to see every PDB"
             )
-    if len(rows["instance"]) > 1:
-        warnings.append(f"RAC: counters summed over {len(rows['instance'])} instances (GV$ views)")
-    wait = server.wait_profile(rows["sys_time_model"], rows["system_wait_class"], timed)
-    typed = [r for r in rows["iostat_file"] if r["filetype_name"] not in ("Data File", "Temp File")]
+    if len(rows.instance) > 1:
+        warnings.append(f"RAC: counters summed over {len(rows.instance)} instances (GV$ views)")
+    wait = server.wait_profile(rows.sys_time_model, rows.system_wait_class, timed)
+    typed = [r for r in rows.iostat_file if r.filetype_name not in ("Data File", "Temp File")]
     views = {
-        "oracle_system_event": server.plain_rows(rows["system_event"]),
-        "oracle_event_histogram": server.plain_rows(rows["event_histogram"]),
+        "oracle_system_event": server.plain_rows(rows.system_event),
+        "oracle_event_histogram": server.plain_rows(rows.event_histogram),
         "oracle_iostat_filetype": server.plain_rows(typed),
-        "oracle_recovery_area_usage": server.plain_rows(rows["recovery_area_usage"]),
+        "oracle_recovery_area_usage": server.plain_rows(rows.recovery_area_usage),
     }
-    sampled = rows["database"][0].get("sampled_at")
+    sampled = rows.database[0].sampled_at
     taken_at = None
     if isinstance(sampled, dt.datetime):
         taken_at = sampled.replace(tzinfo=dt.UTC).isoformat(timespec="milliseconds")

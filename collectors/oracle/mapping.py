@@ -24,12 +24,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from advisor.collectors.oracle import units
+from advisor.collectors.oracle.rows import (
+    ArchiveDestRow,
+    ContainersRow,
+    ControlfileRow,
+    DatafileRow,
+    FilestatRow,
+    InstanceRow,
+    IostatFileRow,
+    LogfileRow,
+    LogRow,
+    RecoveryAreaUsageRow,
+    RecoveryFileDestRow,
+    TablespaceContentsRow,
+    TablespaceRow,
+)
 from advisor.model import FileIO, FileKind
-
-Rows = Sequence[Mapping[str, Any]]
 
 _SUMMED = ("phyrds", "phywrts", "phyblkrd", "phyblkwrt", "singleblkrds", "readtim", "writetim", "singleblkrdtim")
 _IOSTAT_SUMMED = (
@@ -40,40 +52,42 @@ _IOSTAT_SUMMED = (
 BACKUP_TYPES = ("Data File Backup", "Data File Incremental Backup", "Archive Log Backup", "Data File Copy")
 
 
-def con(row: Mapping[str, Any]) -> int:
+def con(row: DatafileRow | TablespaceRow | TablespaceContentsRow) -> int:
     """CON_ID of a row; 0 (whole CDB / non-CDB) before 12.1 where the column does not exist."""
-    return units.count(row.get("con_id", 0))
+    return units.count(row.con_id)
 
 
-def sum_by_file(rows: Rows) -> dict[int, dict[str, float]]:
+def sum_by_file(rows: Sequence[FilestatRow]) -> dict[int, dict[str, float]]:
     """GV$FILESTAT / GV$TEMPSTAT rows summed over instances, keyed by FILE#."""
     totals: dict[int, dict[str, float]] = defaultdict(lambda: dict.fromkeys(_SUMMED, 0.0))
     for row in rows:
-        target = totals[units.count(row["file_no"])]
+        target = totals[units.count(row.file_no)]
         for column in _SUMMED:
-            target[column] += units.number(row.get(column))
+            target[column] += units.number(getattr(row, column))
     return dict(totals)
 
 
-def sum_iostat(rows: Rows, filetype: str, inst_ids: set[int] | None = None) -> dict[str, float] | None:
+def sum_iostat(rows: Sequence[IostatFileRow], filetype: str,
+               inst_ids: set[int] | None = None) -> dict[str, float] | None:
     """The consolidated V$IOSTAT_FILE row of *filetype*, summed over (selected) instances."""
     chosen = [
         r for r in rows
-        if r["filetype_name"] == filetype and (inst_ids is None or units.count(r.get("inst_id", 1)) in inst_ids)
+        if r.filetype_name == filetype and (inst_ids is None or units.count(r.inst_id) in inst_ids)
     ]
     if not chosen:
         return None
-    return {column: sum(units.number(r.get(column)) for r in chosen) for column in _IOSTAT_SUMMED}
+    return {column: sum(units.number(getattr(r, column)) for r in chosen) for column in _IOSTAT_SUMMED}
 
 
 class Catalog:
     """Names that the file rows need: containers, tablespaces and their contents."""
 
-    def __init__(self, db_name: str, containers: Rows, tablespaces: Rows, contents: Rows) -> None:
+    def __init__(self, db_name: str, containers: Sequence[ContainersRow], tablespaces: Sequence[TablespaceRow],
+                 contents: Sequence[TablespaceContentsRow]) -> None:
         self.db_name = db_name
-        self.containers = {units.count(r["con_id"]): str(r["name"]) for r in containers}
-        self.tablespaces = {(units.count(r["ts_no"]), con(r)): str(r["name"]) for r in tablespaces}
-        self.contents = {(str(r["tablespace_name"]), con(r)): str(r["contents"]) for r in contents}
+        self.containers = {units.count(r.con_id): str(r.name) for r in containers}
+        self.tablespaces = {(units.count(r.ts_no), con(r)): str(r.name) for r in tablespaces}
+        self.contents = {(str(r.tablespace_name), con(r)): str(r.contents) for r in contents}
 
     def container(self, con_id: int) -> str:
         """PDB (or CDB$ROOT) name for a CON_ID; the database name for a non-CDB (CON_ID 0)."""
@@ -93,28 +107,29 @@ class Catalog:
         return default
 
 
-def stat_files(prefix: str, inventory: Rows, stats: Rows, catalog: Catalog, timed: bool) -> list[FileIO]:
+def stat_files(prefix: str, inventory: Sequence[DatafileRow], stats: Sequence[FilestatRow], catalog: Catalog,
+               timed: bool) -> list[FileIO]:
     """Data ("data") or temp ("temp") files: one FileIO per inventory row with its summed counters."""
     totals = sum_by_file(stats)
     default_kind: FileKind = "temp" if prefix == "temp" else "data"
     files = []
-    for row in sorted(inventory, key=lambda r: units.count(r["file_no"])):
-        number = units.count(row["file_no"])
+    for row in sorted(inventory, key=lambda r: units.count(r.file_no)):
+        number = units.count(row.file_no)
         con_id = con(row)
-        tablespace = catalog.tablespace(units.count(row["ts_no"]), con_id)
+        tablespace = catalog.tablespace(units.count(row.ts_no), con_id)
         t = totals.get(number, dict.fromkeys(_SUMMED, 0.0))
         files.append(
             FileIO(
-                file_id=f"{prefix}:{number}:{units.count(row['creation_change'])}",
-                path=str(row["name"]),
+                file_id=f"{prefix}:{number}:{units.count(row.creation_change)}",
+                path=str(row.name),
                 kind=catalog.kind(tablespace, con_id, default_kind),
                 tablespace=tablespace,
                 container=catalog.container(con_id),
-                size_bytes=units.count(row["bytes"]),
+                size_bytes=units.count(row.bytes),
                 reads=units.count(t["phyrds"]),
                 writes=units.count(t["phywrts"]),
-                read_bytes=units.blocks_to_bytes(t["phyblkrd"], row["block_size"]),
-                write_bytes=units.blocks_to_bytes(t["phyblkwrt"], row["block_size"]),
+                read_bytes=units.blocks_to_bytes(t["phyblkrd"], row.block_size),
+                write_bytes=units.blocks_to_bytes(t["phyblkwrt"], row.block_size),
                 single_block_reads=units.count(t["singleblkrds"]),
                 read_time_ms=units.centiseconds_to_ms(t["readtim"], timed),
                 write_time_ms=units.centiseconds_to_ms(t["writetim"], timed),
@@ -151,25 +166,26 @@ def _typed_row(
     )
 
 
-def redo_files(instances: Rows, logs: Rows, members: Rows, iostat: Rows, db_name: str, timed: bool) -> list[FileIO]:
+def redo_files(instances: Sequence[InstanceRow], logs: Sequence[LogRow], members: Sequence[LogfileRow],
+               iostat: Sequence[IostatFileRow], db_name: str, timed: bool) -> list[FileIO]:
     """One FileIO per redo thread and member position (see the module docstring)."""
     inst_of_thread: dict[int, set[int]] = defaultdict(set)
     for inst in instances:
-        inst_of_thread[units.count(inst.get("thread_no", 1))].add(units.count(inst["inst_id"]))
+        inst_of_thread[units.count(inst.thread_no)].add(units.count(inst.inst_id))
     paths_of_group: dict[int, list[str]] = defaultdict(list)
     for m in members:
-        if str(m.get("type") or "ONLINE") == "ONLINE" and str(m.get("status") or "") != "INVALID":
-            paths_of_group[units.count(m["group_no"])].append(str(m["member"]))
-    groups_of_thread: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+        if str(m.type or "ONLINE") == "ONLINE" and str(m.status or "") != "INVALID":
+            paths_of_group[units.count(m.group_no)].append(str(m.member))
+    groups_of_thread: dict[int, list[LogRow]] = defaultdict(list)
     for log in logs:
-        groups_of_thread[units.count(log["thread_no"])].append(log)
+        groups_of_thread[units.count(log.thread_no)].append(log)
     files = []
     for thread in sorted(groups_of_thread):
-        groups = sorted(groups_of_thread[thread], key=lambda g: units.count(g["group_no"]))
-        ordered = [sorted(paths_of_group.get(units.count(g["group_no"]), [])) for g in groups]
+        groups = sorted(groups_of_thread[thread], key=lambda g: units.count(g.group_no))
+        ordered = [sorted(paths_of_group.get(units.count(g.group_no), [])) for g in groups]
         positions = max((len(p) for p in ordered), default=0)
         io = sum_iostat(iostat, "Log File", inst_of_thread.get(thread) or {thread})
-        size = sum(units.count(g["bytes"]) for g in groups)
+        size = sum(units.count(g.bytes) for g in groups)
         for k in range(positions):
             paths = tuple(p[k] for p in ordered if len(p) > k)
             files.append(
@@ -181,46 +197,48 @@ def redo_files(instances: Rows, logs: Rows, members: Rows, iostat: Rows, db_name
     return files
 
 
-def control_files(controls: Rows, iostat: Rows, db_name: str, timed: bool) -> list[FileIO]:
+def control_files(controls: Sequence[ControlfileRow], iostat: Sequence[IostatFileRow], db_name: str,
+                  timed: bool) -> list[FileIO]:
     """One FileIO per control file copy: all get the writes, the first gets the reads."""
     io = sum_iostat(iostat, "Control File")
     files = []
     for index, row in enumerate(controls):
-        size = units.count(row.get("block_size")) * units.count(row.get("file_size_blks"))
+        size = units.count(row.block_size) * units.count(row.file_size_blks)
         files.append(
             _typed_row(
-                f"control:{index + 1}", str(row["name"]), "control", io, timed, reads=index == 0,
+                f"control:{index + 1}", str(row.name), "control", io, timed, reads=index == 0,
                 size=size, container=db_name, name=f"control file {index + 1}",
             )
         )
     return files
 
 
-def _usage_bytes(usage: Rows, file_type: str, limit: int) -> int:
+def _usage_bytes(usage: Sequence[RecoveryAreaUsageRow], file_type: str, limit: int) -> int:
     """Bytes of one V$RECOVERY_AREA_USAGE file type (the view gives percent of the limit)."""
-    percent = sum(units.number(r["percent_space_used"]) for r in usage if r["file_type"] == file_type)
+    percent = sum(units.number(r.percent_space_used) for r in usage if r.file_type == file_type)
     return int(limit * percent / 100.0)
 
 
-def archive_path(dests: Rows, fra: str) -> str:
+def archive_path(dests: Sequence[ArchiveDestRow], fra: str) -> str:
     """The first valid local archive destination; USE_DB_RECOVERY_FILE_DEST means the FRA."""
-    for row in sorted(dests, key=lambda r: units.count(r["dest_id"])):
-        destination = str(row.get("destination") or "").strip()
-        if str(row.get("status") or "") != "VALID" or not destination:
+    for row in sorted(dests, key=lambda r: units.count(r.dest_id)):
+        destination = str(row.destination or "").strip()
+        if str(row.status or "") != "VALID" or not destination:
             continue
         if destination.upper() == "USE_DB_RECOVERY_FILE_DEST":
             return fra
-        if str(row.get("target") or "PRIMARY") in ("PRIMARY", "LOCAL"):
+        if str(row.target or "PRIMARY") in ("PRIMARY", "LOCAL"):
             return destination
     return fra
 
 
 def recovery_files(
-    dests: Rows, fra_rows: Rows, usage: Rows, iostat: Rows, db_name: str, timed: bool
+    dests: Sequence[ArchiveDestRow], fra_rows: Sequence[RecoveryFileDestRow], usage: Sequence[RecoveryAreaUsageRow],
+    iostat: Sequence[IostatFileRow], db_name: str, timed: bool,
 ) -> list[FileIO]:
     """Archive log, flashback log and backup rows, placed at the archive destination or FRA."""
-    fra = str(fra_rows[0]["name"]) if fra_rows and fra_rows[0].get("name") else ""
-    limit = units.count(fra_rows[0]["space_limit"]) if fra_rows else 0
+    fra = str(fra_rows[0].name) if fra_rows and fra_rows[0].name else ""
+    limit = units.count(fra_rows[0].space_limit) if fra_rows else 0
     files = []
     arch_path = archive_path(dests, fra)
     if arch_path or sum_iostat(iostat, "Archive Log"):

@@ -362,3 +362,30 @@ ROWS: dict[str, type] = {
     "tempstat": FilestatRow,
 }
 """Query name → row type; every SQL file's select-list aliases must equal the type's fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRows:
+    """The rows of one live sample, one field per query (its name), in the order they run."""
+
+    instance: list[InstanceRow]
+    database: list[DatabaseRow]
+    parameter: list[ParameterRow]
+    filestat: list[FilestatRow]
+    tempstat: list[FilestatRow]
+    datafile: list[DatafileRow]
+    tempfile: list[DatafileRow]
+    tablespace: list[TablespaceRow]
+    tablespace_contents: list[TablespaceContentsRow]
+    iostat_file: list[IostatFileRow]
+    log: list[LogRow]
+    logfile: list[LogfileRow]
+    controlfile: list[ControlfileRow]
+    recovery_file_dest: list[RecoveryFileDestRow]
+    recovery_area_usage: list[RecoveryAreaUsageRow]
+    archive_dest: list[ArchiveDestRow]
+    system_event: list[SystemEventRow]
+    event_histogram: list[EventHistogramRow]
+    sys_time_model: list[SysTimeModelRow]
+    system_wait_class: list[SystemWaitClassRow]
+    containers: list[ContainersRow]  # on a CDB only; empty otherwise

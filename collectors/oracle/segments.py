@@ -27,6 +27,7 @@ from advisor.segment_rates import segment_id, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample
+    from advisor.collectors.oracle.rows import LiveRows
 
 TOP_SEGMENTS = 20  # segments whose extents are looked up (by read + write requests)
 DEFAULT_BUDGET_MS = 30_000  # all lookups together, when the session has no call timeout
@@ -68,12 +69,6 @@ class ExtentRow:
 
     file_id: int
     bytes: int
-
-
-def typed_rows(cls: type[Any], rows: Sequence[Mapping[str, Any]]) -> list[Any]:
-    """Rows as *cls* instances: an alias without a field, or a field without a default missing
-    from the select list, is a TypeError here (a test catches it), not a wrong figure later."""
-    return [cls(**row) for row in rows]
 
 
 def _parent(first: SegmentStatRow, kind: str) -> str | None:
@@ -161,7 +156,7 @@ def attach_extents(conn: Any, major: int, segments: list[SegmentIO], files: Sequ
         if major >= 12:
             binds["con_id"] = con_ids.get(segment.container, 0)
         try:
-            extents = typed_rows(ExtentRow, run_query(conn, "segment_extents", major, binds))
+            extents = run_query(conn, ExtentRow, "segment_extents", major, binds)
         except AdvisorError as exc:
             left = len(busiest) - index
             warnings.append(f"segment files: {exc.one_line()}; {left} of the top {len(busiest)} segments are placed "
@@ -184,13 +179,13 @@ def unmapped(segments: Sequence[SegmentIO], files: Sequence[FileIO]) -> list[str
     return [f"segments in tablespaces with no visible data file: {', '.join(lonely)}; their disk location is unknown"]
 
 
-def add_live_segments(conn: Any, rows: Mapping[str, list[dict[str, Any]]], sample: LiveSample) -> None:
+def add_live_segments(conn: Any, rows: LiveRows, sample: LiveSample) -> None:
     """Read GV$SEGSTAT and the top segments' files into *sample*; a failure is a warning, never fatal."""
     major = units.version_num(str(getattr(conn, "version", "") or "0")) // 10000
-    catalog = mapping.Catalog(sample.server.name, rows["containers"], rows["tablespace"], rows["tablespace_contents"])
-    block = int(server.parameters(rows["parameter"]).get("db_block_size") or 8192)
+    catalog = mapping.Catalog(sample.server.name, rows.containers, rows.tablespace, rows.tablespace_contents)
+    block = int(server.parameters(rows.parameter).get("db_block_size") or 8192)
     try:
-        stat_rows = run_query(conn, "segment_stat", major)
+        stat_rows = run_query(conn, dict, "segment_stat", major)  # 700,000 rows for 100,000 segments
     except AdvisorError as exc:
         sample.warnings.append(f"segment statistics not collected: {exc.one_line()}")
         return

@@ -20,7 +20,7 @@ from typing import Any
 
 from advisor.collectors.oracle import units
 from advisor.collectors.oracle.connect import run_query
-from advisor.collectors.oracle.segments import typed_rows
+from advisor.collectors.oracle.rows import ContainersRow
 from advisor.errors import AdvisorError
 from advisor.model import SegmentIO, SegmentRate
 from advisor.segment_rates import diff_segments, segment_id, totals_rate, with_counters
@@ -109,7 +109,7 @@ def _summed(rows: list[Any], columns: Mapping[str, str], containers: Mapping[int
 def _container_names(conn: Any, major: int, warnings: list[str]) -> dict[int, str]:
     """CON_ID -> PDB name from V$CONTAINERS (a CDB); unnamed ids stay ``con_id <n>`` with a warning."""
     try:
-        return {units.count(r["con_id"]): str(r["name"]) for r in run_query(conn, "containers", major)}
+        return {units.count(r.con_id): str(r.name) for r in run_query(conn, ContainersRow, "containers", major)}
     except AdvisorError as exc:
         warnings.append(f"segment containers not named: {exc.one_line()}")
         return {}
@@ -119,25 +119,27 @@ def history_segments(conn: Any, source: str, major: int, binds: Mapping[str, Any
                      container: str, block: int) -> tuple[tuple[SegmentRate, ...], list[str]]:
     """Segment rates between the two snaps of *binds* from Statspack or AWR, and their warnings."""
     warnings: list[str] = []
+    query = f"{source}_seg_stat"
     try:
-        raw = run_query(conn, f"{source}_seg_stat", major, binds)
+        if source == "awr":
+            awr = run_query(conn, AwrSegStatRow, query, major, binds)
+        else:
+            statspack = run_query(conn, StatspackSegStatRow, query, major, binds)
     except AdvisorError as exc:
         return (), [f"segment statistics not read: {exc.one_line()}"]
     containers = {0: container}
     if source == "awr":
-        rows = typed_rows(AwrSegStatRow, raw)
-        if any(units.count(r.con_id) for r in rows):
+        if any(units.count(r.con_id) for r in awr):
             containers |= _container_names(conn, major, warnings)
-        totals = _summed(rows, _AWR_COUNTERS, containers, block)
+        totals = _summed(awr, _AWR_COUNTERS, containers, block)
         rates = tuple(totals_rate(s, interval_s) for s in totals)
         if rates:
             warnings.append("AWR keeps only the top segments of each snapshot: segment figures are sums of the "
                             "snapshots that captured them; segments absent are unknown, not cold")
         return rates, warnings
-    rows = typed_rows(StatspackSegStatRow, raw)
     begin, end = (binds["begin_snap"], binds["end_snap"])
-    first = _summed([r for r in rows if units.count(r.snap_id) == begin], _STATSPACK_COUNTERS, containers, block)
-    last = _summed([r for r in rows if units.count(r.snap_id) == end], _STATSPACK_COUNTERS, containers, block)
+    first = _summed([r for r in statspack if units.count(r.snap_id) == begin], _STATSPACK_COUNTERS, containers, block)
+    last = _summed([r for r in statspack if units.count(r.snap_id) == end], _STATSPACK_COUNTERS, containers, block)
     if not last:
         return (), ["Statspack holds no segment statistics for these snaps (they need snap level 7 or higher)"]
     return diff_segments(first, last, interval_s, warnings), warnings

@@ -8,14 +8,14 @@ any node between samples is seen as a restart (its counters started again from z
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.collectors.oracle import units
+from advisor.collectors.oracle.rows import DatabaseRow, InstanceRow, ParameterRow, SystemWaitClassRow, SysTimeModelRow
 from advisor.model import ServerInfo, WaitProfile
-
-Rows = Sequence[Mapping[str, Any]]
 
 
 def iso(value: Any) -> str:
@@ -25,29 +25,30 @@ def iso(value: Any) -> str:
     return str(value)
 
 
-def parameters(rows: Rows) -> dict[str, str]:
+def parameters(rows: Sequence[ParameterRow]) -> dict[str, str]:
     """V$PARAMETER rows as a name -> value mapping (values are strings)."""
-    return {str(r["name"]).lower(): "" if r["value"] is None else str(r["value"]) for r in rows}
+    return {str(r.name).lower(): "" if r.value is None else str(r.value) for r in rows}
 
 
-def server_info(instances: Rows, database: Rows, params: Mapping[str, str], driver_version: str) -> ServerInfo:
+def server_info(instances: Sequence[InstanceRow], database: Sequence[DatabaseRow], params: Mapping[str, str],
+                driver_version: str) -> ServerInfo:
     """Build the ServerInfo of one (possibly RAC) database from GV$INSTANCE and V$DATABASE."""
     if not instances or not database:
         raise ValueError("V$INSTANCE or V$DATABASE returned no row")
-    ordered = sorted(instances, key=lambda r: units.count(r["inst_id"]))
+    ordered = sorted(instances, key=lambda r: units.count(r.inst_id))
     first = ordered[0]
-    version = str(first.get("version_full") or first.get("version") or driver_version)
+    version = str(first.version_full or first.version or driver_version)
     db = database[0]
     if len(ordered) == 1:
-        started = iso(first["startup_time"])
+        started = iso(first.startup_time)
     else:
-        started = ";".join(f"{units.count(r['inst_id'])}:{iso(r['startup_time'])}" for r in ordered)
+        started = ";".join(f"{units.count(r.inst_id)}:{iso(r.startup_time)}" for r in ordered)
     settings = {
         "timed_statistics": params.get("timed_statistics", ""),
         "statistics_level": params.get("statistics_level", ""),
         "db_block_size": params.get("db_block_size", ""),
-        "cdb": str(db.get("cdb") or "NO"),
-        "log_mode": str(db.get("log_mode") or ""),
+        "cdb": str(db.cdb or "NO"),
+        "log_mode": str(db.log_mode or ""),
         "instances": str(len(ordered)),
     }
     if params.get("db_recovery_file_dest"):
@@ -56,17 +57,18 @@ def server_info(instances: Rows, database: Rows, params: Mapping[str, str], driv
         dbms="oracle",
         version=version,
         version_num=units.version_num(version),
-        host=",".join(str(r["host_name"]) for r in ordered),
-        name=str(db["name"]),
-        identity=str(units.count(db["dbid"])),
+        host=",".join(str(r.host_name) for r in ordered),
+        name=str(db.name),
+        identity=str(units.count(db.dbid)),
         started_at=started,
-        instance=",".join(str(r["instance_name"]) for r in ordered),
-        in_recovery=str(db.get("open_mode") or "").upper().startswith(("MOUNTED", "READ ONLY WITH APPLY")),
+        instance=",".join(str(r.instance_name) for r in ordered),
+        in_recovery=str(db.open_mode or "").upper().startswith(("MOUNTED", "READ ONLY WITH APPLY")),
         settings=settings,
     )
 
 
-def wait_profile(time_model: Rows, wait_classes: Rows, timed: bool) -> WaitProfile:
+def wait_profile(time_model: Sequence[SysTimeModelRow], wait_classes: Sequence[SystemWaitClassRow],
+                 timed: bool) -> WaitProfile:
     """Cumulative DB time and foreground IO wait time summed over every instance.
 
     Foreground (``_FG``) User I/O and System I/O waits are the part of DB time spent on IO;
@@ -74,12 +76,8 @@ def wait_profile(time_model: Rows, wait_classes: Rows, timed: bool) -> WaitProfi
     """
     if not timed:
         return WaitProfile(source="oracle: TIMED_STATISTICS is FALSE, no times")
-    db_time = sum(units.number(r["value"]) for r in time_model if r["stat_name"] == "DB time")
-    io_cs = sum(
-        units.number(r.get("time_waited_fg", r.get("time_waited")))
-        for r in wait_classes
-        if r["wait_class"] in ("User I/O", "System I/O")
-    )
+    db_time = sum(units.number(r.value) for r in time_model if r.stat_name == "DB time")
+    io_cs = sum(units.number(r.time_waited_fg) for r in wait_classes if r.wait_class in ("User I/O", "System I/O"))
     db_time_s = units.microseconds_to_s(db_time, timed)
     io_wait_s = units.centiseconds_to_s(io_cs, timed)
     share = io_wait_s / db_time_s if db_time_s and io_wait_s is not None else None
@@ -91,12 +89,14 @@ def wait_profile(time_model: Rows, wait_classes: Rows, timed: bool) -> WaitProfi
     )
 
 
-def plain_rows(rows: Rows) -> list[dict[str, str | int | float | bool | None]]:
-    """Rows made JSON-safe for Snapshot.views (datetimes and Decimals become str/float)."""
+def plain_rows(rows: Sequence[Any]) -> list[dict[str, str | int | float | bool | None]]:
+    """Rows (dataclass instances) made JSON-safe for Snapshot.views (datetimes and Decimals
+    become str/float)."""
     out: list[dict[str, str | int | float | bool | None]] = []
     for row in rows:
         clean: dict[str, str | int | float | bool | None] = {}
-        for key, value in row.items():
+        for column in dataclasses.fields(row):
+            key, value = column.name, getattr(row, column.name)
             if value is None or isinstance(value, (str, bool, int, float)):
                 clean[key] = value
             elif isinstance(value, dt.datetime):

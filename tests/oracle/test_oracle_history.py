@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from advisor.collect.context import CollectContext
@@ -57,6 +59,19 @@ def test_statspack_refuses_a_restart_between_snaps() -> None:
 def test_statspack_bad_ranges(snaps: str, message: str) -> None:
     with pytest.raises(BadInput, match=message):
         history_workload(connection(), {"statspack": snaps})
+
+
+def test_a_snapshot_without_a_time_is_bad_input_not_a_traceback() -> None:
+    recordings = statspack_recordings(SCENARIOS["11.2"])
+    served = recordings["statspack_snapshot"]
+
+    def blank_begin(binds: Any) -> list[dict[str, Any]]:
+        return [{**row, "SNAP_TIME": None} if row["SNAP_ID"] == 10 else row for row in served(binds)]
+
+    recordings["statspack_snapshot"] = blank_begin
+    conn = ReplayConnection(SCENARIOS["11.2"].version, recordings)
+    with pytest.raises(BadInput, match="snapshots 10 and 11 have no positive time between them"):
+        history_workload(conn, {"statspack": "10:11"})
 
 
 def test_awr_needs_the_diagnostics_pack_flag() -> None:

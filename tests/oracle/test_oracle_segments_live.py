@@ -132,12 +132,15 @@ def test_a_truncated_segment_restarts_its_counters(replay: Replay) -> None:
 def test_rows_are_typed_by_their_aliases() -> None:
     rows = segment_rows(19, False, 1, 0)
     conn = SCENARIOS["19c"].connection(0)
-    from advisor.collectors.oracle.connect import run_query
+    from advisor.collectors.oracle.connect import row_maker, run_query
 
-    typed = live_segments.typed_rows(live_segments.SegmentStatRow, run_query(conn, "segment_stat", 19))
+    typed = run_query(conn, live_segments.SegmentStatRow, "segment_stat", 19)
     assert len(typed) == len(rows) and typed[0].statistic_name == "physical reads"
+    plain = run_query(conn, dict, "segment_stat", 19)
+    assert plain[0]["statistic_name"] == "physical reads" and len(plain) == len(rows)
+    make = row_maker(live_segments.SegmentStatRow, [("INST_ID",), ("RENAMED_ALIAS",)])
     with pytest.raises(TypeError):
-        live_segments.typed_rows(live_segments.SegmentStatRow, [{"inst_id": 1, "renamed_alias": 2}])
+        make(1, 2)
 
 
 def test_extent_lookups_share_one_statement_timeout(replay: Replay) -> None:
