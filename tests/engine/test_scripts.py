@@ -278,3 +278,14 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
     moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
     assert moves and all(_literals(s)[0].startswith("/u0") for s in moves)
     assert "ADD LOGFILE GROUP" in sql
+
+
+def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None:
+    specs = [AreaSpec("orders", size_gb=1, read_iops=300), AreaSpec("pg_global", size_gb=0.01, read_iops=0.5)]
+    report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions())
+    assert report.plan is not None
+    target = next(p.target for p in report.plan.placements if p.area == "pg_global")
+    sql = _script(report.plan, "postgres.sql").text
+    assert f"-- pg_global (shared catalogs) -> partition {target}: no SQL moves it" in sql
+    assert "with the data directory itself" in sql
+    assert not re.search(r"(?i)create tablespace \S*global", sql) and 'TABLESPACE "pg_global"' not in sql

@@ -76,7 +76,9 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
         if move.area.kind not in ("tablespace", "temp") or not move.area.tablespace:
             continue
         if move.area.tablespace == "pg_global":
-            out.append("-- pg_global (shared catalogs) cannot move: it stays in the data directory")
+            out.append(f"-- pg_global (shared catalogs) -> partition {comment(move.partition)}: no SQL moves it; "
+                       "it lives in the data directory, so it gets there only with the data directory itself "
+                       "(server stopped, copied, PGDATA pointed there)")
             continue
         new = new_tablespace_name(move)
         out.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}")
