@@ -103,6 +103,8 @@ def test_fio_job_file_groups_regions_and_separates_jobs() -> None:
     assert "[cross.0]" in sections[1] and "stonewall" not in sections[1] and "ramp_time=500ms" in sections[1]
     assert "[cross.1]" in sections[2] and "stonewall" not in sections[2] and f"offset={99 << 20}" in sections[2]
     assert "stonewall" in sections[3] and "iodepth=32" in sections[3] and "ioengine=libaio" in sections[3]
+    assert "mem=" not in text  # fio's own malloc unless asked
+    assert "mem=shmhuge" in job_file("/dev/sdz", jobs, "shmhuge").split("\n\n")[0]
 
 
 def test_svg_plot_is_valid_and_has_one_dot_per_zone() -> None:

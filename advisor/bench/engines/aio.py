@@ -15,16 +15,18 @@ accounting while the queue runs: each completion's slot, time and result go into
 and latencies are worked out from the log afterwards (a slot's read was issued when its
 previous read completed), so a turn of the loop is two system calls and a few slice copies.
 
-Each slot has its own page-aligned 4 KiB-multiple buffer (O_DIRECT needs aligned memory)
-and is bound to one region, so a job with several regions keeps ``depth`` reads in flight
-in each, like the thread engine and like fio's one section per region.
+Each slot has its own page-aligned 4 KiB-multiple buffer (O_DIRECT needs aligned memory),
+cut from one block on huge pages (``buffers.py``: an 8 KiB read into two scattered pages
+travels as two segments; measured on a virtio disk, fio at QD32 reads 87-89k IOPS from
+malloc'd memory and 117-128k from huge pages), and is bound to one region, so a job
+with several regions keeps ``depth`` reads in flight in each, like the thread engine and
+like fio's one section per region.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-import mmap
 import os
 import threading
 import time
@@ -35,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from advisor.bench.engines import Job, Region
+from advisor.bench.engines.buffers import ReadBuffer
 
 #: How the reads of a job were issued; recorded in the profile (``DiskProfile.io_paths``).
 PATH = "linux-aio"
@@ -106,8 +109,8 @@ class _Ring:
 
     def __init__(self, binding: ModuleType, fd: int, slots: int, block: int) -> None:
         self.binding, self.slots = binding, slots
-        self.memory = mmap.mmap(-1, slots * block)
-        self._anchor = (ctypes.c_char * (slots * block)).from_buffer(self.memory)
+        self.memory = ReadBuffer(slots * block)
+        self._anchor = (ctypes.c_char * (slots * block)).from_buffer(self.memory.view)
         base = ctypes.addressof(self._anchor)
         self.iocbs = (binding.iocb * slots)()
         for slot in range(slots):

@@ -5,13 +5,15 @@ cannot keep a deep queue full on a fast device (each completion must win the GIL
 first). Everything else, and every read when AIO is not available, uses threads:
 ``os.preadv`` releases the GIL while the kernel waits for the disk, so N threads keep N
 reads in flight, the same queue the device sees from fio's libaio at ``iodepth=N``. Each
-thread reads into its own page-aligned ``mmap`` buffer (O_DIRECT needs aligned memory),
+thread reads into its own page-aligned buffer (O_DIRECT needs aligned memory; large ones
+sit on huge pages so a read reaches the device whole, see ``buffers.py``),
 draws offsets in batches with numpy, and keeps the hot loop to a clock read, the syscall
 and an append so Python's overhead stays small next to a disk's milliseconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import mmap
 import os
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from advisor.bench.engines import PERCENTILES, Job, JobResult, Region, aio, streaming_rate
+from advisor.bench.engines.buffers import ReadBuffer
 from advisor.bench.stats import summarize_ns
 from advisor.errors import DeviceError
 
@@ -31,9 +34,10 @@ _BATCH = 1024
 class _Worker(threading.Thread):
     """One outstanding IO: reads (or commits) until the deadline or the stop event."""
 
-    def __init__(self, fd: int, job: Job, region: Region, seed: int, start_ns: int, stop: threading.Event) -> None:
+    def __init__(self, fd: int, job: Job, region: Region, seed: int, start_ns: int, stop: threading.Event,
+                 buf: memoryview | None) -> None:
         super().__init__(daemon=True)
-        self.fd, self.job, self.region, self.seed = fd, job, region, seed
+        self.fd, self.job, self.region, self.seed, self.buf = fd, job, region, seed, buf
         self.ramp_end_ns = start_ns + int(job.ramp_s * 1e9)
         self.deadline_ns = self.ramp_end_ns + int(job.runtime_s * 1e9)
         self.stop = stop
@@ -41,18 +45,19 @@ class _Worker(threading.Thread):
         self.first_ns = 0
         self.last_ns = 0
         self.error: OSError | None = None
+        self.done = threading.Event()  # see _join_all: join() cannot be trusted once interrupted
 
     def run(self) -> None:
-        buf = mmap.mmap(-1, self.job.block_size)
         try:
-            if self.job.pattern == "commit":
-                self._commit(buf)
+            if self.buf is None:
+                with mmap.mmap(-1, self.job.block_size) as memory:
+                    self._commit(memory)
             else:
-                self._read(buf)
+                self._read(self.buf)
         except OSError as exc:
             self.error = exc
         finally:
-            buf.close()
+            self.done.set()
 
     def _offsets(self) -> list[int]:
         block = self.job.block_size
@@ -63,7 +68,7 @@ class _Worker(threading.Thread):
         picks = rng.integers(0, count, size=_BATCH, dtype=np.int64) * block + self.region.offset
         return [int(v) for v in picks]
 
-    def _read(self, buf: mmap.mmap) -> None:
+    def _read(self, buf: memoryview) -> None:
         preadv, clock, bufs = os.preadv, time.monotonic_ns, [buf]
         fd, ramp_end, deadline, stop = self.fd, self.ramp_end_ns, self.deadline_ns, self.stop
         record = self.latencies.append
@@ -169,15 +174,23 @@ def _queued(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads | 
 def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
     """One thread per outstanding IO (sequential, commit, QD1, and QD N without AIO)."""
     depth = 1 if job.pattern != "randread" else max(1, job.depth)
-    start = time.monotonic_ns()
-    workers = [
-        _Worker(fd, job, region, seed + 7919 * (i * depth + d), start, stop)
-        for i, region in enumerate(job.regions)
-        for d in range(depth)
-    ]
-    for worker in workers:
-        worker.start()
-    _join_all(workers, stop)
+    count, block = len(job.regions) * depth, job.block_size
+    with contextlib.ExitStack() as release:
+        slices: list[memoryview | None] = [None] * count  # a commit writes from its own page
+        if job.pattern != "commit":
+            # one block of (huge) pages for every reader, a slice each
+            memory = release.enter_context(ReadBuffer(count * block)).view
+            views = [memory[n * block:(n + 1) * block] for n in range(count)]
+            for view in views:
+                release.callback(view.release)
+            slices = list(views)
+        start = time.monotonic_ns()
+        regions = [region for region in job.regions for _ in range(depth)]
+        workers = [_Worker(fd, job, region, seed + 7919 * n, start, stop, slices[n])
+                   for n, region in enumerate(regions)]
+        for worker in workers:
+            worker.start()
+        _join_all(workers, stop)
     failed = next((w.error for w in workers if w.error is not None), None)
     if failed is not None:
         raise failed
@@ -188,15 +201,21 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
 
 
 def _join_all(workers: list[_Worker], stop: threading.Event) -> None:
-    """Wait for the workers; on Ctrl-C tell them to stop, wait, and let the signal through."""
+    """Wait for the workers; on Ctrl-C (or any exit raised while waiting) tell them to stop,
+    wait, and let it through: they read into memory that is freed after this returns.
+
+    Waits on each worker's ``done`` event rather than ``Thread.join``: a ``join`` interrupted
+    by an exception from a signal handler (Python 3.11) marks a still-running thread stopped,
+    and a later ``join`` or ``is_alive`` then says it has ended while it still reads.
+    """
     try:
         for worker in workers:
-            while worker.is_alive():
-                worker.join(0.1)
-    except KeyboardInterrupt:
+            while not worker.done.wait(0.1):
+                pass
+    except BaseException:
         stop.set()
         for worker in workers:
-            worker.join()
+            worker.done.wait()
         raise
 
 

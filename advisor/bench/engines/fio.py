@@ -32,9 +32,11 @@ def _escape(path: str) -> str:
     return path.replace(":", "\\:")
 
 
-def job_file(path: str, jobs: Sequence[Job]) -> str:
-    """Render *jobs* as one fio job file (one reporting group per job, run in order)."""
-    lines = ["[global]", f"filename={_escape(path)}", "group_reporting=1", "allow_file_create=0", "thread=1", ""]
+def job_file(path: str, jobs: Sequence[Job], memory: str = "malloc") -> str:
+    """Render *jobs* as one fio job file (one reporting group per job, run in order);
+    *memory* is fio's ``mem=`` for the IO buffers."""
+    lines = ["[global]", f"filename={_escape(path)}", "group_reporting=1", "allow_file_create=0", "thread=1",
+             *([f"mem={memory}"] if memory != "malloc" else []), ""]
     for number, job in enumerate(jobs):
         for index, region in enumerate(job.regions):
             lines.append(f"[{job.name}.{index}]" if len(job.regions) > 1 else f"[{job.name}]")
@@ -101,10 +103,20 @@ def parse_results(jobs: Sequence[Job], document: dict[str, Any]) -> list[JobResu
 
 
 class FioEngine:
-    """Runs jobs through the ``fio`` binary (``--output-format=json``)."""
+    """Runs jobs through the ``fio`` binary (``--output-format=json``).
+
+    *memory* is fio's ``mem=`` option. The default, ``malloc``, is what fio users get; its
+    buffers are physically scattered, so a 1 MiB read travels in many segments and on some
+    devices (virtio) reads slower than into contiguous memory. ``shmhuge`` puts fio's buffers
+    on reserved huge pages (``vm.nr_hugepages``), like the builtin engine's transparent ones:
+    the like-for-like comparison ``benchmarks/bench_vs_fio.py`` makes.
+    """
 
     name = "fio"
     job_overhead_s = 0.3
+
+    def __init__(self, memory: str = "malloc") -> None:
+        self.memory = memory
 
     def run(self, path: str, jobs: Sequence[Job], stop: threading.Event) -> list[JobResult]:
         """Run all *jobs* in one fio process; on Ctrl-C stop fio and keep nothing of it."""
@@ -113,7 +125,7 @@ class FioEngine:
         readonly = all(job.pattern != "commit" for job in jobs)
         with tempfile.TemporaryDirectory(prefix="advisor-fio-") as tmp:
             spec = Path(tmp) / "bench.fio"
-            spec.write_text(job_file(path, jobs))
+            spec.write_text(job_file(path, jobs, self.memory))
             argv = ["fio", "--output-format=json", *(["--readonly"] if readonly else []), str(spec)]
             with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   start_new_session=True) as proc:
