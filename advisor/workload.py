@@ -104,7 +104,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
 """Per dbms: the rules in the order they are checked (see docs/collect.md)."""
 
 NEW_FILES_FROM_ZERO: dict[str, frozenset[str]] = {
-    "postgres": frozenset({"data", "index", "toast"}),
+    "postgres": frozenset({"data", "index", "toast", "sequence"}),
 }
 """File kinds whose absence from snapshot A proves a zero baseline, per dbms.
 

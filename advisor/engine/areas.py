@@ -35,6 +35,7 @@ _KIND_OF_FILE: dict[str, AreaKind] = {
     "data": "tablespace",
     "index": "tablespace",
     "toast": "tablespace",
+    "sequence": "tablespace",
     "other": "tablespace",
     "undo": "undo",
     "temp": "temp",

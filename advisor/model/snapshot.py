@@ -22,12 +22,15 @@ from advisor.model.record import Record, field
 from advisor.model.report import Report
 from advisor.validate import check
 
-FORMAT_VERSION = 1
-"""Version of the snapshot and workload documents; bump on incompatible change."""
+FORMAT_VERSION = 2
+"""Version of the snapshot and workload documents; bump on incompatible change.
+
+2: a PostgreSQL sequence is kind ``sequence`` (1 said ``data``, and the scripts then tried to
+move it). Version 1 documents are still read."""
 
 Dbms = Literal["postgres", "oracle"]
 FileKind = Literal[
-    "data", "index", "toast", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
+    "data", "index", "toast", "sequence", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
 ]
 RunStatus = Literal["ok", "skipped", "failed"]
 

@@ -73,7 +73,7 @@ def tablespace_rows(tablespaces: list[TablespaceRow], files: list[FileIO]) -> li
     """
     relation_bytes: dict[str, int] = {}
     for f in files:
-        if f.kind in ("data", "index", "toast"):
+        if f.kind in ("data", "index", "toast", "sequence"):
             relation_bytes[f.tablespace] = relation_bytes.get(f.tablespace, 0) + f.size_bytes
     rows = view_rows(tablespaces)
     for row in rows:

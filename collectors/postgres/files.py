@@ -51,11 +51,17 @@ class RelationPaths:
 
 
 def relation_kind(relkind: str, is_toast: bool) -> FileKind:
-    """data (tables, matviews, sequences), index, or toast (TOAST tables and their indexes)."""
+    """data (tables, matviews), index, toast (TOAST tables and their indexes) or sequence.
+
+    Sequences are their own kind because nothing moves them one by one: ``SET TABLESPACE``
+    refuses a sequence and pg_repack takes tables only; they live in the database's default
+    tablespace and move with it (``ALTER DATABASE ... SET TABLESPACE``)."""
     if is_toast or relkind == "t":
         return "toast"
     if relkind == "i":
         return "index"
+    if relkind == "S":
+        return "sequence"
     return "data"
 
 

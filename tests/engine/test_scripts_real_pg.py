@@ -21,6 +21,7 @@ import pytest
 import sqlparse
 from psycopg.conninfo import make_conninfo
 
+from advisor.collectors.postgres.files import relation_kind
 from advisor.demo.embedded import owned_dir
 from advisor.engine.areas import Area, Relation
 from advisor.engine.scripts.moves import Move
@@ -59,7 +60,8 @@ def _psql(server: PgServer, sql: str, dbname: str) -> str:
     """psql on any database name (the helper's DSN does not quote names with blanks)."""
     conninfo = make_conninfo(host="127.0.0.1", port=server.port, user="postgres", dbname=dbname)
     done = subprocess.run([str(client_tool(server.bindir, "psql")), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                           "-d", conninfo], input=sql, capture_output=True, text=True, timeout=120, check=True)
+                           "-d", conninfo], input=sql, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
@@ -183,3 +185,32 @@ def test_oracle_script_literals_and_names_read_back_on_a_real_parser(pg15: PgSer
     columns = json.loads(pg15.psql("SELECT row_to_json(r) FROM (SELECT " + ", ".join(f"1 AS {n}" for n in names)
                                    + ") r"))
     assert EVIL in columns and sorted(ident(name) for name in columns) == names
+
+
+def test_sequences_are_left_where_postgres_keeps_them_and_said_so(pg15: PgServer) -> None:
+    """A sequence lives in its database's default tablespace and no statement moves it alone
+    (SET TABLESPACE refuses it, pg_repack takes tables): the scripts move the table, leave the
+    sequence, say why, and run on the server without an error."""
+    pg15.psql("CREATE DATABASE seqs")
+    _psql(pg15, "CREATE TABLE orders (id serial PRIMARY KEY, v text); INSERT INTO orders (v) VALUES ('x');", "seqs")
+    catalog = _psql(pg15, "SELECT n.nspname || '.' || c.relname || '|' || c.relkind::text FROM pg_class c "
+                          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'", "seqs")
+    relations = tuple(Relation("seqs", name, relation_kind(relkind, False))
+                      for name, relkind in (line.split("|") for line in catalog.splitlines()))
+    assert Relation("seqs", "public.orders_id_seq", "sequence") in relations
+    area = Area(name="pg_default", kind="tablespace", tablespace="pg_default", size_bytes=1 << 20, read_iops=1.0,
+                write_iops=1.0, read_mb_s=0.1, write_mb_s=0.1, syncs_per_s=0.0, random_share=None,
+                mean_read_kb=None, mean_write_kb=None, files=len(relations), containers=("seqs",),
+                relations=relations)
+    move = Move(area, "data", "seq1", _mount(pg15, "mnt-seq1"), True)
+    _prepare_directories([move])
+    sql = postgres_sql([move]).text
+    assert "-- its sequences stay in pg_default: no statement moves a sequence alone" in sql
+    _psql(pg15, sql, "seqs")  # ON_ERROR_STOP: every statement runs
+    placed = _psql(pg15, "SELECT c.relname || '|' || COALESCE(t.spcname, 'default') FROM pg_class c "
+                         "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+                         "WHERE c.relname IN ('orders', 'orders_pkey', 'orders_id_seq') ORDER BY 1", "seqs")
+    new = new_tablespace_name(move)
+    assert placed.splitlines() == ["orders_id_seq|default", f"orders_pkey|{new}", f"orders|{new}"]
+    repack = repack_script([move])
+    assert repack is not None and "orders_id_seq" not in repack.text and '"public"."orders"' in repack.text

@@ -11,7 +11,7 @@ import pytest
 
 from advisor.errors import BadInput
 from advisor.jsonio import encode, from_jsonable, read_document, to_jsonable
-from advisor.model import FileIO, Location, ServerInfo, Snapshot, WaitProfile, save
+from advisor.model import FORMAT_VERSION, FileIO, Location, ServerInfo, Snapshot, WaitProfile, load_snapshot, save
 
 
 def _file(**changes: object) -> FileIO:
@@ -51,12 +51,24 @@ def test_an_unknown_field_deep_in_a_document_is_named(tmp_path: Path) -> None:
     snapshot = Snapshot(ServerInfo("postgres", "18.1", 180001, "h", "db", "1", "t"), "t", (_file(), _file()))
     path = tmp_path / "s.json"
     save(snapshot, path)
-    assert read_document(path, "snapshot", Snapshot, 1) == snapshot
+    assert read_document(path, "snapshot", Snapshot, FORMAT_VERSION) == snapshot
     data = to_jsonable(snapshot)
     data["files"][1]["reeds"] = 1
     path.write_bytes(encode(data))
     with pytest.raises(BadInput, match=r"unknown field `reeds` - at `\$\.files\[1\]`"):
-        read_document(path, "snapshot", Snapshot, 1)
+        read_document(path, "snapshot", Snapshot, FORMAT_VERSION)
+
+
+def test_a_version_1_snapshot_is_still_read(tmp_path: Path) -> None:
+    """Version 2 only named sequences apart; files written before it load as they are."""
+    when = "2026-11-24T12:00:00+00:00"
+    snapshot = Snapshot(ServerInfo("postgres", "18.1", 180001, "h", "db", "1", when), when, (_file(),))
+    data = to_jsonable(snapshot)
+    assert data["format_version"] == FORMAT_VERSION == 2
+    data["format_version"] = 1
+    path = tmp_path / "v1.json"
+    path.write_bytes(encode(data))
+    assert load_snapshot(path).files == snapshot.files
 
 
 def test_from_jsonable_converts_keys_and_names_the_field() -> None:

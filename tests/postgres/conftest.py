@@ -49,6 +49,7 @@ def shared_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
             "ALTER TABLE hot ALTER COLUMN body SET STORAGE EXTERNAL;"
             "INSERT INTO hot SELECT g, repeat(md5(g::text), 100) FROM generate_series(1, 2000) g;"
             "CREATE INDEX hot_body ON hot (left(body, 10)) TABLESPACE slow;"
+            "CREATE SEQUENCE counter;"
         )
         server.psql("CREATE TABLE other (id int) TABLESPACE slow; INSERT INTO other VALUES (1);", dbname="app2")
         yield server

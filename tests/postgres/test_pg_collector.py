@@ -34,6 +34,8 @@ def test_snapshot_content(shared_server: PgServer) -> None:
     assert index.kind == "index" and index.tablespace == "slow"  # its own tablespace, not the table's
     toast = [f for f in context.files if f.container == "postgres" and f.kind == "toast" and f.tablespace == "fast"]
     assert toast and all(os.path.isfile(f.path) for f in toast)
+    counter = by_name[("postgres", "public.counter")]  # a sequence: no statement moves it alone
+    assert counter.kind == "sequence" and counter.tablespace == "pg_default" and os.path.isfile(counter.path)
     other = by_name[("app2", "public.other")]
     assert other.tablespace == "slow" and other.file_id.startswith("app2/")
 

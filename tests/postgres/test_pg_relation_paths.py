@@ -52,7 +52,7 @@ def test_every_relation_path_is_the_servers_own(shared_server: PgServer, in_plac
     expected: dict[str, str] = {}
     for dbname in shared_server.psql("SELECT datname FROM pg_database WHERE datallowconn").split():
         expected.update(_server_paths(shared_server, dbname))
-    relations = [f for f in context.files if f.kind in ("data", "index", "toast")]
+    relations = [f for f in context.files if f.kind in ("data", "index", "toast", "sequence")]
     assert len(relations) > 300  # catalogs of every database, shared ones once, and the test tables
     for f in relations:
         assert f.file_id in expected, f.file_id
@@ -75,7 +75,7 @@ def test_tablespace_view_sums_the_relation_files(shared_server: PgServer) -> Non
     view = {row["spcname"]: row for row in context.views["pg_tablespace"]}
     assert set(view) >= {"pg_default", "pg_global", "fast", "slow"}
     for name, row in view.items():
-        files = [f for f in context.files if f.tablespace == name and f.kind in ("data", "index", "toast")]
+        files = [f for f in context.files if f.tablespace == name and f.kind in ("data", "index", "toast", "sequence")]
         assert row["relation_bytes"] == sum(f.size_bytes for f in files), name
     assert view["fast"]["relation_bytes"] > 8192 * 10  # the hot table and its TOAST
     visits = context.views["relation_visits"]

@@ -92,6 +92,10 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
                 out.append(
                     f"ALTER {what} ALL IN TABLESPACE {ident(move.area.tablespace)} SET TABLESPACE {ident(new)};"
                 )
+            if any(r.kind == "sequence" and r.container == db for r in move.area.relations):
+                out.append(f"-- its sequences stay in {comment(move.area.tablespace)}: no statement moves a sequence "
+                           "alone; they follow the database's default tablespace (ALTER DATABASE ... SET "
+                           "TABLESPACE, with no one connected to it)")
     temps = [new_tablespace_name(m) for m in moves if m.area.kind == "temp" and m.area.tablespace]
     if temps:
         # a list setting: identifiers, which the server stores as the list it splits again
@@ -166,7 +170,7 @@ def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Scrip
 def repack_script(moves: Sequence[Move]) -> Script | None:
     """pg_repack commands that move the known relations online (needs the extension)."""
     lines = ["#!/bin/sh", "# Online alternative to SET TABLESPACE: needs CREATE EXTENSION pg_repack in each database.",
-             "# Each table is independent: one that pg_repack refuses (no primary key, a sequence) does not stop",
+             "# Each table is independent: one that pg_repack refuses (no primary key) does not stop",
              "# the others; check the output.", "set -u"]
     count = 0
     for move in moves:
