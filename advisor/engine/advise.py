@@ -216,7 +216,7 @@ def make_plan(
     dbms = options.dbms or workload.server.dbms
     plan = build_plan(
         analysis.classified, solution, before, labels, capacities, options, names,
-        workload.server.settings, dbms, workload.server.major, notes,
+        workload.server.settings, dbms, workload.server.version_num, notes,
     )
     return plan, []
 

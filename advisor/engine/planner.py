@@ -126,7 +126,7 @@ def build_plan(
     disk_names: Sequence[str],
     settings: Mapping[str, str],
     dbms: str,
-    major: int,
+    version_num: int,
     notes: Sequence[str] = (),
 ) -> Plan:
     """Assemble the plan document from an optimised solution and the current times."""
@@ -155,10 +155,10 @@ def build_plan(
             scripts.append(sfdisk_script([p for p in parts if p.disk == disk_name], options.device,
                                          disk_name=disk_name))
         if dbms == "oracle":
-            scripts += oracle_scripts(moves, major)
+            scripts += oracle_scripts(moves, version_num // 10000)
         else:
             scripts += postgres_scripts(moves, settings)
-        scripts += object_scripts(moves, dbms, major)
+        scripts += object_scripts(moves, dbms, version_num)
     return Plan(
         partitions=tuple(parts), placements=tuple(placements), service_times=tuple(times),
         predicted_before_ms=round(before_ms, 4), predicted_after_ms=round(after_ms, 4), predicted_gain=round(gain, 4),

@@ -136,6 +136,6 @@ def make_tier_plan(
     solution, capacities, names = _solution(chosen)
     labels: dict[str, str | None] = dict.fromkeys(before)
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,
-                      options.dbms or workload.server.dbms, workload.server.major, notes)
+                      options.dbms or workload.server.dbms, workload.server.version_num, notes)
     section = tier_plan_section(result, items, options.knapsack)
     return replace(plan, scripts=_per_device_scripts(plan, options.mount_root), tiers=section, method="tiers")

@@ -120,14 +120,15 @@ def test_even_segment_stays_in_its_tablespace(tmp_path: Path) -> None:
     assert all(a.kind != "object" for a in areas)
 
 
-@pytest.mark.parametrize(("kind", "partition", "major", "expected"), [
-    ("TABLE", None, 19, 'ALTER TABLE "SCOTT"."T" MOVE ONLINE TABLESPACE'),
-    ("TABLE", None, 12, "REBUILD ONLINE"),  # offline move, then the UNUSABLE indexes are rebuilt
-    ("TABLE PARTITION", "P1", 19, 'MOVE PARTITION "P1" ONLINE TABLESPACE'),
-    ("INDEX PARTITION", "P1", 19, 'REBUILD PARTITION "P1" TABLESPACE'),
-    ("LOBSEGMENT", None, 19, "FROM dba_lobs WHERE owner = 'SCOTT' AND segment_name = 'T'"),
+@pytest.mark.parametrize(("kind", "partition", "version_num", "expected"), [
+    ("TABLE", None, 190000, 'ALTER TABLE "SCOTT"."T" MOVE ONLINE TABLESPACE'),
+    ("TABLE", None, 120200, 'ALTER TABLE "SCOTT"."T" MOVE ONLINE TABLESPACE'),  # 12.2: online, as 18+
+    ("TABLE", None, 120100, "REBUILD ONLINE"),  # 12.1: offline move, then the UNUSABLE indexes are rebuilt
+    ("TABLE PARTITION", "P1", 190000, 'MOVE PARTITION "P1" ONLINE TABLESPACE'),
+    ("INDEX PARTITION", "P1", 190000, 'REBUILD PARTITION "P1" TABLESPACE'),
+    ("LOBSEGMENT", None, 190000, "FROM dba_lobs WHERE owner = 'SCOTT' AND segment_name = 'T'"),
 ])
-def test_oracle_statement_per_segment_type(kind: str, partition: str | None, major: int, expected: str) -> None:
+def test_oracle_statement_per_segment_type(kind: str, partition: str | None, version_num: int, expected: str) -> None:
     from advisor.engine.scripts.moves import Move
     from advisor.engine.scripts.objects import oracle_object_scripts
 
@@ -135,9 +136,30 @@ def test_oracle_statement_per_segment_type(kind: str, partition: str | None, maj
     segment = replace(load.segments[0], name="T", segment_type=kind, partition=partition, parent="SCOTT.ORDERS")
     areas = group_with_objects(load.rates, load.layout, (segment,))
     alone = next(a for a in areas if a.kind == "object")
-    (script,) = oracle_object_scripts([Move(alone, "random-read", "hot1", "/srv/advisor/hot1", True)], major)
+    (script,) = oracle_object_scripts([Move(alone, "random-read", "hot1", "/srv/advisor/hot1", True)], version_num)
     assert expected in script.text
+    assert ("MOVE TABLESPACE" in script.text) == (kind == "TABLE" and version_num < 120200)
     _parses(script.text)
+
+
+@pytest.mark.parametrize(("version_num", "limit"), [(110204, 30), (120100, 30), (120200, 128), (190000, 128)])
+def test_oracle_tablespace_names_fit_the_release(version_num: int, limit: int) -> None:
+    """Names longer than 30 bytes are legal from 12.2 (not 12.1, whose major is the same); a
+    name cut to fit still tells two segments apart."""
+    from advisor.engine.scripts.moves import Move
+    from advisor.engine.scripts.objects import oracle_tablespace_name
+
+    load = _oracle_workload()
+
+    def name_for(segment_name: str) -> str:
+        segment = replace(load.segments[0], name=segment_name, segment_type="TABLE")
+        alone = next(a for a in group_with_objects(load.rates, load.layout, (segment,)) if a.kind == "object")
+        return oracle_tablespace_name(Move(alone, "random-read", "hot1", "/srv/advisor/hot1", True), version_num)
+
+    long_name = "ORDER_LINES_BY_CUSTOMER_AND_DAY_HISTORY"
+    name = name_for(long_name)
+    assert len(name.encode()) <= limit and (long_name in name) == (limit == 128), name
+    assert name_for(long_name + "_2") != name  # cut names keep apart by their hash
 
 
 def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:

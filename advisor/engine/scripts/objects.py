@@ -19,6 +19,7 @@ by the free space it needs on the target while it runs. Names are quoted with
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Sequence
 
@@ -94,9 +95,22 @@ def postgres_object_scripts(moves: Sequence[Move]) -> list[Script]:
     return scripts
 
 
-def oracle_tablespace_name(move: Move, major: int) -> str:
-    """Upper-case name of the tablespace made for one segment (30 bytes before 12.2)."""
-    return label(f"{move.partition}_{move.area.name}", 30 if major < 18 else 128).replace(".", "_").upper()
+ORACLE_12_2 = 120200
+"""``version_num`` of Oracle 12.2: long (128-byte) names and ``ALTER TABLE ... MOVE ONLINE``
+start there. The major alone cannot tell (12 for 12.1 and 12.2 both)."""
+
+
+def oracle_tablespace_name(move: Move, version_num: int) -> str:
+    """Upper-case name of the tablespace made for one segment (30 bytes before 12.2, 128 from
+    it); a name cut to fit ends in a short hash of the whole, so two long segment names that
+    start alike still get two tablespaces."""
+    limit = 30 if version_num < ORACLE_12_2 else 128
+    wanted = f"{move.partition}_{move.area.name}"
+    whole = label(wanted, len(wanted)).replace(".", "_").upper()
+    if len(whole) <= limit:
+        return whole
+    digest = hashlib.blake2s(wanted.encode("utf-8"), digest_size=4).hexdigest().upper()
+    return f"{whole[:limit - 9].rstrip('_')}_{digest}"
 
 
 def _owner_name(qualified: str) -> tuple[str, str]:
@@ -123,9 +137,10 @@ def _lob_move(owner: str, segment: str, parent: str | None, space: str, online: 
             f"EXECUTE IMMEDIATE {literal(prefix)} || col || {literal(suffix)}; END;\n/"]
 
 
-def _segment_move(move: Move, major: int, space: str) -> list[str]:
+def _segment_move(move: Move, version_num: int, space: str) -> list[str]:
     out: list[str] = []
-    online = major >= 18  # the major of 12.2 is 12, as 12.1's: every 12.x takes the offline path with the rebuild
+    online = version_num >= ORACLE_12_2
+    major = version_num // 10000
     for seg in move.area.relations:
         owner, name = _owner_name(seg.name)
         target = f"{ident(owner)}.{ident(name)}"
@@ -154,29 +169,29 @@ def _segment_move(move: Move, major: int, space: str) -> list[str]:
     return out
 
 
-def oracle_object_scripts(moves: Sequence[Move], major: int) -> list[Script]:
+def oracle_object_scripts(moves: Sequence[Move], version_num: int) -> list[Script]:
     """oracle_objects.sql: a tablespace per segment placed alone, then the segment's move."""
     objects = _objects(moves)
     if not objects:
         return []
     lines = ["-- Segments placed alone: each gets its own tablespace on its planned partition.", "-- " + ORACLE_CAVEAT]
-    if major < 18:
-        lines.append("-- Before 12.2 a table MOVE is offline; on 12.2 or later use MOVE ONLINE instead of MOVE "
-                     "and the index rebuild that follows.")
+    if version_num < ORACLE_12_2:
+        lines.append("-- Before 12.2 a table MOVE is offline (the table is locked and its indexes are rebuilt "
+                     "after it).")
     for move in objects:
-        space = oracle_tablespace_name(move, major)
+        space = oracle_tablespace_name(move, version_num)
         size = _mib(move.area.size_bytes)
         datafile = posixpath.join(move.directory, f"{label(space, 24).lower()}01.dbf")
         lines.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}: needs {size} MiB free in "
                      f"{comment(space)} while it runs (the old segment is freed when the move ends)")
         lines.append(f"CREATE TABLESPACE {ident(space)} DATAFILE {literal(datafile)} "
                      f"SIZE {max(100, int(size * HEADROOM))}M AUTOEXTEND ON NEXT 256M;")
-        lines.extend(_segment_move(move, major, space))
+        lines.extend(_segment_move(move, version_num, space))
     return [Script(name="oracle_objects.sql", language="sql", text="\n".join(lines) + "\n", caveat=ORACLE_CAVEAT)]
 
 
-def object_scripts(moves: Sequence[Move], dbms: str, major: int) -> list[Script]:
+def object_scripts(moves: Sequence[Move], dbms: str, version_num: int) -> list[Script]:
     """The object-move scripts of a plan for *dbms* (none when no object is placed alone)."""
     if dbms == "oracle":
-        return oracle_object_scripts(moves, major)
+        return oracle_object_scripts(moves, version_num)
     return postgres_object_scripts(moves)
