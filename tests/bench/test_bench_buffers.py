@@ -131,3 +131,35 @@ def test_an_exit_raised_while_reading_waits_for_every_reader(tmp_path: Path, pat
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         release(target)
+
+
+def test_a_signal_while_the_readers_start_arrives_after_every_start(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal raised between two ``Thread.start`` calls used to stop the starting loop
+    with readers already running into a buffer about to be freed (and, inside ``start``,
+    to leave a thread Python had half forgotten). Now it is held until every reader has
+    started, and its exception reaches the caller after every reader has stopped."""
+    target = create_scratch(str(tmp_path / "scratch.dat"), 64 << 20, reuse=False)
+    regions = (Region(0, 32 << 20), Region(32 << 20, 32 << 20))
+    job = Job("interrupted", "randread", regions, 4 << 20, 30.0, depth=2)
+    started: list[_Worker] = []
+    original_start = _Worker.start
+
+    def start_then_signal(worker: _Worker) -> None:
+        original_start(worker)
+        started.append(worker)
+        if len(started) == 2:
+            signal.raise_signal(signal.SIGALRM)  # handled at once unless held back
+
+    previous = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr("advisor.bench.engines.builtin._aio_usable", lambda: False)
+    monkeypatch.setattr(_Worker, "start", start_then_signal)
+    try:
+        signal.signal(signal.SIGALRM, _raise_alarm_once())
+        with pytest.raises(_Alarm):
+            BuiltinEngine().run(target.path, [job], threading.Event())
+        assert len(started) == 4, f"the signal cut the start of the readers at {len(started)} of 4"
+        assert all(worker.done.is_set() for worker in started)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        release(target)

@@ -18,9 +18,10 @@ import contextlib
 import functools
 import mmap
 import os
+import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class _Worker(threading.Thread):
         self.first_ns = 0
         self.last_ns = 0
         self.error: OSError | None = None
-        self.done = threading.Event()  # see _join_all: join() cannot be trusted once interrupted
+        self.done = threading.Event()  # see _run_all: join() cannot be trusted once interrupted
 
     def run(self) -> None:
         try:
@@ -202,9 +203,7 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
         regions = [region for region in job.regions for _ in range(depth)]
         workers = [_Worker(fd, job, region, seed + 7919 * n, start, stop, slices[n])
                    for n, region in enumerate(regions)]
-        for worker in workers:
-            worker.start()
-        _join_all(workers, stop)
+        _run_all(workers, stop)
     failed = next((w.error for w in workers if w.error is not None), None)
     if failed is not None:
         raise failed
@@ -214,21 +213,53 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
     return aio.Reads(latencies, min(started) if started else 0, max(ended) if ended else 0)
 
 
-def _join_all(workers: list[_Worker], stop: threading.Event) -> None:
-    """Wait for the workers; on Ctrl-C (or any exit raised while waiting) tell them to stop,
-    wait, and let it through: they read into memory that is freed after this returns.
+#: Signals whose Python handlers may raise (Ctrl-C, SIGTERM/SIGHUP made SystemExit, an alarm):
+#: held back while the readers start. Faults (SIGSEGV, SIGBUS, ...) are never held.
+_DEFERRED_SIGNALS = frozenset(signal.valid_signals()) - {
+    signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGTRAP, signal.SIGSYS,
+    signal.SIGKILL, signal.SIGSTOP}
 
-    Waits on each worker's ``done`` event rather than ``Thread.join``: a ``join`` interrupted
-    by an exception from a signal handler (Python 3.11) marks a still-running thread stopped,
-    and a later ``join`` or ``is_alive`` then says it has ended while it still reads.
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold asynchronous signals back in this thread; they arrive when the block ends.
+
+    An exception raised by a signal handler inside ``Thread.start`` can leave a thread
+    running that the caller does not know was started (3.11 even forgets it half way: the
+    thread's bootstrap then fails on ``_limbo``), and the buffer it reads into would be freed
+    under it. The started threads inherit the mask, so the kernel sends these signals to the
+    main thread, where Python handles them anyway.
     """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
     try:
-        for worker in workers:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _run_all(workers: list[_Worker], stop: threading.Event) -> None:
+    """Start the workers and wait for them; on Ctrl-C (or any exit raised meanwhile) tell
+    them to stop, wait for every one started, and let it through: they read into memory that
+    is freed after this returns.
+
+    Starts them with signals held (see ``_signals_held``), so a signal's exception arrives
+    after every start has returned, here. Waits on each worker's ``done`` event rather than
+    ``Thread.join``: a ``join`` interrupted by an exception from a signal handler (Python
+    3.11) marks a still-running thread stopped, and a later ``join`` or ``is_alive`` then says
+    it has ended while it still reads.
+    """
+    started: list[_Worker] = []
+    try:
+        with _signals_held():
+            for worker in workers:
+                worker.start()
+                started.append(worker)
+        for worker in started:
             while not worker.done.wait(0.1):
                 pass
     except BaseException:
         stop.set()
-        for worker in workers:
+        for worker in started:
             worker.done.wait()
         raise
 
