@@ -6,7 +6,7 @@ import ctypes
 import re
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -109,39 +109,48 @@ def _raise_alarm_once() -> Callable[[int, object], None]:
     return handler
 
 
-@pytest.mark.parametrize("pattern", ["read", "randread"])
-def test_an_exit_raised_while_reading_waits_for_every_reader(tmp_path: Path, pattern: str) -> None:
-    """An exception from a signal handler (Ctrl-C, SIGTERM turned into SystemExit) reaches the
-    caller itself, after every reader has stopped; not a BufferError from freeing memory that
-    a thread still reads into (``Thread.join`` interrupted in Python 3.11 says a running thread
-    has ended)."""
+@pytest.fixture
+def alarm_target(tmp_path: Path) -> Iterator[str]:
+    """A 64 MiB scratch file for the interrupt tests (two regions of 32 MiB); SIGALRM's
+    handler and timer are put back afterwards."""
     target = create_scratch(str(tmp_path / "scratch.dat"), 64 << 20, reuse=False)
-    regions = (Region(0, 32 << 20), Region(32 << 20, 32 << 20))
-    job = Job("interrupted", pattern, regions, 4 << 20, 30.0, depth=2)  # large reads: a long window
     previous = signal.getsignal(signal.SIGALRM)
     try:
-        for _ in range(4):
-            signal.signal(signal.SIGALRM, _raise_alarm_once())
-            signal.setitimer(signal.ITIMER_REAL, 0.25)
-            with pytest.raises(_Alarm):
-                while True:  # a sequential pass may end before the alarm
-                    BuiltinEngine().run(target.path, [job], threading.Event())
-            assert not [thread for thread in threading.enumerate() if isinstance(thread, _Worker)]
+        yield target.path
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         release(target)
 
 
-def test_a_signal_while_the_readers_start_arrives_after_every_start(tmp_path: Path,
+def _two_region_job(pattern: str) -> Job:
+    """Two readers per 32 MiB region, 4 MiB reads: a long window for a signal to land in."""
+    regions = (Region(0, 32 << 20), Region(32 << 20, 32 << 20))
+    return Job("interrupted", pattern, regions, 4 << 20, 30.0, depth=2)
+
+
+@pytest.mark.parametrize("pattern", ["read", "randread"])
+def test_an_exit_raised_while_reading_waits_for_every_reader(alarm_target: str, pattern: str) -> None:
+    """An exception from a signal handler (Ctrl-C, SIGTERM turned into SystemExit) reaches the
+    caller itself, after every reader has stopped; not a BufferError from freeing memory that
+    a thread still reads into (``Thread.join`` interrupted in Python 3.11 says a running thread
+    has ended)."""
+    job = _two_region_job(pattern)
+    for _ in range(4):
+        signal.signal(signal.SIGALRM, _raise_alarm_once())
+        signal.setitimer(signal.ITIMER_REAL, 0.25)
+        with pytest.raises(_Alarm):
+            while True:  # a sequential pass may end before the alarm
+                BuiltinEngine().run(alarm_target, [job], threading.Event())
+        assert not [thread for thread in threading.enumerate() if isinstance(thread, _Worker)]
+
+
+def test_a_signal_while_the_readers_start_arrives_after_every_start(alarm_target: str,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A signal raised between two ``Thread.start`` calls used to stop the starting loop
     with readers already running into a buffer about to be freed (and, inside ``start``,
     to leave a thread Python had half forgotten). Now it is held until every reader has
     started, and its exception reaches the caller after every reader has stopped."""
-    target = create_scratch(str(tmp_path / "scratch.dat"), 64 << 20, reuse=False)
-    regions = (Region(0, 32 << 20), Region(32 << 20, 32 << 20))
-    job = Job("interrupted", "randread", regions, 4 << 20, 30.0, depth=2)
     started: list[_Worker] = []
     original_start = _Worker.start
 
@@ -151,15 +160,10 @@ def test_a_signal_while_the_readers_start_arrives_after_every_start(tmp_path: Pa
         if len(started) == 2:
             signal.raise_signal(signal.SIGALRM)  # handled at once unless held back
 
-    previous = signal.getsignal(signal.SIGALRM)
     monkeypatch.setattr("advisor.bench.engines.builtin._aio_usable", lambda: False)
     monkeypatch.setattr(_Worker, "start", start_then_signal)
-    try:
-        signal.signal(signal.SIGALRM, _raise_alarm_once())
-        with pytest.raises(_Alarm):
-            BuiltinEngine().run(target.path, [job], threading.Event())
-        assert len(started) == 4, f"the signal cut the start of the readers at {len(started)} of 4"
-        assert all(worker.done.is_set() for worker in started)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-        release(target)
+    signal.signal(signal.SIGALRM, _raise_alarm_once())
+    with pytest.raises(_Alarm):
+        BuiltinEngine().run(alarm_target, [_two_region_job("randread")], threading.Event())
+    assert len(started) == 4, f"the signal cut the start of the readers at {len(started)} of 4"
+    assert all(worker.done.is_set() for worker in started)
