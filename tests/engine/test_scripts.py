@@ -53,7 +53,9 @@ def _script(plan: Plan, name: str) -> Script:
 
 
 def _statements(text: str) -> list[sqlparse.sql.Statement]:
-    parsed = sqlparse.parse(text)
+    """The SQL statements of *text*; psql meta-command lines (``\\connect``) are psql's, not SQL."""
+    sql = "\n".join(line for line in text.splitlines() if not line.startswith("\\"))
+    parsed = sqlparse.parse(sql)
     return [s for s in parsed if s.get_type() != "UNKNOWN" or s.token_first(skip_cm=True) is not None]
 
 

@@ -214,3 +214,33 @@ def test_sequences_are_left_where_postgres_keeps_them_and_said_so(pg15: PgServer
     assert placed.splitlines() == ["orders_id_seq|default", f"orders_pkey|{new}", f"orders|{new}"]
     repack = repack_script([move])
     assert repack is not None and "orders_id_seq" not in repack.text and '"public"."orders"' in repack.text
+
+
+def test_postgres_sql_run_once_with_psql_moves_the_tables_of_every_database(pg15: PgServer, tmp_path: Path) -> None:
+    """One tablespace holds tables of two databases (one with a hostile name); the plan's file,
+    run once as the docs say (``psql -f postgres.sql`` from database ``postgres``), moves both:
+    each database's statements follow a ``\\connect`` to it, which keeps psql's host and port."""
+    old = "two dbs 'old\""
+    pg15.psql(f"CREATE TABLESPACE {ident(old)} LOCATION {literal(_mount(pg15, 'mnt-two-old'))}")
+    odd_db = "Two 'dbs\" a=b"
+    for db in ("twoa", odd_db):
+        pg15.psql(f"CREATE DATABASE {ident(db)}")
+        _psql(pg15, f"CREATE TABLE t (id int PRIMARY KEY USING INDEX TABLESPACE {ident(old)}) TABLESPACE {ident(old)}",
+              db)
+    area = Area(name=old, kind="tablespace", tablespace=old, size_bytes=1 << 20, read_iops=1.0, write_iops=1.0,
+                read_mb_s=0.1, write_mb_s=0.1, syncs_per_s=0.0, random_share=None, mean_read_kb=None,
+                mean_write_kb=None, files=2, containers=("twoa", odd_db),
+                relations=(Relation("twoa", "public.t", "data"), Relation(odd_db, "public.t", "data")))
+    move = Move(area, "data", "two1", _mount(pg15, "mnt-two1"), True)
+    _prepare_directories([move])
+    path = tmp_path / "postgres.sql"
+    path.write_text(postgres_sql([move]).text)
+    conninfo = make_conninfo(host="127.0.0.1", port=pg15.port, user="postgres", dbname="postgres")
+    done = subprocess.run([str(client_tool(pg15.bindir, "psql")), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                           "-d", conninfo, "-f", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    new = new_tablespace_name(move)
+    for db in ("twoa", odd_db):
+        placed = _psql(pg15, "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
+                             "WHERE c.relname IN ('t', 't_pkey') ORDER BY c.relname", db)
+        assert placed.splitlines() == [new, new], (db, placed)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.postgres import plain_tablespace_name, repack_command
-from advisor.engine.scripts.quoting import comment, ident, label, literal, qualified
+from advisor.engine.scripts.quoting import comment, ident, label, literal, psql_connect, qualified
 from advisor.model import Script
 
 PG_LOCK_WARNING = (
@@ -67,6 +67,7 @@ def _pg_sql(moves: Sequence[Move]) -> tuple[list[str], list[str]]:
         indexes = [r for r in move.area.relations if r.kind == "index"]
         for db in dict.fromkeys(r.container for r in move.area.relations):
             sql.append(f"-- run the next statements connected to database {comment(db)}")
+            sql.append(psql_connect(db))
             for rel in (r for r in tables if r.container == db):
                 sql.append(f"ALTER TABLE {qualified(rel.name)} SET TABLESPACE {ident(space)};")
                 repack.append(repack_command(db, rel.name, space))

@@ -11,6 +11,7 @@ quoted (:mod:`advisor.engine.scripts.quoting`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from advisor.engine.scripts.quoting import (
     ident,
     identifier_list,
     literal,
+    psql_connect,
     qualified,
     shell,
 )
@@ -70,6 +72,22 @@ def _format(sql: str) -> str:
     return str(sqlparse.format(sql, reindent=True, keyword_case="upper")).strip() + "\n"
 
 
+def psql_text(lines: Sequence[str]) -> str:
+    """*lines* as a psql script: SQL runs laid out by sqlparse, psql meta-commands verbatim.
+
+    sqlparse knows no ``\\connect`` and would upper-case its options, so each run of SQL
+    between meta-commands is formatted on its own.
+    """
+    parts: list[str] = []
+    for is_meta, group in itertools.groupby(lines, key=lambda line: line.startswith("\\")):
+        run = list(group)
+        if is_meta or all(line.startswith("--") for line in run):
+            parts.append("\n".join(run) + "\n")
+        else:
+            parts.append(_format("\n".join(run)))
+    return "".join(parts)
+
+
 def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
     out: list[str] = []
     for move in moves:
@@ -88,6 +106,7 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
         for db in [c for c in move.area.containers if c not in TEMPLATES] or [""]:
             if db:
                 out.append(f"-- run the next statements connected to database {comment(db)}")
+                out.append(psql_connect(db))
             for what in ("TABLE", "INDEX", "MATERIALIZED VIEW"):
                 out.append(
                     f"ALTER {what} ALL IN TABLESPACE {ident(move.area.tablespace)} SET TABLESPACE {ident(new)};"
@@ -122,17 +141,12 @@ def postgres_sql(moves: Sequence[Move]) -> Script:
     """CREATE TABLESPACE / SET TABLESPACE / temp_tablespaces / archive_command."""
     body = _tablespace_sql(moves) + _archive_sql(moves)
     header = [
-        "-- Mount the planned partitions first; each LOCATION must be an empty directory owned by postgres.",
+        "-- Mount the planned partitions first; each LOCATION must be an empty directory owned by the",
+        "-- server's OS account. Run with psql as a superuser: psql -v ON_ERROR_STOP=1 -f postgres.sql",
+        "-- (the \\connect lines move to each database in turn, keeping psql's host, port and user).",
         "-- " + LOCK_WARNING,
     ]
-    statements = [line for line in body if not line.startswith("--")]
-    text = "\n".join(header + body) + "\n"
-    return Script(
-        name="postgres.sql",
-        language="sql",
-        text=_format(text) if statements else text,
-        caveat=LOCK_WARNING,
-    )
+    return Script(name="postgres.sql", language="sql", text=psql_text(header + body), caveat=LOCK_WARNING)
 
 
 def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Script | None:

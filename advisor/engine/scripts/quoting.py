@@ -75,6 +75,41 @@ def conninfo_value(value: str) -> str:
     return make_conninfo(dbname=value).removeprefix("dbname=")
 
 
+def psql_connect(database: str) -> str:
+    r"""A psql ``\connect`` line to *database*, keeping the host, port and user psql was started with.
+
+    The plan's statements for each database must run connected to it (``ALTER TABLE ALL IN
+    TABLESPACE`` moves only the current database's relations). Three readers see the name,
+    each undone in turn:
+
+    * libpq: the name goes in a connection string (``-reuse-previous=on 'dbname=...'``), so a
+      database called ``a=b`` or ``postgresql://x`` is not taken for a connection string;
+    * psql reads ``\connect``'s first argument as an identifier that keeps its case: double
+      quotes in it are removed (``""`` is one quote), so the whole argument is double-quoted;
+    * psql's single quotes around it: ``''`` stands for a quote, backslash escapes are
+      processed (a backslash is doubled; a control character, which would end the line, is
+      written as an octal escape).
+
+    >>> print(psql_connect("app"))
+    \connect -reuse-previous=on '"dbname=app"'
+    >>> print(psql_connect("it's odd"))
+    \connect -reuse-previous=on '"dbname=''it\\''s odd''"'
+    """
+    value = '"' + ("dbname=" + conninfo_value(database.replace("\x00", ""))).replace('"', '""') + '"'
+    quoted = "".join(_psql_quoted_char(ch) for ch in value)
+    return f"\\connect -reuse-previous=on '{quoted}'"
+
+
+def _psql_quoted_char(ch: str) -> str:
+    if ch == "'":
+        return "''"
+    if ch == "\\":
+        return "\\\\"
+    if _UNPRINTABLE.match(ch):
+        return f"\\{ord(ch):03o}"
+    return ch
+
+
 def one_line(text: str) -> bool:
     """True when *text* holds no line break or other control character (safe for SQL*Plus)."""
     return _UNPRINTABLE.search(text) is None
