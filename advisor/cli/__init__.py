@@ -8,6 +8,7 @@ no command can leak a traceback (or a password inside one).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -15,7 +16,11 @@ import typer
 from typer._click import exceptions as click_exc
 from typer.core import TyperGroup
 
+from advisor import __version__
 from advisor.errors import AdvisorError, ExitCode, redact
+
+PIPE_CLOSED = 141
+"""Exit code when the reader of stdout closed it early (128 + SIGPIPE, as a shell reports it)."""
 
 COMMAND_MODULES = (
     "collect",
@@ -50,6 +55,8 @@ class AdvisorGroup(TyperGroup):
         except KeyboardInterrupt:
             typer.echo("advisor: interrupted", err=True)
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except BrokenPipeError:
+            raise typer.Exit(_reader_gone()) from None
         except (typer.Exit, typer.Abort, click_exc.ClickException):
             raise
         except Exception as exc:  # noqa: BLE001 - last line of defence, message only
@@ -70,15 +77,47 @@ def build_app() -> typer.Typer:
         add_completion=False,
         rich_markup_mode=None,
     )
+    root.callback(invoke_without_command=True)(_root_options)
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"advisor.cli.{name}")
         module.register(root)
     return root
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"advisor {__version__} (Python {sys.version.split()[0]})")
+        raise typer.Exit(0)
+
+
+def _root_options(
+    ctx: typer.Context,
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                 help="Print advisor's version and exit."),
+) -> None:
+    """Place Oracle and PostgreSQL files on spinning disks by evidence."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
 app = build_app()
+
+
+def _reader_gone() -> int:
+    """Exit code after the reader of stdout went away (``advisor sql list | head``).
+
+    Like a shell tool killed by SIGPIPE: no message, code 141 (128 + 13). stdout is pointed
+    at /dev/null so the interpreter's last flush does not fail again.
+    """
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return PIPE_CLOSED
 
 
 def main() -> None:
     """Console-script entry point."""
-    sys.exit(app())
+    try:
+        code = app()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _reader_gone()
+    sys.exit(code)
