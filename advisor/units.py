@@ -20,6 +20,9 @@ MIB = 1 << 20
 GIB = 1 << 30
 TIB = 1 << 40
 
+DISK_MB = 10**6
+"""The megabyte of disk rates (the disk model's and the bench's MB/s), as drive datasheets quote them."""
+
 _SIZE_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORECASE)
 

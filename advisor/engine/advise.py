@@ -21,6 +21,7 @@ from advisor.engine.findings import DiskView, disk_view, placement_findings
 from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
 from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
+from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items
@@ -68,6 +69,8 @@ class Analysis:
     ssd_disks: set[str]
     findings: list[Finding]
     calibration: Calibration
+    refuted: frozenset[str | None] = frozenset()
+    """Disks (None: the default model) whose assumed model the measurements refute."""
 
 
 def _disk_sizes(workload: Workload) -> dict[str, int]:
@@ -96,7 +99,6 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     findings += misaligned(workload.layout)
     rpm_of = {d: _rpm(models.of(d)) for d in {c.area.disk for c in classified if c.area.disk} | set(models.profiles)}
     findings += cache_lies(models.profiles, rpm_of)
-    findings += commit_bound(classified, rpm_of, _rpm(models.default))
     sizes = _disk_sizes(workload)
     views: dict[str, DiskView] = {}
     for disk in sorted({c.area.disk for c in classified if c.area.disk and c.area.placement_known}):
@@ -104,6 +106,13 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
             continue
         physics = models.of(disk)
         views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
+    # a finding may rest on a disk's model only where the measurements do not refute it
+    rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
+    misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
+    refuted = frozenset(m.disk for m in misfits)
+    findings += [misfit_finding(m, models.of(m.disk).name) for m in misfits]
+    findings += commit_bound([c for c in classified if c.area.disk not in refuted], rpm_of, _rpm(models.default))
+    views = {disk: view for disk, view in views.items() if disk not in refuted}
     placement = placement_findings(views)
     if not gate.passed:
         # the disk would gain, the database hardly: a placement finding cannot matter more than "low"
@@ -113,7 +122,7 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     # NOT_IO_BOUND frames every other finding, so it leads; then by severity and gain
     findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
                                  -(f.predicted_gain or 0.0), f.code, f.subject))
-    return Analysis(classified, gate, views, ssd_disks, findings, calibration)
+    return Analysis(classified, gate, views, ssd_disks, findings, calibration, refuted)
 
 
 def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
@@ -204,6 +213,8 @@ def make_plan(
         current = {c.area.name: ms for view in analysis.views.values()
                    for c, ms in zip(view.areas, view.times_ms, strict=True)}
         return make_tier_plan(workload, analysis.classified, options.target, options.headroom, current, options), []
+    if analysis.refuted and not analysis.views and not options.new_disks:
+        return None, ["No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT)."]
     if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
         notes: list[str] = []
