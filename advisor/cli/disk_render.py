@@ -29,8 +29,10 @@ def presets_table(infos: Sequence[PresetInfo]) -> None:
     from rich.table import Table
 
     table = Table(show_edge=False)
-    for name in ("preset", "class", "description"):
-        table.add_column(name)
+    # names are typed back (--preset NAME): never cut them; the description wraps instead
+    table.add_column("preset", no_wrap=True, min_width=max((len(i.name) for i in infos), default=6))
+    table.add_column("class", no_wrap=True)
+    table.add_column("description", ratio=1)
     for info in infos:
         table.add_row(info.name, info.drive_class, info.description)
     stdout_console().print(table)

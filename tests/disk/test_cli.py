@@ -99,3 +99,15 @@ def test_unsupported_format_is_refused_before_writing(tmp_path: Path) -> None:
     result = runner.invoke(app, ["disk", "fit", str(tmp_path / "disk.json"), "-o", str(out), "--format", "html"])
     assert result.exit_code == 6 and "--format html" in result.stderr
     assert not out.exists()
+
+
+def test_presets_table_at_80_columns_keeps_every_name_whole() -> None:
+    """A preset name is typed back (--preset NAME): at 80 columns it was cut to 'wd-my-passport-wdbbep0010b…'."""
+    from advisor.disk.presets import list_presets
+
+    result = runner.invoke(app, ["disk", "presets"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    first_cells = {line.split("│")[0].strip() for line in lines if "│" in line}
+    assert {info.name for info in list_presets()} <= first_cells
