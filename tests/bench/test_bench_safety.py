@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -207,3 +208,32 @@ def test_sigterm_while_the_scratch_file_is_written_removes_it(tmp_path: Path) ->
     assert code == 143, err
     assert "Traceback" not in err and "nothing written" in err
     assert not scratch.exists() and not output.exists()
+
+
+@pytest.mark.root
+def test_a_device_the_kernel_will_not_open_explains_why_and_names_a_scratch_file_on_it(tmp_path: Path) -> None:
+    """On a VM or in a container ``advisor bench /dev/vda`` said only ``Operation not permitted``.
+
+    A real refusal: a node of the loop partition with mode 000, opened by root without the
+    capabilities that bypass file modes (as a sandbox's device rules refuse root).
+    """
+    require_root()
+    import shutil
+    import stat as stat_mod
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    with scratch_disk(64 << 20, [("data", 0.9)], image_dir=tmp_path / "img") as disk:
+        part = disk.partitions[0]
+        node = tmp_path / "locked-part"
+        os.mknod(node, stat_mod.S_IFBLK | 0o000, os.stat(part.device).st_rdev)
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "COLUMNS": "200"}
+        caps = "-dac_override,-dac_read_search"
+        result = subprocess.run(["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", sys.executable, "-m",
+                                 "advisor", "bench", str(node), "--quick", "--tests", "zones"],
+                                capture_output=True, text=True, timeout=120, env=env, check=False)
+        line = one_error_line(result)
+        assert result.returncode == ExitCode.DEVICE, line
+        assert "may not read the device" in line and "--scratch-file" in line
+        assert f"{part.mountpoint}/advisor.scratch" in line
+    assert no_leaks(tmp_path / "img")
