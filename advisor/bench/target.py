@@ -89,13 +89,13 @@ def _direct_io_error(path: str, exc: OSError) -> DeviceError:
     if exc.errno in (errno.EPERM, errno.EACCES) and _is_block_device(path):
         why = ("the kernel refused the device itself even to root: a container's device rules, a virtual "
                "machine or cloud sandbox that does not pass the disk through, or a locked-down kernel"
-               if exc.errno == errno.EPERM else "this user may not read the device (root or the disk group can)")
+               if exc.errno == errno.EPERM else "this user may not read the device; root or the disk group can")
         mounted = _mounted_or_none(path)
         scratch = posixpath.join(mounted or "/a/filesystem/on/that/disk", "advisor.scratch")
         return DeviceError(
             f"cannot open {path} with O_DIRECT: {exc.strerror} ({why})",
-            hint=(f"bench a scratch file on that disk instead: advisor bench --scratch-file {scratch} --size 8G "
-                  "(on a virtual disk it measures the host's storage: see 'Virtual and cloud disks' in docs/bench.md)"),
+            hint=(f"bench a scratch file on that disk instead: advisor bench --scratch-file {scratch} --size 8G; "
+                  "on a virtual disk that measures the host's storage, see 'Virtual and cloud disks' in docs/bench.md"),
         )
     return DeviceError(f"cannot open {path} with O_DIRECT: {exc.strerror}")
 
