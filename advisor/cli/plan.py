@@ -34,6 +34,10 @@ def plan(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
+    scripts_anyway: bool = typer.Option(False, "--scripts-anyway", help="With --scripts: write them even when the "
+                                        "plan gains under --min-gain."),
+    min_gain: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which "
+                                   "a plan is 'no change worth making' and writes no scripts."),
     target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
@@ -53,12 +57,13 @@ def plan(
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
-                          device=device, force=force, new_disks=True)
+                          device=device, force=force, new_disks=True,
+                          min_gain=min_gain / 100)
     if knapsack and target is None:
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, scripts_anyway)
 
 
 def register(app: typer.Typer) -> None:

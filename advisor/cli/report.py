@@ -65,6 +65,10 @@ def report(
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (atomically)."),
     scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
+    scripts_anyway: bool = typer.Option(False, "--scripts-anyway", help="With --scripts: write them even when the "
+                                        "plan gains under --min-gain."),
+    min_gain: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which "
+                                   "a plan is 'no change worth making' and writes no scripts."),
     target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
@@ -88,12 +92,13 @@ def report(
             raise BadInput("nothing to report on: give --dsn, --snapshot A B or --workload FILE")
         work = load_workload_input(files, workload, allow_reset)
     models, notes = load_models(disk, preset, spec)
-    options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
+    options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
+                          min_gain=min_gain / 100)
     if knapsack and target is None:
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, scripts_anyway)
 
 
 def register(app: typer.Typer) -> None:

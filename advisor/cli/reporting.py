@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from advisor.engine.advise import Models
     from advisor.engine.physics import DiskPhysics
     from advisor.engine.planner import PlanOptions
-    from advisor.model import DiskProfile, Plan, Report, Workload
+    from advisor.model import DiskProfile, Report, Workload
 
 DEFAULT_PRESET = "class-7200-desktop"
 
@@ -129,7 +129,7 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 
 def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
-    fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
+    fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False, scripts_anyway: bool = False,
 ) -> None:
     """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts."""
     from advisor.engine.advise import advise
@@ -138,15 +138,27 @@ def advise_and_output(
     for note in notes:
         typer.echo(f"advisor: note: {note}", err=True)
     output_report(result, fmt, output, work, verbose)
-    write_scripts(result.plan, scripts)
+    write_scripts(result, scripts, scripts_anyway)
 
 
-def write_scripts(plan: Plan | None, directory: Path | None) -> None:
-    """Write each script of the plan into *directory* (atomic files; shell scripts executable)."""
+def write_scripts(report: Report, directory: Path | None, anyway: bool = False) -> None:
+    """Write each script of the plan into *directory* (atomic files; shell scripts executable).
+
+    A plan not worth carrying out (``not_worth_it``) writes nothing unless *anyway*; every
+    case that writes nothing says why on stderr.
+    """
+    plan = report.plan
     if directory is None:
+        if plan is not None and plan.scripts and not plan.not_worth_it:
+            typer.echo(f"advisor: note: the plan has {len(plan.scripts)} scripts; --scripts DIR writes them", err=True)
         return
     if plan is None or not plan.scripts:
-        typer.echo("advisor: no plan, so no scripts written", err=True)
+        why = next((w for w in report.warnings if w.startswith("No ")), "No plan.")
+        typer.echo(f"advisor: no scripts written: {why}", err=True)
+        return
+    if plan.not_worth_it and not anyway:
+        typer.echo(f"advisor: no change worth making ({plan.not_worth_it}): no scripts written "
+                   "(--scripts-anyway writes them)", err=True)
         return
     from advisor.jsonio import write_atomic
 

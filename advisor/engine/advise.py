@@ -25,6 +25,7 @@ from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items
+from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
     DiskProfile,
@@ -212,7 +213,10 @@ def make_plan(
 
         current = {c.area.name: ms for view in analysis.views.values()
                    for c, ms in zip(view.areas, view.times_ms, strict=True)}
-        return make_tier_plan(workload, analysis.classified, options.target, options.headroom, current, options), []
+        tiered = make_tier_plan(workload, analysis.classified, options.target, options.headroom, current, options)
+        # worth judged only against today's layout: a new machine's layout is needed whatever it gains
+        today = bool(current) and all(c.area.name in current for c in analysis.classified if c.area.iops > 0)
+        return (judge(tiered, options.min_gain) if today else tiered), []
     if analysis.refuted and not analysis.views and not options.new_disks:
         return None, ["No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT)."]
     if analysis.views and options.disks == 1 and not options.new_disks:
@@ -229,7 +233,7 @@ def make_plan(
         analysis.classified, solution, before, labels, capacities, options, names,
         workload.server.settings, dbms, workload.server.version_num, notes,
     )
-    return plan, []
+    return judge(plan, options.min_gain), []
 
 
 def _all_ssd(analysis: Analysis, models: Models) -> bool:

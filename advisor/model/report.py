@@ -133,6 +133,7 @@ class Plan(Record):
     method: str = ""  # "exhaustive" | "greedy+local" ...
     notes: tuple[str, ...] = ()
     tiers: TierPlan | None = None  # set by a plan onto an inventory (--target)
+    not_worth_it: str | None = None  # why carrying it out is not worth it (its scripts are not written)
 
 
 class ServerSummary(Record):

@@ -63,6 +63,8 @@ def _plan(report: Report) -> str:
     )
     out = (f"<p>Predicted mean service time <b>{plan.predicted_before_ms:.2f} ms → {plan.predicted_after_ms:.2f} ms"
            f"</b> (<span class=gain>{pct(plan.predicted_gain)} faster</span>; search: {escape(plan.method)}).</p>"
+           + (f"<p><b>No change worth making:</b> {escape(plan.not_worth_it)}; the scripts are not written "
+              "(<code>--scripts-anyway</code> writes them).</p>" if plan.not_worth_it else "") +
            "<table><tr><th>area</th><th>IOPS</th><th>before ms</th><th>after ms</th><th>target partition</th></tr>"
            f"{rows}</table>")
     out += "".join(f"<p><small>{escape(n)}</small></p>" for n in plan.notes)

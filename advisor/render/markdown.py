@@ -43,6 +43,8 @@ def render_markdown(report: Report) -> str:
         out += [
             f"Predicted mean service time **{plan.predicted_before_ms:.2f} ms → {plan.predicted_after_ms:.2f} ms** "
             f"({pct(plan.predicted_gain)} faster; search: {plan.method}).", "",
+            *([f"**No change worth making:** {_cell(plan.not_worth_it)}; the scripts are not written "
+               "(`--scripts-anyway` writes them).", ""] if plan.not_worth_it else []),
             "| area | IOPS | before ms | after ms | target | zone |", "|---|---|---|---|---|---|",
         ]
         targets = {p.area: p for p in plan.placements}

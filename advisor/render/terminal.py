@@ -141,8 +141,11 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
 
             for renderable in terminal_tables(plan.tiers):
                 console.print(renderable)
+        if plan.not_worth_it:
+            console.print(f"[bold]No change worth making:[/bold] {escape(plan.not_worth_it)}; the scripts are not "
+                          "written (--scripts-anyway writes them)", highlight=False)
         if plan.scripts:
-            console.print("scripts: " + ", ".join(s.name for s in plan.scripts) + " (write them with --scripts DIR)")
+            console.print("scripts: " + ", ".join(s.name for s in plan.scripts))
     console.print("[bold]Disk map[/bold] (outer edge = fast, left)")
     if maps is not None:
         from advisor.render.diskmap import render_disk_maps

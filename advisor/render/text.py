@@ -90,6 +90,8 @@ def summary_lines(report: Report) -> list[str]:
             f"plan: mean service time {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
             f"({pct(plan.predicted_gain)} faster, {plan.method})"
         )
+        if plan.not_worth_it:
+            lines.append(f"no change worth making: {plan.not_worth_it}")
     else:
         lines.append("plan: none")
     return lines

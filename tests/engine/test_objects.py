@@ -85,7 +85,7 @@ def _oracle_workload(segment_name: str = "ORDERS_IDX", read_iops: float = 250.0)
 
 def _plan(path: Path, scripts: Path) -> dict[str, object]:
     done = subprocess.run([sys.executable, "-m", "advisor", "plan", "--workload", str(path), "--preset",
-                           "class-7200-desktop", "--format", "json", "--scripts", str(scripts)],
+                           "class-7200-desktop", "--format", "json", "--scripts", str(scripts), "--scripts-anyway"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     document: dict[str, object] = json.loads(done.stdout)
