@@ -19,7 +19,7 @@ from advisor.errors import BadInput, ExitCode, Unsupported
 
 if TYPE_CHECKING:
     from advisor.collect.sampling import LiveSession
-    from advisor.model import CollectorRun
+    from advisor.model import CollectorRun, Snapshot
 
 
 def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None,
@@ -109,6 +109,7 @@ def collect(
             return
         if interval <= 0:
             snapshot = sampling.take_snapshot(plugins, session.conn, options)
+            say_preconditions(snapshot)
             emit(encode(snapshot), output)
             failed = sampling.failed_runs(snapshot)
         else:
@@ -141,7 +142,8 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
             else:
                 typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
 
-        first, second = sampling.sample_pair(session, seconds, progress)
+        first, second = sampling.sample_pair(session, seconds, progress, after_first=say_preconditions,
+                                             tick_every_s=1.0 if isinstance(status, Status) else 60.0)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", encode(first))
@@ -151,6 +153,14 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {warning}", err=True)
     return sampling.failed_runs(first, second)
+
+
+def say_preconditions(snapshot: Snapshot) -> None:
+    """Warn, before any wait, about settings that will leave figures of this collection unknown."""
+    from advisor.collect.preconditions import timing_warnings
+
+    for line in timing_warnings(snapshot):
+        typer.echo(f"advisor: warning: {line}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -22,13 +22,15 @@ if TYPE_CHECKING:
 
 
 def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> Workload:
+    from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
     from advisor.collect.context import CollectOptions
     from advisor.workload import diff
 
     plugins = sampling.find_plugins(dbms)
     with sampling.LiveSession(plugins, dsn or None, CollectOptions(statement_timeout_s=30.0)) as session:
-        first, second = sampling.sample_pair(session, interval, lambda step: typer.echo(f"advisor: {step}", err=True))
+        first, second = sampling.sample_pair(session, interval, lambda step: typer.echo(f"advisor: {step}", err=True),
+                                             after_first=say_preconditions)
     return diff(first, second, allow_reset=allow_reset)
 
 

@@ -10,6 +10,7 @@ written; the command then exits PARTIAL.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -131,21 +132,60 @@ def observe(plugins: Plugins, conn: Session, seconds: float) -> WaitProfile | No
     return None
 
 
+def observe_with_ticks(plugins: Plugins, conn: Session, seconds: float, tick: Callable[[float], None],
+                       every_s: float) -> WaitProfile | None:
+    """:func:`observe` in a worker thread while this one calls *tick(elapsed)* every *every_s*.
+
+    A ten-minute interval used to pass without a word. The collector keeps the session to
+    itself meanwhile (this thread only waits); its exception is raised here. Ctrl-C reaches
+    this thread, which leaves the worker (a daemon) to end with the process.
+    """
+    result: list[WaitProfile | None] = []
+    failure: list[BaseException] = []
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            result.append(observe(plugins, conn, seconds))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread as it is
+            failure.append(exc)
+        finally:
+            done.set()
+
+    started = time.monotonic()
+    threading.Thread(target=work, name="advisor-observe", daemon=True).start()
+    while not done.wait(every_s):
+        tick(time.monotonic() - started)
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
 def sample_pair(
-    session: LiveSession, seconds: float, progress: Callable[[str], None]
+    session: LiveSession, seconds: float, progress: Callable[[str], None], *,
+    after_first: Callable[[Snapshot], None] | None = None, tick_every_s: float = 60.0,
 ) -> tuple[Snapshot, Snapshot]:
     """Two snapshots *seconds* apart; the later one carries the wait profile of the interval.
 
-    When the server went away during the interval (a restart), the session is reopened and
-    snapshot B comes from the new one; the workload diff decides whether the counters survived.
+    *after_first* sees snapshot A before the wait (to say at once what the interval will
+    lack, e.g. a timing setting that is off); *progress* hears the elapsed time every
+    *tick_every_s*. When the server went away during the interval (a restart), the session
+    is reopened and snapshot B comes from the new one; the workload diff decides whether the
+    counters survived.
     """
     plugins, options = session.plugins, session.options
     progress("snapshot A")
     first = take_snapshot(plugins, session.conn, options)
+    if after_first is not None:
+        after_first(first)
     progress(f"watching for {seconds:g} s")
     started = time.monotonic()
+
+    def tick(elapsed: float) -> None:
+        progress(f"watching: {elapsed:.0f} of {seconds:g} s")
+
     try:
-        profile = observe(plugins, session.conn, seconds)
+        profile = observe_with_ticks(plugins, session.conn, seconds, tick, tick_every_s)
     except ConnectionFailed as exc:
         progress(f"lost the session during the interval ({exc.one_line()}); reconnecting")
         time.sleep(max(0.0, seconds - (time.monotonic() - started)))
