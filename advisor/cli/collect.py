@@ -111,6 +111,7 @@ def collect(
             snapshot = sampling.take_snapshot(plugins, session.conn, options)
             say_preconditions(snapshot)
             emit(encode(snapshot), output)
+            typer.echo(f"advisor: {snapshot_summary(snapshot)}", err=True)
             failed = sampling.failed_runs(snapshot)
         else:
             failed = _interval(session, interval, output, keep_snapshots, allow_reset)
@@ -152,7 +153,26 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
     emit(encode(workload), output)
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {warning}", err=True)
+    typer.echo(f"advisor: {snapshot_summary(second)}; workload over {workload.interval_s:.0f} s: "
+               f"{len(workload.rates)} files rated, {len(workload.warnings)} warnings", err=True)
     return sampling.failed_runs(first, second)
+
+
+def snapshot_summary(snapshot: Snapshot) -> str:
+    """What one snapshot holds, in a line: the last thing a collection prints."""
+    server = snapshot.server
+    containers = {f.container for f in snapshot.files if f.container}
+    paths = snapshot.layout.locations if snapshot.layout else ()
+    located = [loc for loc in paths if loc.placement_known]
+    disks = {loc.disk for loc in located if loc.disk}
+    unknown = next((loc.reason for loc in paths if not loc.placement_known and loc.reason), None)
+    failed = [r.name for r in snapshot.runs if r.status == "failed"]
+    return (f"{server.dbms} {server.version} {server.name}: {len(containers)} "
+            f"{'databases' if server.dbms == 'postgres' else 'containers'}, {len(snapshot.files)} files, "
+            f"{len(located)} of {len(paths)} paths located on {len(disks)} disks"
+            + (f" (placement unknown: {unknown})" if unknown and not located else "")
+            + f", {len(snapshot.warnings)} warnings"
+            + (f", collectors failed: {', '.join(failed)}" if failed else ""))
 
 
 def say_preconditions(snapshot: Snapshot) -> None:

@@ -62,3 +62,10 @@ def test_the_wait_reports_the_elapsed_time(untimed: PgServer) -> None:
     ticks = [line for line in heard if line.startswith("watching: ")]
     assert len(ticks) >= 2 and ticks[-1].endswith("of 2 s"), heard
     assert seen_first == [first] and second.wait.source == "pg_stat_activity" and second.wait.samples >= 3
+
+
+def test_a_collection_ends_with_a_summary_of_what_it_holds(untimed: PgServer, tmp_path: Path) -> None:
+    done = run_advisor("collect", "--dsn", untimed.dsn, "--interval", "1", "-o", str(tmp_path / "w.json"))
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("advisor: postgres ") and " databases, " in last and " files, " in last, last
+    assert "paths located on" in last and "workload over 1 s: " in last and "files rated" in last
