@@ -21,9 +21,16 @@ if TYPE_CHECKING:
 
 @contextlib.contextmanager
 def _progress() -> Iterator[Callable[[str, int, int], None] | None]:
-    """A rich progress bar per test on stderr, or nothing when stderr is not a terminal."""
+    """A rich progress bar per test on stderr; in a log or pipe, one line as each test starts."""
     if not progress_enabled():
-        yield None
+        started: set[str] = set()
+
+        def line(test: str, done: int, total: int) -> None:
+            if test not in started:
+                started.add(test)
+                typer.echo(f"advisor: bench: {test} ({total} runs)", err=True)
+
+        yield line
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -143,19 +150,28 @@ def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], writes
     finally:
         release(resolved)
     _write_outputs(profile, output, fmt, plot)
+    typer.echo(f"advisor: {bench_summary(profile)}", err=True)
+
+
+def bench_summary(profile: DiskProfile) -> str:
+    """The bench in a line: what was measured, the verdict, how many warnings."""
+    zones = (f"zones {profile.zones[0].mb_s:.0f} -> {profile.zones[-1].mb_s:.0f} MB/s, "
+             if profile.zones else "")
+    qd1 = f"QD1 {profile.qd_iops[1]:.0f} IOPS, " if 1 in profile.qd_iops else ""
+    commits = f"commits {profile.commit_per_s:.0f}/s, " if profile.commit_per_s is not None else ""
+    return (f"bench of {profile.target}: {zones}{qd1}{commits}classified {profile.classification}, "
+            f"{len(profile.warnings)} warnings" + ("" if profile.complete else " (incomplete)"))
 
 
 def _fill_reporter() -> Callable[[int, int], None] | None:
-    """Say on stderr that the scratch file is being written (it can take a while)."""
-    if not progress_enabled():
-        return None
+    """Say on stderr that the scratch file is being written (it can take a while), every 10 %."""
     state = {"last": -1}
 
     def report(done: int, total: int) -> None:
         percent = done * 100 // total
         if percent // 10 != state["last"]:
             state["last"] = percent // 10
-            typer.echo(f"writing scratch file: {percent}%", err=True)
+            typer.echo(f"advisor: writing scratch file: {percent}%", err=True)
 
     return report
 

@@ -237,3 +237,15 @@ def test_a_device_the_kernel_will_not_open_explains_why_and_names_a_scratch_file
         assert "may not read the device" in line and "--scratch-file" in line
         assert f"{part.mountpoint}/advisor.scratch" in line
     assert no_leaks(tmp_path / "img")
+
+
+def test_a_piped_bench_says_each_test_as_it_starts_and_ends_with_a_summary(tmp_path: Path) -> None:
+    """``bench --quick`` piped was silent for 44 s and ended with no word of its verdict."""
+    result = advisor("bench", "--scratch-file", str(tmp_path / "s.scratch"), "--size", "64M", "--engine", "builtin",
+                     "--tests", "zones,band", "--zones", "4", "--runs", "1", "--budget-per-test", "0.5",
+                     "--format", "json", "-o", str(tmp_path / "p.json"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert "advisor: bench: zones (1 runs)" in lines and "advisor: bench: band (1 runs)" in lines
+    assert any(line.startswith("advisor: writing scratch file: ") for line in lines)
+    assert lines[-1].startswith(f"advisor: bench of {tmp_path / 's.scratch'}: zones ") and "classified " in lines[-1]
