@@ -55,6 +55,7 @@ from advisor.model.report import (
 from advisor.model.snapshot import (
     FORMAT_VERSION,
     CollectorRun,
+    CoverageCheck,
     Dbms,
     FileIO,
     FileKind,
@@ -83,6 +84,7 @@ __all__ = [
     "AuditMaps",
     "AuditReport",
     "CollectorRun",
+    "CoverageCheck",
     "Dbms",
     "Device",
     "DiskMap",

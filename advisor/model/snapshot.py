@@ -255,6 +255,31 @@ class FileRate(Record):
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
 
 
+class CoverageCheck(Record):
+    """How much of a figure a report prints twice the imported rows account for.
+
+    A report states the same IO more than once (per file, per tablespace, per file type); an
+    import that read every row sums to the redundant figure within rounding. *accounted* is
+    what the imported rows sum to (each group counted at most up to its stated figure, so an
+    excess in one group cannot hide a gap in another), *stated* what the report says;
+    *shortfalls* names each gap beyond rounding. A looser check (``strict`` False: figures
+    whose meanings differ a little, see docs/awr-import.md) warns but never fails ``--strict``.
+    """
+
+    check: str  # "File IO Stats / Tablespace IO Stats", ...
+    subject: str  # what accounts: "files"
+    measure: str  # of what: "tablespace reads"
+    accounted: float
+    stated: float
+    shortfalls: tuple[str, ...] = ()
+    strict: bool = True
+
+    def line(self) -> str:
+        """The header line: "files account for 99.8 % of tablespace reads"."""
+        share = 100.0 * self.accounted / self.stated if self.stated else 100.0
+        return f"{self.subject} account for {share:.1f} % of {self.measure} ({self.check})"
+
+
 class Workload(Record):
     """Rates between two snapshots of the same server, with the rules that fired."""
 
@@ -272,6 +297,7 @@ class Workload(Record):
     segments: tuple[SegmentRate, ...] = ()  # Oracle per-segment rates (top N from a report)
     segment_coverage: float | None = None  # share of all physical reads the segments account for
     segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
+    coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -137,7 +137,7 @@ def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | No
                      "(the figure overflowed its column); left unknown")
         return None
     try:
-        return numbers.number(cell, binary=binary)
+        return numbers.number(cell, binary=binary, where=f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}")
     except ValueError:
         raise BadInput(f"{where} line {row.line}: {cell!r} under {key} is not a number (garbled report?)") from None
 
@@ -184,7 +184,7 @@ def header_facts(text: str, data: ReportData) -> None:
 def _minutes(cell: str, label: str) -> float | None:
     """A header figure in minutes, as seconds; BadInput naming it when it is not a number."""
     try:
-        minutes = numbers.number(cell)
+        minutes = numbers.number(cell, where=f"the report header, {label}")
     except ValueError:
         raise BadInput(f"report header: {label} {cell!r} is not a number of minutes") from None
     return None if minutes is None else minutes * 60

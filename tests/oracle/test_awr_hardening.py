@@ -70,7 +70,7 @@ def test_huge_count_is_not_an_infinite_rate(tmp_path: Path) -> None:
     path = edited(tmp_path, "awr_11.2.0.4.html", cell + "180,000<", cell + "9" * 400 + "<")
     result = read_report(path)
     assert "users02.dbf" not in by_file(result)
-    assert any("must be finite" in w for w in result.warnings)
+    assert any("users02.dbf" in w and "more than any server does in 3,600 s" in w for w in result.warnings)
     assert_possible(result)
 
 
@@ -106,7 +106,9 @@ def test_comma_elapsed_is_not_read_as_hundreds_of_minutes(tmp_path: Path) -> Non
     text = (FIXTURES / "awr_11.2.0.4.txt").read_text().replace("20-Nov-26 11:00:00", "20-Nov-26 10:09:14")
     target = tmp_path / "awr.txt"
     target.write_text(text.replace("   Elapsed:               60.00 (mins)", "   Elapsed:                9,23 (mins)"))
-    with pytest.raises(BadInput, match=r"both decimal separators \('9,23' at line 15, '31.42' at line 9\)"):
+    # the host's memory (31.42 GB) is not a figure advisor reads: only the parsed cells vote
+    with pytest.raises(BadInput, match=r"both decimal separators \('9,23' in the report header, Elapsed reads with a "
+                       r"decimal comma, '120.00' in the report header, DB Time with a decimal point\)"):
         read_report(target)
 
 
@@ -125,7 +127,8 @@ def test_elapsed_that_disagrees_with_the_snap_times_is_refused(tmp_path: Path) -
 def test_swapped_separator_in_one_cell_is_refused(tmp_path: Path) -> None:
     path = edited(tmp_path, "awr_11.2.0.4.html", ">7.00<", ">7,00<")
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if ">7,00<" in text)
-    with pytest.raises(BadInput, match=f"both decimal separators \\('7,00' at line {line}, "):
+    with pytest.raises(BadInput, match=f"both decimal separators \\('7,00' in File IO Stats \\(HTML line {line}\\), "
+                       "column Av Rd\\(ms\\) reads with a decimal comma, "):
         read_report(path)
 
 
@@ -240,7 +243,7 @@ def test_seconds_per_read_is_still_dropped() -> None:
     result = read_report(FIXTURES / "awr_12.1.0.2.html")
     rate = next(r for r in result.rates if r.path == T.IMPLAUSIBLE_FILE)
     assert rate.read_latency_ms is None
-    assert any("36,250.00 is implausible" in w for w in result.warnings)
+    assert any("36,250.00 is more than a second per read" in w for w in result.warnings)
 
 
 @pytest.mark.parametrize("digits", [19, 5000])

@@ -178,7 +178,7 @@ def test_text_layout_with_object_ids_and_pdb_column() -> None:
     ])
     data = ReportData(kind="awr-text", path="x", db_name="CDB1", block_size=8192)
     segments.text_sections(text.sections(report), data)
-    found, coverages, warnings = segments.report_segments(data, 8192)
+    found, coverages, warnings = segments.report_segments(data, 8192, 3600.0, set())
     by_id = {s.segment_id: s for s in found}
     assert by_id["SALES:SCOTT.ORDERS"].physical_read_requests == 120_000
     assert by_id["SALES:SCOTT.ORDERS"].object_id == 74001
