@@ -36,6 +36,7 @@ class Row:
     cells: dict[str, str]
     line: int
     raw: list[str] = field(default_factory=list)  # cells in column order (headers may repeat)
+    name_lines: list[str] = field(default_factory=list)  # the line(s) naming the row, as printed
 
 
 @dataclass
@@ -96,36 +97,67 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     header_cells = [_cut(h, ranges) for h in header_lines]
     names = [" ".join(filter(None, (cells[c] for cells in header_cells))) for c in range(len(ranges))]
     result = Grid([column_key(n) for n in names])
-    pending, pending_line = "", 0
-    for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
+    pending: list[str] = []  # the name line(s) waiting for their numbers
+    pending_line = 0
+    body = section.lines[dash_index + 1:]
+    for offset, line in enumerate(body, start=dash_index + 2):
         number = section.first_line + offset
         if not line.strip():
             if pending:
-                raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures "
+                raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
                                "(truncated report?)")
-            if result.rows:
-                break
+            if result.rows and not _rows_follow(body[offset - dash_index - 1:], ranges):
+                break  # a blank line between groups (break on the tablespace) does not end the grid
             continue
         if _DASHES.match(line):  # the section's closing rule
             break
         cells = _cut(line, ranges)
-        all_numeric = all(numbers.is_number(c) for c in cells if c)
-        rest = cells[label_columns:]
-        labelled = any(rest) and all(numbers.is_number(c) for c in rest if c) and not numbers.is_number(cells[0])
-        if pending and not all_numeric:
-            raise BadInput(f"{section.title} line {number}: {line.strip()!r} is not a row of numbers "
-                           f"for {pending.strip()!r} (garbled report?)")
-        if all_numeric:
-            result.rows.append(Row(pending.strip(), dict(zip(result.columns, cells, strict=True)), number, cells))
-            pending = ""
-        elif labelled:
+        kind = _line_kind(cells, label_columns)
+        if kind == "numbers":
+            result.rows.append(Row(" ".join(p.strip() for p in pending), dict(zip(result.columns, cells, strict=True)),
+                                   number, cells, list(pending)))
+            pending = []
+        elif pending:  # a name too long for its column, wrapped onto the next line
+            if len(pending) == 3:
+                raise BadInput(f"{section.title} line {number}: {line.strip()!r} is not a row of numbers "
+                               f"for {pending[0].strip()!r} (garbled report?)")
+            pending.append(line)
+        elif kind == "labelled":
             label = " ".join(cells[:label_columns]).strip()
             result.rows.append(Row(label, dict(zip(result.columns, cells, strict=True)), number, cells))
         else:
-            pending, pending_line = line, number
+            pending, pending_line = [line], number
     if pending:
-        raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures (truncated report?)")
+        raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
+                       "(truncated report?)")
     return result
+
+
+def _line_kind(cells: list[str], label_columns: int) -> str:
+    """"numbers" (a row of figures, perhaps with a garbled cell), "labelled" (name then figures) or "text".
+
+    A line most of whose cells are figures is a row of figures even when one cell is not: the
+    reader then names that cell, instead of taking the row for a file name.
+    """
+    filled = [c for c in cells if c]
+    figures = sum(numbers.is_number(c) for c in filled)
+    if filled and (figures == len(filled) or (figures >= 2 and figures * 2 > len(filled)
+                                               and not cells[0][:1].isalpha())):
+        return "numbers"
+    rest = cells[label_columns:]
+    if any(rest) and all(numbers.is_number(c) for c in rest if c) and not numbers.is_number(cells[0]):
+        return "labelled"
+    return "text"
+
+
+def _rows_follow(after_blank: list[str], ranges: list[tuple[int, int]]) -> bool:
+    """Whether the grid goes on after a blank line: a name line then figures, or figures."""
+    lines = [line for line in after_blank[:6] if line.strip()]
+    if not lines or _DASHES.match(lines[0]) or TITLE.match(lines[0]):
+        return False
+    if _line_kind(_cut(lines[0], ranges), 1) != "text":
+        return True
+    return any(_line_kind(_cut(line, ranges), 0) == "numbers" for line in lines[1:3])
 
 
 def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | None:
@@ -203,15 +235,36 @@ def events(found: dict[str, Section], titles: tuple[str, ...], data: ReportData)
                 data.events.setdefault(row.label, (waits, seconds))
 
 
-def file_grid_rows(table: Grid) -> list[tuple[str, str, Row]]:
-    """(tablespace, filename, row) for File IO style grids whose name line is 'TS  /path'."""
-    out = []
+def file_grid_rows(table: Grid, where: str = "File IO Stats") -> list[tuple[str, str, Row]]:
+    """(tablespace, filename, row) for File IO style grids whose name line is 'TS  /path'.
+
+    SQL*Plus prints a tablespace once per group when the report breaks on it (the next files'
+    lines start blank: they belong to the tablespace above), and wraps a file name longer than
+    its column onto the following line(s), which are joined back.
+    """
+    out: list[tuple[str, str, Row]] = []
     for row in table.rows:
-        parts = row.label.split(None, 1)
-        if len(parts) != 2:
-            raise BadInput(f"line {row.line - 1}: expected 'TABLESPACE  FILENAME', found {row.label!r}")
-        out.append((parts[0], parts[1], row))
+        first = row.name_lines[0] if row.name_lines else row.label
+        wrapped = "".join(line.strip() for line in row.name_lines[1:])
+        if first[:1].isspace() and first.strip() and out:
+            tablespace, filename = out[-1][0], first.strip() + wrapped
+        else:
+            parts = first.split(None, 1)
+            if len(parts) != 2:
+                raise BadInput(f"{where} line {row.line - len(row.name_lines or [1])}: expected "
+                               f"'TABLESPACE  FILENAME', found {first.strip()!r}")
+            tablespace, filename = parts[0], parts[1].strip() + wrapped
+        out.append((tablespace, filename, row))
     return out
+
+
+def name_width(section: Section) -> int | None:
+    """The width of the Filename column ("Tablespace  Filename" over its dashes), when printed."""
+    for index, line in enumerate(section.lines[:-1]):
+        if line.startswith("Tablespace") and "Filename" in line and _DASHES.match(section.lines[index + 1]):
+            runs = spans(section.lines[index + 1])
+            return runs[1][1] - runs[1][0] if len(runs) > 1 else None
+    return None
 
 
 def io_sections(found: dict[str, Section], data: ReportData) -> None:
@@ -223,8 +276,16 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
         if _no_data(section):
             data.empty_sections.append("File IO Stats")
         else:
+            width, seen = name_width(section), set()
             for tablespace, filename, row in file_grid_rows(grid(section)):
-                cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                try:
+                    cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                except BadInput as exc:  # one unreadable row: the others stand, and the gap shows
+                    data.warnings.append(f"{exc.message}; {filename} ({tablespace}) is left out")
+                    continue
+                if width and len(filename) >= width:
+                    filename = _truncated(filename, tablespace, row.line, seen, data)
+                seen.add(filename)
                 overflowed = [key for key, cell in row.cells.items() if numbers.is_overflow(cell)]
                 data.files.append(file_row(tablespace, filename, cells, None, row.line, "File IO Stats", overflowed))
     if "Tablespace IO Stats" in found:
@@ -233,8 +294,23 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
             data.empty_sections.append("Tablespace IO Stats")
         else:
             for row in grid(section).rows:
-                cells = {key: value(row, key, "Tablespace IO Stats") for key in row.cells}
+                try:
+                    cells = {key: value(row, key, "Tablespace IO Stats") for key in row.cells}
+                except BadInput as exc:  # the files stand; only this tablespace goes unchecked
+                    data.warnings.append(f"{exc.message}; {row.label} is not checked against its files")
+                    continue
                 data.tablespaces.append(TablespaceRow(row.label, cells, None, row.line))
+
+
+def _truncated(filename: str, tablespace: str, line: int, seen: set[str], data: ReportData) -> str:
+    """A file name that fills its column was probably cut; two such cut names stay two files."""
+    name = filename
+    if name in seen:
+        name = next(f"{filename} [{n}]" for n in range(2, 10_000) if f"{filename} [{n}]" not in seen)
+    data.warnings.append(f"File IO Stats line {line}: the name of a {tablespace} file fills its column and may be "
+                         f"cut short ({filename!r})" + (f"; kept as {name!r}, apart from the file of the same "
+                                                        "printed name" if name != filename else ""))
+    return name
 
 
 def _no_data(section: Section) -> bool:

@@ -37,11 +37,16 @@ def test_truncated_text_report_names_section_and_line(tmp_path: Path) -> None:
     assert caught.value.exit_code == ExitCode.BAD_INPUT
 
 
-def test_garbled_number_names_section_and_line(tmp_path: Path) -> None:
+def test_garbled_file_row_is_a_warning_naming_the_file_and_the_gap(tmp_path: Path) -> None:
     edit = lambda t: t.replace("       360,000     100", "       36O,000     100")  # noqa: E731
     path = variant(tmp_path, "statspack_11.2.0.4.txt", edit)
-    with pytest.raises(BadInput, match=r"File IO Stats line \d+: .*not a row of numbers"):
-        read_report(path)
+    result = read_report(path)
+    assert "/u02/oradata/ORCL/users01.dbf" not in {r.path for r in result.rates}
+    assert any(w.startswith("File IO Stats line 90: '36O,000' under reads is not a number")
+               and w.endswith("/u02/oradata/ORCL/users01.dbf (USERS) is left out") for w in result.warnings)
+    assert any("the files of USERS sum to 180,000 reads, Tablespace IO Stats says 540,000 (33.3 %)" in w
+               for w in result.warnings)
+    assert [c.shortfalls != () for c in result.coverage if c.strict] == [True, True]
 
 
 def test_truncated_html_inside_file_table(tmp_path: Path) -> None:
