@@ -16,6 +16,7 @@ from advisor.model.audit import (
     DiskMap,
     MapRow,
 )
+from advisor.model.coverage import CoverageCheck, refuse_shortfalls
 from advisor.model.disk import (
     DISK_PROFILE_FORMAT_VERSION,
     DiskProfile,
@@ -55,7 +56,6 @@ from advisor.model.report import (
 from advisor.model.snapshot import (
     FORMAT_VERSION,
     CollectorRun,
-    CoverageCheck,
     Dbms,
     FileIO,
     FileKind,
@@ -85,6 +85,7 @@ __all__ = [
     "AuditReport",
     "CollectorRun",
     "CoverageCheck",
+    "refuse_shortfalls",
     "Dbms",
     "Device",
     "DiskMap",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from advisor.jsonio import decode_document, encode, read_document, write_atomic
+from advisor.model.coverage import CoverageCheck
 from advisor.model.disk import DiskProfile
 from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.record import Record, field
@@ -253,31 +254,6 @@ class FileRate(Record):
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
-
-
-class CoverageCheck(Record):
-    """How much of a figure a report prints twice the imported rows account for.
-
-    A report states the same IO more than once (per file, per tablespace, per file type); an
-    import that read every row sums to the redundant figure within rounding. *accounted* is
-    what the imported rows sum to (each group counted at most up to its stated figure, so an
-    excess in one group cannot hide a gap in another), *stated* what the report says;
-    *shortfalls* names each gap beyond rounding. A looser check (``strict`` False: figures
-    whose meanings differ a little, see docs/awr-import.md) warns but never fails ``--strict``.
-    """
-
-    check: str  # "File IO Stats / Tablespace IO Stats", ...
-    subject: str  # what accounts: "files"
-    measure: str  # of what: "tablespace reads"
-    accounted: float
-    stated: float
-    shortfalls: tuple[str, ...] = ()
-    strict: bool = True
-
-    def line(self) -> str:
-        """The header line: "files account for 99.8 % of tablespace reads"."""
-        share = 100.0 * self.accounted / self.stated if self.stated else 100.0
-        return f"{self.subject} account for {share:.1f} % of {self.measure} ({self.check})"
 
 
 class Workload(Record):

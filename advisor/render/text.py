@@ -92,4 +92,5 @@ def summary_lines(report: Report) -> list[str]:
         )
     else:
         lines.append("plan: none")
+    lines += [check.line() for check in report.coverage]
     return lines

@@ -21,11 +21,19 @@ header of ``advisor workload`` and ``advisor report``.
 
 from __future__ import annotations
 
+import math
+
 from advisor.collectors.awr.sections import ReportData, TablespaceRow
+from advisor.collectors.awr.segments import MOST_IOS_PER_S
 from advisor.model import CoverageCheck, FileRate, Workload
 
 LOOSE_SHARE = 0.10
 """The looser checks warn only past this share of the stated figure (their meanings differ slightly)."""
+
+
+def _possible(count: float, interval: float) -> bool:
+    """A count some server could reach in the interval (finite, not negative, not beyond any storage)."""
+    return math.isfinite(count) and 0.0 <= count <= MOST_IOS_PER_S * interval
 
 
 def _close(stated: float | None, accounted: float, tolerance: float) -> bool:
@@ -67,6 +75,10 @@ def _per_tablespace(data: ReportData, files: list[FileRate], interval: float,
             figure = stated[measure]
             if figure is None:
                 continue  # overflowed or absent: nothing exact to compare
+            if not _possible(figure, interval):
+                warnings.append(f"Tablespace IO Stats line {ts.line}: {ts.tablespace} {measure} {figure:,.0f} is "
+                                "not a count any server reaches; that figure is not checked")
+                continue
             tolerance = 1.0 + 1e-4 * figure + slack.get(key, 0.0)
             totals[measure][0] += min(accounted[index], figure)
             totals[measure][1] += figure
@@ -106,7 +118,7 @@ def _per_filetype(data: ReportData, files: list[FileRate], interval: float) -> t
         for measure, per_s, accounted in (
                 ("reads", row.read_reqs_s, sum(r.read_iops for r in group) * interval),
                 ("writes", row.write_reqs_s, sum(r.write_iops or 0.0 for r in group) * interval)):
-            if per_s is None or per_s <= 0:
+            if per_s is None or per_s <= 0 or not _possible(per_s * interval, interval):
                 continue
             stated = per_s * interval
             tolerance = max(0.5 * interval, LOOSE_SHARE * stated)

@@ -81,11 +81,18 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     ``label_columns`` is how many leading columns hold text (event or class name) on rows that
     also carry numbers; rows whose cells are all text are name lines for the next number row.
     """
-    # the column rule is the last dash line with a row or header right under it: a section's
-    # closing rule (an indented line of dashes) has nothing under it
+    # the column rule is the last dash line with a row or header right under it, or a rule at
+    # the left margin with rows after blank lines: a section's closing rule (an indented line
+    # of dashes) has nothing under it
     lines = section.lines
-    dash_index = max((i for i, line in enumerate(lines) if _DASHES.match(line) and i + 1 < len(lines)
-                      and lines[i + 1].strip() and not _DASHES.match(lines[i + 1])), default=None)
+
+    def ruled(i: int) -> bool:
+        if i + 1 < len(lines) and lines[i + 1].strip():
+            return not _DASHES.match(lines[i + 1])
+        below = next((line for line in lines[i + 1:i + 4] if line.strip()), "")
+        return lines[i][:1] in "-~" and bool(below) and not _DASHES.match(below)
+
+    dash_index = max((i for i, line in enumerate(lines) if _DASHES.match(line) and ruled(i)), default=None)
     if dash_index is None:
         raise BadInput(f"{section.title} (line {section.first_line}): no column header found (garbled report?)")
     ranges = spans(section.lines[dash_index])
@@ -283,7 +290,7 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
                 except BadInput as exc:  # one unreadable row: the others stand, and the gap shows
                     data.warnings.append(f"{exc.message}; {filename} ({tablespace}) is left out")
                     continue
-                if width and len(filename) >= width:
+                if width and len(filename) == width:  # longer: wrapped and joined; exactly: perhaps cut
                     filename = _truncated(filename, tablespace, row.line, seen, data)
                 seen.add(filename)
                 overflowed = [key for key, cell in row.cells.items() if numbers.is_overflow(cell)]
