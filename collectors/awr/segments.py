@@ -175,8 +175,10 @@ def html_sections(found: list[Block], data: ReportData) -> None:
                 notes.append(later.text)
                 continue
             keys = _keys(later.header, statistic, f"{block.text} (HTML line {later.line})", data.warnings)
-            for number, cells in enumerate(later.rows if keys is not None else [], start=1):
-                if keys is None or len(cells) != len(keys):
+            if keys is None:
+                break
+            for number, cells in enumerate(later.rows, start=1):
+                if len(cells) != len(keys):
                     data.warnings.append(f"{block.text} (HTML line {later.line}): row {number} has {len(cells)} "
                                          f"cells for {len(keys)} columns; skipped (truncated report?)")
                     continue

@@ -176,7 +176,8 @@ def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | No
                      "(the figure overflowed its column); left unknown")
         return None
     try:
-        return numbers.number(cell, binary=binary, where=f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}")
+        place = f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}"
+        return numbers.number(cell, binary=binary, where=place)
     except ValueError:
         raise BadInput(f"{where} line {row.line}: {cell!r} under {key} is not a number (garbled report?)") from None
 
@@ -283,7 +284,7 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
         if _no_data(section):
             data.empty_sections.append("File IO Stats")
         else:
-            width, seen = name_width(section), set()
+            width, seen = name_width(section), set[str]()
             for tablespace, filename, row in file_grid_rows(grid(section)):
                 try:
                     cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}

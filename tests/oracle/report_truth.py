@@ -196,7 +196,8 @@ DWH_FILES = (
 # "Sid, Serial#" pair joined by a comma (13071,63938), neither a decimal nor a grouping, and
 # the blocking session carries its instance (2581,52211( 1)). No figure of these is read.
 ASH_TOP_SESSIONS = (
-    ("13071,63938", "12.34", "db file sequential read", "8.76", "DWHUSER", "JDBC Thin Client", "1,234/3,600 [ 34%]", "0"),
+    ("13071,63938", "12.34", "db file sequential read", "8.76", "DWHUSER", "JDBC Thin Client", "1,234/3,600 [ 34%]",
+     "0"),
     ("", "", "CPU + Wait for CPU", "3.58", "", "", "129/3,600 [  4%]", "0"),
     ("907,11", "5.02", "direct path read", "5.02", "ETL", "sqlplus@dwhhost (TNS V1-V3)", "181/3,600 [  5%]", "2"),
 )

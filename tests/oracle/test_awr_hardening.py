@@ -17,7 +17,8 @@ from advisor.model import FileRate, Workload
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ALL = ["awr_11.2.0.3_rac.html", "awr_11.2.0.4.html", "awr_12.1.0.2.html", "awr_12.2.0.1_cdb.html",
-       "awr_19c_nodata.html", "awr_11.2.0.4.txt", "statspack_11.2.0.4.txt"]
+       "awr_18c_nodata.html", "awr_19c_nodata.html", "awr_11.2.0.4.txt", "statspack_11.2.0.4.txt",
+       "statspack_11.2.0.4_dwh.txt"]
 _FIGURE = re.compile(r"(?<![\w.,/:+#-])(\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+)(?![\d.,])")
 
 
@@ -98,7 +99,27 @@ def test_european_decimal_commas_read_the_same_figures(tmp_path: Path, name: str
     assert [(r.file_id, r.read_iops, r.write_iops, r.read_latency_ms, r.read_mb_s) for r in result.rates] == \
         [(r.file_id, r.read_iops, r.write_iops, r.read_latency_ms, r.read_mb_s) for r in original.rates]
     assert result.wait == original.wait
+    assert result.coverage == original.coverage
     assert any("decimal commas" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if n.startswith("awr")])
+def test_ash_session_ids_have_no_say_in_the_decimal_separator(name: str) -> None:
+    # "Sid, Serial#" cells (13071,63938) look like a decimal comma beside 12.34; they are identifiers
+    text = (FIXTURES / name).read_text()
+    assert "13071,63938" in text and "12.34" in text and ("2581,52211( 1)" in text or name.endswith(".txt"))
+    result = read_report(FIXTURES / name)
+    assert result.rates and not any("decimal commas" in w for w in result.warnings)
+
+
+def test_mixed_separators_in_read_columns_name_the_section_and_column(tmp_path: Path) -> None:
+    path = edited(tmp_path, "statspack_11.2.0.4_dwh.txt", "        36,000      10  16.7  64",
+                  "        36,000      10  16,7  64")
+    with pytest.raises(BadInput) as caught:
+        read_report(path)
+    assert ("numbers use both decimal separators ('16,7' in File IO Stats line 84, column Av Rd(ms) reads with a "
+            "decimal comma, '60.00' in the report header, Elapsed with a decimal point)") in caught.value.one_line()
+    assert caught.value.exit_code == ExitCode.BAD_INPUT
 
 
 def test_comma_elapsed_is_not_read_as_hundreds_of_minutes(tmp_path: Path) -> None:

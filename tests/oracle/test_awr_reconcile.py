@@ -94,7 +94,8 @@ def test_strict_exits_6_from_collect_workload_and_report(tmp_path: Path) -> None
     assert shown.returncode == 0
     assert "files account for 90.1 % of tablespace reads (File IO Stats / Tablespace IO Stats)" in shown.stdout
     assert run_advisor("workload", str(tmp_path / "w.json"), "--strict").returncode == 6
-    refused = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--preset", "class-7200-desktop", "--strict")
+    refused = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--preset", "class-7200-desktop",
+                          "--strict")
     assert refused.returncode == 6 and "rows were not read" in refused.stderr
     report = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--preset", "class-7200-desktop", "--force")
     assert report.returncode == 0 and "files account for 90.1 % of tablespace reads" in report.stdout

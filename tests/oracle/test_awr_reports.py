@@ -13,7 +13,7 @@ from tests.oracle import report_truth as T
 FIXTURES = Path(__file__).parent / "fixtures"
 PER_FILE = ["awr_11.2.0.3_rac.html", "awr_11.2.0.4.html", "awr_12.1.0.2.html", "awr_12.2.0.1_cdb.html",
             "awr_11.2.0.4.txt", "statspack_11.2.0.4.txt"]
-AWR = [name for name in PER_FILE if name.startswith("awr")] + ["awr_19c_nodata.html"]
+AWR = [name for name in PER_FILE if name.startswith("awr")] + ["awr_18c_nodata.html", "awr_19c_nodata.html"]
 
 
 def workload(name: str) -> Workload:
