@@ -54,7 +54,7 @@ def workload(
 
 def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.io_share import describe
-    from advisor.model import Workload
+    from advisor.model import Workload, coverage_lines
     from advisor.render.rates import file_table, fmt, tablespace_table
     from advisor.render.segments import print_segments
 
@@ -65,8 +65,8 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     server = result.server
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
-    for check in result.coverage:
-        console.print(check.line(), markup=False, highlight=False)
+    for line in coverage_lines(result.coverage):
+        console.print(line, markup=False, highlight=False)
     wait = result.wait
     if wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None:
         for line in describe(wait):

@@ -16,7 +16,7 @@ from advisor.model.audit import (
     DiskMap,
     MapRow,
 )
-from advisor.model.coverage import CoverageCheck, refuse_shortfalls
+from advisor.model.coverage import CoverageCheck, coverage_lines, refuse_shortfalls
 from advisor.model.disk import (
     DISK_PROFILE_FORMAT_VERSION,
     DiskProfile,
@@ -85,6 +85,7 @@ __all__ = [
     "AuditReport",
     "CollectorRun",
     "CoverageCheck",
+    "coverage_lines",
     "refuse_shortfalls",
     "Dbms",
     "Device",

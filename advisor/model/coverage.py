@@ -36,6 +36,20 @@ class CoverageCheck(Record):
         return f"{self.subject} account for {share:.1f} % of {self.measure} ({self.check})"
 
 
+def coverage_lines(coverage: tuple[CoverageCheck, ...]) -> list[str]:
+    """Header lines, one per check and subject: "files account for 99.8 % of tablespace reads, 100.0 % of
+    tablespace writes (File IO Stats / Tablespace IO Stats)"."""
+    groups: dict[tuple[str, str], list[CoverageCheck]] = {}
+    for check in coverage:
+        groups.setdefault((check.check, check.subject), []).append(check)
+    lines = []
+    for (name, subject), checks in groups.items():
+        shares = ", ".join(f"{100.0 * c.accounted / c.stated if c.stated else 100.0:.1f} % of {c.measure}"
+                           for c in checks)
+        lines.append(f"{subject} account for {shares} ({name})")
+    return lines
+
+
 def refuse_shortfalls(coverage: tuple[CoverageCheck, ...], where: str) -> None:
     """``--strict``: BadInput (exit 6) naming the first gap when an exact check fell short."""
     gaps = [gap for check in coverage if check.strict for gap in check.shortfalls]

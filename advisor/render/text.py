@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.model import Finding, Report
+from advisor.model import Finding, Report, coverage_lines
 
 _VARYING = re.compile(r"""(?x)
     (?:/[^\s:;,()]+)+        # a path
@@ -92,5 +92,5 @@ def summary_lines(report: Report) -> list[str]:
         )
     else:
         lines.append("plan: none")
-    lines += [check.line() for check in report.coverage]
+    lines += coverage_lines(report.coverage)
     return lines

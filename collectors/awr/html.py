@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 from advisor.collectors.awr import numbers
 from advisor.collectors.awr.sections import (
     COLUMN_LABELS,
+    LOAD_PROFILE_ROWS,
     FiletypeRow,
     ReportData,
     TablespaceRow,
@@ -185,6 +186,12 @@ def _header(found: list[Block], data: ReportData) -> None:
                 data.elapsed_s = minutes * 60
             elif minutes is not None:
                 data.db_time_s = minutes * 60
+    profile = _table_by_summary(found, "load profile")
+    for row in profile.rows if profile else []:
+        measure = LOAD_PROFILE_ROWS.get(row[0].strip()) if len(row) > 1 else None
+        value = _number(row[1], "Load Profile", profile.line if profile else 0, column=row[0]) if measure else None
+        if measure and value is not None:
+            data.load_profile[measure] = value
     for block in found:
         for row in block.rows if block.kind == "table" else []:
             for index, cell in enumerate(row[:-1]):

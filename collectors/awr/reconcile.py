@@ -14,6 +14,8 @@ mistake shows even on a report nobody has seen before.
   decimals, and V$IOSTAT_FILE counts requests where the file view counts read calls): data
   and undo files against "Data File", temp files against "Temp File"; a gap above 10 % warns
   but does not fail ``--strict``.
+* Files against Load Profile's Read/Write IO requests (loosest: those count control file
+  reads too); a gap above 25 % warns, never ``--strict``.
 
 Each check is kept in the workload (:class:`advisor.model.CoverageCheck`) and shown in the
 header of ``advisor workload`` and ``advisor report``.
@@ -133,6 +135,36 @@ def _per_filetype(data: ReportData, files: list[FileRate], interval: float) -> t
     return checks, warnings
 
 
+LOAD_PROFILE_SHARE = 0.25
+"""Load Profile counts reads the files do not (control file reads): it warns only past this gap."""
+
+
+def _per_load_profile(data: ReportData, files: list[FileRate],
+                      interval: float) -> tuple[list[CoverageCheck], list[str]]:
+    """All files against Load Profile's Read/Write IO requests (the loosest check).
+
+    "Read IO requests" is the instance's physical read IO requests: data and temp files, and
+    also control file reads; "Write IO requests" are data and temp file writes (DBWR, direct
+    writes), not redo. So the files may fall a little short of it by design.
+    """
+    checks: list[CoverageCheck] = []
+    warnings: list[str] = []
+    for measure, accounted in (("reads", sum(r.read_iops for r in files) * interval),
+                               ("writes", sum(r.write_iops or 0.0 for r in files) * interval)):
+        per_s = data.load_profile.get(measure)
+        if per_s is None or per_s <= 0 or not _possible(per_s * interval, interval):
+            continue
+        stated = per_s * interval
+        gaps: tuple[str, ...] = ()
+        if accounted < stated - max(0.05 * interval, LOAD_PROFILE_SHARE * stated):
+            gaps = (f"File IO Stats: the files sum to {accounted:,.0f} {measure}, Load Profile says {stated:,.0f} "
+                    f"{measure[:-1]} IO requests ({100.0 * accounted / stated:.1f} %); rows may not have been read",)
+            warnings.extend(gaps)
+        checks.append(CoverageCheck("File IO Stats / Load Profile", "files", f"{measure[:-1]} IO requests",
+                                    min(accounted, stated), stated, gaps, strict=False))
+    return checks, warnings
+
+
 def reconcile(data: ReportData, workload: Workload, rebuilt: set[str]) -> tuple[tuple[CoverageCheck, ...], list[str]]:
     """Every check this report allows, and the warnings for its gaps.
 
@@ -143,7 +175,8 @@ def reconcile(data: ReportData, workload: Workload, rebuilt: set[str]) -> tuple[
         return (), []
     checks, warnings = _per_tablespace(data, files, workload.interval_s, rebuilt)
     loose, more = _per_filetype(data, files, workload.interval_s)
-    return tuple(checks + loose), warnings + more
+    loosest, most = _per_load_profile(data, files, workload.interval_s)
+    return tuple(checks + loose + loosest), warnings + more + most
 
 
 def strict_shortfalls(workload: Workload) -> list[str]:

@@ -14,7 +14,13 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.collectors.awr import numbers
-from advisor.collectors.awr.sections import COLUMN_LABELS, ReportData, block_size_from, column_key
+from advisor.collectors.awr.sections import (
+    COLUMN_LABELS,
+    LOAD_PROFILE_ROWS,
+    ReportData,
+    block_size_from,
+    column_key,
+)
 from advisor.errors import BadInput
 
 TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
@@ -213,6 +219,16 @@ def header_facts(text: str, data: ReportData) -> None:
             data.db_time_s = _minutes(match.group(1), "DB Time")
         if match := re.search(r"Std Block Size:\s+(\S+)", line):
             data.block_size = block_size_from(match.group(1))
+        if (match := re.match(r"^\s*((?:Read|Write) IO requests:)\s+(\S+)", line)) \
+                and match.group(1) in LOAD_PROFILE_ROWS:
+            try:
+                per_s = numbers.number(match.group(2), where=f"Load Profile, {match.group(1).rstrip(':')}")
+            except ValueError:
+                data.warnings.append(f"Load Profile: {match.group(1)} {match.group(2)!r} is not a number; the files "
+                                     "are not checked against it")
+                per_s = None
+            if per_s is not None:
+                data.load_profile[LOAD_PROFILE_ROWS[match.group(1)]] = per_s
     first = next(iter(sections(text).values()), None)
     if first is not None:
         match = TITLE.match(text.splitlines()[first.first_line - 1])

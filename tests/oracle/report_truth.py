@@ -205,3 +205,9 @@ ASH_BLOCKING_SESSIONS = (
     ("2581,52211( 1)", "3.21", "enq: TX - row lock contention", "3.21", "APP", "oracle@dbhost1 (J001)",
      "116/3,600 [  3%]", "1"),
 )
+
+# Load Profile per second: "Read IO requests" counts every physical read request of the
+# instance (data and temp files, and control file reads), "Write IO requests" the data and
+# temp file writes (DBWR and direct writes; redo is not in it).
+LOAD_PROFILE_READS_S = sum(f.reads for f in FILES) / INTERVAL_S + 20.0  # + control file reads
+LOAD_PROFILE_WRITES_S = sum(f.writes for f in FILES) / INTERVAL_S
