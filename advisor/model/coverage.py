@@ -22,13 +22,13 @@ class CoverageCheck(Record):
     whose meanings differ a little, see docs/awr-import.md) warns but never fails ``--strict``.
     """
 
-    check: str  # "File IO Stats / Tablespace IO Stats", ...
-    subject: str  # what accounts: "files"
-    measure: str  # of what: "tablespace reads"
-    accounted: float
-    stated: float
-    shortfalls: tuple[str, ...] = ()
-    strict: bool = True
+    check: str  # the two sections compared: "File IO Stats / Tablespace IO Stats", ...
+    subject: str  # what accounts: "files", "data files"
+    measure: str  # of what: "tablespace reads", "Data File writes", "read IO requests"
+    accounted: float  # what the imported rows sum to over the interval (each group at most its stated figure)
+    stated: float  # what the report says over the interval
+    shortfalls: tuple[str, ...] = ()  # each gap beyond rounding, as its warning names it
+    strict: bool = True  # a shortfall fails --strict (false for the looser checks)
 
     def line(self) -> str:
         """The header line: "files account for 99.8 % of tablespace reads"."""
