@@ -206,8 +206,13 @@ def _io(found: list[Block], data: ReportData) -> None:
     if table is not None:
         for index, cells in enumerate(_keyed_rows(table, "File IO Stats")):
             line = _row_line(table, index)
-            values = {k: _number(v, "File IO Stats", line, column=COLUMN_LABELS.get(k, k)) for k, v in cells.items()
-                      if k not in ("tablespace", "filename", "pdb")}
+            try:
+                values = {k: _number(v, "File IO Stats", line, column=COLUMN_LABELS.get(k, k))
+                          for k, v in cells.items() if k not in ("tablespace", "filename", "pdb")}
+            except BadInput as exc:  # one unreadable row: the others stand, and the reconciliation shows the gap
+                data.warnings.append(f"{exc.message}; {cells.get('filename', '')} ({cells.get('tablespace', '')}) "
+                                     "is left out")
+                continue
             overflowed = [key for key, cell in cells.items() if numbers.is_overflow(cell)]
             data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
                                        cells.get("pdb") or None, line, "File IO Stats", overflowed))

@@ -107,3 +107,14 @@ def test_other_kinds_of_file_are_refused(tmp_path: Path, content: str, message: 
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="cannot read"):
         read_report(tmp_path / "absent.html")
+
+
+def test_garbled_html_file_row_is_a_warning_naming_the_file(tmp_path: Path) -> None:
+    cell = "users02.dbf</td><td align=\"right\" class='awrc'>180,000<"
+    path = variant(tmp_path, "awr_12.1.0.2.html", lambda t: t.replace(cell, cell.replace("180,000", "18O,000")))
+    result = read_report(path)
+    assert "/u02/oradata/ORCL/users02.dbf" not in {r.path for r in result.rates}
+    assert any("'18O,000' is not a number" in w and w.endswith("/u02/oradata/ORCL/users02.dbf (USERS) is left out")
+               for w in result.warnings)
+    assert any("the files of USERS sum to 360,000 reads, Tablespace IO Stats says 540,000 (66.7 %)" in w
+               for w in result.warnings)
