@@ -105,7 +105,10 @@ def _notes(lines: list[str], table: SegmentTable) -> None:
             except ValueError:
                 table.total = None
         if match := _CAPTURED.search(line):
-            table.captured_pct = float(match.group(1))
+            try:
+                table.captured_pct = float(match.group(1))
+            except ValueError:  # a damaged note ("9.0.0%"): the captured share stays unknown
+                table.captured_pct = None
 
 
 def _int(cell: str) -> int | None:

@@ -249,3 +249,11 @@ def test_a_request_count_no_server_reaches_is_dropped(tmp_path: Path) -> None:
     assert orders.read_iops is None and not orders.from_blocks
     assert any("SCOTT.ORDERS 10,000,000,000,000,000,000,000 is more than any server does in 3,600 s; the figure "
                "is dropped" in w for w in result.warnings)
+
+
+def test_a_damaged_captured_note_leaves_that_share_unknown(tmp_path: Path) -> None:
+    # found by the fuzz suite: "Captured Segments account for 9.0.0%" was an internal error
+    path = _page(tmp_path, "Captured Segments account for  90.0%", "Captured Segments account for  9.0.0%")
+    result = read_report(path)
+    assert "physical_reads:captured" not in result.segment_coverages
+    assert result.segment_coverages["physical_read_requests:captured"] == pytest.approx(0.9)
