@@ -176,6 +176,7 @@ def is_number(cell: str | None) -> bool:
         return False
 
 
+@lru_cache(maxsize=8192)
 def _convention(token: str) -> str | None:
     """Which decimal separator *token* (digits and separators) proves, or None when it fits both."""
     if "," in token and "." in token:

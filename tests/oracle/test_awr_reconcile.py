@@ -175,3 +175,20 @@ def test_load_profile_is_the_loosest_check(tmp_path: Path, name: str) -> None:
     warned = read_report(target)
     assert any("Load Profile says 1,483,200 read IO requests (45.1 %)" in w for w in warned.warnings)
     assert not strict_shortfalls(warned)
+
+
+def test_awr_text_file_io_with_blank_lines_and_a_wrapped_name(tmp_path: Path) -> None:
+    page = (FIXTURES / "awr_11.2.0.4.txt").read_text()
+    start, end = page.index("File IO Stats  "), page.index("IOStat by Filetype summary")
+    section = page[start:end]
+    for name in ("SYSTEM  ", "TEMP  ", "UNDOTBS1  "):  # a blank line before each new tablespace group
+        section = section.replace("\n" + name, "\n\n" + name, 1)
+    long_name = "/u02/oradata/ORCL/" + "u" * 40 + "/users02.dbf"  # wider than its 52-character column
+    section = section.replace("USERS                    /u02/oradata/ORCL/users02.dbf",
+                              f"USERS                    {long_name[:52]}\n                         {long_name[52:]}")
+    assert section.count("\n\n") >= 3 + page[start:end].count("\n\n") and long_name[52:] in section
+    target = tmp_path / "awr.txt"
+    target.write_text(page[:start] + section + page[end:])
+    result = read_report(target)
+    assert {r.path for r in result.rates if r.path} == ({f.path for f in T.FILES} - {T.IMPLAUSIBLE_FILE}) | {long_name}
+    assert not strict_shortfalls(result)
