@@ -100,6 +100,9 @@ def test_strict_exits_6_from_collect_workload_and_report(tmp_path: Path) -> None
     assert refused.returncode == 6 and "rows were not read" in refused.stderr
     report = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--preset", "class-7200-desktop", "--force")
     assert report.returncode == 0 and "files account for 90.1 % of tablespace reads" in report.stdout
+    markdown = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--preset", "class-7200-desktop",
+                           "--force", "--format", "markdown")
+    assert "- files account for 90.1 % of tablespace reads, 50.6 % of tablespace writes" in markdown.stdout
 
 
 def test_statspack_dwh_layout_yields_every_file_row() -> None:
