@@ -3,9 +3,13 @@
 A section starts with a title line ``<Title>  DB/Inst: <db>/<inst>  Snaps: <b>-<e>``. Inside,
 SQL*Plus prints a header of one to three lines, a line of dashes whose runs are the columns,
 and rows. Cells are cut at the dash runs, so an empty cell (no buffer waits, no single-block
-reads) stays empty instead of shifting every later number one column left. Tablespace and
-file names take a line of their own with the numbers on the next one; both layouts are
-accepted.
+reads) stays empty instead of shifting every later number one column left, and a row one
+or two cells short at its end (Statspack leaves out an empty Av BufWt) keeps its figures in
+place. Tablespace and file names take a line of their own with the numbers on the next one;
+both layouts are accepted. A blank line between groups does not end a table (Statspack
+prints one after each tablespace), a name line that starts blank belongs to the tablespace
+above (SQL*Plus ``break on``), and a file name longer than its column, wrapped onto the
+next line, is joined back. The quirks are listed in docs/report-quirks.md.
 """
 
 from __future__ import annotations
