@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import tests.oracle.report_truth as T
+from advisor.cli import app
 from advisor.collectors.awr import html, read_report, text
 from advisor.collectors.awr.reconcile import strict_shortfalls
 from advisor.errors import BadInput, ExitCode
@@ -80,6 +82,10 @@ def test_deleting_any_file_row_names_its_tablespace(tmp_path: Path, name: str, t
     with pytest.raises(BadInput) as caught:
         refuse_shortfalls(result.coverage, str(path))
     assert caught.value.exit_code == ExitCode.BAD_INPUT and f"the files of {shown}" in caught.value.one_line()
+    out = tmp_path / "w.json"
+    strict = CliRunner().invoke(app, ["collect", "--from-report", str(path), "--strict", "-o", str(out)])
+    assert strict.exit_code == ExitCode.BAD_INPUT and f"the files of {shown} sum to" in strict.stderr
+    assert not out.exists()
 
 
 def test_strict_exits_6_from_collect_workload_and_report(tmp_path: Path) -> None:
