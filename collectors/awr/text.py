@@ -123,7 +123,8 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
             if pending:
                 raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
                                "(truncated report?)")
-            if result.rows and not _rows_follow(body[offset - dash_index - 1:], ranges):
+            after = offset - dash_index - 1
+            if result.rows and not _rows_follow(body[after:after + 6], ranges):
                 break  # a blank line between groups (break on the tablespace) does not end the grid
             continue
         if _DASHES.match(line):  # the section's closing rule
@@ -169,7 +170,7 @@ def _line_kind(cells: list[str], label_columns: int) -> str:
 
 def _rows_follow(after_blank: list[str], ranges: list[tuple[int, int]]) -> bool:
     """Whether the grid goes on after a blank line: a name line then figures, or figures."""
-    lines = [line for line in after_blank[:6] if line.strip()]
+    lines = [line for line in after_blank if line.strip()]
     if not lines or _DASHES.match(lines[0]) or TITLE.match(lines[0]):
         return False
     if _line_kind(_cut(lines[0], ranges), 1) != "text":
