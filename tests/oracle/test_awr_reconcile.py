@@ -201,3 +201,17 @@ def test_awr_text_file_io_with_blank_lines_and_a_wrapped_name(tmp_path: Path) ->
     result = read_report(target)
     assert {r.path for r in result.rates if r.path} == ({f.path for f in T.FILES} - {T.IMPLAUSIBLE_FILE}) | {long_name}
     assert not strict_shortfalls(result)
+
+
+def test_a_workload_written_before_coverage_existed_still_reads(tmp_path: Path) -> None:
+    import json
+
+    from advisor.model import load_workload, save
+
+    result = read_report(FIXTURES / DWH)
+    save(result, tmp_path / "new.json")
+    assert load_workload(tmp_path / "new.json").coverage == result.coverage and result.coverage
+    older = json.loads((tmp_path / "new.json").read_text())
+    del older["coverage"]  # as format version 2 was written before this field
+    (tmp_path / "old.json").write_text(json.dumps(older))
+    assert older["format_version"] == 2 and load_workload(tmp_path / "old.json").coverage == ()
