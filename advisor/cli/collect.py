@@ -42,9 +42,10 @@ def check_dbms(dbms: str) -> None:
                        hint="see `advisor collectors`")
 
 
-def _from_report(path: Path, output: Path | None) -> None:
+def _from_report(path: Path, output: Path | None, strict: bool) -> None:
     from advisor.collect.registry import ReportReader, discover
     from advisor.jsonio import encode
+    from advisor.model import refuse_shortfalls
 
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -54,7 +55,10 @@ def _from_report(path: Path, output: Path | None) -> None:
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):
-            emit(encode(reader.read_report(str(path))), output)
+            workload = reader.read_report(str(path))
+            if strict:  # refused before anything is written
+                refuse_shortfalls(workload.coverage, str(path))
+            emit(encode(workload), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
 
@@ -81,6 +85,8 @@ def collect(
                                    help="Oracle: workload between two AWR snapshots (needs --diagnostics-pack)."),
     from_report: Path | None = typer.Option(None, "--from-report",
                                             help="Read an AWR or Statspack report file instead of a database."),
+    strict: bool = typer.Option(False, "--strict", help="With --from-report: refuse (exit 6) an import that "
+                                "falls short of the report's own totals."),
     push: str | None = typer.Option(None, "--push", metavar="REPO",
                                     help="Also send the document to this fleet repository (libpq DSN); see push."),
 ) -> None:
@@ -89,7 +95,7 @@ def collect(
 
     output = push_after(push, output)
     if from_report is not None:
-        _from_report(from_report, output)
+        _from_report(from_report, output, strict)
         return
     check_dbms(dbms)
     if keep_snapshots is not None and interval <= 0:

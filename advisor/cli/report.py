@@ -75,6 +75,8 @@ def report(
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
+    strict: bool = typer.Option(False, "--strict", help="Refuse (exit 6) a workload imported from a report that "
+                                "falls short of the report's own totals."),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
@@ -93,6 +95,10 @@ def report(
         if not files and workload is None:
             raise BadInput("nothing to report on: give --dsn, --snapshot A B or --workload FILE")
         work = load_workload_input(files, workload, allow_reset)
+    if strict:
+        from advisor.model import refuse_shortfalls
+
+        refuse_shortfalls(work.coverage, str(workload or files[-1]))
     models, notes = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
                           min_gain=min_gain / 100)

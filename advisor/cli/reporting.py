@@ -135,6 +135,10 @@ def advise_and_output(
     from advisor.engine.advise import advise
 
     result = advise(work, models, options)
+    if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
+        from dataclasses import replace
+
+        result = replace(result, coverage=work.coverage)
     for note in notes:
         typer.echo(f"advisor: note: {note}", err=True)
     output_report(result, fmt, output, work, verbose)

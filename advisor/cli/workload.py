@@ -22,10 +22,12 @@ def workload(
     sort: str = typer.Option("iops", "--sort", help="iops, mbs, size or name."),
     top: int = typer.Option(20, "--top", min=0, help="Files to list (0 = all)."),
     allow_reset: bool = typer.Option(False, "--allow-reset", help="Warn instead of refusing on counter resets."),
+    strict: bool = typer.Option(False, "--strict", help="Refuse (exit 6) a report import that falls short of the "
+                                "report's own totals."),
 ) -> None:
     """Show per-tablespace and per-file rates (IOPS, MB/s, IO size, latency)."""
     from advisor.jsonio import dumps
-    from advisor.model import load_snapshot, load_workload
+    from advisor.model import load_snapshot, load_workload, refuse_shortfalls
     from advisor.render.rates import SORT_KEYS
     from advisor.workload import diff
 
@@ -39,6 +41,8 @@ def workload(
         result = load_workload(files[0])
     else:
         raise BadInput(f"give two snapshots or one workload, not {len(files)} files")
+    if strict:
+        refuse_shortfalls(result.coverage, str(files[-1]))
     if output is not None:
         emit(dumps(result), output)
     if output_format is OutputFormat.json:
@@ -50,7 +54,7 @@ def workload(
 
 def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.io_share import describe
-    from advisor.model import Workload
+    from advisor.model import Workload, coverage_lines
     from advisor.render.rates import file_table, fmt, tablespace_table
     from advisor.render.segments import print_segments
 
@@ -61,6 +65,8 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     server = result.server
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
+    for line in coverage_lines(result.coverage):
+        console.print(line, markup=False, highlight=False)
     wait = result.wait
     if wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None:
         for line in describe(wait):

@@ -16,6 +16,7 @@ from advisor.model.audit import (
     DiskMap,
     MapRow,
 )
+from advisor.model.coverage import CoverageCheck, coverage_lines, refuse_shortfalls
 from advisor.model.disk import (
     DISK_PROFILE_FORMAT_VERSION,
     DiskProfile,
@@ -83,6 +84,9 @@ __all__ = [
     "AuditMaps",
     "AuditReport",
     "CollectorRun",
+    "CoverageCheck",
+    "coverage_lines",
+    "refuse_shortfalls",
     "Dbms",
     "Device",
     "DiskMap",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from advisor.model.coverage import CoverageCheck
 from advisor.model.record import Record, field
 
 REPORT_FORMAT_VERSION = 2
@@ -221,5 +222,6 @@ class Report(Record):
     areas: tuple[AreaRow, ...] = ()  # every area, classified and located
     warnings: tuple[str, ...] = ()  # what weakens the advice: resets, estimates, the gate, notes
     tool_version: str = ""  # advisor version that wrote the report
+    coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     document: Literal["report"] = "report"  # always `report`
     format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from advisor.jsonio import decode_document, encode, read_document, write_atomic
+from advisor.model.coverage import CoverageCheck
 from advisor.model.disk import DiskProfile
 from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.record import Record, field
@@ -272,6 +273,7 @@ class Workload(Record):
     segments: tuple[SegmentRate, ...] = ()  # Oracle per-segment rates (top N from a report)
     segment_coverage: float | None = None  # share of all physical reads the segments account for
     segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
+    coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.model import Finding, Report
+from advisor.model import Finding, Report, coverage_lines
 
 _VARYING = re.compile(r"""(?x)
     (?:/[^\s:;,()]+)+        # a path
@@ -94,4 +94,5 @@ def summary_lines(report: Report) -> list[str]:
             lines.append(f"no change worth making: {plan.not_worth_it}")
     else:
         lines.append("plan: none")
+    lines += coverage_lines(report.coverage)
     return lines

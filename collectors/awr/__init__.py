@@ -7,8 +7,6 @@ first few KB and calls ``read_report`` on the one that accepts it.
 
 from __future__ import annotations
 
-import html as html_module
-import re
 from pathlib import Path
 
 from advisor.collectors.awr import numbers
@@ -45,9 +43,13 @@ def read_report(path: str | Path) -> Workload:
                        "(expected 'WORKLOAD REPOSITORY report for' or 'STATSPACK report for' near the top)")
     _one_report(content, str(path), kind)
     readers = {"awr-html": read_awr_html, "awr-text": read_awr_text, "statspack": read_statspack}
-    decimal = numbers.decimal_separator(_visible_text(content) if kind == "awr-html" else content, str(path))
-    with numbers.reading(decimal) as reading:
+    with numbers.reading(None) as survey:  # which decimal separator the cells read prove
         data = readers[kind](content, str(path))
+    decimal = survey.decide(str(path))
+    reading = survey
+    if decimal == "," or survey.comma_read:  # the survey read some cells another way: read them all again
+        with numbers.reading(decimal) as reading:
+            data = readers[kind](content, str(path))
     data.warnings.extend(reading.notes)
     if decimal == ",":
         data.warnings.append("the report prints decimal commas (European NLS settings); numbers read accordingly")
@@ -75,15 +77,6 @@ def _one_report(content: str, path: str, kind: str) -> None:
         raise BadInput(f"{path}: the file holds {total} reports (starting at lines {shown}); "
                        "advisor reads one report per file",
                        hint=f"split it, e.g. csplit -z -f report- {path} '/{pattern}/' '{{*}}', and import each part")
-
-
-def _visible_text(page: str) -> str:
-    """The text of an HTML page without its tags, styles and scripts (numbers in CSS are not figures)."""
-    def blank(match: re.Match[str]) -> str:  # keep the line breaks: messages give line numbers
-        return " " + "\n" * match.group().count("\n")
-
-    without_code = re.sub(r"(?is)<(style|script)\b.*?</\1\s*>", blank, page)
-    return html_module.unescape(re.sub(r"<[^>]*>", blank, without_code))
 
 
 class ReportCollector:

@@ -1,12 +1,12 @@
 """Turn what a report says (:class:`ReportData`) into a Workload, checking it on the way.
 
-File IO Stats is the source of truth for data and temp files. Tablespace IO Stats is only
-cross-checked against the file sums: on 11.2.0.4 its cells are shifted against the headers
-(Writes printed under "1-bk Rds/s"), and that layout is recognised by the figures, not
-trusted by name. An Av Rd(ms) above 1 s, or above ten times the matching wait event's
-average where that average is a disk's (1 ms or more), is refused (seen on 12.1.0.2:
+File IO Stats is the source of truth for data and temp files. Tablespace IO Stats and
+IOStat by Filetype are the report's redundant figures: :mod:`advisor.collectors.awr.reconcile`
+checks the import against them and keeps the coverage in the workload. A stated Av Rd(ms) is
+kept unless no device could produce it: above a second per read (the 12.1.0.2 magnitude,
 36,250 ms beside a 2 ms db file sequential read); a negative, infinite or NaN figure is
-dropped by :func:`advisor.validate.scrub_workload`, each with a warning.
+dropped by :func:`advisor.validate.scrub_workload`, each with a warning. So is a count above
+what any server does in the interval.
 Redo, archive, control and flashback IO come from IOStat by Filetype summary (per type, so
 the rows have no path); when a report has no per-file data at all (12.2 to 19c often print
 "No data exists") the data and temp types are used as type-level rows instead.
@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from dataclasses import replace
 
 from advisor import __version__
+from advisor.collectors.awr.reconcile import reconcile
 from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tuple
-from advisor.collectors.awr.segments import with_segments
+from advisor.collectors.awr.segments import MOST_IOS_PER_S, with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
@@ -31,7 +33,6 @@ TYPE_KINDS: dict[str, FileKind] = {
     "Log File": "redo", "Archive Log": "archive", "Control File": "control", "Flashback Log": "fra",
     "Data File": "data", "Temp File": "temp",
 }
-MULTIBLOCK_EVENTS = ("db file scattered read", "direct path read", "direct path read temp", "db file parallel read")
 
 
 def _time(text: str, label: str, path: str) -> str:
@@ -76,35 +77,48 @@ def _server(data: ReportData, warnings: list[str]) -> ServerInfo:
                       instance=data.instance or None, settings=settings)
 
 
-def _plausible(data: ReportData, ms: float | None, blocks: float | None, where: str, warnings: list[str]) -> bool:
-    if ms is None:
+SLOWEST_READ_MS = 1000.0
+"""An average read above a second is no device's figure: it is the 12.1.0.2 magnitude (the read
+time printed in the wrong unit: 36,250 "ms" beside a 2 ms db file sequential read)."""
+
+
+def _possible(data: ReportData, ms: float | None, where: str, warnings: list[str]) -> bool:
+    """Whether a stated Av Rd(ms) could be true; only what no device produces is dropped.
+
+    16.67 ms is an ordinary random read of a cold file on a hard disk, whatever the instance's
+    cache-dominated event average says: that figure is kept, and the model compares it with
+    the disk it predicts. Negative and NaN figures are dropped by the scrubber.
+    """
+    if ms is None or not ms > SLOWEST_READ_MS:
         return True
-    single = blocks is None or blocks <= 1.05
-    names = ("db file sequential read",) if single else ("db file sequential read",) + MULTIBLOCK_EVENTS
-    averages = [a for a in (data.event_avg_ms(n) for n in names) if a]
-    reference = max(averages) if averages else None
-    # an event average under 1 ms is a cache's figure (one large cached file), not a disk's:
-    # small cold files legitimately read slower, so only a disk-like average is compared
-    if ms > 1000.0 or (reference is not None and reference >= 1.0 and ms > 10 * reference):
-        against = f" (the wait events average {reference:.2f} ms)" if reference is not None else ""
-        warnings.append(f"{where}: Av Rd(ms) {ms:,.2f} is implausible{against}; read latency left empty")
-        return False
-    return True
+    average = data.event_avg_ms("db file sequential read")
+    against = f"; db file sequential read averages {average:.2f} ms" if average is not None else ""
+    warnings.append(f"{where}: Av Rd(ms) {ms:,.2f} is more than a second per read, which no device takes (the "
+                    f"12.1.0.2 seconds-per-read magnitude{against}); read latency left unknown")
+    return False
 
 
-def _file_rates(data: ReportData, interval: float, block: int, warnings: list[str]) -> list[FileRate]:
+def _file_rates(data: ReportData, interval: float, block: int, warnings: list[str],
+                rebuilt: set[str]) -> list[FileRate]:
+    """Per-file rates; the files whose counts were rebuilt from per-second figures go into *rebuilt*."""
     rates = []
     for row in data.files:
         kind = _kind(row.tablespace)
         where = f"File IO Stats line {row.line} ({row.filename})"
+        if row.reads is None or row.writes is None:
+            rebuilt.add(row.filename)
         reads = _count(row.reads, row.reads_s, interval, "Reads", where, warnings)
         if reads is None:
             warnings.append(f"{where}: Reads and Av Reads/s are both unknown; the file is left out")
             continue
         writes = _count(row.writes, row.writes_s, interval, "Writes", where, warnings)
+        if max(reads, writes or 0.0) > MOST_IOS_PER_S * interval:
+            warnings.append(f"{where}: {max(reads, writes or 0.0):,.0f} requests are more than any server does in "
+                            f"{interval:,.0f} s; the file is left out")
+            continue
         read_iops = reads / interval
         latency = row.av_rd_ms
-        if not _plausible(data, latency, row.av_blks_rd, where, warnings):
+        if not _possible(data, latency, where, warnings):
             latency = None
         counts = data.histogram.get(row.filename)
         bounds = histogram_bounds_ms(counts) if counts else None
@@ -154,34 +168,6 @@ def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
     )
 
 
-def _cross_check(data: ReportData, warnings: list[str]) -> None:
-    sums: dict[tuple[str, str | None], list[float]] = {}
-    unknown = {(row.tablespace, row.pdb) for row in data.files if row.reads is None or row.writes is None}
-    for row in data.files:
-        total = sums.setdefault((row.tablespace, row.pdb), [0.0, 0.0])
-        total[0] += row.reads or 0.0
-        total[1] += row.writes or 0.0
-    shifted = 0
-    for ts in data.tablespaces:
-        if (ts.tablespace, ts.pdb) not in sums or (ts.tablespace, ts.pdb) in unknown:
-            continue  # no files, or a file whose count overflowed: nothing exact to compare
-        reads, writes = sums[(ts.tablespace, ts.pdb)]
-
-        def close(a: float | None, b: float) -> bool:
-            return a is not None and abs(a - b) <= 1.0 + 1e-4 * b  # counts are printed exactly
-
-        if close(ts.values.get("reads"), reads) and close(ts.values.get("writes"), writes):
-            continue
-        if close(ts.values.get("reads"), reads) and close(ts.values.get("single_reads_s"), writes):
-            shifted += 1
-            continue
-        warnings.append(f"Tablespace IO Stats line {ts.line}: {ts.tablespace} does not match the sum of its files "
-                        f"in File IO Stats (reads {reads:,.0f}, writes {writes:,.0f}); the file figures are used")
-    if shifted:
-        warnings.append(f"Tablespace IO Stats: {shifted} rows have their cells shifted against the headers (the "
-                        "11.2.0.4 layout: Writes printed under 1-bk Rds/s); the file figures are used")
-
-
 def _interval(data: ReportData, begin: str, end: str) -> float:
     """The snapshot interval: Elapsed, checked against the Begin/End Snap times when both exist.
 
@@ -215,7 +201,8 @@ def build_workload(data: ReportData) -> Workload:
     if data.rac:
         warnings.append(f"RAC report of instance {data.inst_num or data.instance} only: the other instances' IO is "
                         "not in it (combine one report per instance, or use the global report)")
-    rates = _file_rates(data, interval, block, warnings)
+    rebuilt: set[str] = set()
+    rates = _file_rates(data, interval, block, warnings, rebuilt)
     for section in data.empty_sections:
         warnings.append(f"{section}: the report says 'No data exists for this section'")
     types = [] if rates else ["Data File", "Temp File"]
@@ -234,7 +221,6 @@ def build_workload(data: ReportData) -> Workload:
                               name="redo writes (log file parallel write)"))
     if not rates:
         raise BadInput(f"{data.path}: no File IO Stats, IOStat by Filetype or redo figures found (truncated report?)")
-    _cross_check(data, warnings)
     io_s = None
     if data.wait_classes:
         io_s = sum(s for c, s in data.wait_classes.items() if c in ("User I/O", "System I/O"))
@@ -247,4 +233,6 @@ def build_workload(data: ReportData) -> Workload:
     workload = Workload(server=_server(data, warnings), started_at=begin, ended_at=end, interval_s=interval,
                         rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
                         tool_version=__version__)
-    return scrub_workload(with_segments(workload, data))
+    workload = scrub_workload(with_segments(workload, data))
+    checks, gaps = reconcile(data, workload, rebuilt)
+    return replace(workload, coverage=checks, warnings=workload.warnings + tuple(gaps))

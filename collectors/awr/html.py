@@ -16,6 +16,8 @@ from html.parser import HTMLParser
 
 from advisor.collectors.awr import numbers
 from advisor.collectors.awr.sections import (
+    COLUMN_LABELS,
+    LOAD_PROFILE_ROWS,
     FiletypeRow,
     ReportData,
     TablespaceRow,
@@ -34,6 +36,7 @@ class Block:
     rows: list[list[str]] = field(default_factory=list)
     header: list[str] = field(default_factory=list)
     line: int = 0
+    row_lines: list[int] = field(default_factory=list)  # the page line where each row ends
 
 
 class _Flatten(HTMLParser):
@@ -78,6 +81,7 @@ class _Flatten(HTMLParser):
                 self._table.header = self._row
             else:
                 self._table.rows.append(self._row)
+                self._table.row_lines.append(self.getpos()[0])
             self._row = None
         elif tag == "table" and self._table is not None:
             self.blocks.append(self._table)
@@ -127,12 +131,13 @@ def _table_by_summary(found: list[Block], text: str) -> Block | None:
     return next((b for b in found if b.kind == "table" and text in b.summary), None)
 
 
-def _number(cell: str, where: str, line: int, *, binary: bool = False) -> float | None:
+def _number(cell: str, where: str, line: int, *, binary: bool = False, column: str = "") -> float | None:
     if numbers.is_overflow(cell):
         numbers.note(f"{where} (HTML line {line}): a figure printed as {cell!r} overflowed its column; left unknown")
         return None
     try:
-        return numbers.number(cell, binary=binary)
+        place = f"{where} (HTML line {line})" + (f", column {column}" if column else "")
+        return numbers.number(cell, binary=binary, where=place)
     except ValueError:
         raise BadInput(f"{where} (HTML line {line}): {cell!r} is not a number (garbled report?)") from None
 
@@ -175,11 +180,18 @@ def _header(found: list[Block], data: ReportData) -> None:
         elif label == "End Snap" and len(row) > 2:
             data.end_snap, data.end_time = row[1], row[2]
         elif label in ("Elapsed", "DB Time") and len(row) > 2:
-            minutes = _number(row[2].replace("(mins)", ""), "snapshot information", snaps.line if snaps else 0)
+            minutes = _number(row[2].replace("(mins)", ""), "snapshot information", snaps.line if snaps else 0,
+                              column=label)
             if minutes is not None and label == "Elapsed":
                 data.elapsed_s = minutes * 60
             elif minutes is not None:
                 data.db_time_s = minutes * 60
+    profile = _table_by_summary(found, "load profile")
+    for row in profile.rows if profile else []:
+        measure = LOAD_PROFILE_ROWS.get(row[0].strip()) if len(row) > 1 else None
+        value = _number(row[1], "Load Profile", profile.line if profile else 0, column=row[0]) if measure else None
+        if measure and value is not None:
+            data.load_profile[measure] = value
     for block in found:
         for row in block.rows if block.kind == "table" else []:
             for index, cell in enumerate(row[:-1]):
@@ -192,21 +204,32 @@ def _io(found: list[Block], data: ReportData) -> None:
     if present and table is None:
         data.empty_sections.append("File IO Stats")
     if table is not None:
-        for line, cells in enumerate(_keyed_rows(table, "File IO Stats"), start=1):
-            values = {k: _number(v, "File IO Stats", table.line) for k, v in cells.items()
-                      if k not in ("tablespace", "filename", "pdb")}
+        for index, cells in enumerate(_keyed_rows(table, "File IO Stats")):
+            line = _row_line(table, index)
+            try:
+                values = {k: _number(v, "File IO Stats", line, column=COLUMN_LABELS.get(k, k))
+                          for k, v in cells.items() if k not in ("tablespace", "filename", "pdb")}
+            except BadInput as exc:  # one unreadable row: the others stand, and the reconciliation shows the gap
+                data.warnings.append(f"{exc.message}; {cells.get('filename', '')} ({cells.get('tablespace', '')}) "
+                                     "is left out")
+                continue
             overflowed = [key for key, cell in cells.items() if numbers.is_overflow(cell)]
             data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
-                                       cells.get("pdb") or None, table.line + line, "File IO Stats", overflowed))
+                                       cells.get("pdb") or None, line, "File IO Stats", overflowed))
     table, present = section(found, "Tablespace IO Stats")
     if present and table is None:
         data.empty_sections.append("Tablespace IO Stats")
     if table is not None:
-        for line, cells in enumerate(_keyed_rows(table, "Tablespace IO Stats"), start=1):
-            values = {k: _number(v, "Tablespace IO Stats", table.line) for k, v in cells.items()
-                      if k not in ("tablespace", "pdb")}
-            data.tablespaces.append(TablespaceRow(cells.get("tablespace", ""), values, cells.get("pdb") or None,
-                                                  table.line + line))
+        for index, cells in enumerate(_keyed_rows(table, "Tablespace IO Stats")):
+            line = _row_line(table, index)
+            values = {k: _number(v, "Tablespace IO Stats", line, column=COLUMN_LABELS.get(k, k))
+                      for k, v in cells.items() if k not in ("tablespace", "pdb")}
+            data.tablespaces.append(TablespaceRow(cells.get("tablespace", ""), values, cells.get("pdb") or None, line))
+
+
+def _row_line(table: Block, index: int) -> int:
+    """The page line of a table's row (its table's line when the row was cut off mid-way)."""
+    return table.row_lines[index] if index < len(table.row_lines) else table.line
 
 
 def _filetypes(found: list[Block], data: ReportData) -> None:
@@ -214,7 +237,8 @@ def _filetypes(found: list[Block], data: ReportData) -> None:
     for row in table.rows if table else []:
         if len(row) < 9 or row[0].upper().startswith("TOTAL"):
             continue
-        v = [_number(c, "IOStat by Filetype summary", table.line if table else 0, binary=i in (1, 3, 4, 6))
+        v = [_number(c, "IOStat by Filetype summary", table.line if table else 0, binary=i in (1, 3, 4, 6),
+                     column=(table.header[i] if table and i < len(table.header) else ""))
              for i, c in enumerate(row[1:9], start=1)]
         data.filetypes.append(FiletypeRow(row[0], *v))
 
@@ -223,12 +247,14 @@ def _waits(found: list[Block], data: ReportData) -> None:
     for title in ("Foreground Wait Events", "Background Wait Events"):
         table, _ = section(found, title)
         for cells in _keyed_rows(table, title) if table else []:
-            waits, seconds = _number(cells.get("waits", ""), title, 0), _number(cells.get("total_s", ""), title, 0)
+            waits = _number(cells.get("waits", ""), title, table.line, column="Waits") if table else None
+            seconds = _number(cells.get("total_s", ""), title, table.line, column="Total Wait Time") if table else None
             if waits is not None and seconds is not None:
                 data.events.setdefault(cells.get("event", ""), (waits, seconds))
     table, _ = section(found, "Foreground Wait Class")
     for cells in _keyed_rows(table, "Foreground Wait Class") if table else []:
-        seconds = _number(cells.get("total_s", ""), "Foreground Wait Class", 0)
+        seconds = _number(cells.get("total_s", ""), "Foreground Wait Class", table.line if table else 0,
+                          column="Total Wait Time")
         if seconds is not None:
             data.wait_classes[cells.get("wait_class", "")] = seconds
 

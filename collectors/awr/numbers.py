@@ -6,11 +6,14 @@ sections say: "'Data' columns suffixed with M,G,T,P are in multiples of 1024, ot
 suffixed with K,M,G,T,P are in multiples of 1000", hence two suffix scales.
 
 A database with European NLS settings prints ``0,56`` and ``4.075.643``. Which separator is
-the decimal one is decided once per report (:func:`decimal_separator`) and held for the
-parse by :func:`reading`; a cell whose separators do not fit that convention is not a number
-(``1,5`` in a report that groups with commas), so a swapped separator is refused, never read
-as a figure a hundred times too large. An overflow mark makes the figure unknown and is
-noted, so the reader can say which figure it lost.
+the decimal one is decided once per report from the numeric cells the readers actually parse
+(a first pass in survey mode, :func:`reading` with no decimal), never from the whole text:
+an ASH ``Sid, Serial#`` cell such as ``13071,63938`` or an ``Obj#`` is an identifier, not a
+figure, and has no vote. The decision is then held for the parse; a cell whose separators do
+not fit it is not a number (``1,5`` in a report that groups with commas), so a swapped
+separator is refused naming its section and column, never read as a figure a hundred times
+too large. An overflow mark makes the figure unknown and is noted, so the reader can say
+which figure it lost.
 """
 
 from __future__ import annotations
@@ -27,25 +30,40 @@ from advisor.errors import BadInput
 _SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|(ns|us|ms|s))?$", re.IGNORECASE)
 _STEP = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 _TIME_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0}
-_TOKEN = re.compile(r"(?<!\S)\d[\d.,]*\d(?!\S)")  # a whole cell: "(1,2)" in a SQL text is not one
 _PLAIN = {".": re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?$"),
           ",": re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d*)(?:,\d*)?$")}
 
 
 @dataclass
 class Reading:
-    """How the report being read prints numbers, and the figures its cells could not give."""
+    """How the report being read prints numbers, and the figures its cells could not give.
 
-    decimal: str = "."
+    With *decimal* None the reading is a survey: each parsed cell votes for the convention
+    it proves (:attr:`votes`, the first cell of each with where it was), and a cell that only
+    reads with a decimal comma is read so (:attr:`comma_read`) so the pass can go on.
+    """
+
+    decimal: str | None = "."
     notes: list[str] = field(default_factory=list)
+    votes: dict[str, tuple[str, str]] = field(default_factory=dict)  # "," or "." -> (cell, where)
+    comma_read: bool = False
+
+    def decide(self, path: str) -> str:
+        """The report's decimal separator from the votes; BadInput naming both cells when they disagree."""
+        if len(self.votes) == 2:
+            (comma, comma_at), (point, point_at) = self.votes[","], self.votes["."]
+            raise BadInput(f"{path}: numbers use both decimal separators ('{comma}' in {comma_at} reads with a "
+                           f"decimal comma, '{point}' in {point_at} with a decimal point); cannot tell which "
+                           "figures are which", hint="print the report again with NLS_NUMERIC_CHARACTERS='.,'")
+        return next(iter(self.votes), ".")
 
 
 _READING: ContextVar[Reading | None] = ContextVar("report_reading", default=None)
 
 
 @contextmanager
-def reading(decimal: str = ".") -> Iterator[Reading]:
-    """Parse numbers with *decimal* as the decimal separator inside the block; collect notes."""
+def reading(decimal: str | None = ".") -> Iterator[Reading]:
+    """Parse numbers with *decimal* as the decimal separator inside the block (None: survey); collect notes."""
     current = Reading(decimal)
     token = _READING.set(current)
     try:
@@ -81,7 +99,7 @@ def is_overflow(cell: str | None) -> bool:
     return bool(text) and set(text) <= {"#", "*"}
 
 
-def number(cell: str | None, *, binary: bool = False) -> float | None:
+def number(cell: str | None, *, binary: bool = False, where: str = "", vote: bool = True) -> float | None:
     """A report number: None for empty or overflowed cells, suffixes applied.
 
     >>> number("4,075,643"), number("&#160;"), number("1.5K"), number("2M", binary=True), number("####")
@@ -95,14 +113,36 @@ def number(cell: str | None, *, binary: bool = False) -> float | None:
     >>> with reading(","):
     ...     number("4.075.643"), number("0,56")
     (4075643.0, 0.56)
+
+    *where* (section, line and column) is what a survey remembers of the cell; an identifier
+    column (``Obj#``) and a reader's guess at whether a cell is a number pass ``vote=False``.
     """
     text = clean(cell)
     if not text or is_overflow(text):
         return None
     current = _READING.get()
-    value = _parse(text, current.decimal if current is not None else ".", binary)
+    if current is not None and current.decimal is None:
+        return _survey(current, text, binary, where, vote)
+    value = _parse(text, current.decimal if current is not None and current.decimal else ".", binary)
     if value is None:
         raise ValueError(f"not a number: {cell!r}")
+    return value
+
+
+def _survey(current: Reading, text: str, binary: bool, where: str, vote: bool) -> float:
+    """A cell read in survey mode: its vote recorded, read with whichever convention fits it."""
+    value = _parse(text, ".", binary)
+    if value is None:
+        value = _parse(text, ",", binary)
+        if value is None:
+            raise ValueError(f"not a number: {text!r}")
+        current.comma_read = True
+    if vote:
+        match = _SUFFIX.match(text)
+        digits = (match.group(1) if match else text).lstrip("+-")
+        found = _convention(digits) if digits[:1].isdigit() or digits[:1] in ",." else None
+        if found is not None and found not in current.votes:
+            current.votes[found] = (text, where or "a figure")
     return value
 
 
@@ -131,11 +171,12 @@ def is_number(cell: str | None) -> bool:
     if is_overflow(cell):
         return True
     try:
-        return number(cell) is not None
+        return number(cell, vote=False) is not None
     except ValueError:
         return False
 
 
+@lru_cache(maxsize=8192)
 def _convention(token: str) -> str | None:
     """Which decimal separator *token* (digits and separators) proves, or None when it fits both."""
     if "," in token and "." in token:
@@ -144,29 +185,9 @@ def _convention(token: str) -> str | None:
     if sep is None:
         return None
     parts = token.split(sep)
+    if not parts[0]:
+        return sep  # ".5" or ",5": only a decimal separator starts a number
     grouped = len(parts[0]) <= 3 and parts[0][0] != "0" and all(len(p) == 3 for p in parts[1:])
     if len(parts) == 2:
         return None if grouped else sep  # "4,075" fits both; "0,56" and "56.1" do not
     return ("." if sep == "," else ",") if grouped else None  # "1.234.567" groups with dots
-
-
-def decimal_separator(text: str, where: str) -> str:
-    """The report's decimal separator, from every number it prints; refused when they disagree.
-
-    A token such as ``0,56`` or ``1.234.567`` proves a comma decimal, ``56.1`` or
-    ``4,075,643.5`` a point; ``4,075`` fits both and proves nothing. Only whole cells (digits
-    and separators between blanks) count: dates, releases, paths, unit-suffixed cells and
-    numbers inside SQL text such as ``IN (1,2)`` do not. An HTML page is given without its
-    tags (:func:`advisor.collectors.awr._visible_text`).
-    """
-    seen: dict[str, tuple[str, int]] = {}
-    for match in _TOKEN.finditer(text):
-        found = _convention(match.group())
-        if found is not None and found not in seen:
-            seen[found] = (match.group(), text.count("\n", 0, match.start()) + 1)
-            if len(seen) == 2:
-                comma, point = seen[","], seen["."]
-                raise BadInput(f"{where}: numbers use both decimal separators ('{comma[0]}' at line {comma[1]}, "
-                               f"'{point[0]}' at line {point[1]}); cannot tell which figures are which",
-                               hint="print the report again with NLS_NUMERIC_CHARACTERS='.,'")
-    return next(iter(seen), ".")

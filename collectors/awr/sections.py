@@ -90,6 +90,7 @@ class ReportData:
     events: dict[str, tuple[float, float]] = field(default_factory=dict)  # name -> (waits, total seconds)
     wait_classes: dict[str, float] = field(default_factory=dict)  # class -> total seconds (foreground)
     histogram: dict[str, list[float]] = field(default_factory=dict)  # filename -> single-block read buckets
+    load_profile: dict[str, float] = field(default_factory=dict)  # "reads"/"writes" -> IO requests per second
     empty_sections: list[str] = field(default_factory=list)
     segment_tables: list[SegmentTable] = field(default_factory=list)  # "Segments by ..." sections
     warnings: list[str] = field(default_factory=list)
@@ -128,6 +129,10 @@ COLUMN_KEYS = {
     "Event": "event", "WaitClass": "wait_class", "Waits": "waits", "TotalWaitTime(s)": "total_s",
     "TotalWait(s)": "total_s", "TotalWaitTime(sec)": "total_s",
 }
+
+
+LOAD_PROFILE_ROWS = {"Read IO requests:": "reads", "Write IO requests:": "writes"}
+"""The Load Profile rows (11.2.0.2+) the reconciliation compares the files with, per second."""
 
 
 COLUMN_LABELS = {

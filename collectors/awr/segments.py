@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from advisor.collectors.awr import numbers, text
-from advisor.model import SegmentIO, Workload
+from advisor.model import SegmentIO, SegmentRate, Workload
 from advisor.segment_rates import segment_id, totals_rate, with_counters, without_files
 
 if TYPE_CHECKING:
@@ -43,6 +43,21 @@ _NAME_COLUMNS = {
     "SubobjectName": "subobject", "Obj.Type": "type", "ObjectType": "type", "Obj#": "obj", "Dataobj#": "dataobj",
     "PDBName": "container", "ContainerName": "container", "%Total": "pct", "PctTotal": "pct", "%ofTotal": "pct",
 }
+VALUE_HEADERS = {
+    "physical_reads": ("PhysicalReads", "LogicalReads"),
+    "physical_read_requests": ("PhysReadRequests", "PhysicalReadRequests", "PhysReadReqs"),
+    "unoptimized_read_requests": ("UnOptimizedReads", "UnoptimizedReads", "UnOptimizedReadReqs"),
+    "physical_reads_direct": ("DirectReads", "DirectPhysicalReads"),
+    "physical_writes": ("PhysicalWrites",),
+    "physical_write_requests": ("PhysWriteRequests", "PhysicalWriteRequests", "PhysWriteReqs"),
+    "physical_writes_direct": ("DirectWrites", "DirectPhysicalWrites"),
+    "segment_scans": ("TableScans", "SegmentScans"),
+}
+"""The header of each statistic's figure column, squashed (no blanks), as the releases print it."""
+REQUIRED = ("owner", "name", "value")
+MOST_IOS_PER_S = 1e8
+"""More requests (or blocks) per second than this no server produces: beyond the fastest storage
+systems by two orders of magnitude, so a figure above it over the interval is damage (10^22)."""
 _TYPES = {"TABLE PART": "TABLE PARTITION", "INDEX PART": "INDEX PARTITION", "TABLE SUBPART": "TABLE SUBPARTITION",
           "INDEX SUBPART": "INDEX SUBPARTITION", "LOB": "LOBSEGMENT", "LOB PART": "LOB PARTITION"}
 _TOTAL = re.compile(r"Total\s+[A-Za-z ]+?:\s*([\d,.]+)")
@@ -85,14 +100,20 @@ class SegmentTable:
 def _notes(lines: list[str], table: SegmentTable) -> None:
     for line in lines:
         if table.total is None and (match := _TOTAL.search(line)):
-            table.total = numbers.number(match.group(1))
+            try:
+                table.total = numbers.number(match.group(1), where=f"{table.title}, its total")
+            except ValueError:
+                table.total = None
         if match := _CAPTURED.search(line):
-            table.captured_pct = float(match.group(1))
+            try:
+                table.captured_pct = float(match.group(1))
+            except ValueError:  # a damaged note ("9.0.0%"): the captured share stays unknown
+                table.captured_pct = None
 
 
 def _int(cell: str) -> int | None:
     try:
-        found = numbers.number(cell)
+        found = numbers.number(cell, vote=False)  # an object number is an identifier: no say in the separator
     except ValueError:
         return None
     return None if found is None or not math.isfinite(found) else int(found)
@@ -101,15 +122,17 @@ def _int(cell: str) -> int | None:
 def _row(cells: dict[str, str], line: int, statistic: str, warnings: list[str]) -> SegmentRow:
     value_cell = cells.get("value", "")
     try:
-        value = numbers.number(value_cell)
+        value = numbers.number(value_cell, where=f"{statistic} line {line}, its figure column")
     except ValueError:
+        value = None
+    if value is not None and not math.isfinite(value):
         value = None
     name = cells.get("name", "")
     if value is None:
         warnings.append(f"{statistic} line {line}: {cells.get('owner', '')}.{name} has no readable figure "
                         f"({value_cell!r}); the row is kept with that figure unknown")
     try:
-        pct = numbers.number(cells.get("pct"))
+        pct = numbers.number(cells.get("pct"), where=f"{statistic} line {line}, column %Total")
     except ValueError:
         pct = None
     kind = cells.get("type", "").upper()
@@ -121,8 +144,23 @@ def _row(cells: dict[str, str], line: int, statistic: str, warnings: list[str]) 
     )
 
 
-def _keys(headers: list[str]) -> list[str]:
-    return [_NAME_COLUMNS.get("".join(h.split()), "value") for h in headers]
+def _keys(headers: list[str], statistic: str, where: str, warnings: list[str]) -> list[str] | None:
+    """Column keys by header name; None (with a warning) when a column advisor needs is absent.
+
+    A column nobody knows is ignored (``other``), never taken for the figure: a removed or
+    swapped column would otherwise turn names into figures and figures into names.
+    """
+    values = {v.lower() for v in VALUE_HEADERS[statistic]}
+    keys = []
+    for header in headers:
+        squashed = "".join(header.split())
+        keys.append(_NAME_COLUMNS.get(squashed) or ("value" if squashed.lower() in values else "other"))
+    absent = [k for k in REQUIRED if keys.count(k) != 1]
+    if absent:
+        warnings.append(f"{where}: columns {', '.join(absent)} not found once each by header name (found "
+                        f"{', '.join(h for h in headers if h) or 'no headers'}); the section is skipped")
+        return None
+    return keys
 
 
 def html_sections(found: list[Block], data: ReportData) -> None:
@@ -139,7 +177,9 @@ def html_sections(found: list[Block], data: ReportData) -> None:
             if later.kind == "text":
                 notes.append(later.text)
                 continue
-            keys = _keys(later.header)
+            keys = _keys(later.header, statistic, f"{block.text} (HTML line {later.line})", data.warnings)
+            if keys is None:
+                break
             for number, cells in enumerate(later.rows, start=1):
                 if len(cells) != len(keys):
                     data.warnings.append(f"{block.text} (HTML line {later.line}): row {number} has {len(cells)} "
@@ -172,9 +212,9 @@ def text_sections(found: dict[str, text.Section], data: ReportData) -> None:
                 index -= 1
             headers = [" ".join(filter(None, (text._cut(h, ranges)[c] for h in header_lines)))
                        for c in range(len(ranges))]
-            keys = _keys(headers)
-            for offset, line in enumerate(lines[rule + 1:], start=rule + 2):
-                if not line.strip() or re.fullmatch(r"\s*-+\s*", line):
+            keys = _keys(headers, statistic, f"{title} line {section.first_line + rule}", data.warnings)
+            for offset, line in enumerate(lines[rule + 1:] if keys is not None else [], start=rule + 2):
+                if keys is None or not line.strip() or re.fullmatch(r"\s*-+\s*", line):
                     break
                 cells = dict(zip(keys, text._cut(line, ranges), strict=True))
                 table.rows.append(_row(cells, section.first_line + offset - 1, title, data.warnings))
@@ -189,8 +229,12 @@ def _segment_key(row: SegmentRow, container: str, statistic: str) -> str:
     return segment_id(container, row.owner, row.name, row.subobject, row.object_id)
 
 
-def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict[str, float], list[str]]:
-    """Interval totals per segment from every section, the share each list covers, and warnings."""
+def report_segments(data: ReportData, block: int, interval_s: float,
+                    unreadable: set[tuple[str, str]]) -> tuple[list[SegmentIO], dict[str, float], list[str]]:
+    """Interval totals per segment from every section, the share each list covers, and warnings.
+
+    (segment id, statistic) pairs whose printed figure could not be kept go into *unreadable*.
+    """
     warnings: list[str] = []
     merged: dict[str, SegmentIO] = {}
     coverages: dict[str, float] = {}
@@ -209,7 +253,15 @@ def report_segments(data: ReportData, block: int) -> tuple[list[SegmentIO], dict
             key = _segment_key(row, container, table.statistic)
             if row.missing and key not in merged:
                 missing.append(f"{table.title} line {row.line}")
-            value = None if row.value is None or not math.isfinite(row.value) else int(round(row.value))
+            value = None if row.value is None else int(round(row.value))
+            if value is not None and (value < 0 or value > MOST_IOS_PER_S * interval_s):
+                warnings.append(f"{table.title} line {row.line}: {row.owner}.{row.name} {row.value:,.0f} is more than "
+                                f"any server does in {interval_s:,.0f} s" if value > 0 else
+                                f"{table.title} line {row.line}: {row.owner}.{row.name} {row.value:,.0f} is negative")
+                warnings[-1] += "; the figure is dropped (unknown)"
+                value = None
+            if value is None:
+                unreadable.add((key, table.statistic))
             current = merged.get(key) or SegmentIO(
                 segment_id=key, owner="" if row.missing else row.owner,
                 name="" if row.missing else row.name, segment_type=row.segment_type,
@@ -249,13 +301,31 @@ def _unmapped_tablespaces(data: ReportData, segments: Iterable[SegmentIO]) -> li
             "is unknown"]
 
 
+def _unknown_stays_unknown(rate: SegmentRate, unreadable: set[tuple[str, str]]) -> SegmentRate:
+    """A request rate the report printed but advisor could not read stays unknown.
+
+    The rate builder falls back to blocks when a source has no request counter (Statspack);
+    a listed request figure that was unreadable is not that case.
+    """
+    changes: dict[str, object] = {}
+    for statistic, rate_field in (("physical_read_requests", "read_iops"), ("physical_write_requests", "write_iops")):
+        if (rate.segment_id, statistic) in unreadable and getattr(rate, rate_field) is not None:
+            changes[rate_field] = None
+    if changes:
+        changes["from_blocks"] = False
+        return replace(rate, **changes)  # type: ignore[arg-type]
+    return rate
+
+
 def with_segments(workload: Workload, data: ReportData) -> Workload:
     """*workload* plus the report's segment rates, coverage figures and warnings."""
     if not data.segment_tables:
         return workload
     block = data.block_size or 8192
-    totals, coverages, warnings = report_segments(data, block)
-    rates = tuple(totals_rate(segment, workload.interval_s) for segment in totals)
+    unreadable: set[tuple[str, str]] = set()
+    totals, coverages, warnings = report_segments(data, block, workload.interval_s, unreadable)
+    rates = tuple(_unknown_stays_unknown(totals_rate(segment, workload.interval_s), unreadable)
+                  for segment in totals)
     coverage = coverages.get("physical_reads", coverages.get("physical_read_requests"))
     return replace(workload, segments=rates, segment_coverage=coverage, segment_coverages=coverages,
                    warnings=workload.warnings + tuple(warnings))

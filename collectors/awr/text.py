@@ -3,9 +3,13 @@
 A section starts with a title line ``<Title>  DB/Inst: <db>/<inst>  Snaps: <b>-<e>``. Inside,
 SQL*Plus prints a header of one to three lines, a line of dashes whose runs are the columns,
 and rows. Cells are cut at the dash runs, so an empty cell (no buffer waits, no single-block
-reads) stays empty instead of shifting every later number one column left. Tablespace and
-file names take a line of their own with the numbers on the next one; both layouts are
-accepted.
+reads) stays empty instead of shifting every later number one column left, and a row one
+or two cells short at its end (Statspack leaves out an empty Av BufWt) keeps its figures in
+place. Tablespace and file names take a line of their own with the numbers on the next one;
+both layouts are accepted. A blank line between groups does not end a table (Statspack
+prints one after each tablespace), a name line that starts blank belongs to the tablespace
+above (SQL*Plus ``break on``), and a file name longer than its column, wrapped onto the
+next line, is joined back. The quirks are listed in docs/report-quirks.md.
 """
 
 from __future__ import annotations
@@ -14,7 +18,13 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.collectors.awr import numbers
-from advisor.collectors.awr.sections import COLUMN_LABELS, ReportData, block_size_from, column_key
+from advisor.collectors.awr.sections import (
+    COLUMN_LABELS,
+    LOAD_PROFILE_ROWS,
+    ReportData,
+    block_size_from,
+    column_key,
+)
 from advisor.errors import BadInput
 
 TITLE = re.compile(r"^(?P<title>\S.*?)\s+DB/Inst:\s*(?P<db>[^/\s]+)/(?P<inst>\S+)\s+Snaps:\s*(?P<b>\d+)-(?P<e>\d+)")
@@ -36,6 +46,7 @@ class Row:
     cells: dict[str, str]
     line: int
     raw: list[str] = field(default_factory=list)  # cells in column order (headers may repeat)
+    name_lines: list[str] = field(default_factory=list)  # the line(s) naming the row, as printed
 
 
 @dataclass
@@ -80,11 +91,18 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     ``label_columns`` is how many leading columns hold text (event or class name) on rows that
     also carry numbers; rows whose cells are all text are name lines for the next number row.
     """
-    # the column rule is the last dash line with a row or header right under it: a section's
-    # closing rule (an indented line of dashes) has nothing under it
+    # the column rule is the last dash line with a row or header right under it, or a rule at
+    # the left margin with rows after blank lines: a section's closing rule (an indented line
+    # of dashes) has nothing under it
     lines = section.lines
-    dash_index = max((i for i, line in enumerate(lines) if _DASHES.match(line) and i + 1 < len(lines)
-                      and lines[i + 1].strip() and not _DASHES.match(lines[i + 1])), default=None)
+
+    def ruled(i: int) -> bool:
+        if i + 1 < len(lines) and lines[i + 1].strip():
+            return not _DASHES.match(lines[i + 1])
+        below = next((line for line in lines[i + 1:i + 4] if line.strip()), "")
+        return lines[i][:1] in "-~" and bool(below) and not _DASHES.match(below)
+
+    dash_index = max((i for i, line in enumerate(lines) if _DASHES.match(line) and ruled(i)), default=None)
     if dash_index is None:
         raise BadInput(f"{section.title} (line {section.first_line}): no column header found (garbled report?)")
     ranges = spans(section.lines[dash_index])
@@ -96,36 +114,68 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     header_cells = [_cut(h, ranges) for h in header_lines]
     names = [" ".join(filter(None, (cells[c] for cells in header_cells))) for c in range(len(ranges))]
     result = Grid([column_key(n) for n in names])
-    pending, pending_line = "", 0
-    for offset, line in enumerate(section.lines[dash_index + 1:], start=dash_index + 2):
+    pending: list[str] = []  # the name line(s) waiting for their numbers
+    pending_line = 0
+    body = section.lines[dash_index + 1:]
+    for offset, line in enumerate(body, start=dash_index + 2):
         number = section.first_line + offset
         if not line.strip():
             if pending:
-                raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures "
+                raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
                                "(truncated report?)")
-            if result.rows:
-                break
+            after = offset - dash_index - 1
+            if result.rows and not _rows_follow(body[after:after + 6], ranges):
+                break  # a blank line between groups (break on the tablespace) does not end the grid
             continue
         if _DASHES.match(line):  # the section's closing rule
             break
         cells = _cut(line, ranges)
-        all_numeric = all(numbers.is_number(c) for c in cells if c)
-        rest = cells[label_columns:]
-        labelled = any(rest) and all(numbers.is_number(c) for c in rest if c) and not numbers.is_number(cells[0])
-        if pending and not all_numeric:
-            raise BadInput(f"{section.title} line {number}: {line.strip()!r} is not a row of numbers "
-                           f"for {pending.strip()!r} (garbled report?)")
-        if all_numeric:
-            result.rows.append(Row(pending.strip(), dict(zip(result.columns, cells, strict=True)), number, cells))
-            pending = ""
-        elif labelled:
+        kind = _line_kind(cells, label_columns)
+        if kind == "numbers":
+            result.rows.append(Row(" ".join(p.strip() for p in pending), dict(zip(result.columns, cells, strict=True)),
+                                   number, cells, list(pending)))
+            pending = []
+        elif pending:  # a name too long for its column, wrapped onto the next line
+            if len(pending) == 3:
+                raise BadInput(f"{section.title} line {number}: {line.strip()!r} is not a row of numbers "
+                               f"for {pending[0].strip()!r} (garbled report?)")
+            pending.append(line)
+        elif kind == "labelled":
             label = " ".join(cells[:label_columns]).strip()
             result.rows.append(Row(label, dict(zip(result.columns, cells, strict=True)), number, cells))
         else:
-            pending, pending_line = line, number
+            pending, pending_line = [line], number
     if pending:
-        raise BadInput(f"{section.title} line {pending_line}: {pending.strip()!r} has no figures (truncated report?)")
+        raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
+                       "(truncated report?)")
     return result
+
+
+def _line_kind(cells: list[str], label_columns: int) -> str:
+    """"numbers" (a row of figures, perhaps with a garbled cell), "labelled" (name then figures) or "text".
+
+    A line most of whose cells are figures is a row of figures even when one cell is not: the
+    reader then names that cell, instead of taking the row for a file name.
+    """
+    filled = [c for c in cells if c]
+    figures = sum(numbers.is_number(c) for c in filled)
+    if filled and (figures == len(filled) or (figures >= 2 and figures * 2 > len(filled)
+                                               and not cells[0][:1].isalpha())):
+        return "numbers"
+    rest = cells[label_columns:]
+    if any(rest) and all(numbers.is_number(c) for c in rest if c) and not numbers.is_number(cells[0]):
+        return "labelled"
+    return "text"
+
+
+def _rows_follow(after_blank: list[str], ranges: list[tuple[int, int]]) -> bool:
+    """Whether the grid goes on after a blank line: a name line then figures, or figures."""
+    lines = [line for line in after_blank if line.strip()]
+    if not lines or _DASHES.match(lines[0]) or TITLE.match(lines[0]):
+        return False
+    if _line_kind(_cut(lines[0], ranges), 1) != "text":
+        return True
+    return any(_line_kind(_cut(line, ranges), 0) == "numbers" for line in lines[1:3])
 
 
 def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | None:
@@ -137,7 +187,8 @@ def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | No
                      "(the figure overflowed its column); left unknown")
         return None
     try:
-        return numbers.number(cell, binary=binary)
+        place = f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}"
+        return numbers.number(cell, binary=binary, where=place)
     except ValueError:
         raise BadInput(f"{where} line {row.line}: {cell!r} under {key} is not a number (garbled report?)") from None
 
@@ -173,6 +224,16 @@ def header_facts(text: str, data: ReportData) -> None:
             data.db_time_s = _minutes(match.group(1), "DB Time")
         if match := re.search(r"Std Block Size:\s+(\S+)", line):
             data.block_size = block_size_from(match.group(1))
+        if (match := re.match(r"^\s*((?:Read|Write) IO requests:)\s+(\S+)", line)) \
+                and match.group(1) in LOAD_PROFILE_ROWS:
+            try:
+                per_s = numbers.number(match.group(2), where=f"Load Profile, {match.group(1).rstrip(':')}")
+            except ValueError:
+                data.warnings.append(f"Load Profile: {match.group(1)} {match.group(2)!r} is not a number; the files "
+                                     "are not checked against it")
+                per_s = None
+            if per_s is not None:
+                data.load_profile[LOAD_PROFILE_ROWS[match.group(1)]] = per_s
     first = next(iter(sections(text).values()), None)
     if first is not None:
         match = TITLE.match(text.splitlines()[first.first_line - 1])
@@ -184,7 +245,7 @@ def header_facts(text: str, data: ReportData) -> None:
 def _minutes(cell: str, label: str) -> float | None:
     """A header figure in minutes, as seconds; BadInput naming it when it is not a number."""
     try:
-        minutes = numbers.number(cell)
+        minutes = numbers.number(cell, where=f"the report header, {label}")
     except ValueError:
         raise BadInput(f"report header: {label} {cell!r} is not a number of minutes") from None
     return None if minutes is None else minutes * 60
@@ -203,15 +264,36 @@ def events(found: dict[str, Section], titles: tuple[str, ...], data: ReportData)
                 data.events.setdefault(row.label, (waits, seconds))
 
 
-def file_grid_rows(table: Grid) -> list[tuple[str, str, Row]]:
-    """(tablespace, filename, row) for File IO style grids whose name line is 'TS  /path'."""
-    out = []
+def file_grid_rows(table: Grid, where: str = "File IO Stats") -> list[tuple[str, str, Row]]:
+    """(tablespace, filename, row) for File IO style grids whose name line is 'TS  /path'.
+
+    SQL*Plus prints a tablespace once per group when the report breaks on it (the next files'
+    lines start blank: they belong to the tablespace above), and wraps a file name longer than
+    its column onto the following line(s), which are joined back.
+    """
+    out: list[tuple[str, str, Row]] = []
     for row in table.rows:
-        parts = row.label.split(None, 1)
-        if len(parts) != 2:
-            raise BadInput(f"line {row.line - 1}: expected 'TABLESPACE  FILENAME', found {row.label!r}")
-        out.append((parts[0], parts[1], row))
+        first = row.name_lines[0] if row.name_lines else row.label
+        wrapped = "".join(line.strip() for line in row.name_lines[1:])
+        if first[:1].isspace() and first.strip() and out:
+            tablespace, filename = out[-1][0], first.strip() + wrapped
+        else:
+            parts = first.split(None, 1)
+            if len(parts) != 2:
+                raise BadInput(f"{where} line {row.line - len(row.name_lines or [1])}: expected "
+                               f"'TABLESPACE  FILENAME', found {first.strip()!r}")
+            tablespace, filename = parts[0], parts[1].strip() + wrapped
+        out.append((tablespace, filename, row))
     return out
+
+
+def name_width(section: Section) -> int | None:
+    """The width of the Filename column ("Tablespace  Filename" over its dashes), when printed."""
+    for index, line in enumerate(section.lines[:-1]):
+        if line.startswith("Tablespace") and "Filename" in line and _DASHES.match(section.lines[index + 1]):
+            runs = spans(section.lines[index + 1])
+            return runs[1][1] - runs[1][0] if len(runs) > 1 else None
+    return None
 
 
 def io_sections(found: dict[str, Section], data: ReportData) -> None:
@@ -223,8 +305,16 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
         if _no_data(section):
             data.empty_sections.append("File IO Stats")
         else:
+            width, seen = name_width(section), set[str]()
             for tablespace, filename, row in file_grid_rows(grid(section)):
-                cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                try:
+                    cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                except BadInput as exc:  # one unreadable row: the others stand, and the gap shows
+                    data.warnings.append(f"{exc.message}; {filename} ({tablespace}) is left out")
+                    continue
+                if width and len(filename) == width:  # longer: wrapped and joined; exactly: perhaps cut
+                    filename = _truncated(filename, tablespace, row.line, seen, data)
+                seen.add(filename)
                 overflowed = [key for key, cell in row.cells.items() if numbers.is_overflow(cell)]
                 data.files.append(file_row(tablespace, filename, cells, None, row.line, "File IO Stats", overflowed))
     if "Tablespace IO Stats" in found:
@@ -233,8 +323,23 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
             data.empty_sections.append("Tablespace IO Stats")
         else:
             for row in grid(section).rows:
-                cells = {key: value(row, key, "Tablespace IO Stats") for key in row.cells}
+                try:
+                    cells = {key: value(row, key, "Tablespace IO Stats") for key in row.cells}
+                except BadInput as exc:  # the files stand; only this tablespace goes unchecked
+                    data.warnings.append(f"{exc.message}; {row.label} is not checked against its files")
+                    continue
                 data.tablespaces.append(TablespaceRow(row.label, cells, None, row.line))
+
+
+def _truncated(filename: str, tablespace: str, line: int, seen: set[str], data: ReportData) -> str:
+    """A file name that fills its column was probably cut; two such cut names stay two files."""
+    name = filename
+    if name in seen:
+        name = next(f"{filename} [{n}]" for n in range(2, 10_000) if f"{filename} [{n}]" not in seen)
+    data.warnings.append(f"File IO Stats line {line}: the name of a {tablespace} file fills its column and may be "
+                         f"cut short ({filename!r})" + (f"; kept as {name!r}, apart from the file of the same "
+                                                        "printed name" if name != filename else ""))
+    return name
 
 
 def _no_data(section: Section) -> bool:

@@ -3,7 +3,8 @@
 A case is one or more files (a report, a document, or a pair of snapshots) plus the
 mutations applied, so a failure prints what to replay. The mutations are the ones a hostile
 probe used and real files show: truncation, rows and cells deleted or duplicated, text for
-numbers, SQL*Plus overflow marks, huge and negative numbers, swapped decimal separators,
+numbers, SQL*Plus overflow marks, huge and negative numbers, swapped decimal separators, ids
+printed as "Sid, Serial#" pairs (13071,63938), rows one or two cells short at their end,
 bytes that are not UTF-8, CRLF line ends, HTML entities, zeroed date digits, reports spooled
 one after another, odd file names; for documents also wrong types, missing keys, repeated
 rows, another document kind or a newer format; and snapshot pairs from two servers or in
@@ -148,6 +149,42 @@ def zero_dates(rng: random.Random, text: str) -> tuple[str, str]:
     return text[:date.start()] + damaged + text[date.end():], f"date {date.group()!r} -> {damaged!r}"
 
 
+IDENTIFIER = re.compile(r"(?<=[> ])\d{2,6}(?=[< ]|$)", re.MULTILINE)
+
+
+def comma_identifier(rng: random.Random, text: str) -> tuple[str, str]:
+    """An id cell printed as a "Sid, Serial#" pair (13071,63938), as ASH sections print sessions."""
+    found = list(IDENTIFIER.finditer(text))
+    if not found:
+        return text, "no identifier to change"
+    cell = rng.choice(found)
+    pair = f"{cell.group()},{rng.randrange(1, 65536)}" + ("( 1)" if rng.random() < 0.3 else "")
+    return text[:cell.start()] + pair + text[cell.end():], f"{cell.group()!r} -> {pair!r} at {cell.start()}"
+
+
+def drop_trailing_cells(rng: random.Random, text: str) -> tuple[str, str]:
+    """A row one or two cells short at its end, as SQL*Plus prints a row whose last figures are empty."""
+    count = rng.choice((1, 1, 2))
+    if "<tr>" in text:
+        rows = list(re.finditer(r"<tr>((?:<td[^>]*>[^<]*</td>)+)</tr>", text))
+        if rows:
+            row = rng.choice(rows)
+            cells = re.findall(r"<td[^>]*>[^<]*</td>", row.group(1))
+            kept = "<tr>" + "".join(cells[:max(1, len(cells) - count)]) + "</tr>"
+            return text[:row.start()] + kept + text[row.end():], f"row at {row.start()} lost {count} trailing cells"
+    lines = text.splitlines(keepends=True)
+    numbered = [i for i, line in enumerate(lines) if re.search(r"\d\s*$", line) and len(line.split()) > 2]
+    if not numbered:
+        return text, "no row to shorten"
+    index = rng.choice(numbered)
+    ending = "\r\n" if lines[index].endswith("\r\n") else "\n"
+    shorter = lines[index].rstrip()
+    for _ in range(count):
+        shorter = shorter.rstrip().rsplit(" ", 1)[0] if " " in shorter.strip() else shorter
+    lines[index] = shorter.rstrip() + ending
+    return "".join(lines), f"line {index + 1} lost {count} trailing cells"
+
+
 def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
     copies = rng.choice((2, 3, 100))
     return text * copies, f"{copies} copies one after another"
@@ -155,7 +192,8 @@ def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
 
 TEXT_MUTATIONS: tuple[Callable[[random.Random, str], tuple[str, str]], ...] = (
     truncate, delete_lines, duplicate_lines, delete_cell, duplicate_cell, text_for_number, overflow, huge,
-    negative, swap_separators, non_utf8, crlf, html_entities, zero_dates, concatenate,
+    negative, swap_separators, non_utf8, crlf, html_entities, zero_dates, concatenate, comma_identifier,
+    drop_trailing_cells,
 )
 
 

@@ -148,3 +148,66 @@ SEGMENT_SECTIONS = {
     "physical_writes_direct": ("Segments by Direct Physical Writes", "Direct Writes", "Total Direct Physical Writes"),
     "segment_scans": ("Segments by Table Scans", "Table Scans", "Total Table Scans"),
 }
+
+
+# --- the Statspack 11.2 data warehouse report (statspack_11.2.0.4_dwh.txt) -----------------
+# Eleven tablespaces, eleven data files and one temp file. Its File IO Stats prints the way
+# the report that lost ten files did: the Mx Rd Bkt column, a row one cell short when its
+# Buffer Waits is 0 (no Av BufWt), a blank Mx Rd Bkt in the temp file's row, a blank line
+# between tablespace groups, and a file name longer than its 52-character column wrapped
+# onto the next line. (A test blanks the repeated tablespace names, as SQL*Plus prints them
+# when the report breaks on the tablespace.)
+
+DWH_DB, DWH_DBID, DWH_INSTANCE, DWH_HOST = "DWH", "3141592653", "dwh1", "dwhhost"
+DWH_SEQUENTIAL_READ = (2_400_000, 3600.0)  # waits, seconds: 1.50 ms, an instance average dominated by cache
+
+
+@dataclass(frozen=True)
+class DwhFile:
+    tablespace: str
+    path: str
+    reads: int
+    av_rd_ms: float
+    bucket: int | None  # Mx Rd Bkt (None for a temp file: no histogram)
+    av_blks_rd: float
+    writes: int
+    buffer_waits: int
+    kind: str = "data"
+
+
+LONG_PATH = "/u05/oradata/DWH/dwh_summary_materialized_views_2026_q4_part01.dbf"  # 67 characters: wraps
+DWH_FILES = (
+    DwhFile("DWH_INDEX", "/u02/oradata/DWH/dwh_index01.dbf", 1_440_000, 3.2, 16, 1.0, 216_000, 45),
+    DwhFile("DWH_LOB", "/u03/oradata/DWH/dwh_lob01.dbf", 36_000, 16.7, 64, 1.0, 3_600, 0),
+    DwhFile("DWH_STAGE", "/u03/oradata/DWH/dwh_stage01.dbf", 288_000, 9.5, 128, 14.2, 576_000, 0),
+    DwhFile("DWH_STAGE", "/u03/oradata/DWH/dwh_stage02.dbf", 720_000, 3.4, 16, 1.0, 108_000, 0),
+    DwhFile("DWH_SUMMARY", LONG_PATH, 180_000, 6.1, 32, 7.9, 18_000, 0),
+    DwhFile("PERFSTAT", "/u01/oradata/DWH/perfstat01.dbf", 3_600, 2.0, 8, 1.0, 7_200, 0),
+    DwhFile("SYSAUX", "/u01/oradata/DWH/sysaux01.dbf", 54_000, 1.9, 32, 1.1, 36_000, 0),
+    DwhFile("SYSTEM", "/u01/oradata/DWH/system01.dbf", 72_000, 0.8, 8, 1.0, 3_600, 9),
+    DwhFile("TEMP", "/u04/oradata/DWH/temp01.dbf", 108_000, 0.4, None, 31.0, 108_000, 0, "temp"),
+    DwhFile("UNDOTBS1", "/u01/oradata/DWH/undotbs01.dbf", 7_200, 1.2, 4, 1.0, 90_000, 0, "undo"),
+    DwhFile("USERS", "/u01/oradata/DWH/users01.dbf", 360, 5.0, 16, 1.0, 36, 0),
+    DwhFile("XDB", "/u01/oradata/DWH/xdb01.dbf", 36, 4.0, 8, 1.0, 0, 0),
+)
+
+
+# ASH "Top Sessions" and "Top Blocking Sessions" rows as AWR prints them: the session is a
+# "Sid, Serial#" pair joined by a comma (13071,63938), neither a decimal nor a grouping, and
+# the blocking session carries its instance (2581,52211( 1)). No figure of these is read.
+ASH_TOP_SESSIONS = (
+    ("13071,63938", "12.34", "db file sequential read", "8.76", "DWHUSER", "JDBC Thin Client", "1,234/3,600 [ 34%]",
+     "0"),
+    ("", "", "CPU + Wait for CPU", "3.58", "", "", "129/3,600 [  4%]", "0"),
+    ("907,11", "5.02", "direct path read", "5.02", "ETL", "sqlplus@dwhhost (TNS V1-V3)", "181/3,600 [  5%]", "2"),
+)
+ASH_BLOCKING_SESSIONS = (
+    ("2581,52211( 1)", "3.21", "enq: TX - row lock contention", "3.21", "APP", "oracle@dbhost1 (J001)",
+     "116/3,600 [  3%]", "1"),
+)
+
+# Load Profile per second: "Read IO requests" counts every physical read request of the
+# instance (data and temp files, and control file reads), "Write IO requests" the data and
+# temp file writes (DBWR and direct writes; redo is not in it).
+LOAD_PROFILE_READS_S = sum(f.reads for f in FILES) / INTERVAL_S + 20.0  # + control file reads
+LOAD_PROFILE_WRITES_S = sum(f.writes for f in FILES) / INTERVAL_S

@@ -37,11 +37,16 @@ def test_truncated_text_report_names_section_and_line(tmp_path: Path) -> None:
     assert caught.value.exit_code == ExitCode.BAD_INPUT
 
 
-def test_garbled_number_names_section_and_line(tmp_path: Path) -> None:
+def test_garbled_file_row_is_a_warning_naming_the_file_and_the_gap(tmp_path: Path) -> None:
     edit = lambda t: t.replace("       360,000     100", "       36O,000     100")  # noqa: E731
     path = variant(tmp_path, "statspack_11.2.0.4.txt", edit)
-    with pytest.raises(BadInput, match=r"File IO Stats line \d+: .*not a row of numbers"):
-        read_report(path)
+    result = read_report(path)
+    assert "/u02/oradata/ORCL/users01.dbf" not in {r.path for r in result.rates}
+    assert any(w.startswith("File IO Stats line 90: '36O,000' under reads is not a number")
+               and w.endswith("/u02/oradata/ORCL/users01.dbf (USERS) is left out") for w in result.warnings)
+    assert any("the files of USERS sum to 180,000 reads, Tablespace IO Stats says 540,000 (33.3 %)" in w
+               for w in result.warnings)
+    assert [c.shortfalls != () for c in result.coverage if c.strict] == [True, True]
 
 
 def test_truncated_html_inside_file_table(tmp_path: Path) -> None:
@@ -64,7 +69,12 @@ def test_tablespace_mismatch_is_a_warning(tmp_path: Path) -> None:
     edit = lambda t: t.replace("       540,000     150", "       541,000     150")  # noqa: E731
     path = variant(tmp_path, "statspack_11.2.0.4.txt", edit)
     result = read_report(path)
-    assert any("USERS does not match the sum of its files" in w for w in result.warnings)
+    assert any("the files of USERS sum to 540,000 reads, Tablespace IO Stats says 541,000 (99.8 %); rows were not read"
+               in w for w in result.warnings)
+    edit = lambda t: t.replace("       540,000     150", "       539,000     150")  # noqa: E731
+    result = read_report(variant(tmp_path, "statspack_11.2.0.4.txt", edit))
+    assert any("USERS does not match the sum of its files in File IO Stats (reads 540,000)" in w
+               for w in result.warnings)
 
 
 def test_histogram_disagreement_is_a_warning(tmp_path: Path) -> None:
@@ -97,3 +107,14 @@ def test_other_kinds_of_file_are_refused(tmp_path: Path, content: str, message: 
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="cannot read"):
         read_report(tmp_path / "absent.html")
+
+
+def test_garbled_html_file_row_is_a_warning_naming_the_file(tmp_path: Path) -> None:
+    cell = "users02.dbf</td><td align=\"right\" class='awrc'>180,000<"
+    path = variant(tmp_path, "awr_12.1.0.2.html", lambda t: t.replace(cell, cell.replace("180,000", "18O,000")))
+    result = read_report(path)
+    assert "/u02/oradata/ORCL/users02.dbf" not in {r.path for r in result.rates}
+    assert any("'18O,000' is not a number" in w and w.endswith("/u02/oradata/ORCL/users02.dbf (USERS) is left out")
+               for w in result.warnings)
+    assert any("the files of USERS sum to 360,000 reads, Tablespace IO Stats says 540,000 (66.7 %)" in w
+               for w in result.warnings)
