@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, emit
+from advisor.cli.sizes_options import sizes_option
 from advisor.collect.context import CollectOptions
 from advisor.collect.registry import ReadsHistory
 from advisor.errors import BadInput, ExitCode, Unsupported
@@ -42,9 +43,11 @@ def check_dbms(dbms: str) -> None:
                        hint="see `advisor collectors`")
 
 
-def _from_report(path: Path, output: Path | None) -> None:
+def _from_report(path: Path, output: Path | None, sizes: Path | None) -> None:
+    from advisor.cli.sizes_options import merged
     from advisor.collect.registry import ReportReader, discover
     from advisor.jsonio import encode
+    from advisor.sizes.need import count_unknown, sizes_query_hint
 
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -54,7 +57,13 @@ def _from_report(path: Path, output: Path | None) -> None:
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):
-            emit(encode(reader.read_report(str(path))), output)
+            work = merged(reader.read_report(str(path)), sizes)
+            unknown = count_unknown(work)
+            if unknown:  # said now, refused by plan: a report states no sizes
+                kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unknown.items()))
+                typer.echo(f"advisor: note: file sizes unknown ({kinds}); give --sizes FILE, the output of "
+                           f"{sizes_query_hint(work)}, here or to plan/report", err=True)
+            emit(encode(work), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
 
@@ -83,14 +92,17 @@ def collect(
                                             help="Read an AWR or Statspack report file instead of a database."),
     push: str | None = typer.Option(None, "--push", metavar="REPO",
                                     help="Also send the document to this fleet repository (libpq DSN); see push."),
+    sizes: Path | None = sizes_option(),
 ) -> None:
     """Sample a database: a snapshot, or (with --interval) the workload between two."""
     from advisor.cli.push import push_after
 
     output = push_after(push, output)
     if from_report is not None:
-        _from_report(from_report, output)
+        _from_report(from_report, output, sizes)
         return
+    if sizes is not None:
+        raise BadInput("--sizes goes with --from-report (or with plan/report)")
     check_dbms(dbms)
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")

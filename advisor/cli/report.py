@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
+from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
 if TYPE_CHECKING:
@@ -69,10 +70,13 @@ def report(
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
+    sizes: Path | None = sizes_option(),
+    assume_size: str | None = assume_option(),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
     from advisor.cli.reporting import advise_and_output, load_models, with_target
+    from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
@@ -87,13 +91,15 @@ def report(
         if not files and workload is None:
             raise BadInput("nothing to report on: give --dsn, --snapshot A B or --workload FILE")
         work = load_workload_input(files, workload, allow_reset)
+    work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
     models, notes = load_models(disk, preset, spec)
-    options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force)
+    options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
+                          no_plan=no_sizes)  # without sizes: the findings, and that line for the plan
     if knapsack and target is None:
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed)
 
 
 def register(app: typer.Typer) -> None:

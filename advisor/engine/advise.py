@@ -193,7 +193,9 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
 def make_plan(
     workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
 ) -> tuple[Plan | None, list[str]]:
-    """The plan, or None with the reason (gate closed, solid state, nothing to place)."""
+    """The plan, or None with the reason (gate closed, solid state, nothing to place, sizes unknown)."""
+    if options.no_plan is not None:
+        return None, [options.no_plan]
     if not analysis.gate.passed and not options.force:
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:

@@ -49,6 +49,7 @@ class PlanOptions:
     target: tuple[DeviceModel, ...] = ()  # an inventory's devices: a tiered plan (``--target``)
     knapsack: bool = False  # lay out the IO-density knapsack baseline instead of the searched plan
     scripts: bool = True  # False: predictions only (a fleet ranking formats no SQL: a third of its time)
+    no_plan: str | None = None  # make no plan and say this instead (file sizes unknown: advisor.sizes.need)
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:
