@@ -93,3 +93,15 @@ def summary_lines(report: Report) -> list[str]:
     else:
         lines.append("plan: none")
     return lines
+
+
+def assumed_areas(report: Report) -> frozenset[str]:
+    """Areas whose size ``--assume-size`` gave (every renderer marks their sizes)."""
+    return frozenset(a.name for a in report.areas if a.size_assumed)
+
+
+def size_text(size_bytes: int, assumed: bool) -> str:
+    """A size cell; an assumed size says so, in every format."""
+    from advisor.units import human_bytes
+
+    return f"{human_bytes(size_bytes)} assumed" if assumed else human_bytes(size_bytes)
