@@ -24,8 +24,24 @@ from pathlib import Path
 from advisor.errors import BadInput
 from advisor.units import GIB, KIB, MIB, TIB
 
+
+@dataclass(frozen=True, slots=True)
+class SizesQueryRow:
+    """The columns of ``sql/oracle/sizes.v*.sql`` (and, without CONTAINER, of the PostgreSQL one),
+    as text: a DBA runs the query by hand and advisor reads what SQL*Plus or psql printed."""
+
+    db_name: str
+    dbid: str
+    taken_at: str
+    kind: str
+    tablespace: str | None
+    file_name: str
+    bytes: str
+    container: str | None = None  # Oracle 12+: the PDB (CDB$ROOT for the root)
+
+
 REQUIRED = ("kind", "file_name", "bytes")
-OPTIONAL = ("tablespace", "container", "db_name", "dbid", "taken_at")
+"""Columns a sizes file cannot do without; the others of :class:`SizesQueryRow` are used when present."""
 
 _FEEDBACK = re.compile(r"^\s*(?:(\d+|no) rows? selected\.?|\((\d+) rows?\))\s*$", re.IGNORECASE)
 _DASHES = re.compile(r"^-+(?: +-+)*\s*$")
