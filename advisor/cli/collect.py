@@ -61,7 +61,7 @@ def _from_report(path: Path, output: Path | None, sizes: Path | None) -> None:
             unknown = count_unknown(work)
             if unknown:  # said now, refused by plan: a report states no sizes
                 kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unknown.items()))
-                typer.echo(f"advisor: note: file sizes unknown ({kinds}); give --sizes FILE, the output of "
+                typer.echo(f"advisor: warning: file sizes unknown ({kinds}); give --sizes FILE, the output of "
                            f"{sizes_query_hint(work)}, here or to plan/report", err=True)
             emit(encode(work), output)
             return
