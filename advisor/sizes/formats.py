@@ -197,17 +197,17 @@ def _rows(path: Path, records: list[Record]) -> tuple[SizeRow, ...]:
         raise BadInput(f"{path}: no column {', '.join(missing).upper()} (expected the output of "
                        "`advisor sql show sizes`)")
     rows = []
-    first_unit: tuple[int, str] | None = None
+    first_unit: tuple[int, str, str] | None = None  # line, unit, the cell as written
     for line_no, cells in records:
         kind = cells["kind"].lower()
         if not kind:
             raise BadInput(f"{path} line {line_no}: KIND is empty (truncated row?)")
         size, unit = _size(path, line_no, cells["bytes"])
         if first_unit is None:
-            first_unit = (line_no, unit)
+            first_unit = (line_no, unit, cells["bytes"].strip())
         elif unit != first_unit[1]:
-            raise BadInput(f"{path} line {line_no}: size {cells['bytes'].strip()!r} is {_unit_name(unit)} but line "
-                           f"{first_unit[0]} is {_unit_name(first_unit[1])}; give every size in one unit "
+            raise BadInput(f"{path} line {line_no}: size {cells['bytes'].strip()!r} and line {first_unit[0]}'s "
+                           f"{first_unit[2]!r} are in different units; give every size in one unit "
                            "(the query prints bytes)")
         rows.append(SizeRow(line_no, kind, cells.get("tablespace", ""), cells.get("container", ""),
                             cells["file_name"], size, unit, cells.get("db_name", ""), cells.get("dbid", ""),
@@ -225,7 +225,3 @@ def _size(path: Path, line_no: int, text: str) -> tuple[int, str]:
     canonical = {"b": "", "bytes": "", "byte": "", "kb": "k", "kib": "k", "mb": "m", "mib": "m", "gb": "g",
                  "gib": "g", "tb": "t", "tib": "t"}.get(unit, unit)
     return int(float(match.group(1)) * _UNITS[unit]), canonical
-
-
-def _unit_name(unit: str) -> str:
-    return f"in {unit.upper()}iB" if unit else "a byte count"

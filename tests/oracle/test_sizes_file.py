@@ -189,7 +189,7 @@ def test_assume_size_plans_and_marks_every_output(tmp_path: Path, inventory: Pat
                    for i, r in enumerate(rows)],
      "none of its 14 rows matches"),
     (lambda rows: [*rows, dict(rows[3])], "is listed twice"),
-    (lambda rows: [r | {"bytes": "300 MB"} if i == 4 else r for i, r in enumerate(rows)], "in one unit"),
+    (lambda rows: [r | {"bytes": "300 MB"} if i == 4 else r for i, r in enumerate(rows)], "in different units"),
     (lambda rows: [r | {"dbid": "42", "db_name": "PROD"} for r in rows], "refused"),
 ])
 def test_bad_sizes_files_are_one_line_naming_file_and_line(tmp_path: Path, mutate, expected: str) -> None:  # type: ignore[no-untyped-def]
