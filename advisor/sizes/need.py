@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from advisor.engine.areas import area_key, area_labels
 from advisor.model import FileRate, Report, Workload
-from advisor.sizes.merge import size_unknown
+from advisor.sizes.merge import REPORT_SOURCES, size_unknown
 from advisor.units import human_bytes
 
 SHOWN_AREAS = 5
@@ -46,8 +46,7 @@ def missing_sizes_line(workload: Workload) -> str | None:
     names = sorted(unknown)
     shown = ", ".join(names[:SHOWN_AREAS]) + (f" and {len(names) - SHOWN_AREAS} more" if len(names) > SHOWN_AREAS
                                                  else "")
-    why = ("AWR and Statspack reports carry no file sizes" if workload.source in ("awr-html", "awr-text",
-                                                                                     "statspack", "awr")
+    why = ("AWR and Statspack reports carry no file sizes" if workload.source in REPORT_SOURCES
            else "the workload does not state them")
     return (f"No plan: file sizes unknown for {len(names)} of {total} areas ({shown}); {why}. Give --sizes FILE "
             f"with the output of {sizes_query_hint(workload)} run on that database, or --assume-size SIZE "

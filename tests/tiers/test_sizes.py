@@ -83,3 +83,13 @@ def test_a_sizes_file_of_another_cluster_is_refused(server: PgServer, workload: 
     done = advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset", "class-7200-desktop",
                    "--force")
     assert done.returncode == 6 and "refused" in done.stderr and "line 2" in done.stderr
+
+
+def test_a_live_workload_plans_without_a_sizes_file(workload: Path) -> None:
+    """A live snapshot carries its sizes: nothing asks for --sizes, nothing is marked assumed."""
+    done = advisor("plan", "--workload", str(workload), "--preset", "class-7200-desktop", "--force",
+                   "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["plan"] is not None and not any(a["size_assumed"] for a in report["areas"])
+    assert not any("sizes" in w for w in report["warnings"])
