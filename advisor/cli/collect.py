@@ -44,10 +44,9 @@ def check_dbms(dbms: str) -> None:
 
 
 def _from_report(path: Path, output: Path | None, sizes: Path | None) -> None:
-    from advisor.cli.sizes_options import merged
+    from advisor.cli.sizes_options import merged, warn_unknown
     from advisor.collect.registry import ReportReader, discover
     from advisor.jsonio import encode
-    from advisor.sizes.need import count_unknown, sizes_query_hint
 
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -58,11 +57,7 @@ def _from_report(path: Path, output: Path | None, sizes: Path | None) -> None:
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):
             work = merged(reader.read_report(str(path)), sizes)
-            unknown = count_unknown(work)
-            if unknown:  # said now, refused by plan: a report states no sizes
-                kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unknown.items()))
-                typer.echo(f"advisor: warning: file sizes unknown ({kinds}); give --sizes FILE, the output of "
-                           f"{sizes_query_hint(work)}, here or to plan/report", err=True)
+            warn_unknown(work)  # said now, refused by plan: a report states no sizes
             emit(encode(work), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")

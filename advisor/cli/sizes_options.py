@@ -54,3 +54,14 @@ def sized_for_plan(
         work, assumed = assume_sizes(work, parse_size(assume))
         return work, assumed, None
     return work, frozenset(), missing_sizes_line(work)
+
+
+def warn_unknown(work: Workload) -> None:
+    """Say on stderr which files still have no size, and what gives them."""
+    from advisor.sizes.need import count_unknown, sizes_query_hint
+
+    unknown = count_unknown(work)
+    if unknown:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unknown.items()))
+        typer.echo(f"advisor: warning: file sizes unknown ({kinds}); give --sizes FILE, the output of "
+                   f"{sizes_query_hint(work)}, here or to plan/report", err=True)
