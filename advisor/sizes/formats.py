@@ -44,6 +44,7 @@ REQUIRED = ("kind", "file_name", "bytes")
 """Columns a sizes file cannot do without; the others of :class:`SizesQueryRow` are used when present."""
 
 _FEEDBACK = re.compile(r"^\s*(?:(\d+|no) rows? selected\.?|\((\d+) rows?\))\s*$", re.IGNORECASE)
+_PROMPT = re.compile(r"^SQL> ")
 _DASHES = re.compile(r"^-+(?: +-+)*\s*$")
 _ALIGNED_RULE = re.compile(r"^-+(?:\+-+)*\s*$")
 _SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)$")
@@ -83,7 +84,8 @@ def read_sizes(path: Path) -> SizesTable:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise BadInput(f"cannot read sizes file {path}: {exc.strerror}") from None
-    lines = text.replace("\f", "\n").splitlines()
+    # a SPOOL started at the prompt also holds the typed commands ("SQL> @sizes", "SQL> spool off")
+    lines = ["" if _PROMPT.match(line) else line for line in text.replace("\f", "\n").splitlines()]
     content = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     if len(content) < 2:
         raise BadInput(f"{path}: no sizes in it (expected the output of `advisor sql show sizes`)")

@@ -37,6 +37,13 @@ def test_each_shape_gives_the_same_rows(tmp_path: Path, text: str, shape: str) -
     assert next(r for r in table.rows if r.kind == "redo").tablespace == ""
 
 
+@pytest.mark.parametrize("shape", [sqlplus_csv, sqlplus_grid])
+def test_a_spool_started_at_the_prompt_keeps_the_typed_commands_out(tmp_path: Path, shape) -> None:  # type: ignore[no-untyped-def]
+    text = "SQL> @sizes.sql\n" + shape(COLUMNS_11, rows_11()) + "SQL> spool off\n"
+    table = read_sizes(_write(tmp_path, text))
+    assert len(table.rows) == len(rows_11()) and table.rows[0].line == (5 if shape is sqlplus_grid else 3)
+
+
 def test_the_grid_line_numbers_point_into_the_file(tmp_path: Path) -> None:
     text = sqlplus_grid(COLUMNS_11, rows_11())
     path = _write(tmp_path, text)
