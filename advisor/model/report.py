@@ -193,7 +193,7 @@ class AreaRow(Record):
     write_iops: float
     mb_s: float
     read_mb_s: float
-    size_bytes: int
+    size_bytes: int | None  # None when a file of the area has no stated size (an imported report)
     files: int
     disk: str | None
     partition: str | None

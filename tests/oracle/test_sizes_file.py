@@ -123,12 +123,15 @@ def test_report_shows_findings_and_the_same_line_instead_of_a_plan(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["plan"] is None and report["areas"]
+    assert all(a["size_bytes"] is None for a in report["areas"])  # unknown, not a false 0
     line = next(w for w in report["warnings"] if w.startswith("No plan: file sizes unknown"))
     refused = advisor("plan", "--workload", str(work), "--preset", "class-7200-desktop")
     assert refused.returncode == 6 and line in refused.stderr
     markdown = advisor("report", "--workload", str(work), "--format", "markdown")
     plan_section = markdown.stdout.split("## Plan", 1)[1]
     assert line.replace("|", "\\|") in plan_section
+    areas_section = markdown.stdout.split("## Areas", 1)[1].split("## Plan", 1)[0]
+    assert "| unknown |" in areas_section and "| 0 B |" not in areas_section
 
 
 def test_sqlplus_csv_sizes_reach_the_tier_plan(tmp_path: Path, inventory: Path) -> None:
