@@ -12,8 +12,9 @@ from typing import Literal
 
 from advisor.model.record import Record, field
 
-REPORT_FORMAT_VERSION = 2
-"""2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``."""
+REPORT_FORMAT_VERSION = 3
+"""2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``.
+3: an area's ``size_bytes`` is ``null`` when unknown, ``size_assumed`` marks ``--assume-size``'s."""
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
 

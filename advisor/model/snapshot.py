@@ -22,11 +22,13 @@ from advisor.model.record import Record, field
 from advisor.model.report import Report
 from advisor.validate import check
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the snapshot and workload documents; bump on incompatible change.
 
 2: a PostgreSQL sequence is kind ``sequence`` (1 said ``data``, and the scripts then tried to
-move it). Version 1 documents are still read."""
+move it). 3: a workload file's ``size_bytes`` is ``null`` when unknown (AWR/Statspack imports
+said 0) and ``sizes`` records a merged sizes file. Versions 1 and 2 are still read; a version 2
+import's 0 sizes count as unknown (:func:`advisor.sizes.merge.size_unknown`)."""
 
 Dbms = Literal["postgres", "oracle"]
 FileKind = Literal[
