@@ -143,8 +143,9 @@ def _by_tablespace(workload: Workload, table: SizesTable, families: Sequence[str
     count = 0
     for (family, ts, _container), members in groups.items():
         first = workload.rates[members[0]]
+        # a row per kind ("*": a report's type-level row, redo, control, FRA) covers every container
         rows = [j for j, row in enumerate(table.rows) if j not in name_matched and families[j] == family
-                and (ts == "*" or row.tablespace.upper() == ts) and _container_ok(row, first, db_name)]
+                and (ts == "*" or (row.tablespace.upper() == ts and _container_ok(row, first, db_name)))]
         if not rows:
             continue
         for j in rows:
@@ -163,18 +164,21 @@ def _by_tablespace(workload: Workload, table: SizesTable, families: Sequence[str
 def _unlisted(workload: Workload, table: SizesTable, families: Sequence[str],
               claimed: dict[int, str]) -> list[FileRate]:
     """Rows of a listed tablespace that no workload file took: its files without IO in the report."""
-    present: dict[tuple[str, str], FileRate] = {}
+    present: dict[tuple[str, str], list[FileRate]] = {}  # one file per container of each tablespace
     for rate in workload.rates:
         family = _RATE_FAMILY.get(rate.kind, "data")
         if family in _BY_TABLESPACE and rate.tablespace:
-            present.setdefault((family, rate.tablespace.upper()), rate)
+            same = present.setdefault((family, rate.tablespace.upper()), [])
+            if all(r.container != rate.container for r in same):
+                same.append(rate)
     taken = {r.file_id for r in workload.rates}
     added = []
     for j, row in enumerate(table.rows):
-        like = present.get((families[j], row.tablespace.upper()))
-        if j in claimed or like is None or row.kind not in _NAMED or not row.file_name:
+        if j in claimed or row.kind not in _NAMED or not row.file_name:
             continue
-        if not _container_ok(row, like, workload.server.name):
+        candidates = present.get((families[j], row.tablespace.upper()), [])
+        like = next((r for r in candidates if _container_ok(row, r, workload.server.name)), None)
+        if like is None:
             continue
         file_id = f"{like.kind}:{row.file_name}"
         if file_id in taken:

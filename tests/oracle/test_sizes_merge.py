@@ -63,3 +63,39 @@ def test_an_older_document_with_zero_sizes_from_a_report_counts_as_unknown() -> 
     assert missing_sizes_line(older) is not None
     live = replace(older, source="snapshots")  # a collector's 0 is a size it read
     assert missing_sizes_line(live) is None
+
+
+def test_a_report_without_per_file_data_takes_every_container_by_kind(tmp_path: Path) -> None:
+    """19c "No data exists" for File IO Stats: the type-level Data File row holds all data files, root included."""
+    from tests.oracle.test_sizes_file import COLUMNS_12, rows_12
+
+    path = tmp_path / "sizes.csv"
+    path.write_text(sqlplus_csv(COLUMNS_12, rows_12()))
+    work = merge_sizes(read_report(FIXTURES / "awr_19c_nodata.html"), read_sizes(path))
+    by_kind = {r.kind: r.size_bytes for r in work.rates}
+    datafiles = sum(int(r["bytes"]) for r in rows_12() if r["kind"] == "datafile")
+    assert by_kind["data"] == datafiles == (3 + 1 + 1 + 8 + 400 + 200) * GIB
+    assert by_kind["temp"] == 20 * GIB and by_kind["redo"] == 2 * GIB and by_kind["archive"] == 300 * GIB
+    assert work.sizes is not None and work.sizes.files_unknown == 0
+
+
+def test_unlisted_files_go_to_their_own_container(tmp_path: Path) -> None:
+    """Two PDBs with a USERS each; a USERS file of the second PDB without IO joins that PDB's area."""
+    from tests.oracle.test_sizes_file import COLUMNS_12
+
+    work = read_report(FIXTURES / "awr_12.2.0.1_cdb.html")
+    hr_users = replace(next(r for r in work.rates if r.tablespace == "USERS"), file_id="data:/u05/hr/users01.dbf",
+                       path="/u05/hr/users01.dbf", container="HR")
+    work = replace(work, rates=(*work.rates, hr_users))
+
+    def row(container: str, name: str, size: int) -> dict[str, str]:
+        return {"db_name": "ORCL", "dbid": "1234567890", "taken_at": "", "kind": "datafile",
+                "container": container, "tablespace": "USERS", "file_name": name, "bytes": str(size)}
+
+    path = tmp_path / "sizes.csv"
+    path.write_text(sqlplus_csv(COLUMNS_12, [row("HR", "/u05/hr/users01.dbf", 5 * GIB),
+                                             row("HR", "/u05/hr/users02.dbf", 7 * GIB)]))
+    merged = merge_sizes(work, read_sizes(path))
+    added = next(r for r in merged.rates if r.path == "/u05/hr/users02.dbf")
+    assert added.container == "HR" and added.size_bytes == 7 * GIB
+    assert [r.size_bytes for r in merged.rates if r.container == "SALES" and r.tablespace == "USERS"] == [None, None]
