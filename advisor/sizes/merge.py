@@ -6,11 +6,13 @@ AWR and Statspack reports state no file sizes, so an imported workload's sizes a
 
 1. the size of the row with the same file name (data and temp files, redo members, control
    files; PostgreSQL's WAL directory), else
-2. a share of what its tablespace's unmatched rows hold, in equal parts over its files the
-   workload lists without a name match (the tablespace total, which is what a plan moves, is
-   exact; the split between its files is not). Rows without a file of their own are matched
-   by kind: the redo members sum to the report's redo row, the FRA's use per file type to
-   its archive and flashback rows, all data files to a report's type-level "Data File" row.
+2. when its size is unknown or 0 (a PostgreSQL role without pg_ls_waldir/pg_ls_tmpdir reads
+   the WAL and temp sizes as 0), a share of what its tablespace's unmatched rows hold, in
+   equal parts over its files the workload lists without a name match (the tablespace total,
+   which is what a plan moves, is exact; the split between its files is not). Rows without
+   a file of their own are matched by kind: the redo members sum to the report's redo row,
+   the FRA's use per file type to its archive and flashback rows, all data files to a
+   report's type-level "Data File" row.
 
 Files of a listed tablespace that the report does not list (no IO in the interval) are added
 with no IO and their size, so the tablespace is planned at its full size. Refused, with one
@@ -134,9 +136,10 @@ def _by_tablespace(workload: Workload, table: SizesTable, families: Sequence[str
     """Give the files without a name match their share of their tablespace's (or kind's) other rows."""
     name_matched = set(claimed)
     groups: dict[tuple[str, str, str], list[int]] = {}
+    named_files = set(claimed.values())
     for i, rate in enumerate(workload.rates):
-        if sizes[i] is not None:
-            continue  # a name match or the collector's own size: only unknown sizes are filled here
+        if rate.file_id in named_files or sizes[i]:
+            continue  # a name match or the collector's own size: only unknown (or 0) sizes are filled here
         family = _RATE_FAMILY.get(rate.kind, "data")
         groups.setdefault((family, _ts_key(family, rate.tablespace), rate.container), []).append(i)
     db_name = workload.server.name

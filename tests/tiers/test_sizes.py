@@ -72,6 +72,16 @@ def test_psql_sizes_reach_the_plan(server: PgServer, workload: Path, tmp_path: P
     report = json.loads(done.stdout)
     by_area = {a["name"]: a["size_bytes"] for a in report["areas"]}
     assert by_area["WAL"] == wal_bytes
+    if shape == "psql-csv":  # a temp row with bytes: it reaches the temp area the role could not size
+        lines = sizes.read_text().splitlines()
+        temp = next(i for i, line in enumerate(lines) if ",temp,pg_default," in line)
+        lines[temp] = lines[temp].rsplit(",", 1)[0] + ",123456789"
+        sizes.write_text("\n".join(lines) + "\n")
+        again = advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset",
+                        "class-7200-desktop", "--force", "--format", "json")
+        assert again.returncode == 0, again.stderr
+        temp_sizes = {a["name"]: a["size_bytes"] for a in json.loads(again.stdout)["areas"] if a["kind"] == "temp"}
+        assert list(temp_sizes.values()) == [123456789], temp_sizes
     assert any(w.startswith(f"sizes from {sizes}") for w in report["warnings"])
 
 
