@@ -81,6 +81,18 @@ DESCRIPTIONS: dict[str, str] = {
     "FileIO.tablespace": "tablespace name (`pg_wal`, `archive` for those areas)",
     "FileIO.container": "database (PostgreSQL; `global` for shared catalogs) or PDB (Oracle)",
     "FileIO.size_bytes": "bytes on disk, all segments (PostgreSQL: from the files when visible, else relpages)",
+    "FileRate.size_bytes": "bytes on disk, all segments; `null` when unknown (AWR/Statspack imports: see "
+                           "docs/awr-import.md#sizes, `--sizes`)",
+    "SizesSource.path": "the sizes file given with `--sizes`",
+    "SizesSource.file_format": "`sqlplus-csv`, `sqlplus-grid`, `psql-csv` or `psql-aligned`",
+    "SizesSource.taken_at": "when the sizes query ran (its TAKEN_AT column; empty when the file has none)",
+    "SizesSource.merged_at": "when advisor merged it (UTC)",
+    "SizesSource.rows": "rows read from the file",
+    "SizesSource.files_by_name": "workload files that took their size by file name",
+    "SizesSource.files_by_tablespace": "workload files that took a share of their tablespace's (or kind's) rows",
+    "SizesSource.files_unknown": "workload files still without a size",
+    "SizesSource.db_name": "DB name the file states",
+    "SizesSource.dbid": "DBID (Oracle) or system identifier (PostgreSQL) the file states",
     "FileIO.reads": "read operations (PostgreSQL relations: shared_buffers misses, in blocks)",
     "FileIO.writes": "write operations; `null` when not counted",
     "FileIO.read_bytes": "bytes read",
@@ -252,7 +264,7 @@ def table(cls: type) -> str:
 
 
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
-        model.FileRate, model.CoverageCheck)
+        model.FileRate, model.CoverageCheck, model.SizesSource)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, emit
+from advisor.cli.sizes_options import sizes_option
 from advisor.collect.context import CollectOptions
 from advisor.collect.registry import ReadsHistory
 from advisor.errors import BadInput, ExitCode, Unsupported
@@ -42,7 +43,8 @@ def check_dbms(dbms: str) -> None:
                        hint="see `advisor collectors`")
 
 
-def _from_report(path: Path, output: Path | None, strict: bool) -> None:
+def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | None) -> None:
+    from advisor.cli.sizes_options import merged, warn_unknown
     from advisor.collect.registry import ReportReader, discover
     from advisor.jsonio import encode
     from advisor.model import refuse_shortfalls
@@ -55,10 +57,11 @@ def _from_report(path: Path, output: Path | None, strict: bool) -> None:
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):
-            workload = reader.read_report(str(path))
+            work = merged(reader.read_report(str(path)), sizes)
             if strict:  # refused before anything is written
-                refuse_shortfalls(workload.coverage, str(path))
-            emit(encode(workload), output)
+                refuse_shortfalls(work.coverage, str(path))
+            warn_unknown(work)  # said now, refused by plan: a report states no sizes
+            emit(encode(work), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
 
@@ -89,14 +92,17 @@ def collect(
                                 "falls short of the report's own totals."),
     push: str | None = typer.Option(None, "--push", metavar="REPO",
                                     help="Also send the document to this fleet repository (libpq DSN); see push."),
+    sizes: Path | None = sizes_option(),
 ) -> None:
     """Sample a database: a snapshot, or (with --interval) the workload between two."""
     from advisor.cli.push import push_after
 
     output = push_after(push, output)
     if from_report is not None:
-        _from_report(from_report, output, strict)
+        _from_report(from_report, output, strict, sizes)
         return
+    if sizes is not None:
+        raise BadInput("--sizes goes with --from-report (or with plan/report)")
     check_dbms(dbms)
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")

@@ -6,7 +6,8 @@ from the outer edge, which area goes where, the predicted service times and the 
 With ``--target inventory.toml`` the plan spans the inventory's devices (NVMe/SSD, HDD
 zones, SMR, cloud volumes): which device and zone each area gets (docs/tiers.md).
 Exit codes: 0 plan written; 6 bad files or options (including areas that do not fit, an
-inventory too small, a device without a model or with a profile that contradicts its medium).
+inventory too small, a device without a model or with a profile that contradicts its medium,
+and file sizes unknown: an AWR/Statspack import needs ``--sizes`` or ``--assume-size``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import typer
 
 from advisor.cli.common import OutputFormat
+from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
 
@@ -42,9 +44,12 @@ def plan(
     knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
                                   "baseline instead of the searched plan (to compare)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
+    sizes: Path | None = sizes_option(),
+    assume_size: str | None = assume_option(),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
+    from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
     from advisor.model import load_workload
 
@@ -53,6 +58,9 @@ def plan(
     if disk and len(disk) > 1:
         raise BadInput("plan takes one --disk profile (the target disks are identical)")
     work = load_workload(workload)  # its layout, if any, gives today's positions for 'before'
+    work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
+    if no_sizes is not None:
+        raise BadInput(no_sizes)  # a plan on sizes nobody stated is not advice
     models, notes = load_models(disk, preset, spec)
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
@@ -63,7 +71,7 @@ def plan(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, scripts_anyway)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
 
 
 def register(app: typer.Typer) -> None:

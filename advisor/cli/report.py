@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
+from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
 if TYPE_CHECKING:
@@ -77,10 +78,13 @@ def report(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
     strict: bool = typer.Option(False, "--strict", help="Refuse (exit 6) a workload imported from a report that "
                                 "falls short of the report's own totals."),
+    sizes: Path | None = sizes_option(),
+    assume_size: str | None = assume_option(),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
     from advisor.cli.reporting import advise_and_output, load_models, with_target
+    from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
@@ -99,14 +103,15 @@ def report(
         from advisor.model import refuse_shortfalls
 
         refuse_shortfalls(work.coverage, str(workload or files[-1]))
+    work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
     models, notes = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
-                          min_gain=min_gain / 100)
+                          min_gain=min_gain / 100, no_plan=no_sizes)  # without sizes: findings, and that line
     if knapsack and target is None:
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, scripts_anyway)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
 
 
 def register(app: typer.Typer) -> None:

@@ -129,12 +129,17 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 
 def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
-    fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False, scripts_anyway: bool = False,
+    fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
+    assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False,
 ) -> None:
-    """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts."""
-    from advisor.engine.advise import advise
+    """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts.
 
-    result = advise(work, models, options)
+    *assumed* names the areas whose size ``--assume-size`` gave: the report marks them.
+    """
+    from advisor.engine.advise import advise
+    from advisor.sizes.need import mark_assumed
+
+    result = mark_assumed(advise(work, models, options), assumed)
     if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
         from dataclasses import replace
 

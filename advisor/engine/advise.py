@@ -203,7 +203,9 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
 def make_plan(
     workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
 ) -> tuple[Plan | None, list[str]]:
-    """The plan, or None with the reason (gate closed, solid state, nothing to place)."""
+    """The plan, or None with the reason (gate closed, solid state, nothing to place, sizes unknown)."""
+    if options.no_plan is not None:
+        return None, [options.no_plan]
     if not analysis.gate.passed and not options.force:
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:
@@ -284,7 +286,8 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
         rows.append(AreaRow(
             name=area.name, kind=area.kind, area_class=c.cls, reason=c.reason, io_share=round(c.io_share, 4),
             iops=round(area.iops, 3), read_iops=round(area.read_iops, 3), write_iops=round(area.write_iops, 3),
-            mb_s=round(area.mb_s, 3), read_mb_s=round(area.read_mb_s, 3), size_bytes=area.size_bytes,
+            mb_s=round(area.mb_s, 3), read_mb_s=round(area.read_mb_s, 3),
+            size_bytes=None if area.files_size_unknown else area.size_bytes,
             files=area.files, disk=area.disk, partition=area.partition, zone_start=area.zone_start,
             zone_end=area.zone_end, zone_mean=area.zone_mean, placement_known=area.placement_known,
             db_read_iops=reads["db_read_iops"], db_read_mb_s=reads["db_read_mb_s"],

@@ -59,7 +59,9 @@ class Area:
     one object placed alone (:mod:`advisor.engine.hot_objects`; ``tablespace`` is where it is now).
 
     Rates are sums over the area's files; ``random_share`` and mean IO sizes are weighted by
-    reads. Zone figures are fractions of the whole disk (0 = outer edge) or None when no file
+    reads. ``size_bytes`` sums the files whose size is known; ``files_size_unknown`` counts
+    the others (an imported report states none), so a plan can refuse instead of planning a
+    tablespace as if it held nothing. Zone figures are fractions of the whole disk (0 = outer edge) or None when no file
     of the area could be located.
     """
 
@@ -87,6 +89,7 @@ class Area:
     placement_known: bool = True
     placement_reason: str | None = None
     disks: tuple[str, ...] = field(default_factory=tuple)
+    files_size_unknown: int = 0
 
     @property
     def iops(self) -> float:
@@ -128,7 +131,7 @@ class _Accumulator:
     __slots__ = (
         "kind", "tablespace", "size", "r_iops", "w_iops", "r_mb", "w_mb", "syncs", "random_num",
         "random_den", "files", "paths", "containers", "relations", "zones", "disk_bytes", "part_bytes",
-        "unknown_reason",
+        "unknown_reason", "size_unknown",
     )
 
     def __init__(self, kind: AreaKind, tablespace: str | None) -> None:
@@ -145,6 +148,7 @@ class _Accumulator:
         self.disk_bytes: dict[str, int] = {}
         self.part_bytes: dict[str, int] = {}
         self.unknown_reason: str | None = None
+        self.size_unknown = 0
 
 
 def area_key(rate: FileRate) -> tuple[AreaKind, str]:
@@ -207,7 +211,11 @@ def _add_location(acc: _Accumulator, loc: Location | None, size: int) -> None:
 
 
 def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
-    acc.size += rate.size_bytes
+    size = rate.size_bytes
+    if size is None:
+        acc.size_unknown += 1  # said, not taken as 0: see Area.files_size_unknown
+        size = 0
+    acc.size += size
     acc.r_iops += rate.read_iops
     acc.w_iops += rate.write_iops or 0.0
     acc.r_mb += rate.read_mb_s
@@ -222,7 +230,7 @@ def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
     acc.containers[rate.container] = None
     if rate.name and len(acc.relations) < 4096:
         acc.relations.append(Relation(rate.container, rate.name, rate.kind))
-    _add_location(acc, index.find(rate.path), rate.size_bytes)
+    _add_location(acc, index.find(rate.path), size)
 
 
 def _freeze(name: str, acc: _Accumulator) -> Area:
@@ -258,6 +266,7 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
         placement_known=known,
         placement_reason=acc.unknown_reason,
         disks=tuple(sorted(acc.disk_bytes)),
+        files_size_unknown=acc.size_unknown,
     )
 
 

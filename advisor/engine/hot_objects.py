@@ -75,13 +75,13 @@ def relation_objects(rates: Sequence[FileRate]) -> dict[str, str]:
         space = spaces.setdefault(key, _Totals())
         iops = rate.read_iops + (rate.write_iops or 0.0)
         space.iops += iops
-        space.size += rate.size_bytes
+        space.size += rate.size_bytes or 0
         if rate.kind not in RELATION_KINDS or key[0] != "tablespace" or rate.tablespace == "pg_global":
             continue
         root = rate.parent or rate.file_id
         obj = objects.setdefault((key, root), _Totals())
         obj.iops += iops
-        obj.size += rate.size_bytes
+        obj.size += rate.size_bytes or 0
         obj.members.append(rate.file_id)
         if rate.file_id == root or obj.name is None:
             system = (rate.name or "").startswith(SYSTEM_SCHEMAS)

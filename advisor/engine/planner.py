@@ -50,6 +50,7 @@ class PlanOptions:
     knapsack: bool = False  # lay out the IO-density knapsack baseline instead of the searched plan
     scripts: bool = True  # False: predictions only (a fleet ranking formats no SQL: a third of its time)
     min_gain: float = 0.05  # a plan predicting less is "no change worth making" (engine/worth.py)
+    no_plan: str | None = None  # make no plan and say this instead (file sizes unknown: advisor.sizes.need)
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:

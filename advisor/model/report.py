@@ -13,8 +13,9 @@ from typing import Literal
 from advisor.model.coverage import CoverageCheck
 from advisor.model.record import Record, field
 
-REPORT_FORMAT_VERSION = 2
-"""2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``."""
+REPORT_FORMAT_VERSION = 3
+"""2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``.
+3: an area's ``size_bytes`` is ``null`` when unknown, ``size_assumed`` marks ``--assume-size``'s."""
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
 
@@ -195,7 +196,7 @@ class AreaRow(Record):
     write_iops: float
     mb_s: float
     read_mb_s: float
-    size_bytes: int
+    size_bytes: int | None  # None when a file of the area has no stated size (an imported report)
     files: int
     disk: str | None
     partition: str | None
@@ -206,6 +207,7 @@ class AreaRow(Record):
     db_read_iops: float | None = None  # the database's own read rate before calibration
     db_read_mb_s: float | None = None
     disk_read_share: float | None = None  # share of the database's reads the kernel saw reach the disk
+    size_assumed: bool = False  # the size is --assume-size's, not a stated one (every output marks it)
 
 
 class Report(Record):

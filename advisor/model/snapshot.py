@@ -23,11 +23,13 @@ from advisor.model.record import Record, field
 from advisor.model.report import Report
 from advisor.validate import check
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the snapshot and workload documents; bump on incompatible change.
 
 2: a PostgreSQL sequence is kind ``sequence`` (1 said ``data``, and the scripts then tried to
-move it). Version 1 documents are still read."""
+move it). 3: a workload file's ``size_bytes`` is ``null`` when unknown (AWR/Statspack imports
+said 0) and ``sizes`` records a merged sizes file. Versions 1 and 2 are still read; a version 2
+import's 0 sizes count as unknown (:func:`advisor.sizes.merge.size_unknown`)."""
 
 Dbms = Literal["postgres", "oracle"]
 FileKind = Literal[
@@ -46,6 +48,7 @@ __all__ = [
     "SegmentIO",
     "SegmentRate",
     "ServerInfo",
+    "SizesSource",
     "Snapshot",
     "WaitProfile",
     "Workload",
@@ -233,14 +236,19 @@ class Snapshot(Record):
 
 
 class FileRate(Record):
-    """Rates of one file over a workload interval (per second unless the name says)."""
+    """Rates of one file over a workload interval (per second unless the name says).
+
+    ``size_bytes`` is None when the source does not state it (AWR and Statspack reports
+    carry no file sizes): ``--sizes FILE`` fills it (:mod:`advisor.sizes`), a plan refuses
+    without it.
+    """
 
     file_id: str
     path: str
     kind: FileKind
     tablespace: str
     container: str
-    size_bytes: int
+    size_bytes: int | None
     read_iops: float
     write_iops: float | None
     read_mb_s: float
@@ -256,8 +264,33 @@ class FileRate(Record):
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
 
 
+class SizesSource(Record):
+    """Where a workload's file sizes came from when they were merged from a sizes file.
+
+    ``taken_at`` is the time the query ran (its ``taken_at`` column; empty when the file has
+    none); ``merged_at`` when advisor merged it. ``files_by_name``/``files_by_tablespace``
+    count the workload files that took their size each way; ``files_unknown`` those still
+    without a size.
+    """
+
+    path: str
+    file_format: str  # sqlplus-csv, sqlplus-grid, psql-csv, psql-aligned
+    taken_at: str
+    merged_at: str
+    rows: int
+    files_by_name: int
+    files_by_tablespace: int
+    files_unknown: int
+    db_name: str | None = None
+    dbid: str | None = None
+
+
 class Workload(Record):
-    """Rates between two snapshots of the same server, with the rules that fired."""
+    """Rates between two snapshots of the same server, with the rules that fired.
+
+    ``sizes`` records the sizes file merged into it (``--sizes``), None when the sizes are
+    the collector's own.
+    """
 
     server: ServerInfo
     started_at: str
@@ -274,6 +307,7 @@ class Workload(Record):
     segment_coverage: float | None = None  # share of all physical reads the segments account for
     segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
+    sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -6,8 +6,7 @@ from html import escape
 
 from advisor.model import Report
 from advisor.render.svg import disk_map_svg, zone_curve_svg
-from advisor.render.text import evidence_text, gain_text, pct, summary_lines
-from advisor.units import human_bytes
+from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}
@@ -41,7 +40,7 @@ def _areas(report: Report) -> str:
         f"<td class=num>{pct(a.io_share)}</td>"
         f"<td class=num>{a.iops:.1f}</td><td class=num>{a.mb_s:.2f}</td>"
         f"<td class=num>{pct(a.disk_read_share)}</td><td class=num>"
-        f"{human_bytes(a.size_bytes)}</td><td>{escape(a.disk or '-')}</td></tr>"
+        f"{size_text(a.size_bytes, a.size_assumed)}</td><td>{escape(a.disk or '-')}</td></tr>"
         for a in report.areas
     )
     notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report.warnings)
@@ -71,7 +70,7 @@ def _plan(report: Report) -> str:
     if plan.tiers is not None:
         from advisor.render.tiers import html_section
 
-        out += html_section(plan.tiers)
+        out += html_section(plan.tiers, assumed_areas(report))
     for script in plan.scripts:
         out += f"<h3>{escape(script.name)}</h3>"
         if script.caveat:

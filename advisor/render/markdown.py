@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from advisor.model import Report
-from advisor.render.text import evidence_text, gain_text, pct, summary_lines
-from advisor.units import human_bytes
+from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
 
 
 def _cell(text: object) -> str:
@@ -31,11 +30,11 @@ def render_markdown(report: Report) -> str:
         zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
         out.append(
             f"| {_cell(a.name)} | {a.area_class} | {pct(a.io_share)} | {a.iops:.1f} | {a.mb_s:.2f} | "
-            f"{pct(a.disk_read_share)} | {human_bytes(a.size_bytes)} | {_cell(a.disk or '-')} | "
+            f"{pct(a.disk_read_share)} | {size_text(a.size_bytes, a.size_assumed)} | {_cell(a.disk or '-')} | "
             f"{zone} |"
         )
     out += ["", *[f"- {_cell(w)}" for w in report.warnings]]
-    plan = report.plan
+    plan, assumed = report.plan, assumed_areas(report)
     out += ["", "## Plan", ""]
     if plan is None:
         out += [f"- {_cell(w)}" for w in report.warnings if w.startswith("No ")] or ["No plan."]
@@ -56,12 +55,13 @@ def render_markdown(report: Report) -> str:
                 "|---|---|---|---|---|---|---|"]
         for part in plan.partitions:
             out.append(f"| {part.disk} | {part.number} | {part.label} | {part.start_fraction:.1%} | "
-                       f"{part.end_fraction:.1%} | {human_bytes(part.size_bytes)} | {_cell(', '.join(part.areas))} |")
+                       f"{part.end_fraction:.1%} | {size_text(part.size_bytes, bool(assumed & set(part.areas)))} | "
+                       f"{_cell(', '.join(part.areas))} |")
         out += [f"- {_cell(n)}" for n in plan.notes]
         if plan.tiers is not None:
             from advisor.render.tiers import markdown_lines
 
-            out += ["", *markdown_lines(plan.tiers)]
+            out += ["", *markdown_lines(plan.tiers, assumed)]
         for script in plan.scripts:
             fence = "sql" if script.language == "sql" else "sh" if script.language == "shell" else "text"
             out += ["", f"### `{script.name}`", ""]

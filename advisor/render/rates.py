@@ -28,7 +28,7 @@ class AreaRate:
     tablespace: str
     kind: str
     files: int
-    size_bytes: int
+    size_bytes: int | None  # None when any file's size is unknown (imported reports)
     read_iops: float
     write_iops: float | None
     read_mb_s: float
@@ -59,7 +59,8 @@ def by_tablespace(rates: tuple[FileRate, ...]) -> list[AreaRate]:
                 tablespace=tablespace,
                 kind=kind,
                 files=len(members),
-                size_bytes=sum(m.size_bytes for m in members),
+                size_bytes=None if any(m.size_bytes is None for m in members)
+                else sum(m.size_bytes or 0 for m in members),
                 read_iops=sum(m.read_iops for m in members),
                 write_iops=write_iops,
                 read_mb_s=sum(m.read_mb_s for m in members),
@@ -75,7 +76,7 @@ def sort_files(rates: tuple[FileRate, ...], key: str) -> list[FileRate]:
     if key == "name":
         return sorted(rates, key=lambda r: (r.container, r.name or r.file_id))
     if key == "size":
-        return sorted(rates, key=lambda r: -r.size_bytes)
+        return sorted(rates, key=lambda r: -(r.size_bytes if r.size_bytes is not None else -1))
     if key == "mbs":
         return sorted(rates, key=lambda r: -(r.read_mb_s + (r.write_mb_s or 0)))
     return sorted(rates, key=lambda r: (-(r.read_iops + (r.write_iops or 0)), r.file_id))
@@ -86,9 +87,9 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-def mib(size: int) -> str:
-    """Bytes as MiB for a table cell."""
-    return f"{size / MIB:,.1f}"
+def mib(size: int | None) -> str:
+    """Bytes as MiB for a table cell; an unknown size is '?' (see ``--sizes``)."""
+    return "?" if size is None else f"{size / MIB:,.1f}"
 
 
 def tablespace_table(workload: Workload) -> Table:

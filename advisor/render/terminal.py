@@ -9,8 +9,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from advisor.model import AuditMaps, DiskSummary, Finding, Report
-from advisor.render.text import evidence_text, gain_text, heat_colour, pct, summarise_warnings, summary_lines
-from advisor.units import human_bytes
+from advisor.render.text import (
+    assumed_areas,
+    evidence_text,
+    gain_text,
+    heat_colour,
+    pct,
+    size_text,
+    summarise_warnings,
+    summary_lines,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -118,7 +126,7 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
     for line in findings_section(report.findings):
         console.print(line)
     if report.plan is not None:
-        plan = report.plan
+        plan, assumed = report.plan, assumed_areas(report)
         table = Table(title=f"Plan: {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
                             f"({pct(plan.predicted_gain)} faster)", expand=True)
         for column in ("area", "IOPS", "before ms", "after ms", "target", "zone"):
@@ -134,12 +142,12 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
             parts.add_column(column)
         for part in plan.partitions:
             parts.add_row(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
-                          human_bytes(part.size_bytes), ", ".join(part.areas))
+                          size_text(part.size_bytes, bool(assumed & set(part.areas))), ", ".join(part.areas))
         console.print(parts)
         if plan.tiers is not None:
             from advisor.render.tiers import terminal_tables
 
-            for renderable in terminal_tables(plan.tiers):
+            for renderable in terminal_tables(plan.tiers, assumed):
                 console.print(renderable)
         if plan.not_worth_it:
             console.print(f"[bold]No change worth making:[/bold] {escape(plan.not_worth_it)}; the scripts are not "

@@ -96,3 +96,17 @@ def summary_lines(report: Report) -> list[str]:
         lines.append("plan: none")
     lines += coverage_lines(report.coverage)
     return lines
+
+
+def assumed_areas(report: Report) -> frozenset[str]:
+    """Areas whose size ``--assume-size`` gave (every renderer marks their sizes)."""
+    return frozenset(a.name for a in report.areas if a.size_assumed)
+
+
+def size_text(size_bytes: int | None, assumed: bool) -> str:
+    """A size cell; an assumed size says so, an unknown one too (see ``--sizes``), in every format."""
+    from advisor.units import human_bytes
+
+    if size_bytes is None:
+        return "unknown"
+    return f"{human_bytes(size_bytes)} assumed" if assumed else human_bytes(size_bytes)

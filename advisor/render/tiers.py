@@ -13,7 +13,7 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from advisor.model import TierPlan
-from advisor.render.text import pct
+from advisor.render.text import pct, size_text
 from advisor.units import human_bytes
 
 DEVICE_COLUMNS = ("device", "medium", "model", "used", "IOPS", "mean ms")
@@ -21,14 +21,15 @@ ASSIGN_COLUMNS = ("area", "class", "IOPS", "size", "device", "after ms", "knapsa
 CURVE_COLUMNS = ("fast tier", "mean ms", "gain vs none")
 
 
-def _device_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
-    return [(d.name, d.medium, d.model, f"{human_bytes(d.used_bytes)} / {human_bytes(d.capacity_bytes)}",
-             f"{d.iops:.1f}", f"{d.mean_ms:.2f}") for d in tiers.devices]
+def _device_rows(tiers: TierPlan, assumed: frozenset[str]) -> list[tuple[str, ...]]:
+    return [(d.name, d.medium, d.model, f"{size_text(d.used_bytes, bool(assumed & set(d.areas)))} / "
+             f"{human_bytes(d.capacity_bytes)}", f"{d.iops:.1f}", f"{d.mean_ms:.2f}") for d in tiers.devices]
 
 
-def _assign_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
-    return [(a.area, a.kind, f"{a.iops:.1f}", human_bytes(a.size_bytes), a.device, f"{a.after_ms:.2f}",
-             "same" if a.baseline_device == a.device else a.baseline_device) for a in tiers.assignments]
+def _assign_rows(tiers: TierPlan, assumed: frozenset[str]) -> list[tuple[str, ...]]:
+    return [(a.area, a.kind, f"{a.iops:.1f}", size_text(a.size_bytes, a.area in assumed), a.device,
+             f"{a.after_ms:.2f}", "same" if a.baseline_device == a.device else a.baseline_device)
+            for a in tiers.assignments]
 
 
 def _curve_rows(tiers: TierPlan) -> list[tuple[str, ...]]:
@@ -50,11 +51,11 @@ def headline(tiers: TierPlan) -> str:
             f"(this plan {pct(better)} faster)")
 
 
-def terminal_tables(tiers: TierPlan) -> list[RenderableType]:
-    """Rich tables for the terminal report."""
+def terminal_tables(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> list[RenderableType]:
+    """Rich tables for the terminal report (*assumed*: areas whose size is marked assumed)."""
     out: list[RenderableType] = [headline(tiers)]
-    for title, columns, rows in (("Devices", DEVICE_COLUMNS, _device_rows(tiers)),
-                                 ("Where each area goes", ASSIGN_COLUMNS, _assign_rows(tiers)),
+    for title, columns, rows in (("Devices", DEVICE_COLUMNS, _device_rows(tiers, assumed)),
+                                 ("Where each area goes", ASSIGN_COLUMNS, _assign_rows(tiers, assumed)),
                                  ("What the fast tier buys", CURVE_COLUMNS, _curve_rows(tiers))):
         if not rows:
             continue
@@ -77,11 +78,11 @@ def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str
             *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows), ""]
 
 
-def markdown_lines(tiers: TierPlan) -> list[str]:
+def markdown_lines(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> list[str]:
     """Markdown for the plan section."""
     out = ["### Tiers", "", headline(tiers) + ".", ""]
-    out += _md_table(DEVICE_COLUMNS, _device_rows(tiers))
-    out += _md_table(ASSIGN_COLUMNS, _assign_rows(tiers))
+    out += _md_table(DEVICE_COLUMNS, _device_rows(tiers, assumed))
+    out += _md_table(ASSIGN_COLUMNS, _assign_rows(tiers, assumed))
     if tiers.curve:
         out += ["What the fast tier buys:", ""] + _md_table(CURVE_COLUMNS, _curve_rows(tiers))
     out += [f"- rule: {rule}" for rule in tiers.rules]
@@ -96,10 +97,11 @@ def _html_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def html_section(tiers: TierPlan) -> str:
+def html_section(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> str:
     """HTML for the plan section."""
     out = f"<h3>Tiers</h3><p>{escape(headline(tiers))}</p>"
-    out += _html_table(DEVICE_COLUMNS, _device_rows(tiers)) + _html_table(ASSIGN_COLUMNS, _assign_rows(tiers))
+    out += _html_table(DEVICE_COLUMNS, _device_rows(tiers, assumed))
+    out += _html_table(ASSIGN_COLUMNS, _assign_rows(tiers, assumed))
     if tiers.curve:
         out += "<p>What the fast tier buys</p>" + _html_table(CURVE_COLUMNS, _curve_rows(tiers))
     out += "".join(f"<p><small>rule: {escape(r)}</small></p>" for r in tiers.rules)

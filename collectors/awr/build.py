@@ -135,7 +135,7 @@ def _file_rates(data: ReportData, interval: float, block: int, warnings: list[st
         mean_kb = row.av_blks_rd * block / 1024 if row.av_blks_rd else None
         rates.append(FileRate(
             file_id=f"{kind}:{row.filename}", path=row.filename, kind=kind, tablespace=row.tablespace,
-            container=row.pdb or data.db_name, size_bytes=0, read_iops=read_iops,
+            container=row.pdb or data.db_name, size_bytes=None, read_iops=read_iops,
             write_iops=None if writes is None else writes / interval,
             read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MB, write_mb_s=None, mean_read_kb=mean_kb,
             mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
@@ -159,7 +159,7 @@ def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
     read_ms = row.small_read_ms if row.small_read_ms else row.large_read_ms
     write_ms = data.event_avg_ms("log file parallel write") if kind == "redo" else None
     return FileRate(
-        file_id=f"{kind}:{row.filetype}", path="", kind=kind, tablespace="", container=data.db_name, size_bytes=0,
+        file_id=f"{kind}:{row.filetype}", path="", kind=kind, tablespace="", container=data.db_name, size_bytes=None,
         read_iops=reads, write_iops=writes, read_mb_s=(row.read_bytes_s or 0.0) / MB,
         write_mb_s=None if row.write_bytes_s is None else row.write_bytes_s / MB,
         mean_read_kb=(row.read_bytes_s or 0.0) / reads / 1024 if reads else None,
@@ -215,7 +215,7 @@ def build_workload(data: ReportData) -> Workload:
     if not any(r.kind == "redo" for r in rates) and "log file parallel write" in data.events:
         waits, seconds = data.events["log file parallel write"]
         rates.append(FileRate(file_id="redo:log file parallel write", path="", kind="redo", tablespace="",
-                              container=data.db_name, size_bytes=0, read_iops=0.0, write_iops=waits / interval,
+                              container=data.db_name, size_bytes=None, read_iops=0.0, write_iops=waits / interval,
                               read_mb_s=0.0, write_mb_s=None, mean_read_kb=None, mean_write_kb=None, random_share=None,
                               read_latency_ms=None, write_latency_ms=seconds * 1000 / waits if waits else None,
                               name="redo writes (log file parallel write)"))

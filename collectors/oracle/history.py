@@ -49,8 +49,13 @@ USER_IO_EVENTS = (
 
 
 def _rate(begin: FileIO | None, end: FileIO, interval_s: float) -> FileRate:
-    """The shared per-file rate; a file absent at the first snap was created since: rate from zero."""
-    return file_rate(begin if begin is not None else zero_baseline(end), end, interval_s, timing=True)
+    """The shared per-file rate; a file absent at the first snap was created since: rate from zero.
+
+    History tables keep no file sizes, so the size is unknown (None), never 0: ``--sizes``
+    gives it (docs/awr-import.md).
+    """
+    rate = file_rate(begin if begin is not None else zero_baseline(end), end, interval_s, timing=True)
+    return replace(rate, size_bytes=None)
 
 def snap_range(value: Any) -> tuple[int, int]:
     """``(begin, end)`` from a tuple or a ``"BEGIN:END"`` string; begin must precede end."""

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+from advisor.sizes.formats import SizesQueryRow
+
 Number = int | float | Decimal
 """An Oracle NUMBER as python-oracledb returns it."""
 
@@ -347,6 +349,7 @@ ROWS: dict[str, type] = {
     "parameter": ParameterRow,
     "recovery_area_usage": RecoveryAreaUsageRow,
     "recovery_file_dest": RecoveryFileDestRow,
+    "sizes": SizesQueryRow,  # run by hand (SQL*Plus), read from its output by advisor.sizes
     "statspack_filestat": HistoryFileRow,
     "statspack_parameter": ParameterRow,
     "statspack_snapshot": HistorySnapshotRow,

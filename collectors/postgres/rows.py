@@ -202,6 +202,19 @@ class ActivityRow:
     io_waiting: int
 
 
+@dataclass(frozen=True, slots=True)
+class SizesRow:
+    """sizes.v*.sql: run by hand with psql for a workload without sizes; read by advisor.sizes."""
+
+    db_name: str
+    dbid: str
+    taken_at: str
+    kind: str
+    tablespace: str
+    file_name: str
+    bytes: str
+
+
 ROWS: dict[str, type] = {
     "server": ServerRow,
     "privileges": PrivilegesRow,
@@ -216,6 +229,7 @@ ROWS: dict[str, type] = {
     "tempfiles": TempFilesRow,
     "waldir": WalDirRow,
     "activity": ActivityRow,
+    "sizes": SizesRow,
 }
 """Query name → row type; every SQL file's columns must equal the type's fields."""
 

@@ -269,8 +269,9 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "advisor"]
     subprocess.run([*run, "collect", "--from-report", str(fixture), "-o", str(work)], check=True,
                    capture_output=True, timeout=120)
+    # a report states no file sizes: a plan needs --sizes, or --assume-size as here
     done = subprocess.run([*run, "plan", "--workload", str(work), "--preset", "class-10k", "--disks", "2",
-                           "--format", "json"], capture_output=True, text=True, timeout=120)
+                           "--assume-size", "10G", "--format", "json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)["plan"]
     wal_disks = {p["disk"] for p in plan["partitions"] if "redo" in p["areas"]}

@@ -64,7 +64,7 @@ def test_a_version_1_snapshot_is_still_read(tmp_path: Path) -> None:
     when = "2026-11-24T12:00:00+00:00"
     snapshot = Snapshot(ServerInfo("postgres", "18.1", 180001, "h", "db", "1", when), when, (_file(),))
     data = to_jsonable(snapshot)
-    assert data["format_version"] == FORMAT_VERSION == 2
+    assert data["format_version"] == FORMAT_VERSION == 3
     data["format_version"] = 1
     path = tmp_path / "v1.json"
     path.write_bytes(encode(data))
