@@ -107,9 +107,9 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
             return
         import io
 
-        from rich.console import Console
+        from advisor.render.safe import safe_console
 
-        console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
+        console = safe_console(file=io.StringIO(), width=120, record=True, color_system=None)
         render_terminal(report, console, maps, verbose)
         emit(console.export_text(), output)
         return

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from advisor.model import Report
+from advisor.render.safe import markdown_cell, shown
 from advisor.render.text import evidence_text, gain_text, pct, summary_lines
 from advisor.units import human_bytes
 
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_cell = markdown_cell
 
 
 def render_markdown(report: Report) -> str:
@@ -48,12 +49,12 @@ def render_markdown(report: Report) -> str:
         targets = {p.area: p for p in plan.placements}
         for t in plan.service_times:
             p = targets[t.area]
-            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {p.target} | "
+            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {_cell(p.target)} | "
                        f"{p.zone_start:.1%}-{p.zone_end:.1%} |")
         out += ["", "### Partitions (outer edge first)", "", "| disk | # | label | start | end | size | areas |",
                 "|---|---|---|---|---|---|---|"]
         for part in plan.partitions:
-            out.append(f"| {part.disk} | {part.number} | {part.label} | {part.start_fraction:.1%} | "
+            out.append(f"| {_cell(part.disk)} | {part.number} | {_cell(part.label)} | {part.start_fraction:.1%} | "
                        f"{part.end_fraction:.1%} | {human_bytes(part.size_bytes)} | {_cell(', '.join(part.areas))} |")
         out += [f"- {_cell(n)}" for n in plan.notes]
         if plan.tiers is not None:
@@ -65,6 +66,8 @@ def render_markdown(report: Report) -> str:
             out += ["", f"### `{script.name}`", ""]
             if script.caveat:
                 out += [f"> {_cell(script.caveat)}", ""]
-            out += [f"````{fence}", script.text.rstrip("\n"), "````"]
+            text = shown(script.text.rstrip("\n"), keep_newlines=True)
+            ticks = "`" * max(4, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+            out += [f"{ticks}{fence}", text, ticks]  # a fence no backtick run inside can close
     out.append("")
     return "\n".join(out)
