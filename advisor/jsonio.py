@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -189,6 +190,7 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
     """Decode an artifact of *kind* already in memory (a repository row); *source* names it in errors."""
     source = Path(source)
     _check_header(source, raw, kind, format_version)
+    _refuse_nul(source, raw)
     try:
         document: T = msgspec.json.decode(raw, type=cls)
     except msgspec.ValidationError as exc:
@@ -196,6 +198,18 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
     except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8
         raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     return document
+
+
+_ESCAPED_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def _refuse_nul(source: Path, raw: bytes | str) -> None:
+    """A NUL character in a text (``\\u0000``) is refused: no database name holds one, PostgreSQL's
+    jsonb cannot store it, and C tools cut the name there."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    if b"u0000" in data and _ESCAPED_NUL.search(data):
+        raise BadInput(f"{source}: a text in the document holds a NUL character (\\u0000); no name has one",
+                       hint="the file is damaged or not written by advisor")
 
 
 def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int) -> None:
