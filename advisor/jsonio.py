@@ -142,7 +142,7 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
             raise BadInput(f"{source}: the {what} is not a regular file", hint="give the path of a file")
         if info.st_size > limit_bytes:
             raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
-                           hint=f"is this really a {what}?")
+                           hint="is this the right file?")
         chunks, left = [], limit_bytes + 1
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
             chunks.append(chunk)

@@ -212,7 +212,8 @@ def migrate(conn: Connection[Any]) -> list[Migration]:
             if version is not None and version >= migration.version:
                 continue
             if version == 0 and migration.version == 1 and _first_migration_unrecorded(conn, migration):
-                continue  # the objects are there and now recorded
+                done.append(Migration(1, "its tables were there but schema_version was empty: recorded again", ""))
+                continue
             conn.execute(migration.statements)
             conn.execute(
                 "INSERT INTO advisor.schema_version (version, description) VALUES (%(v)s, %(d)s)",

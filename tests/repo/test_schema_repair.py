@@ -27,6 +27,7 @@ def test_lost_version_row_is_recorded_again(repo_server: PgServer, repo: str, re
     repo_server.psql("DELETE FROM advisor.schema_version", dbname=_dbname(repo))
     done = run_advisor("repo", "init", "--dsn", repo)
     assert done.returncode == 0, done.stderr
+    assert "schema_version was empty: recorded again" in done.stderr
     assert count(repo_server, repo, "SELECT max(version) FROM advisor.schema_version") == 1
     pushed = run_advisor("push", "--repo", repo, str(real_snapshots[0]), env={"ADVISOR_SPOOL": str(tmp_path)})
     assert pushed.returncode == 0, pushed.stderr

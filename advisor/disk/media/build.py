@@ -99,7 +99,7 @@ def _model_file(device: InventoryDevice, name: str, base_dir: Path, limit: int, 
         raise BadInput(f"device {device.name!r}: {what} {path} is not a regular file")
     if info.st_size > limit:
         raise BadInput(f"device {device.name!r}: {what} {path} is {info.st_size:,} bytes; at most {limit:,} are read",
-                       hint=f"is this really a {what}?")
+                       hint="is this the right file?")
     return path
 
 
