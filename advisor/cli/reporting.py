@@ -14,6 +14,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import AdvisorError, BadInput
+from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.disk.model import DiskModel
@@ -136,7 +137,7 @@ def advise_and_output(
 
     result = advise(work, models, options)
     for note in notes:
-        typer.echo(f"advisor: note: {note}", err=True)
+        typer.echo(f"advisor: note: {shown(note)}", err=True)
     output_report(result, fmt, output, work, verbose)
     write_scripts(result.plan, scripts)
 

@@ -243,3 +243,11 @@ def test_smr_hm_only_inventory_blames_random_writes(tmp_path: Path) -> None:
     assert done.returncode == 6, done.stderr
     assert "cannot take 30 random writes/s of orders: host-managed SMR takes no random writes" in done.stderr
     assert "IOPS" not in done.stderr
+
+
+def test_check_prints_a_hostile_device_name_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('name = "nvme0"', 'name = "nvme\\u001b]0;pwned\\u0007"'))
+    done = _run("inventory", "--check", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "nvme\\x1b]0;pwned\\x07: nvme, 1 x 960.0 GB" in done.stdout
