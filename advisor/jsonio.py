@@ -133,7 +133,7 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
     try:
         fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
-        raise BadInput(f"{source}: no such {what}") from None
+        raise BadInput(f"{source}: no such file") from None
     except OSError as exc:
         raise BadInput(f"{source}: cannot read the {what} ({exc.strerror})") from None
     try:

@@ -50,3 +50,27 @@ def test_output_into_a_missing_directory_is_bad_input(tmp_path: Path) -> None:
     one_line_6(run("plan", "--workload", str(workload_file(tmp_path)), "--preset", "class-7200-desktop",
                    "-f", "json", "-o", str(missing / "plan.json")), "does not exist")
     assert not missing.exists()
+
+
+def _capped(*args: str) -> subprocess.CompletedProcess[str]:
+    """advisor with 2 GiB of address space and 30 s: reading /dev/zero to the end fails instead of eating the host."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=30, preexec_fn=cap)
+
+
+def test_a_drive_spec_that_is_a_device_or_fifo_is_refused_unread(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "spec-pipe"
+    os.mkfifo(fifo)
+    work = str(workload_file(tmp_path))
+    for args in (("plan", "--workload", work, "--preset", "/dev/zero"),
+                 ("plan", "--workload", work, "--spec", str(fifo)), ("disk", "show", "/dev/zero")):
+        one_line_6(_capped(*args), "the drive spec is not a regular file")
+    inventory = tmp_path / "inv.toml"
+    inventory.write_text('[[device]]\nname = "h"\nmedium = "hdd"\ncapacity = "1 TB"\npreset = "/dev/zero"\n')
+    one_line_6(_capped("inventory", "--check", str(inventory)), "the drive spec is not a regular file")
