@@ -90,7 +90,7 @@ def inventory_text(rng: random.Random, directory: Path) -> tuple[str | bytes, li
             text += '[[device]]\nname = "hdd-2"\nmedium = "hdd"\ncapacity = "4 TB"\npreset = "class-5400-nas"\n'
             steps.append("a name count expansion also gives")
         else:
-            cut = rng.randrange(len(text))
+            cut = rng.randrange(max(1, len(text)))
             text = text[:cut]
             steps.append(f"truncated at {cut}")
     if rng.random() < 0.1:
@@ -244,3 +244,42 @@ def valid_toml(text: str | bytes) -> bool:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
         return False
     return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.fuzz.hostile --cases 3000``: a longer run than the test suite's; exit 0 when all held."""
+    import argparse
+    import tempfile
+    import time
+    from collections import Counter
+
+    from advisor.engine.advise import advise
+    from tests.engine.synth import models
+    from tests.render.conftest import sample_workload
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=3000, help="inventory cases (a fifth as many render cases)")
+    parser.add_argument("--seed", type=int, default=20261125)
+    args = parser.parse_args(argv)
+    rng, failures, outcomes = random.Random(args.seed), [], Counter[str]()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="advisor-fuzz-") as tmp:
+        for case in range(args.cases):
+            folder = Path(tmp) / f"case{case}"
+            folder.mkdir()
+            data, steps = inventory_text(rng, folder)
+            outcomes["parsed" if valid_toml(data) else "not TOML"] += 1
+            if problem := inventory_problem(data, folder):
+                failures.append(f"inventory case {case} [{'; '.join(steps)}]: {problem}")
+    report = advise(sample_workload(), models())
+    for case in range(args.cases // 5):
+        if problem := render_problem(rng, report):
+            failures.append(f"render case {case}: {problem}")
+    print(f"{args.cases} inventory cases ({dict(outcomes)}) and {args.cases // 5} render cases in "
+          f"{time.perf_counter() - started:.1f} s; {len(failures)} failures")
+    print("\n".join(failures[:20]))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
