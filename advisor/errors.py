@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from advisor.render.safe import shown
 from advisor.secrets import redact
 
 __all__ = ["redact"]  # re-exported: message paths import it from here
@@ -45,7 +46,7 @@ class AdvisorError(Exception):
     def one_line(self) -> str:
         """Render as the single line printed on stderr (secrets redacted)."""
         text = self.message if not self.hint else f"{self.message} ({self.hint})"
-        return redact(" ".join(text.split()))
+        return shown(redact(" ".join(text.split())))  # a name quoted from a document cannot drive the terminal
 
 
 class ConnectionFailed(AdvisorError):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
@@ -103,7 +105,12 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
             handle.write(data)
         return
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except FileNotFoundError:
+        raise BadInput(f"{target}: the directory {directory} does not exist", hint="create it first") from None
+    except NotADirectoryError:
+        raise BadInput(f"{target}: {directory} is not a directory") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -113,6 +120,39 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
+    """The bytes of *path* when it is a regular file of at most *limit_bytes*; else one BadInput line.
+
+    Opened without blocking (a FIFO would wait for a writer forever) and checked on the open
+    descriptor: ``/dev/zero``, a FIFO, a directory or a file larger than the limit is refused
+    before a byte is read, and the read stops at the limit even if the file grows meanwhile.
+    """
+    source = Path(path)
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise BadInput(f"{source}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"{source}: cannot read the {what} ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BadInput(f"{source}: the {what} is not a regular file", hint="give the path of a file")
+        if info.st_size > limit_bytes:
+            raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
+                           hint="is this the right file?")
+        chunks, left = [], limit_bytes + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit_bytes:
+        raise BadInput(f"{source}: the {what} grew past {limit_bytes:,} bytes while it was read")
+    return data
 
 
 class _Header(msgspec.Struct):
@@ -150,6 +190,7 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
     """Decode an artifact of *kind* already in memory (a repository row); *source* names it in errors."""
     source = Path(source)
     _check_header(source, raw, kind, format_version)
+    _refuse_nul(source, raw)
     try:
         document: T = msgspec.json.decode(raw, type=cls)
     except msgspec.ValidationError as exc:
@@ -157,6 +198,18 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
     except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8
         raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     return document
+
+
+_ESCAPED_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def _refuse_nul(source: Path, raw: bytes | str) -> None:
+    """A NUL character in a text (``\\u0000``) is refused: no database name holds one, PostgreSQL's
+    jsonb cannot store it, and C tools cut the name there."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    if b"u0000" in data and _ESCAPED_NUL.search(data):
+        raise BadInput(f"{source}: a text in the document holds a NUL character (\\u0000); no name has one",
+                       hint="the file is damaged or not written by advisor")
 
 
 def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int) -> None:

@@ -10,7 +10,9 @@ sold, and ``"16 TiB"`` 16 * 2^40.
 
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 from typing import Literal, get_args
 
 from advisor.errors import BadInput
@@ -95,6 +97,10 @@ _CAPACITY_UNITS = {
 }
 
 
+MAX_CAPACITY_BYTES = 10**18
+"""1 EB: more than any device or array a plan places areas on; a larger figure is a typo."""
+
+
 def parse_capacity(value: object, where: str = "capacity") -> int:
     """A device capacity: a byte count or a size such as ``"1 TB"`` (10^12) or ``"16 TiB"`` (2^40).
 
@@ -107,16 +113,22 @@ def parse_capacity(value: object, where: str = "capacity") -> int:
     """
     if isinstance(value, bool):
         raise BadInput(f"{where}: capacity {value!r} is not a size")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadInput(f"{where}: capacity {value!r} is not a size", hint='use bytes or e.g. "960 GB", "16 TiB"')
     if isinstance(value, int | float):
-        number, unit = float(value), ""
+        exact = Fraction(value)
     elif isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
+        match = re.fullmatch(r"\s*(\d{1,30}(?:\.\d{1,30})?)\s*([a-zA-Z]*)\s*", value)
         if not match or match.group(2).lower() not in _CAPACITY_UNITS:
             raise BadInput(f"{where}: cannot read capacity {value!r}", hint='use bytes or e.g. "960 GB", "16 TiB"')
-        number, unit = float(match.group(1)), match.group(2).lower()
+        exact = Fraction(match.group(1)) * _CAPACITY_UNITS[match.group(2).lower()]
     else:
         raise BadInput(f"{where}: capacity {value!r} is not a size")
-    size = int(number * _CAPACITY_UNITS[unit])
-    if size <= 0:
+    if exact <= 0:
         raise BadInput(f"{where}: capacity must be more than 0 bytes")
-    return size
+    if exact > MAX_CAPACITY_BYTES:
+        raise BadInput(f"{where}: capacity {value!r} is more than 1 EB; no device holds that",
+                       hint='use bytes or e.g. "960 GB", "16 TiB"')
+    if exact.denominator != 1:
+        raise BadInput(f"{where}: capacity {value!r} is not a whole number of bytes")
+    return int(exact)

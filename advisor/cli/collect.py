@@ -17,6 +17,7 @@ from advisor.cli.sizes_options import sizes_option
 from advisor.collect.context import CollectOptions
 from advisor.collect.registry import ReadsHistory
 from advisor.errors import BadInput, ExitCode, Unsupported
+from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.collect.sampling import LiveSession
@@ -129,7 +130,7 @@ def collect(
             failed = _interval(session, interval, output, keep_snapshots, allow_reset)
     if failed:
         for run in failed:
-            typer.echo(f"advisor: warning: collector {run.name} failed: {run.reason}", err=True)
+            typer.echo(f"advisor: warning: collector {run.name} failed: {shown(run.reason)}", err=True)
         raise typer.Exit(int(ExitCode.PARTIAL))
 
 
@@ -164,7 +165,7 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
     workload = diff(first, second, allow_reset=allow_reset)
     emit(encode(workload), output)
     for warning in workload.warnings:
-        typer.echo(f"advisor: warning: {warning}", err=True)
+        typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {snapshot_summary(second)}; workload over {workload.interval_s:.0f} s: "
                f"{len(workload.rates)} files rated, {len(workload.warnings)} warnings", err=True)
     return sampling.failed_runs(first, second)

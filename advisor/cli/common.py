@@ -40,16 +40,16 @@ class OutputFormat(enum.StrEnum):
 
 def stdout_console() -> Console:
     """Console for data (stdout); plain when not a terminal."""
-    from rich.console import Console
+    from advisor.render.safe import safe_console
 
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return safe_console(file=sys.stdout, highlight=False, soft_wrap=False)
 
 
 def stderr_console() -> Console:
     """Console for progress and diagnostics (stderr)."""
-    from rich.console import Console
+    from advisor.render.safe import safe_console
 
-    return Console(file=sys.stderr, highlight=False)
+    return safe_console(file=sys.stderr, highlight=False)
 
 
 def emit(text: str | bytes, output: Path | None) -> None:

@@ -88,9 +88,9 @@ def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, li
     else:
         import io
 
-        from rich.console import Console
+        from advisor.render.safe import safe_console
 
-        console = Console(file=io.StringIO(), width=200, record=True, color_system=None)
+        console = safe_console(file=io.StringIO(), width=200, record=True, color_system=None)
         render.render_terminal(result, console, limit)
         emit(console.export_text(), output)
 

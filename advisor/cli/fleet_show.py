@@ -8,12 +8,12 @@ per-tablespace rates the repository's per-file rows give for that window.
 from __future__ import annotations
 
 import datetime as dt
-import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import BadInput
+from advisor.render.safe import html_text, markdown_cell, rich_text
 
 if TYPE_CHECKING:
     from advisor.engine.advise import Models
@@ -46,13 +46,13 @@ def _space_row(r: dict[str, Any]) -> tuple[str, ...]:
 
 def _markdown_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
 def _html_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
 
 
@@ -91,15 +91,16 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     if fmt is OutputFormat.markdown:
         from advisor.render.markdown import render_markdown
 
-        emit(f"# {title}\n\n## Windows\n\n{_markdown_table(WINDOW_HEADERS, rows)}\n## Tablespaces ({label})\n\n"
-             f"{_markdown_table(SPACE_HEADERS, spaces)}\n{render_markdown(report)}", output)
+        emit(f"# {markdown_cell(title)}\n\n## Windows\n\n{_markdown_table(WINDOW_HEADERS, rows)}\n"
+             f"## Tablespaces ({markdown_cell(label)})\n\n{_markdown_table(SPACE_HEADERS, spaces)}\n"
+             f"{render_markdown(report)}", output)
         return
     if fmt is OutputFormat.html:
         from advisor.render.html import render_html
 
         page = render_html(report)
-        head = (f"<h1>{html.escape(title)}</h1>\n{_html_table(WINDOW_HEADERS, rows)}"
-                f"<h2>Tablespaces ({html.escape(label)})</h2>\n{_html_table(SPACE_HEADERS, spaces)}")
+        head = (f"<h1>{html_text(title)}</h1>\n{_html_table(WINDOW_HEADERS, rows)}"
+                f"<h2>Tablespaces ({html_text(label)})</h2>\n{_html_table(SPACE_HEADERS, spaces)}")
         at = page.find("<body")
         at = page.find(">", at) + 1 if at >= 0 else 0
         emit(page[:at] + head + page[at:], output)
@@ -114,10 +115,10 @@ def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, .
 
     console = stdout_console()
     for caption, headers, body in ((title, WINDOW_HEADERS, rows), (f"tablespaces ({label})", SPACE_HEADERS, spaces)):
-        table = Table(title=caption, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        table = Table(title=rich_text(caption), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         shown = [n for n, h in enumerate(headers) if h != "findings"]  # the report below lists them
         for n in shown:
             table.add_column(headers[n], justify="left" if n == 0 else "right", no_wrap=True)
         for r in body:
-            table.add_row(*(r[n] for n in shown))
+            table.add_row(*(rich_text(r[n]) for n in shown))
         console.print(table)

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from advisor.errors import BadInput
+from advisor.render.safe import shown
 
 
 def inventory(
@@ -31,8 +32,9 @@ def inventory(
         checked = load_inventory(check)
         for device in checked.devices:
             model = build_device_model(device, check.parent)
-            typer.echo(f"{device.name}: {device.medium}, {device.count} x {device.capacity_bytes / 1e9:,.1f} GB, "
-                       f"model {model.model_name} ({model.source})")
+            size = f"{device.count} x {device.capacity_bytes / 1e9:,.1f} GB"
+            typer.echo(f"{shown(device.name)}: {device.medium}, {size}, "
+                       f"model {shown(model.model_name)} ({shown(model.source)})")
         return
     from advisor.jsonio import write_atomic
     from advisor.storage.inventory import discover

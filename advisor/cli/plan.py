@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.cli.common import OutputFormat
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
+
+if TYPE_CHECKING:
+    from advisor.model import Workload
 
 
 def plan(
@@ -71,7 +75,20 @@ def plan(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
+        notes = _target_notes(notes, work, bool(disk or preset or spec))
     advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+
+
+def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:
+    """With an inventory the devices bring their own models: the default preset models today's disks
+    (the 'before' times) only, and only when today's layout is known."""
+    from advisor.cli.reporting import DEFAULT_PRESET
+
+    kept = [n for n in notes if DEFAULT_PRESET not in n]
+    if not model_given and work.layout is not None and work.layout.devices:
+        kept.append(f"today's disks ('before') are modelled with the {DEFAULT_PRESET} preset "
+                    "(give --disk, --preset or --spec for them)")
+    return kept
 
 
 def register(app: typer.Typer) -> None:

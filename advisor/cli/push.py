@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.render.safe import shown
+
 if TYPE_CHECKING:
     from advisor.repo.documents import Pushable
 
@@ -29,7 +31,7 @@ def run_push(repo: str, items: Sequence[Pushable], spool_dir: Path | None) -> No
     spool = Spool(spool_dir or default_dir())
     result = push_documents(repo, items, spool)
     for warning in result.warnings:
-        typer.echo(f"advisor: warning: {warning}", err=True)
+        typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {result.summary(spool)}", err=True)
     if result.error is not None:
         raise result.error

@@ -14,6 +14,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import AdvisorError, BadInput
+from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.disk.model import DiskModel
@@ -107,9 +108,9 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
             return
         import io
 
-        from rich.console import Console
+        from advisor.render.safe import safe_console
 
-        console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
+        console = safe_console(file=io.StringIO(), width=120, record=True, color_system=None)
         render_terminal(report, console, maps, verbose)
         emit(console.export_text(), output)
         return
@@ -145,7 +146,7 @@ def advise_and_output(
 
         result = replace(result, coverage=work.coverage)
     for note in notes:
-        typer.echo(f"advisor: note: {note}", err=True)
+        typer.echo(f"advisor: note: {shown(note)}", err=True)
     output_report(result, fmt, output, work, verbose)
     write_scripts(result, scripts, scripts_anyway)
 

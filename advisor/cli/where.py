@@ -17,6 +17,7 @@ import typer
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, emit, stdout_console
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskStatRate
+from advisor.render.safe import shown
 
 
 def where(
@@ -67,7 +68,7 @@ def where(
     if locator.failed_paths:
         for loc in locations:
             if loc.path in locator.failed_paths:
-                typer.echo(f"advisor: {loc.path}: {loc.reason}", err=True)
+                typer.echo(f"advisor: {shown(loc.path)}: {shown(loc.reason)}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT))
 
 

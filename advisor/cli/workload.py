@@ -13,6 +13,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit, stdout_console
 from advisor.errors import BadInput
+from advisor.render.safe import shown
 
 
 def workload(
@@ -83,7 +84,7 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
         console.print("* counter went backwards during the interval: rate counts only since the reset")
     print_segments(console, result, top)
     for warning in result.warnings:
-        typer.echo(f"advisor: warning: {warning}", err=True)
+        typer.echo(f"advisor: warning: {shown(warning)}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -47,15 +47,21 @@ class DriveSpec:
     model: DiskModel
 
 
+MAX_SPEC_BYTES = 1 << 20
+"""A drive spec is a few hundred bytes; /dev/zero or a FIFO given as one is refused, never read."""
+
+
 def load_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; any failure is a one-line BadInput."""
+    """Parse a TOML file (a regular file up to :data:`MAX_SPEC_BYTES`); any failure is a one-line BadInput."""
+    from advisor.jsonio import read_regular_file
+
+    data = read_regular_file(path, MAX_SPEC_BYTES, "drive spec")
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: not a readable TOML drive spec ({exc})") from None
+    except RecursionError:
+        raise BadInput(f"{path}: not a readable TOML drive spec (nested too deeply)") from None
 
 
 def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:

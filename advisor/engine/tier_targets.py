@@ -18,7 +18,7 @@ from advisor.engine.classify import Classified
 from advisor.engine.optimizer import PlaceItem, bands_of, evaluate, heuristic_order, order_disk
 from advisor.engine.physics import Band
 from advisor.engine.scripts.sfdisk import MIB, align_up
-from advisor.model.inventory import SOLID_STATE_MEDIA
+from advisor.model.inventory import SOLID_STATE_MEDIA, instance_names
 
 MIN_SLOT_BYTES = 64 * MIB
 """No area gets less room than this on a device (WAL and temp directories report small sizes)."""
@@ -110,9 +110,7 @@ def targets_of(models: Sequence[DeviceModel]) -> list[Target]:
     """Expand each inventory entry into ``count`` targets (``hdd-1`` … ``hdd-4``)."""
     out = []
     for m in models:
-        count = m.device.count
-        for n in range(count):
-            name = m.device.name if count == 1 else f"{m.device.name}-{n + 1}"
+        for name in instance_names(m.device):  # the inventory refused names that collide
             out.append(Target(name, m, m.device.capacity_bytes))
     return out
 

@@ -208,6 +208,20 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
     return TierSolution(tuple(placements), mean, tuple(rules), reasons)
 
 
+def _smr_refusal(target: Target, group: Sequence[TierItem]) -> BadInput | None:
+    """Why an SMR device refuses *group*: its random writes (not its IOPS); None when that is not the cause."""
+    smr = target.model.smr
+    random = [i for i in group if not i.sequential and i.write_iops > 0]
+    if smr is None or not random:
+        return None
+    rate = sum(i.write_iops for i in random)
+    why = ("host-managed SMR takes no random writes" if smr.host_managed
+           else f"more than its band cleaning sustains ({smr.cleaning_iops:,.0f}/s)")
+    return BadInput(f"device {target.name!r} ({target.medium}) cannot take {rate:,.0f} random writes/s of "
+                    f"{', '.join(i.name for i in random)}: {why}; nothing planned",
+                    hint="add a CMR hdd or solid-state device for areas written at random")
+
+
 def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assignment | None) -> BadInput:
     """The error for an inventory that cannot hold the database: the shortfall, or what does not fit where."""
     targets = evaluator.targets
@@ -219,12 +233,18 @@ def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assig
                         hint="add devices or lower headroom")
     if assignment is None and evaluator.unplaced is not None:
         item = evaluator.unplaced
+        refusals = [r for r in (_smr_refusal(t, [item]) for t in targets) if r is not None]
+        if refusals and len(refusals) == len(targets):
+            return refusals[0]  # every device is SMR and the area is written at random
         return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
                         "fits on no device of the inventory under its rules; nothing planned",
                         hint="add a device with room for it, or check the media of the inventory")
     for index, target in enumerate(targets):
         group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
         if evaluator.place(index, group) is None:
+            refused = _smr_refusal(target, group)
+            if refused is not None:
+                return refused
             load = sum(i.iops for i in group)
             return BadInput(f"device {target.name!r} ({target.medium}) cannot carry {load:,.0f} IO/s of "
                             f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); "

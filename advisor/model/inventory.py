@@ -7,6 +7,12 @@ rotating media, a media preset for solid state and cloud volumes) or a drive spe
 (``spec``). ``advisor inventory`` writes one for this host from sysfs; a DBA edits it, or
 writes one by hand for a machine that does not exist yet (docs/tiers.md). The file is TOML so
 people can edit it; :func:`load_inventory` reads and validates it, naming the field at fault.
+
+Limits (docs/tiers.md): the file is read only when it is a regular file of at most
+:data:`MAX_INVENTORY_BYTES`; at most :data:`MAX_DEVICE_ENTRIES` ``[[device]]`` tables and
+:data:`MAX_DEVICES` devices once ``count`` is expanded; a capacity is a whole number of
+bytes up to :data:`~advisor.units.MAX_CAPACITY_BYTES`. The names ``count`` expands to
+(``hdd-1`` … ``hdd-4``, :func:`instance_names`) may not repeat another device's name.
 """
 
 from __future__ import annotations
@@ -18,9 +24,14 @@ from typing import Any, Literal
 
 from advisor.errors import BadInput
 from advisor.model.record import Record
-from advisor.units import parse_capacity
+from advisor.units import MIB, parse_capacity
 
 INVENTORY_FORMAT_VERSION = 1
+MAX_INVENTORY_BYTES = 1 * MIB
+"""An inventory of the largest machine is a few kB: a bigger file is not one."""
+MAX_DEVICE_ENTRIES = 256
+MAX_DEVICES = 1024
+"""``[[device]]`` tables, and devices once ``count`` is expanded: the planner weighs every pair."""
 
 Medium = Literal["nvme", "ssd", "hdd", "smr-dm", "smr-hm", "cloud-hdd", "array"]
 
@@ -68,16 +79,30 @@ class Inventory(Record):
 
 def load_inventory(path: Path | str) -> Inventory:
     """Read and validate an inventory file; any mistake is one BadInput line naming the field."""
+    from advisor.jsonio import read_regular_file
+
     source = Path(path)
+    if not source.exists() and not source.is_symlink():
+        raise BadInput(f"{source}: no such inventory file", hint="write one with `advisor inventory -o FILE`")
+    data = read_regular_file(source, MAX_INVENTORY_BYTES, "inventory file")
+    return inventory_from_dict(parse_toml(data, str(source)), str(source))
+
+
+def parse_toml(data: bytes, where: str) -> dict[str, Any]:
+    """TOML text as a table; a file that is not UTF-8, not TOML or nested past Python's stack is one line."""
     try:
-        raw = tomllib.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"{source}: no such inventory file", hint="write one with `advisor inventory -o FILE`") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{source}: cannot read the inventory ({exc})") from None
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{where}: not UTF-8 at byte {exc.start}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{source}: not valid TOML ({exc})") from None
-    return inventory_from_dict(raw, str(source))
+        raise BadInput(f"{where}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise BadInput(f"{where}: not valid TOML (arrays or tables nested too deeply)") from None
+
+
+def instance_names(device: InventoryDevice) -> list[str]:
+    """The names the planner gives the devices of one entry: its name, or ``name-1`` … ``name-N``."""
+    return [device.name] if device.count == 1 else [f"{device.name}-{n + 1}" for n in range(device.count)]
 
 
 def inventory_from_dict(raw: Mapping[str, Any], where: str) -> Inventory:
@@ -98,13 +123,40 @@ def inventory_from_dict(raw: Mapping[str, Any], where: str) -> Inventory:
     tables = raw.get("device")
     if not isinstance(tables, list) or not tables:
         raise BadInput(f"{where}: no [[device]] entries", hint="list each device kind as a [[device]] table")
+    if len(tables) > MAX_DEVICE_ENTRIES:
+        raise BadInput(f"{where}: {len(tables):,} [[device]] entries; at most {MAX_DEVICE_ENTRIES} are read",
+                       hint="list each kind of device once and give it a count")
     devices = tuple(_device(t, f"{where}: device {i + 1}") for i, t in enumerate(tables))
+    _check_names(devices, where)
+    host = raw.get("host", "")
+    return Inventory(devices=devices, host=str(host), headroom=float(headroom))
+
+
+def _check_names(devices: tuple[InventoryDevice, ...], where: str) -> None:
+    """Each device name once, also after ``count`` expansion (``hdd`` x2 gives ``hdd-1``, ``hdd-2``)."""
     names = [d.name for d in devices]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate is not None:
         raise BadInput(f"{where}: device name {duplicate!r} appears twice")
-    host = raw.get("host", "")
-    return Inventory(devices=devices, host=str(host), headroom=float(headroom))
+    total = sum(d.count for d in devices)
+    if total > MAX_DEVICES:
+        raise BadInput(f"{where}: {total:,} devices once count is expanded; at most {MAX_DEVICES} are planned")
+    owner: dict[str, InventoryDevice] = {}
+    for device in devices:
+        for expanded in instance_names(device):
+            if expanded in owner:
+                raise BadInput(f"{where}: the device name {expanded!r} is given twice: by "
+                               f"{_described(owner[expanded])} and by {_described(device)}",
+                               hint="rename one of them")
+            owner[expanded] = device
+
+
+def _described(device: InventoryDevice) -> str:
+    """``device 'hdd' (count 2: hdd-1 … hdd-2)`` or ``device 'hdd-1'``."""
+    if device.count == 1:
+        return f"device {device.name!r}"
+    names = instance_names(device)
+    return f"device {device.name!r} (count {device.count}: {names[0]} … {names[-1]})"
 
 
 _DEVICE_KEYS = {"name", "medium", "capacity", "count", "profile", "preset", "spec", "path", "model",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from advisor.render.safe import shown
+
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.measure import Measurement
@@ -47,7 +49,7 @@ class MiddlePath:
     """A rich renderable path that shortens in the middle to the width its column gets."""
 
     def __init__(self, text: str, style: str | None = None) -> None:
-        self.text = text
+        self.text = shown(text)
         self.style = style
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
@@ -66,7 +68,7 @@ def one_line(text: str, style: str = "") -> Text:
     """A cell of a shrinking column: cut with "…" at the column's width, never wrapped."""
     from rich.text import Text
 
-    return Text(text, style=style, no_wrap=True, overflow="ellipsis", end="")
+    return Text(shown(text), style=style, no_wrap=True, overflow="ellipsis", end="")
 
 
 def add_columns(table: Table, headers: list[str], *, right: tuple[str, ...] = (),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.model import AuditMaps
+from advisor.render.safe import rich_text, shown
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -90,12 +91,12 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
                           compact(row.io), share)
             notes.append(f"{row.label}: {row.detail}")
         out.append(table)
-        out.append(Text("\n".join(notes), style="dim"))
+        out.append(Text(shown("\n".join(notes), keep_newlines=True), style="dim"))
     if result.unplaced:
         table = plain_table("areas with no known disk position")
         add_columns(table, ["area", result.heat_unit], right=(result.heat_unit,), shrink=("area",))
         table.add_column("why", overflow="fold")
         for row in result.unplaced:
-            table.add_row(one_line(row.label), compact(row.io), row.detail)
+            table.add_row(one_line(row.label), compact(row.io), rich_text(row.detail))
         out.append(table)
     return out

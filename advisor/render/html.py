@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from advisor.model import Report
+from advisor.render.safe import html_text as escape
 from advisor.render.svg import disk_map_svg, zone_curve_svg
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.model import Device, DiskStatRate, Location
 from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
+from advisor.render.safe import rich_text
 from advisor.units import human_bytes
 
 if TYPE_CHECKING:
@@ -71,7 +72,8 @@ def locations_table(locations: list[Location], notes: Notes, with_extents: bool 
         if loc.disk is None and loc.reason in ("no such file or directory", "permission denied"):
             style = "red"
         known = "yes" if loc.placement_known else "no"
-        table.add_row(MiddlePath(loc.path), loc.disk or "-", loc.partition or "-", _zone(loc), mean, str(loc.extents),
+        table.add_row(MiddlePath(loc.path), rich_text(loc.disk or "-"), rich_text(loc.partition or "-"),
+                      _zone(loc), mean, str(loc.extents),
                       human_bytes(loc.size_bytes), f"{known} {notes.mark(loc.reason)}".strip(), style=style)
         if with_extents:
             for extent in loc.extent_list:
@@ -89,7 +91,8 @@ def devices_table(devices: list[Device], notes: Notes) -> Table:
         placement = "known" if dev.placement_known else f"unknown {notes.mark(dev.reason)}"
         if dev.backing_file:
             placement += " " + notes.mark(f"{dev.name} is a loop device over {dev.backing_file}")
-        table.add_row(dev.name, human_bytes(dev.size_bytes), one_line(dev.model or "-"), dev.transport or "-",
+        table.add_row(rich_text(dev.name), human_bytes(dev.size_bytes), one_line(dev.model or "-"),
+                      dev.transport or "-",
                       {True: "yes", False: "no", None: "?"}[dev.rotational],
                       f"{dev.logical_block_bytes}/{dev.physical_block_bytes}",
                       (dev.write_cache or "-").removeprefix("write "), placement)
@@ -102,7 +105,7 @@ def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
     headers = ["device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %"]
     add_columns(table, headers, right=tuple(headers[1:]))
     for r in rates:
-        table.add_row(("  " if r.is_partition else "") + r.name, f"{r.r_s:.1f}", f"{r.w_s:.1f}",
+        table.add_row(rich_text(("  " if r.is_partition else "") + r.name), f"{r.r_s:.1f}", f"{r.w_s:.1f}",
                       f"{r.read_mb_s:.2f}", f"{r.write_mb_s:.2f}",
                       f"{r.r_await_ms:.2f}" if r.r_await_ms is not None else "-",
                       f"{r.w_await_ms:.2f}" if r.w_await_ms is not None else "-", f"{100 * r.util:.1f}")

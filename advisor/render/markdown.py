@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from advisor.model import Report
+from advisor.render.safe import markdown_cell, shown
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
 
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_cell = markdown_cell
 
 
 def render_markdown(report: Report) -> str:
@@ -49,12 +50,12 @@ def render_markdown(report: Report) -> str:
         targets = {p.area: p for p in plan.placements}
         for t in plan.service_times:
             p = targets[t.area]
-            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {p.target} | "
+            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {_cell(p.target)} | "
                        f"{p.zone_start:.1%}-{p.zone_end:.1%} |")
         out += ["", "### Partitions (outer edge first)", "", "| disk | # | label | start | end | size | areas |",
                 "|---|---|---|---|---|---|---|"]
         for part in plan.partitions:
-            out.append(f"| {part.disk} | {part.number} | {part.label} | {part.start_fraction:.1%} | "
+            out.append(f"| {_cell(part.disk)} | {part.number} | {_cell(part.label)} | {part.start_fraction:.1%} | "
                        f"{part.end_fraction:.1%} | {size_text(part.size_bytes, bool(assumed & set(part.areas)))} | "
                        f"{_cell(', '.join(part.areas))} |")
         out += [f"- {_cell(n)}" for n in plan.notes]
@@ -67,6 +68,8 @@ def render_markdown(report: Report) -> str:
             out += ["", f"### `{script.name}`", ""]
             if script.caveat:
                 out += [f"> {_cell(script.caveat)}", ""]
-            out += [f"````{fence}", script.text.rstrip("\n"), "````"]
+            text = shown(script.text.rstrip("\n"), keep_newlines=True)
+            ticks = "`" * max(4, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+            out += [f"{ticks}{fence}", text, ticks]  # a fence no backtick run inside can close
     out.append("")
     return "\n".join(out)

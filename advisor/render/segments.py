@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from advisor.model import SegmentRate, Workload
 from advisor.render.rates import fmt, mib
+from advisor.render.safe import rich_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,7 +42,8 @@ def segment_table(workload: Workload, top: int) -> Table | None:
         mark = ("~" if r.from_blocks else "") + ("*" if r.lower_bound else "")
         direct = "-" if r.direct_read_share is None else f"{r.direct_read_share:.0%}"
         size = "-" if r.size_bytes is None else mib(r.size_bytes)
-        table.add_row(r.segment_id, r.segment_type, r.tablespace, size, _marked(r.read_iops, mark),
+        table.add_row(rich_text(r.segment_id), rich_text(r.segment_type), rich_text(r.tablespace), size,
+                      _marked(r.read_iops, mark),
                       _marked(r.write_iops, mark), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), direct,
                       fmt(r.scans_per_s, 2))
     return table

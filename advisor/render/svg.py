@@ -5,9 +5,8 @@ Plain SVG strings with every text escaped, so the report is one self-contained f
 
 from __future__ import annotations
 
-from html import escape
-
 from advisor.model import DiskSummary, Report
+from advisor.render.safe import html_text as escape
 from advisor.render.text import heat_colour
 
 WIDTH = 960

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from advisor.model import AuditMaps, DiskSummary, Finding, Report
+from advisor.render.safe import rich_text, shown
 from advisor.render.text import (
     assumed_areas,
     evidence_text,
@@ -41,7 +42,7 @@ def _bar(spans: list[tuple[float, float, str, str]], width: int = MAP_WIDTH) -> 
         # every area keeps at least one cell of its own, in order, even when it is tiny
         a = min(width - 1, max(int(lo * width), taken))
         b = max(a + 1, min(width, int(round(hi * width))))
-        letters = (label or "#")[: b - a].ljust(b - a, "█")
+        letters = shown(label or "#")[: b - a].ljust(b - a, "█")
         for i, ch in enumerate(letters):
             cells[a + i] = (ch, f"bold white on {colour}")
         taken = b
@@ -64,7 +65,7 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
     for disk in disks:
         areas = [a for a in report.areas if a.disk == disk]
         total = sum(a.iops for a in areas if a.zone_start is not None) or 1.0
-        out.append(RichText(disk, style="bold"))
+        out.append(rich_text(disk, "bold"))
         if areas and with_current:
             spans = [(a.zone_start, a.zone_end, a.name, heat_colour(a.iops / total))
                      for a in areas if a.zone_start is not None and a.zone_end is not None]
@@ -101,11 +102,11 @@ def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
     out: list[RenderableType] = [RichText.from_markup("[bold]Findings[/bold]" if findings else "No findings.")]
     for f in findings:
         style = SEVERITY_STYLE.get(f.severity, "")
-        out.append(RichText.from_markup(f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(f.title)}"))
+        out.append(RichText.from_markup(f"[{style}]{f.severity:>8}[/] [bold]{f.code}[/bold] {escape(shown(f.title))}"))
         if f.predicted_gain is not None:  # a line of its own: a figure never wraps away from its label
             out.append(RichText(f"{'':>9}predicted gain {gain_text(f)}", style="green"))
-        out.append(RichText(f"{'':>9}evidence: {evidence_text(f.evidence)}", style="dim"))
-        out.append(RichText(f"{'':>9}action: {f.action}"))
+        out.append(rich_text(f"{'':>9}evidence: {evidence_text(f.evidence)}", "dim"))
+        out.append(rich_text(f"{'':>9}action: {f.action}"))
     return out
 
 
@@ -114,12 +115,14 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
     from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text as RichText
 
-    console.print(Panel("\n".join(summary_lines(report)), title="advisor report", expand=False))
+    summary = RichText(shown("\n".join(summary_lines(report)), keep_newlines=True))
+    console.print(Panel(summary, title="advisor report", expand=False))
     # one line per kind unless *verbose*: dozens of alike warnings would push the report off the screen
     warnings = list(report.warnings) if verbose else summarise_warnings(report.warnings)
     for warning in warnings:
-        console.print(f"[dim]• {escape(warning)}[/dim]", highlight=False)
+        console.print(f"[dim]• {escape(shown(warning))}[/dim]", highlight=False)
     if len(warnings) < len(report.warnings):
         console.print(f"[dim]• {len(report.warnings)} warnings in all: --verbose lists each, as do the json, "
                       "markdown and html formats[/dim]", highlight=False)
@@ -134,15 +137,16 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
         targets = {p.area: p for p in plan.placements}
         for t in plan.service_times:
             p = targets[t.area]
-            table.add_row(t.area, f"{t.iops:.1f}", f"{t.before_ms:.2f}", f"{t.after_ms:.2f}", p.target,
+            table.add_row(rich_text(t.area), f"{t.iops:.1f}", f"{t.before_ms:.2f}", f"{t.after_ms:.2f}",
+                          rich_text(p.target),
                           f"{p.zone_start:.1%}-{p.zone_end:.1%}")
         console.print(table)
         parts = Table(title="Partitions from the outer edge")
         for column in ("disk", "#", "label", "start", "size", "areas"):
             parts.add_column(column)
         for part in plan.partitions:
-            parts.add_row(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
-                          size_text(part.size_bytes, bool(assumed & set(part.areas))), ", ".join(part.areas))
+            parts.add_row(rich_text(part.disk), str(part.number), rich_text(part.label), f"{part.start_fraction:.1%}",
+                          size_text(part.size_bytes, bool(assumed & set(part.areas))), rich_text(", ".join(part.areas)))
         console.print(parts)
         if plan.tiers is not None:
             from advisor.render.tiers import terminal_tables
@@ -163,4 +167,4 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
     for line in disk_map(report, with_current=maps is None, console_width=console.width):
         console.print(line)
     for line in zone_curve_lines(report.disks):
-        console.print(line, highlight=False)
+        console.print(rich_text(line), highlight=False)

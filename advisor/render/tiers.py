@@ -7,12 +7,12 @@ marginal-gain curve of the fast tier; then the rules that shaped the plan.
 
 from __future__ import annotations
 
-from html import escape
-
 from rich.console import RenderableType
 from rich.table import Table
 
 from advisor.model import TierPlan
+from advisor.render.safe import html_text as escape
+from advisor.render.safe import markdown_cell, rich_text
 from advisor.render.text import pct, size_text
 from advisor.units import human_bytes
 
@@ -53,7 +53,7 @@ def headline(tiers: TierPlan) -> str:
 
 def terminal_tables(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> list[RenderableType]:
     """Rich tables for the terminal report (*assumed*: areas whose size is marked assumed)."""
-    out: list[RenderableType] = [headline(tiers)]
+    out: list[RenderableType] = [rich_text(headline(tiers))]
     for title, columns, rows in (("Devices", DEVICE_COLUMNS, _device_rows(tiers, assumed)),
                                  ("Where each area goes", ASSIGN_COLUMNS, _assign_rows(tiers, assumed)),
                                  ("What the fast tier buys", CURVE_COLUMNS, _curve_rows(tiers))):
@@ -64,15 +64,14 @@ def terminal_tables(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> l
             table.add_column(column, justify="right" if column in ("IOPS", "mean ms", "after ms", "gain vs none")
                              else "left", overflow="fold")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(rich_text(cell) for cell in row))
         out.append(table)
-    out += [f"rule: {rule}" for rule in tiers.rules]
+    out += [rich_text(f"rule: {rule}") for rule in tiers.rules]
     return out
 
 
 def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+    cell = markdown_cell
 
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
             *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows), ""]

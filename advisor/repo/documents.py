@@ -30,11 +30,12 @@ from advisor.model import (
     load_snapshot,
     load_workload,
 )
+from advisor.secrets import SECRET_MARKERS
 
 Kind = Literal["snapshot", "workload", "disk-profile", "report"]
 Document = Snapshot | Workload | DiskProfile | Report
 KINDS: tuple[Kind, ...] = ("snapshot", "workload", "disk-profile", "report")
-_SECRET_MARKERS = (b"pass", b"pwd", b"@")
+_SECRET_MARKERS = SECRET_MARKERS
 """Every pattern :func:`advisor.errors.redact` knows needs one of these (password=, pwd=, user:x@, user/x@)."""
 
 

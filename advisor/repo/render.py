@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 from advisor.jsonio import encode
+from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
                          overflow="fold", no_wrap=n not in (2, 11))
     for item in report.instances[:limit]:
         cells = row(item)
-        table.add_row(*(cells[n] for n in TERMINAL_COLUMNS))
+        table.add_row(*(rich_text(cells[n]) for n in TERMINAL_COLUMNS))
     console.print(table)
     if limit is not None and len(report.instances) > limit:
         console.print(f"... {len(report.instances) - limit} more (--limit 0 shows all)")
@@ -75,25 +75,22 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
 
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:
     """A GitHub-flavoured markdown table."""
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    lines = [f"# {_title(report)}", "", "| " + " | ".join(HEADERS) + " |",
+    lines = [f"# {markdown_cell(_title(report))}", "", "| " + " | ".join(HEADERS) + " |",
              "|" + "|".join("---:" if n in (0, 3, 4, 5, 6, 7, 9, 10) else "---" for n in range(len(HEADERS))) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in row(item)) + " |" for item in report.instances[:limit]]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in row(item)) + " |" for item in report.instances[:limit]]
     return "\n".join(lines) + "\n"
 
 
 def render_html(report: FleetReport, limit: int | None = None) -> str:
     """One self-contained page (no scripts, no external resources)."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row(item)) + "</tr>\n"
+    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row(item)) + "</tr>\n"
                    for item in report.instances[:limit])
     return (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>advisor fleet</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
         "padding:2px 6px}td:nth-child(n+4):nth-child(-n+11){text-align:right}</style></head><body>\n"
-        f"<h1>{html.escape(_title(report))}</h1>\n<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>\n"
+        f"<h1>{html_text(_title(report))}</h1>\n<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>\n"
         f"{body}</tbody></table>\n</body></html>\n"
     )
 

@@ -6,6 +6,12 @@ file, where every local user may read it: a DSN with a password is refused and l
 the password in a passfile (``PGPASSFILE``) or the connection in a service file
 (``PGSERVICEFILE`` / ``service=``). The spool lives in the service's state directory, so a
 sample taken while the repository is down is pushed on the next run.
+
+Every value that goes into a unit or a cron line is checked first: a control character
+(a newline would start a new ``ExecStartPre=`` or a new crontab line running as root) is
+refused, never escaped. In ``ExecStart=`` systemd expands ``$VAR`` and ``%`` specifiers, so
+``$`` is written ``$$`` and ``%`` is written ``%%``; ``Environment=`` values expand ``%`` only.
+cron turns an unescaped ``%`` into a newline, so every ``%`` of the line is written ``\\%``.
 """
 
 from __future__ import annotations
@@ -16,9 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.errors import BadInput, redact
-from advisor.repo.retention import parse_duration
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_EVERY = re.compile(r"^\s*(\d{1,7})\s*(s|sec|m|min|h|d|w)\s*$")
+_EVERY_S = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+MIN_EVERY_S = 60
+MAX_EVERY_S = 7 * 86400
+"""Samples at least a minute and at most a week apart (the fleet's windows need regular samples)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,18 @@ class Schedule:
 def make_schedule(dsn: str, repo: str, every: str, user: str, name: str, advisor: str, dbms: str,
                   passfile: str | None, servicefile: str | None) -> Schedule:
     """Check the inputs (no password, no root, a sane name) and build the schedule."""
+    values = {"--dsn": dsn, "--push": repo, "--user": user, "--name": name, "--passfile": passfile or "",
+              "--service-file": servicefile or "", "the advisor executable's path": advisor}
+    for label, text in values.items():
+        bad = _CONTROL.search(text)
+        if bad:
+            raise BadInput(f"{label} holds the control character U+{ord(bad.group(0)):04X}; a unit or cron line "
+                           "cannot carry it", hint="give the value on one line, without control characters")
+    if not dsn.strip():
+        raise BadInput("--dsn is empty: name the database to sample",
+                       hint="e.g. --dsn 'host=db1 dbname=shop user=advisor' or --dsn service=shop")
+    if not repo.strip():
+        raise BadInput("--push is empty: name the fleet repository", hint="e.g. --push 'host=repo dbname=fleet'")
     for label, text in (("--dsn", dsn), ("--push", repo)):
         if redact(text) != text:
             raise BadInput(f"{label} contains a password; a unit or cron file is readable by every local user",
@@ -48,10 +71,23 @@ def make_schedule(dsn: str, repo: str, every: str, user: str, name: str, advisor
         raise BadInput("--user root: run the collector as an unprivileged user", hint="e.g. --user advisor")
     if not _NAME.match(name) or not _NAME.match(user):
         raise BadInput(f"--name {name!r} / --user {user!r}: use letters, digits, '.', '_' or '-'")
-    seconds = int(parse_duration(every, "--every").total_seconds())
-    if seconds < 60:
-        raise BadInput(f"--every {every}: at least one minute between samples")
+    seconds = parse_every(every)
     return Schedule(dsn, repo, seconds, user, name, advisor, dbms, passfile, servicefile)
+
+
+def parse_every(text: str) -> int:
+    """``--every`` in seconds: ``15m``/``15min``, ``2h``, ``1d``, ``90s``, ``1w``; a minute to a week.
+
+    >>> parse_every("15m"), parse_every("15min"), parse_every("2h"), parse_every("1w")
+    (900, 900, 7200, 604800)
+    """
+    match = _EVERY.match(text)
+    if not match or int(match.group(1)) <= 0:
+        raise BadInput(f"--every {text!r}: give a positive duration such as 15m, 2h or 1d")
+    seconds = int(match.group(1)) * _EVERY_S[match.group(2)]
+    if not MIN_EVERY_S <= seconds <= MAX_EVERY_S:
+        raise BadInput(f"--every {text}: samples are taken from one minute to one week apart")
+    return seconds
 
 
 def _command(s: Schedule) -> list[str]:
@@ -70,9 +106,11 @@ def _environment(s: Schedule) -> list[tuple[str, str]]:
     return env
 
 
-def _systemd_quote(word: str) -> str:
-    """A word for ExecStart: double-quoted when needed, with systemd's % specifiers escaped."""
+def _systemd_quote(word: str, *, expands_variables: bool = True) -> str:
+    """A word for ExecStart (``$`` as ``$$``) or Environment=: quoted when needed, ``%`` as ``%%``."""
     escaped = word.replace("%", "%%")
+    if expands_variables:
+        escaped = escaped.replace("$", "$$")
     if re.fullmatch(r"[A-Za-z0-9_./:=,@+-]+", escaped):
         return escaped
     return '"' + escaped.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -81,7 +119,7 @@ def _systemd_quote(word: str) -> str:
 def systemd_units(s: Schedule) -> dict[str, str]:
     """``advisor-collect-<name>.service`` and ``.timer``."""
     unit = f"advisor-collect-{s.name}"
-    env = "".join(f"Environment={_systemd_quote(f'{k}={v}')}\n" for k, v in _environment(s))
+    env = "".join(f"Environment={_systemd_quote(f'{k}={v}', expands_variables=False)}\n" for k, v in _environment(s))
     service = (
         "[Unit]\n"
         f"Description=advisor: sample {s.name} and push it to the fleet repository\n"
@@ -117,8 +155,8 @@ def cron_line(s: Schedule) -> str:
         raise BadInput(f"--every {minutes}m cannot be written as a cron schedule",
                        hint="use a divisor of 60 minutes or of 24 hours, or --timer systemd")
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in _environment(s))
-    command = " ".join(shlex.quote(w) for w in _command(s)).replace("%", "\\%")  # cron turns % into newlines
-    return f"{when} {s.user} {env} {command}\n"
+    command = " ".join(shlex.quote(w) for w in _command(s))
+    return f"{when} {s.user} {env} {command}".replace("%", "\\%") + "\n"  # cron turns % into newlines
 
 
 def install(files: dict[str, str], directory: Path) -> list[Path]:

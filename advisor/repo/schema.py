@@ -16,6 +16,7 @@ DDL a collector can cause, and only of the shape it allows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
@@ -210,6 +211,9 @@ def migrate(conn: Connection[Any]) -> list[Migration]:
                 check_version(conn)
             if version is not None and version >= migration.version:
                 continue
+            if version == 0 and migration.version == 1 and _first_migration_unrecorded(conn, migration):
+                done.append(Migration(1, "its tables were there but schema_version was empty: recorded again", ""))
+                continue
             conn.execute(migration.statements)
             conn.execute(
                 "INSERT INTO advisor.schema_version (version, description) VALUES (%(v)s, %(d)s)",
@@ -217,3 +221,30 @@ def migrate(conn: Connection[Any]) -> list[Migration]:
             )
             done.append(migration)
     return done
+
+
+def _first_migration_unrecorded(conn: Connection[Any], migration: Migration) -> bool:
+    """``advisor.schema_version`` exists but is empty: repair it, or refuse with one line.
+
+    Every table of the first migration there: the row was lost, so it is written again (True).
+    Only the empty ``schema_version`` table there: it is dropped so the migration can run
+    (False). Anything in between is a damaged repository that ``repo init`` must not guess at.
+    """
+    names = re.findall(r"CREATE TABLE advisor\.(\w+) \(", migration.statements)
+    present = []
+    for name in names:
+        row = conn.execute("SELECT to_regclass(%(n)s) IS NOT NULL", {"n": f"advisor.{name}"}).fetchone()
+        if row and row[0]:
+            present.append(name)
+    if present == names:
+        conn.execute("INSERT INTO advisor.schema_version (version, description) VALUES (%(v)s, %(d)s)",
+                     {"v": migration.version, "d": f"{migration.description} (recorded again by repo init)"})
+        return True
+    if present == ["schema_version"]:
+        conn.execute("DROP TABLE advisor.schema_version")
+        return False
+    missing = ", ".join(n for n in names if n not in present)
+    raise BadInput(f"the repository's advisor.schema_version table is empty and schema version {migration.version} "
+                   f"is there only in part (missing: {missing}); repo init cannot repair it",
+                   hint="restore the repository from a backup, or DROP SCHEMA advisor CASCADE (deletes its data) "
+                        "and run repo init again")

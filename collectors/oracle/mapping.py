@@ -42,6 +42,7 @@ from advisor.collectors.oracle.rows import (
     TablespaceRow,
 )
 from advisor.model import FileIO, FileKind
+from advisor.secrets import mask_by_rule
 
 _SUMMED = ("phyrds", "phywrts", "phyblkrd", "phyblkwrt", "singleblkrds", "readtim", "writetim", "singleblkrdtim")
 _IOSTAT_SUMMED = (
@@ -228,7 +229,7 @@ def archive_path(dests: Sequence[ArchiveDestRow], fra: str) -> str:
         if destination.upper() == "USE_DB_RECOVERY_FILE_DEST":
             return fra
         if str(row.target or "PRIMARY") in ("PRIMARY", "LOCAL"):
-            return destination
+            return mask_by_rule(destination)  # a path; a service string with user/password is stored masked
     return fra
 
 

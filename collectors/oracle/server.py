@@ -16,6 +16,7 @@ from typing import Any
 from advisor.collectors.oracle import units
 from advisor.collectors.oracle.rows import DatabaseRow, InstanceRow, ParameterRow, SystemWaitClassRow, SysTimeModelRow
 from advisor.model import ServerInfo, WaitProfile
+from advisor.secrets import mask_settings
 
 
 def iso(value: Any) -> str:
@@ -53,6 +54,7 @@ def server_info(instances: Sequence[InstanceRow], database: Sequence[DatabaseRow
     }
     if params.get("db_recovery_file_dest"):
         settings["db_recovery_file_dest"] = params["db_recovery_file_dest"]
+    settings = mask_settings(settings)  # a destination or service string may carry user/password
     return ServerInfo(
         dbms="oracle",
         version=version,

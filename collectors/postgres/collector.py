@@ -36,6 +36,7 @@ from advisor.collectors.postgres.rows import (
 from advisor.collectors.postgres.session import PgSession, run_query
 from advisor.errors import PrivilegeMissing
 from advisor.model import FileIO, ServerInfo, WaitProfile
+from advisor.secrets import mask_settings
 
 Jsonable = str | int | float | bool | None
 
@@ -232,7 +233,7 @@ def server_info(
         resets[f"database:{db.datname}"] = iso(db.stats_reset)
     info = session.conn.info
     host = server.server_addr or info.host or "local"
-    kept = {name: values[name] for name in sorted(values)}
+    kept = mask_settings({name: values[name] for name in sorted(values)})  # archive_command may carry a password
     kept["catalog_version"] = str(server.catalog_version)
     return ServerInfo(
         dbms="postgres",

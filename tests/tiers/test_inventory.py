@@ -141,3 +141,113 @@ def test_discover_finds_a_loop_device(tmp_path: Path) -> None:
         loaded = load_inventory(out)
         assert isinstance(loaded, Inventory) and name in {d.name for d in loaded.devices}
         assert all(isinstance(d, InventoryDevice) for d in loaded.devices)
+
+
+def _check(path: Path | str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([ADVISOR, "inventory", "--check", str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 6, (done.returncode, done.stderr)
+    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
+    return done
+
+
+def _fifo(tmp_path: Path) -> Path:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _sparse(tmp_path: Path, size: int) -> Path:
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(size)
+    return big
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "2 GB file", "directory"])
+def test_a_profile_or_inventory_that_is_not_a_small_regular_file_is_refused(tmp_path: Path, kind: str) -> None:
+    """Never read /dev/zero to the end, never wait on a FIFO, never load 2 GB: one line, exit 6."""
+    target = {"/dev/zero": Path("/dev/zero"), "fifo": _fifo(tmp_path), "2 GB file": _sparse(tmp_path, 2 << 30),
+              "directory": tmp_path}[kind]
+    words = "is not a regular file" if kind != "2 GB file" else "at most"
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('preset = "nvme-gen4"', f'profile = "{target}"'))
+    assert words in _check(path).stderr
+    assert words in _check(target).stderr  # the inventory file itself
+    spec = tmp_path / "spec.toml"
+    spec.write_text(GOOD.replace('preset = "class-7200-desktop"', f'spec = "{target}"'))
+    assert words in _check(spec).stderr
+
+
+def test_device_entries_are_bounded(tmp_path: Path) -> None:
+    entries = "".join(f'[[device]]\nname = "d{n}"\nmedium = "hdd"\ncapacity = 1000000\n' for n in range(5000))
+    path = tmp_path / "many.toml"
+    path.write_text(entries)
+    assert "5,000 [[device]] entries; at most 256" in _check(path).stderr
+    counted = "".join(f'[[device]]\nname = "d{n}"\nmedium = "hdd"\ncapacity = 1000000\ncount = 1000\n'
+                      for n in range(3))
+    path.write_text(counted)
+    assert "3,000 devices once count is expanded" in _check(path).stderr
+
+
+def test_count_expansion_cannot_collide_with_a_name(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('count = 4', 'count = 2') + '[[device]]\nname = "hdd-1"\nmedium = "hdd"\n'
+                    'capacity = "4 TB"\npreset = "class-7200-desktop"\n')
+    assert ("the device name 'hdd-1' is given twice: by device 'hdd' (count 2: hdd-1 … hdd-2) and by device 'hdd-1'"
+            in _check(path).stderr)
+
+
+@pytest.mark.parametrize(("capacity", "words"), [
+    ("nan", "is not a size"), ("inf", "is not a size"), ("-inf", "is not a size"), ("1e300", "more than 1 EB"),
+    ("1.5", "not a whole number of bytes"), ('"0.5 B"', "not a whole number of bytes"), ('"2000 PB"', "more than 1 EB"),
+])
+def test_absurd_capacities_are_refused_at_check(tmp_path: Path, capacity: str, words: str) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('capacity = "960 GB"', f"capacity = {capacity}"))
+    assert words in _check(path).stderr
+
+
+def test_deeply_nested_toml_is_bad_input(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "nested too deeply" in _check(path).stderr
+
+
+def test_an_nvme_with_a_drive_preset_says_what_the_preset_is(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('preset = "nvme-gen4"', 'preset = "class-7200-desktop"'))
+    done = _check(path)
+    assert "has preset 'class-7200-desktop', which is a drive (hdd) preset: no model for nvme" in done.stderr
+    path.write_text(GOOD.replace('preset = "class-7200-desktop"', 'preset = "nvme-gen4"'))
+    assert "is an hdd but preset 'nvme-gen4' is a solid-state (nvme, ssd) media preset" in _check(path).stderr
+
+
+def test_plan_target_does_not_claim_the_default_preset_for_the_new_devices(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD)
+    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert "no --disk/--preset/--spec given" not in done.stderr
+    assert "today's disks ('before') are modelled with the class-7200-desktop preset" in done.stderr
+
+
+def test_smr_hm_only_inventory_blames_random_writes(tmp_path: Path) -> None:
+    from advisor.model import save as save_doc
+    from tests.engine.synth import AreaSpec, workload
+
+    work = tmp_path / "w.json"
+    save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=20, write_iops=30, zone=(0.5, 0.6))]), work)
+    path = tmp_path / "smr.toml"
+    path.write_text('[[device]]\nname = "smr"\nmedium = "smr-hm"\ncapacity = "20 TB"\n')
+    done = _run("plan", "--workload", str(work), "--target", str(path))
+    assert done.returncode == 6, done.stderr
+    assert "cannot take 30 random writes/s of orders: host-managed SMR takes no random writes" in done.stderr
+    assert "IOPS" not in done.stderr
+
+
+def test_check_prints_a_hostile_device_name_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace('name = "nvme0"', 'name = "nvme\\u001b]0;pwned\\u0007"'))
+    done = _run("inventory", "--check", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "nvme\\x1b]0;pwned\\x07: nvme, 1 x 960.0 GB" in done.stdout

@@ -10,6 +10,7 @@ it and what to do.
 from __future__ import annotations
 
 import posixpath
+import stat
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from advisor.engine.physics import DiskPhysics, ModelPhysics
 from advisor.errors import AdvisorError, BadInput
 from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
+from advisor.units import MIB
 
 
 @dataclass(frozen=True)
@@ -55,21 +57,62 @@ def media_presets() -> dict[str, dict[str, Any]]:
     return out
 
 
+_SECTION_KIND = {"solid": "a solid-state (nvme, ssd) media preset", "cloud": "a cloud volume (cloud-hdd) preset",
+                 "smr": "an SMR (smr-dm, smr-hm) media preset"}
+
+
+def _preset_kind(name: str) -> str:
+    """What kind of model a preset name is, for a message: a media preset's section, a drive preset, or none."""
+    from advisor.disk.presets import preset_names
+
+    found = media_presets().get(name)
+    if found is not None:
+        return _SECTION_KIND.get(str(found["section"]), f"a {found['section']} media preset")
+    if name in preset_names():
+        return "a drive (hdd) preset"
+    return "not a preset advisor knows"
+
+
 def _no_model(device: InventoryDevice) -> BadInput:
     kinds = {"nvme": "solid", "ssd": "solid", "cloud-hdd": "cloud", "smr-dm": "smr", "smr-hm": "smr"}
     wanted = kinds.get(device.medium)
     names = sorted(n for n, v in media_presets().items() if v["section"] == wanted) if wanted else []
     suggestion = f"preset = one of {', '.join(names)}" if names else "preset = a drive preset (advisor disk presets)"
-    return BadInput(f"device {device.name!r} ({device.medium}) has no model",
+    problem = "has no model"
+    if device.preset is not None:
+        problem = f"has preset {device.preset!r}, which is {_preset_kind(device.preset)}: no model for {device.medium}"
+    return BadInput(f"device {device.name!r} ({device.medium}) {problem}",
                     hint=f"measure it with `advisor bench` and set profile = \"disk.json\", or set {suggestion}")
+
+
+def _model_file(device: InventoryDevice, name: str, base_dir: Path, limit: int, what: str) -> Path:
+    """The path of a profile or spec file, refused unless a regular file of at most *limit* bytes."""
+    path = Path(name)
+    path = path if path.is_absolute() else base_dir / path
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise BadInput(f"device {device.name!r}: {what} {path}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"device {device.name!r}: {what} {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(f"device {device.name!r}: {what} {path} is not a regular file")
+    if info.st_size > limit:
+        raise BadInput(f"device {device.name!r}: {what} {path} is {info.st_size:,} bytes; at most {limit:,} are read",
+                       hint="is this the right file?")
+    return path
+
+
+MAX_PROFILE_BYTES = 64 * MIB
+"""A bench profile with every zone and queue depth is well under a MiB."""
+MAX_SPEC_BYTES = 1 * MIB
 
 
 def _profile(device: InventoryDevice, base_dir: Path) -> DiskProfile:
     from advisor.jsonio import read_document
 
     assert device.profile is not None
-    path = Path(device.profile)
-    path = path if path.is_absolute() else base_dir / path
+    path = _model_file(device, device.profile, base_dir, MAX_PROFILE_BYTES, "profile")
     return read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
 
 
@@ -94,8 +137,8 @@ def _rotating(device: InventoryDevice, base_dir: Path, smr: SmrWrites | None, cm
         name = device.spec or device.preset or cmr_preset
         if name is None:
             raise _no_model(device)
-        if device.spec is not None and not Path(name).is_absolute():
-            name = str(base_dir / name)
+        if device.spec is not None:
+            name = str(_model_file(device, name, base_dir, MAX_SPEC_BYTES, "drive spec"))
         try:
             model = get_model(name)
         except AdvisorError:
@@ -124,8 +167,8 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
             if preset is not None and preset["section"] == "smr":
                 device = _without_preset(device)
         elif preset is not None:
-            raise BadInput(f"device {device.name!r} is an hdd but preset {device.preset!r} is a {preset['section']} "
-                           "media preset", hint="use a drive preset (advisor disk presets)")
+            raise BadInput(f"device {device.name!r} is an hdd but preset {device.preset!r} is "
+                           f"{_preset_kind(str(device.preset))}", hint="use a drive preset (advisor disk presets)")
         return _rotating(device, base_dir, smr, cmr)
     if device.medium in SOLID_STATE_MEDIA or device.medium == "array":
         if device.profile is not None:

@@ -1,0 +1,76 @@
+"""Input at fault exits 6 with one line, never 1: a NUL in a document's text, -o into a missing directory.
+
+(Inventories' bare ``nan``/``inf`` capacities and deeply nested TOML are in
+tests/tiers/test_inventory.py; an empty repository ``schema_version`` in tests/repo/test_schema_repair.py.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ADVISOR = str(Path(sys.executable).with_name("advisor"))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=120)
+
+
+def one_line_6(done: subprocess.CompletedProcess[str], words: str) -> None:
+    assert done.returncode == 6, (done.returncode, done.stderr)
+    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert words in done.stderr, done.stderr
+
+
+def workload_file(tmp_path: Path) -> Path:
+    from advisor.model import save
+    from tests.engine.synth import AreaSpec, workload
+
+    path = tmp_path / "w.json"
+    save(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6))]), path)
+    return path
+
+
+def test_a_nul_in_a_documents_text_is_bad_input(tmp_path: Path) -> None:
+    path = workload_file(tmp_path)
+    text = path.read_text()
+    assert '"orders"' in text
+    damaged = tmp_path / "nul.json"
+    damaged.write_text(text.replace('"orders"', '"ord\\u0000ers"', 1))
+    one_line_6(run("report", "--workload", str(damaged), "--preset", "class-7200-desktop"), "NUL character")
+    literal = tmp_path / "backslash.json"  # the six characters \u0000 written as text are a name like any other
+    literal.write_text(text.replace('"orders"', '"ord\\\\u0000ers"', 1))
+    assert run("report", "--workload", str(literal), "--preset", "class-7200-desktop", "-f", "json").returncode == 0
+
+
+def test_output_into_a_missing_directory_is_bad_input(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such"
+    one_line_6(run("inventory", "-o", str(missing / "inv.toml")), "does not exist")
+    one_line_6(run("plan", "--workload", str(workload_file(tmp_path)), "--preset", "class-7200-desktop",
+                   "-f", "json", "-o", str(missing / "plan.json")), "does not exist")
+    assert not missing.exists()
+
+
+def _capped(*args: str) -> subprocess.CompletedProcess[str]:
+    """advisor with 2 GiB of address space and 30 s: reading /dev/zero to the end fails instead of eating the host."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=30, preexec_fn=cap)
+
+
+def test_a_drive_spec_that_is_a_device_or_fifo_is_refused_unread(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "spec-pipe"
+    os.mkfifo(fifo)
+    work = str(workload_file(tmp_path))
+    for args in (("plan", "--workload", work, "--preset", "/dev/zero"),
+                 ("plan", "--workload", work, "--spec", str(fifo)), ("disk", "show", "/dev/zero")):
+        one_line_6(_capped(*args), "the drive spec is not a regular file")
+    inventory = tmp_path / "inv.toml"
+    inventory.write_text('[[device]]\nname = "h"\nmedium = "hdd"\ncapacity = "1 TB"\npreset = "/dev/zero"\n')
+    one_line_6(_capped("inventory", "--check", str(inventory)), "the drive spec is not a regular file")
