@@ -48,7 +48,7 @@ def make_schedule(dsn: str, repo: str, every: str, user: str, name: str, advisor
         raise BadInput("--user root: run the collector as an unprivileged user", hint="e.g. --user advisor")
     if not _NAME.match(name) or not _NAME.match(user):
         raise BadInput(f"--name {name!r} / --user {user!r}: use letters, digits, '.', '_' or '-'")
-    seconds = int(parse_duration(every, "--every").total_seconds())
+    seconds = int(parse_duration(every, "--every", minutes_m=True).total_seconds())
     if seconds < 60:
         raise BadInput(f"--every {every}: at least one minute between samples")
     return Schedule(dsn, repo, seconds, user, name, advisor, dbms, passfile, servicefile)

@@ -163,12 +163,6 @@ GRANT EXECUTE ON FUNCTION advisor.ensure_month(text, timestamptz) TO advisor_col
 GRANT SELECT ON ALL TABLES IN SCHEMA advisor TO advisor_reader;
 """
 
-EARLIEST_TIME = "1970-01-01T00:00:00+00:00"
-LATEST_TIME = "2200-01-01T00:00:00+00:00"
-"""Document times the repository takes: [EARLIEST_TIME, LATEST_TIME). advisor.validate refuses
-the same range when a document is read, so a partition name is always ``_YYYYMM`` with a year
-PostgreSQL and Python both parse, and retention can read every partition's bounds."""
-
 _V2: LiteralString = """
 CREATE OR REPLACE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET TimeZone = 'UTC' AS $fn$
@@ -179,6 +173,7 @@ BEGIN
     IF parent NOT IN ('snapshots', 'snapshot_files', 'workloads', 'reports') THEN
         RAISE EXCEPTION 'advisor.ensure_month: % is not a partitioned advisor table', parent;
     END IF;
+    -- the range advisor.validate gives document times: every partition's bounds read back
     IF at IS NULL OR at < '1970-01-01 00:00:00+00' OR at >= '2200-01-01 00:00:00+00' THEN
         RAISE EXCEPTION 'advisor.ensure_month: time % is outside 1970-01-01 .. 2199-12-31', at
             USING ERRCODE = 'datetime_field_overflow';
