@@ -78,6 +78,13 @@ def _open(repo: str) -> Any:
     return conn
 
 
+def warn_skipped(result: FleetReport) -> None:
+    """Name on stderr every repository row the ranking left out (json keeps them as ``skipped``)."""
+    for item in result.instances:
+        for why in item.skipped:
+            typer.echo(f"advisor: warning: skipped a snapshot row: {why}", err=True)
+
+
 def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:
     """Render the ranking in *fmt* to stdout or atomically to *output*."""
     from advisor.repo import render
@@ -121,6 +128,7 @@ def report(
                               workers=workers or min(os.cpu_count() or 1, MAX_WORKERS))
     if not result.instances:
         typer.echo(f"advisor: no snapshots in the repository between {result.since} and {result.until}", err=True)
+    warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
 
 
