@@ -169,6 +169,7 @@ def test_collect_push_sends_the_snapshot(repo_server: PgServer, repo: str, tmp_p
     assert done.returncode in (0, 4), done.stderr
     assert "pushed 1 new" in done.stderr
     assert done.stdout == ""  # pushed, not printed
+    assert "wrote " not in done.stderr  # the temporary file it wrote and removed is not announced
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 1
 
 
