@@ -110,7 +110,9 @@ def _drain(conn: Any, spool: Spool, result: PushResult) -> None:
         try:
             item = spool.load(path)
             new = push(conn, item)
-        except (BadInput, DocumentRefused) as exc:  # the file's own fault: it would fail every time
+        except FileNotFoundError:
+            continue  # another run sharing the spool sent it meanwhile
+        except BadInput as exc:  # the file's own fault (DocumentRefused too): it would fail every time
             result.warnings.append(spool.set_aside(path, exc.one_line()))
             continue
         spool.done(path)

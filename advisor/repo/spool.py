@@ -113,12 +113,11 @@ class Spool:
         return sorted(files, key=_age)
 
     def load(self, path: Path) -> Pushable:
-        """A spooled document, checked to be the one advisor spooled, then read like any pushed file."""
-        try:
-            raw = self._read(path)
-        except FileNotFoundError:
-            raise SpoolRefused(f"{path.name}: disappeared from the spool") from None
-        return load_bytes(raw, str(path))
+        """A spooled document, checked to be the one advisor spooled, then read like any pushed file.
+
+        FileNotFoundError when another run sent it meanwhile.
+        """
+        return load_bytes(self._read(path), str(path))
 
     def _read(self, path: Path) -> bytes:
         """The bytes of a spooled file that is what advisor wrote, else SpoolRefused saying why."""

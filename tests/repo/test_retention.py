@@ -15,8 +15,9 @@ from tests.helpers.pg import PgServer
 from tests.repo.conftest import count, run_advisor
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("15min", 900), ("12h", 43200), ("90d", 7776000), ("2w", 1209600),
-                                               ("6mo", 6 * 30 * 86400), ("1y", 365 * 86400), ("100y", 3650 * 86400 * 10)])
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("15min", 900), ("12h", 43200), ("90d", 7776000), ("2w", 1209600), ("6mo", 6 * 30 * 86400), ("1y", 365 * 86400),
+    ("100y", 36500 * 86400)])
 def test_durations(text: str, seconds: int) -> None:
     assert parse_duration(text, "--keep").total_seconds() == seconds
 
