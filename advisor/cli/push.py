@@ -100,8 +100,10 @@ def _send_sample(repo: str, target: Path, spool: Spool, scratch: bool) -> None:
 
     from advisor.repo.documents import load_file
 
-    if not target.is_file():
-        return  # nothing was written: the collection failed
+    if not target.is_file():  # nothing was written: the collection failed
+        if scratch:
+            shutil.rmtree(target.parent, ignore_errors=True)
+        return
     kept = False
     try:
         raw = target.read_bytes()

@@ -86,10 +86,12 @@ class Spool:
                 "now 0700"]
 
     def _ensure(self) -> None:
+        """Create the spool if needed; checked again, since another user may have made it first."""
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise BadInput(f"cannot create the spool {self.directory}: {exc.strerror}") from None
+        self.check()
 
     def keep(self, item: Pushable) -> Path:
         """Store *item* until the next run (the same document twice is one file)."""

@@ -102,7 +102,11 @@ def test_read_only_repository_keeps_the_documents_in_the_spool(repo_server: PgSe
     repo_server.psql(f"ALTER DATABASE {dbname} SET default_transaction_read_only = on")
     try:
         refused = run_advisor("push", "--repo", repo, str(real_snapshots[0]), str(real_snapshots[1]), env=env)
-        sampled = run_advisor("collect", "--dsn", repo_server.dsn, "--push", repo, env=env)
+        scratch = tmp_path / "tmp"
+        scratch.mkdir()
+        sampled = run_advisor("collect", "--dsn", repo_server.dsn, "--push", repo, env={**env, "TMPDIR": str(scratch)})
+        unreachable = run_advisor("collect", "--dsn", "host=127.0.0.1 port=1 connect_timeout=2", "--push", repo,
+                                  env={**env, "TMPDIR": str(scratch)})
     finally:
         repo_server.psql(f"ALTER DATABASE {dbname} RESET default_transaction_read_only")
     assert refused.returncode == 1, refused.stderr
@@ -114,6 +118,8 @@ def test_read_only_repository_keeps_the_documents_in_the_spool(repo_server: PgSe
     assert sampled.returncode == 1, sampled.stderr
     assert "wrote " not in sampled.stderr and "3 waiting in" in sampled.stderr, sampled.stderr
     assert len(list((tmp_path / "spool").glob("*.json"))) == 3
+    assert unreachable.returncode == 3, unreachable.stderr  # nothing collected, nothing to push
+    assert list(scratch.iterdir()) == []  # the temporary documents are gone, the sample is in the spool
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 0
     later = run_advisor("push", "--repo", repo, env=env)
     assert later.returncode == 0 and "pushed 3 new, 0 already in the repository (3 from the spool)" in later.stderr
