@@ -7,6 +7,7 @@ repository that is down while documents already wait in the spool.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import time
@@ -142,6 +143,16 @@ def test_a_document_the_repository_refuses_is_not_spooled(repo_server: PgServer,
     assert "refused the document" in done.stderr and "outside 1970-01-01" in done.stderr, done.stderr
     assert "pushed 1 new" in done.stderr  # the other document went in
     assert not list((tmp_path / "spool").glob("*.json"))
+    # found in the spool (an earlier advisor spooled it): set aside, and the queue goes on behind it
+    spool = tmp_path / "spool"
+    spool.mkdir(mode=0o700, exist_ok=True)
+    for raw in (far.read_bytes(), real_snapshots[1].read_bytes()):
+        (spool / f"{hashlib.sha256(raw).hexdigest()}.json").write_bytes(raw)
+    drained = run_advisor("push", "--repo", repo, env=env)
+    assert drained.returncode == 0, drained.stderr
+    assert "set aside as" in drained.stderr and "refused the document" in drained.stderr, drained.stderr
+    assert "pushed 1 new, 0 already in the repository (1 from the spool)" in drained.stderr
+    assert [p.suffix for p in spool.iterdir()] == [".rejected"]
 
 
 def test_a_push_to_a_down_repository_counts_what_waits(repo_server: PgServer, repo: str,
