@@ -2,7 +2,7 @@
 
 The collectors' role may insert any row. On a real repository holding three real snapshots
 of one instance, rows a collector could insert by hand (a document that does not decode
-with absurd totals, another snapshot's document under a later time, an instance whose every
+with absurd totals, another snapshot's document under another time, an instance whose every
 row is garbage) are skipped and named, the real instance's advice is unchanged, the garbage
 instance sinks to the bottom, and ``fleet show`` still works. What ``fleet show`` says about
 the IO share is what ``advisor report`` says on the same snapshots.
@@ -60,7 +60,7 @@ def test_rows_that_are_not_what_they_claim_are_skipped_and_named(
         "CREATE ROLE fleet_c LOGIN IN ROLE advisor_collector; END IF; END $$")
     repo_server.psql(
         _row(real["instance_id"], taken[0] + (taken[1] - taken[0]) / 2, started, 2**62, '{"document": "snapshot"}')
-        + _row(real["instance_id"], taken[-1] + dt.timedelta(seconds=5), started, 2**62, real_snapshots[0].read_text())
+        + _row(real["instance_id"], taken[1] + (taken[2] - taken[1]) / 2, started, 2**62, real_snapshots[0].read_text())
         + "INSERT INTO advisor.instances (instance_id, dbms, identity, host, name) "
           "VALUES ('postgres:0-bogus', 'postgres', '0-bogus', 'bogus', 'bogus');"
         + _row("postgres:0-bogus", taken[0], started, 1, "[]")
