@@ -41,6 +41,9 @@ TIMING_ADVICE = {
 }
 """Per timing setting: how to turn it on and what it costs (printed when it is off)."""
 
+VIEWS_READ = ("pg_stat_database", "pg_stat_io", "pg_stat_wal")
+"""The snapshot views the counters' share is computed from (a reader that trims views keeps these)."""
+
 COUNTER_SOURCE = "counters"
 SAMPLED_SOURCE = "pg_stat_activity"
 

@@ -46,6 +46,12 @@ SHARES = frozenset({"random_share", "io_wait_share", "direct_read_share", "segme
 TIMESTAMPS = frozenset({"taken_at", "started_at", "ended_at", "measured_at", "generated_at"})
 """ISO 8601 fields; an empty string means "not known"."""
 
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
+"""Times a document may hold: [EARLIEST, LATEST), a time without offset read as UTC. The fleet
+repository's ``ensure_month`` refuses the same range, so every month partition has bounds
+that PostgreSQL and Python both read (year 9999's partition ends in year 10000)."""
+
 UNIQUE_IDS = {"files": "file_id", "rates": "file_id", "segments": "segment_id"}
 """Sequences whose rows are identified by an id that must not repeat."""
 
@@ -93,9 +99,11 @@ def _timestamp_problem(value: str) -> str | None:
     if not value:
         return None
     try:
-        dt.datetime.fromisoformat(value)
+        at = dt.datetime.fromisoformat(value)
     except ValueError:
         return "not an ISO 8601 time"
+    if not EARLIEST <= (at if at.tzinfo else at.replace(tzinfo=dt.UTC)) < LATEST:
+        return "a time must lie between 1970-01-01 and 2199-12-31"
     return None
 
 

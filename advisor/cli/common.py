@@ -52,6 +52,18 @@ def stderr_console() -> Console:
     return safe_console(file=sys.stderr, highlight=False)
 
 
+_UNANNOUNCED: set[Path] = set()
+
+
+def unannounced(path: Path) -> Path:
+    """*path* is a file written for a moment and then removed (``collect --push`` without ``-o``).
+
+    :func:`emit` writes it without printing "wrote ...": the user never sees that file.
+    """
+    _UNANNOUNCED.add(path)
+    return path
+
+
 def emit(text: str | bytes, output: Path | None) -> None:
     """Write *text* to *output* atomically, or to stdout when no file is given."""
     if output is None:
@@ -64,7 +76,8 @@ def emit(text: str | bytes, output: Path | None) -> None:
         sys.stdout.flush()
     else:
         write_atomic(output, text)
-        typer.echo(f"wrote {output}", err=True)
+        if output not in _UNANNOUNCED:
+            typer.echo(f"wrote {output}", err=True)
 
 
 def progress_enabled() -> bool:

@@ -22,7 +22,7 @@ fleet_app = typer.Typer(help="Rank the instances of a fleet repository by predic
                         no_args_is_help=True)
 
 REPO = typer.Option(..., "--repo", help="libpq DSN of the repository (a role in advisor_reader is enough).")
-SINCE = typer.Option("7d", "--since", help="How far back from --until (15m, 12h, 7d, 2w).")
+SINCE = typer.Option("7d", "--since", help="How far back from --until (15min, 12h, 7d, 2w, 6mo).")
 UNTIL = typer.Option(None, "--until", help="End of the period (ISO 8601; default now).")
 WINDOWS = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot intervals to advise.")
 PRESET = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop).")
@@ -30,11 +30,14 @@ SPEC = typer.Option(None, "--spec", help="Drive spec file instead of a preset.")
 FORCE = typer.Option(False, "--force", help="Plan even instances that are not IO bound.")
 FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
 OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
+MAX_WORKERS = 64
+"""Each worker is a process and a repository session: beyond this, sessions and memory run out first."""
 
 
 def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
     from advisor.errors import BadInput
     from advisor.repo.retention import parse_duration
+    from advisor.validate import EARLIEST, LATEST
 
     end = dt.datetime.now(dt.UTC)
     if until:
@@ -44,6 +47,8 @@ def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
             raise BadInput(f"--until {until!r}: give an ISO 8601 time such as 2026-11-20T00:00:00+00:00") from None
         if end.tzinfo is None:
             end = end.replace(tzinfo=dt.UTC)
+        if not EARLIEST <= end < LATEST:
+            raise BadInput(f"--until {until!r}: give a time between 1970-01-01 and 2199-12-31")
     return end - parse_duration(since, "--since"), end
 
 
@@ -73,6 +78,13 @@ def _open(repo: str) -> Any:
     return conn
 
 
+def warn_skipped(result: FleetReport) -> None:
+    """Name on stderr every repository row the ranking left out (json keeps them as ``skipped``)."""
+    for item in result.instances:
+        for why in item.skipped:
+            typer.echo(f"advisor: warning: skipped a snapshot row: {why}", err=True)
+
+
 def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:
     """Render the ranking in *fmt* to stdout or atomically to *output*."""
     from advisor.repo import render
@@ -100,7 +112,8 @@ def report(
     repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
     preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
-    workers: int = typer.Option(0, "--workers", min=0, help="Processes advising instances (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS,
+                                help="Processes advising instances (0: one per CPU), each with its own session."),
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """Every instance advised over its busiest windows and the whole period, ranked."""
@@ -112,9 +125,10 @@ def report(
     models = _models(preset, spec)
     with _open(repo) as conn:
         result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
-                              workers=workers or os.cpu_count() or 1)
+                              workers=workers or min(os.cpu_count() or 1, MAX_WORKERS))
     if not result.instances:
         typer.echo(f"advisor: no snapshots in the repository between {result.since} and {result.until}", err=True)
+    warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
 
 

@@ -64,10 +64,13 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
 
     if output is not None and fmt is OutputFormat.terminal:
         raise BadInput("--output with the terminal format: use --format markdown, html or json for a file")
+    from advisor.cli.fleet import warn_skipped
+
     key = resolve_instance(conn, name)
     reports: dict[str, Report] = {}
     result = fleet_report(conn, models, since=since, until=until, windows=windows, force=force, only=key,
                           keep=reports.__setitem__)
+    warn_skipped(result)
     if not result.instances or result.instances[0].period is None:
         raise BadInput(f"{key} has fewer than two comparable snapshots between {result.since} and {result.until}",
                        hint="widen --since")

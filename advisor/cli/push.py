@@ -1,10 +1,13 @@
 """`advisor push FILE...`: send documents to the fleet repository; the spool first.
 
-Exit codes: 0 every document is in the repository (new or already there); 3 the repository
-was unreachable or the session was lost: the documents not sent wait in the spool and the
-next run sends them; 5 a grant is missing (the documents wait in the spool too); 6 a file
-is not an advisor document, is corrupt or of a newer format (nothing is sent then); 7 the
-repository is newer than this advisor (the documents wait in the spool).
+Exit codes: 0 every document is in the repository (new or already there); 1 the repository
+failed for a reason of its own (read-only, disk full, a deadlock): the documents wait in the
+spool; 3 the repository was unreachable or the session was lost: the documents not sent wait
+in the spool and the next run sends them; 5 a grant is missing (the documents wait in the
+spool too); 6 a file is not an advisor document, is corrupt or of a newer format (nothing is
+sent then), the repository refused a document for what it holds, the spool belongs to
+another user, or the repository is not migrated (the documents wait); 7 the repository is
+newer than this advisor (the documents wait in the spool).
 """
 
 from __future__ import annotations
@@ -19,20 +22,28 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.repo.documents import Pushable
+    from advisor.repo.pusher import PushResult
+    from advisor.repo.spool import Spool
 
 SPOOL_HELP = "Where documents wait when the repository is unreachable (default $ADVISOR_SPOOL or ~/.local/state)."
 
 
-def run_push(repo: str, items: Sequence[Pushable], spool_dir: Path | None) -> None:
-    """Push *items* (and the spool); print one summary line; raise the error that stopped it."""
+def _pushed(repo: str, items: Sequence[Pushable], spool: Spool) -> PushResult:
+    """Push *items* (and the spool) and print the warnings and the one-line summary."""
     from advisor.repo.pusher import push_documents
-    from advisor.repo.spool import Spool, default_dir
 
-    spool = Spool(spool_dir or default_dir())
     result = push_documents(repo, items, spool)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {result.summary(spool)}", err=True)
+    return result
+
+
+def run_push(repo: str, items: Sequence[Pushable], spool_dir: Path | None) -> None:
+    """Push *items* (and the spool); print one summary line; raise the error that stopped it."""
+    from advisor.repo.spool import Spool, default_dir
+
+    result = _pushed(repo, items, Spool(spool_dir or default_dir()))
     if result.error is not None:
         raise result.error
 
@@ -55,38 +66,62 @@ def register(app: typer.Typer) -> None:
     app.command(name="push")(push)
 
 
-
 def push_after(repo: str | None, output: Path | None) -> Path | None:
     """``collect --push``: where collect should write, and a push of that file when it is done.
 
     The push runs when the command's context closes, so every way ``collect`` produces a
     document (snapshot, interval workload, history, report file) is pushed the same way, and
     nothing is pushed when nothing was written. Without ``-o`` the document goes to a private
-    temporary file (pushed, then removed) instead of stdout. The spool is ``$ADVISOR_SPOOL``
-    or the default (see ``advisor push --help``).
+    temporary file (pushed, then removed, never announced) instead of stdout. The spool is
+    ``$ADVISOR_SPOOL`` or the default (see ``advisor push --help``); it is checked before
+    anything is collected, and a sample that is not pushed, for whatever reason, waits in it.
     """
     if not repo:
         return output
-    import shutil
     import tempfile
 
     from typer._click.globals import get_current_context
 
+    from advisor.cli.common import unannounced
     from advisor.errors import BadInput
-    from advisor.repo.documents import load_file
+    from advisor.repo.spool import Spool, default_dir
 
+    spool = Spool(default_dir())
+    for warning in spool.check():  # an untrusted spool is refused before the database is sampled
+        typer.echo(f"advisor: warning: {warning}", err=True)
     if output is not None and output.exists() and not output.is_file():
         raise BadInput(f"--push with -o {output}: give a regular file, or no -o (the document is then only pushed)")
-    target: Path = output if output is not None else Path(tempfile.mkdtemp(prefix="advisor-push-")) / "document.json"
-    scratch = None if output is not None else target.parent
-
-    def send() -> None:
-        try:
-            if target.is_file():
-                run_push(repo, [load_file(target)], None)
-        finally:
-            if scratch is not None:
-                shutil.rmtree(scratch, ignore_errors=True)
-
-    get_current_context().call_on_close(send)
+    target = output or unannounced(Path(tempfile.mkdtemp(prefix="advisor-push-")) / "document.json")
+    get_current_context().call_on_close(lambda: _send_sample(repo, target, spool, target is not output))
     return target
+
+
+def _send_sample(repo: str, target: Path, spool: Spool, scratch: bool) -> None:
+    """Push the sample collect wrote; whatever goes wrong, it waits in the spool (or stays where it is)."""
+    import shutil
+
+    from advisor.repo.documents import load_file
+
+    if not target.is_file():  # nothing was written: the collection failed
+        if scratch:
+            shutil.rmtree(target.parent, ignore_errors=True)
+        return
+    kept = False
+    try:
+        raw = target.read_bytes()
+        try:
+            result = _pushed(repo, [load_file(target)], spool)
+        except BaseException:
+            spool.keep_bytes(raw)  # refused, interrupted or failed unforeseen: the next run decides
+            kept = True
+            raise
+        kept = not result.unsaved
+        if result.error is not None and not result.spooled and kept:
+            spool.keep_bytes(raw)  # refused by the repository for what it holds: set aside by the next run
+        if result.error is not None:
+            raise result.error
+    finally:
+        if scratch and kept:
+            shutil.rmtree(target.parent, ignore_errors=True)
+        elif scratch:
+            typer.echo(f"advisor: the sample could not be pushed or spooled; it is kept in {target}", err=True)

@@ -1,13 +1,18 @@
 """`advisor repo init|prune`: create or migrate the fleet repository; drop old months.
 
 Exit codes: 0 done; 3 cannot connect; 5 not allowed (init needs a role that may create a
-schema and roles, prune the owner); 6 bad option or not an advisor repository; 7 the
-repository is newer than this advisor.
+schema and roles, prune the owner); 6 bad option (``--keep 1m``: minutes or months?) or not
+an advisor repository; 7 the repository is newer than this advisor.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from advisor.repo.retention import PrunePlan
 
 repo_app = typer.Typer(help="Create, migrate and prune the fleet repository (a PostgreSQL database).",
                        no_args_is_help=True)
@@ -36,18 +41,43 @@ def init(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
 @repo_app.command("prune")
 def prune(
     dsn: str = typer.Option(..., "--dsn", help=DSN_HELP),
-    keep: str = typer.Option("90d", "--keep", help="Keep this much history (15m, 12h, 90d, 2w)."),
+    keep: str = typer.Option("90d", "--keep", help="Keep this much history (90min, 12h, 90d, 2w, 6mo, 1y)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be removed; remove nothing."),
 ) -> None:
-    """Drop month partitions older than --keep; delete older rows of the month at the edge."""
+    """Drop month partitions older than --keep; delete older rows of the month at the edge.
+
+    What goes is printed before anything is removed; partitions whose bounds are not
+    readable times are skipped and named.
+    """
     from advisor.repo import retention
     from advisor.repo.connection import connect
 
     duration = retention.parse_duration(keep, "--keep")
     with connect(dsn) as conn:
-        result = retention.prune(conn, duration)
+        result = retention.prune(conn, duration, dry_run=dry_run,
+                                 announce=lambda plan: _announce(plan, dry_run))
+    if dry_run:
+        return
     dropped = ", ".join(result.dropped) if result.dropped else "none"
     typer.echo(f"kept everything since {result.cutoff.isoformat(timespec='seconds')}; dropped partitions: "
                f"{dropped}; deleted {result.deleted_rows} older rows", err=True)
+
+
+def _announce(plan: PrunePlan, dry_run: bool) -> None:
+    """The plan on stderr, before anything is removed (a scheduled prune's log keeps it)."""
+    for name, bound in plan.skipped:
+        typer.echo(f"advisor: warning: partition {name} skipped: its bound ({bound}) is not a time advisor reads; "
+                   f"DROP TABLE advisor.{name} by hand if it is not wanted", err=True)
+    verb = "would remove" if dry_run else "removing"
+    since = plan.cutoff.isoformat(timespec="seconds")
+    if not plan.removes:
+        typer.echo(f"advisor: nothing older than {since} to remove", err=True)
+        return
+    counts = ", ".join(f"{n} {table.replace('_', ' ')}" for table, n in plan.documents.items())
+    span = (f" from {plan.oldest.isoformat(timespec='seconds')} to {plan.newest.isoformat(timespec='seconds')}"
+            if plan.oldest and plan.newest else "")
+    typer.echo(f"advisor: {verb} everything before {since}: {counts}{span}; partitions dropped whole: "
+               f"{', '.join(plan.drop) or 'none'}", err=True)
 
 
 def register(app: typer.Typer) -> None:

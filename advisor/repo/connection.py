@@ -12,10 +12,18 @@ from typing import Any
 
 import psycopg
 
-from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, redact
+from advisor.errors import AdvisorError, BadInput, ConnectionFailed, PrivilegeMissing, redact
 
 APPLICATION_NAME = "advisor-repo"
 CONNECT_TIMEOUT_S = 10
+
+
+class DocumentRefused(BadInput):
+    """The repository refused a document for what it holds (SQLSTATE class 22, data exception).
+
+    The one push failure that is the document's own fault: sending it again cannot succeed,
+    so it is not kept in the spool (a spooled one is set aside as ``*.rejected``).
+    """
 
 
 def _first_line(exc: BaseException) -> str:
@@ -35,11 +43,14 @@ def connect(dsn: str, *, application_name: str = APPLICATION_NAME) -> psycopg.Co
         raise ConnectionFailed(f"cannot connect to the repository {shown}: {_first_line(exc)}") from None
 
 
-def translate(exc: psycopg.Error, doing: str) -> AdvisorError:
+def translate(exc: psycopg.Error, doing: str, *, pushing: bool = False) -> AdvisorError:
     """A driver error met while *doing* something, as the advisor error the user should see.
 
     A lost session (``pg_terminate_backend``, a network cut, a server crash) is a connection
-    failure (exit 3); a missing grant names the privilege (exit 5).
+    failure (exit 3); a missing grant names the privilege (exit 5); a data exception met
+    while *pushing* a document is the document's fault (:class:`DocumentRefused`, exit 6);
+    any other server error (read-only, disk full, deadlock, timeout) is exit 1 with the
+    server's words.
     """
     text = _first_line(exc)
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
@@ -47,6 +58,22 @@ def translate(exc: psycopg.Error, doing: str) -> AdvisorError:
             f"{doing}: {text}",
             hint="collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)",
         )
-    if isinstance(exc, psycopg.OperationalError | psycopg.errors.AdminShutdown | psycopg.InterfaceError):
+    if _session_lost(exc):
         return ConnectionFailed(f"{doing}: the repository connection was lost ({text})")
+    if pushing and isinstance(exc, psycopg.errors.DataError):
+        return DocumentRefused(f"{doing}: the repository refused the document: {text}")
     return AdvisorError(f"{doing}: {text}")
+
+
+def _session_lost(exc: psycopg.Error) -> bool:
+    """The session is gone: no SQLSTATE (the client saw the socket close), class 08, or a shutdown.
+
+    Other operational errors (a deadlock, a full disk, a lock or statement timeout) come from
+    a session that still works; they are the server's own failures, reported as such.
+    """
+    if isinstance(exc, psycopg.InterfaceError):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate or ""
+    return not state or state.startswith("08") or state in ("57P01", "57P02", "57P03")

@@ -18,19 +18,19 @@ from typing import Literal
 import msgspec
 
 from advisor.errors import BadInput, redact
-from advisor.jsonio import encode, read_document
+from advisor.jsonio import decode_document, encode
 from advisor.model import (
+    DISK_PROFILE_FORMAT_VERSION,
+    FORMAT_VERSION,
     REPORT_FORMAT_VERSION,
     DiskProfile,
     Report,
     ServerInfo,
     Snapshot,
     Workload,
-    load_disk_profile,
-    load_snapshot,
-    load_workload,
 )
 from advisor.secrets import SECRET_MARKERS
+from advisor.validate import check
 
 Kind = Literal["snapshot", "workload", "disk-profile", "report"]
 Document = Snapshot | Workload | DiskProfile | Report
@@ -66,37 +66,47 @@ def instance_id(server: ServerInfo) -> str:
     return f"{server.dbms}:{key}{suffix}"
 
 
-def _kind_of(path: Path) -> Kind:
+def _kind_of(raw: bytes, source: str) -> Kind:
     try:
-        head = msgspec.json.decode(path.read_bytes())
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
+        head = msgspec.json.decode(raw)
     except msgspec.DecodeError:
-        raise BadInput(f"{path}: not valid JSON; not an advisor document (or truncated)") from None
+        raise BadInput(f"{source}: not valid JSON; not an advisor document (or truncated)") from None
     kind = head.get("document") if isinstance(head, dict) else None
     if kind not in KINDS:
         what = f"an advisor {kind!r} document cannot be pushed" if isinstance(kind, str) else "not an advisor document"
-        raise BadInput(f"{path}: {what}", hint="push snapshots, workloads, disk profiles or reports")
+        raise BadInput(f"{source}: {what}", hint="push snapshots, workloads, disk profiles or reports")
     return kind  # type: ignore[no-any-return]  # checked against KINDS just above
 
 
 def load_file(path: Path) -> Pushable:
     """Read *path* as an advisor document (refusing foreign, corrupt or newer files)."""
-    kind = _kind_of(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
+    return load_bytes(raw, str(path))
+
+
+def load_bytes(raw: bytes, source: str) -> Pushable:
+    """*raw* as an advisor document, checked by the same rules as the model's load functions.
+
+    The bytes are read once, by the caller: what is checked is exactly what is stored.
+    """
+    kind = _kind_of(raw, source)
+    name = Path(source).name
     document: Document
     if kind == "snapshot":
-        document = load_snapshot(path)
+        document = check(decode_document(raw, source, kind, Snapshot, FORMAT_VERSION), name)
     elif kind == "workload":
-        document = load_workload(path)
+        document = check(decode_document(raw, source, kind, Workload, FORMAT_VERSION), name)
     elif kind == "disk-profile":
-        document = load_disk_profile(path)
+        document = check(decode_document(raw, source, kind, DiskProfile, DISK_PROFILE_FORMAT_VERSION), name)
     else:
-        document = read_document(path, kind, Report, REPORT_FORMAT_VERSION)
-    raw = path.read_bytes()
-    _refuse_secrets(raw, str(path))
-    return Pushable(kind, document, raw, str(path))
+        document = decode_document(raw, source, kind, Report, REPORT_FORMAT_VERSION)
+    _refuse_secrets(raw, source)
+    return Pushable(kind, document, raw, source)
 
 
 def from_document(document: Document, source: str = "collect") -> Pushable:

@@ -27,9 +27,10 @@ from advisor import __version__
 from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.errors import AdvisorError, BadInput
-from advisor.model import Report, Snapshot, decode_snapshot
+from advisor.model import Report, Snapshot
 from advisor.repo.connection import translate
 from advisor.repo.documents import instance_id
+from advisor.repo.fleet_documents import Documents, Unreadable, Wanted, fetch
 from advisor.workload import diff
 
 FLEET_FORMAT_VERSION = 1
@@ -69,6 +70,7 @@ class InstanceAdvice:
     busiest: tuple[WindowAdvice, ...] = ()
     warnings: tuple[str, ...] = ()
     rank: int = 0
+    skipped: tuple[str, ...] = ()  # repository rows left out: each names the row and why
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,12 @@ class _Timeline:
                 out.append((delta / seconds, i, i + 1))
         return out
 
+    def without(self, taken: dt.datetime) -> _Timeline:
+        """The same timeline less the snapshot taken at *taken* (a row that cannot be used)."""
+        keep = [i for i, t in enumerate(self.taken) if t != taken]
+        return _Timeline(self.instance_id, self.dbms, self.host, self.name, [self.taken[i] for i in keep],
+                         [self.started[i] for i in keep], [self.ios[i] for i in keep])
+
     def period(self) -> tuple[int, int] | None:
         """First snapshot after the last restart, and the last snapshot."""
         last = len(self.taken) - 1
@@ -117,7 +125,7 @@ class _Timeline:
 
 
 _TIMELINES = """
-SELECT s.instance_id, i.dbms, i.host, i.name, s.taken_at, s.server_started_at, s.reads + s.writes
+SELECT s.instance_id, i.dbms, i.host, i.name, s.taken_at, s.server_started_at, s.reads::numeric + s.writes
 FROM advisor.snapshots s JOIN advisor.instances i USING (instance_id)
 WHERE s.taken_at >= %(since)s AND s.taken_at <= %(until)s {only}
 ORDER BY s.instance_id, s.taken_at
@@ -137,9 +145,6 @@ def _timelines(conn: psycopg.Connection[Any], since: dt.datetime, until: dt.date
     return list(lines.values())
 
 
-_Wanted = tuple[dt.datetime, bool]  # (taken_at, whole): whole = the later snapshot of a pair, with its layout
-
-
 def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]:
     """(label, first, last, IO rate) of the whole period, then of the busiest windows in time order."""
     span = line.period()
@@ -152,57 +157,12 @@ def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]
     return out
 
 
-def _wanted(line: _Timeline, windows: int) -> set[_Wanted]:
+def _wanted(line: _Timeline, windows: int) -> set[Wanted]:
     """The documents advising *line* reads; a snapshot wanted whole also serves as an earlier one."""
     pairs = [(line.taken[i], line.taken[j]) for _label, i, j, _rate in _windows(line, windows)]
     whole = {later for _earlier, later in pairs}
     earlier = {first for first, _later in pairs} - whole
     return {(t, True) for t in whole} | {(t, False) for t in earlier}
-
-
-def _fetch(conn: psycopg.Connection[Any], key: str, wanted: set[_Wanted]) -> dict[_Wanted, str]:
-    """The text of each wanted document of instance *key*.
-
-    Only what :func:`advisor.workload.diff` reads is fetched: not the raw ``views`` rows
-    (used by nothing after collection), and for the earlier snapshot of a pair not the file
-    locations either (a workload takes its layout from the later snapshot). That halves what
-    is sent and decoded; measured against fetching whole documents (less work in the server,
-    more in the decoder) it is the faster of the two.
-    """
-    texts: dict[_Wanted, str] = {}
-    for whole in (False, True):
-        at = sorted(t for t, is_whole in wanted if is_whole == whole)
-        if not at:
-            continue
-        trim = "#- '{views}'" if whole else "#- '{views}' #- '{layout,locations}'"
-        rows = conn.execute(
-            f"SELECT taken_at, (document {trim})::text FROM advisor.snapshots "  # noqa: S608 - constant text
-            "WHERE instance_id = %(id)s AND taken_at = ANY(%(at)s)", {"id": key, "at": at}).fetchall()
-        texts.update(((taken_at, whole), text) for taken_at, text in rows)
-    return texts
-
-
-class _Documents:
-    """The snapshot documents of one instance, decoded by the model's reader when first asked for."""
-
-    def __init__(self, key: str, texts: dict[_Wanted, str]) -> None:
-        self.key = key
-        self.texts = texts
-        self.decoded: dict[_Wanted, Snapshot] = {}
-
-    def get(self, taken: Sequence[dt.datetime]) -> list[Snapshot]:
-        """The snapshots taken at *taken*, in that order (the last one whole)."""
-        out = []
-        for index, t in enumerate(taken):
-            wanted = (t, True) if (t, True) in self.texts or index == len(taken) - 1 else (t, False)
-            if wanted not in self.decoded:
-                if wanted not in self.texts:
-                    raise BadInput(f"repository snapshot {self.key} at {t.isoformat()} disappeared while read",
-                                   hint="run the fleet report again (a prune ran at the same time?)")
-                source = f"repository snapshot {self.key} at {t.isoformat()}"
-                self.decoded[wanted] = decode_snapshot(self.texts[wanted], source)
-            out.append(self.decoded[wanted])
-        return out
 
 
 def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool,
@@ -225,12 +185,28 @@ def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models
     ), report
 
 
-def advise_instance(line: _Timeline, docs: _Documents, models: Models, windows: int, force: bool,
+def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: int, force: bool,
                     keep: Callable[[str, Report], None] | None = None) -> InstanceAdvice:
-    """The period and busiest windows of one instance (``keep`` receives each full report)."""
+    """The period and busiest windows of one instance (``keep`` receives each full report).
+
+    A row that cannot be used (:class:`~advisor.repo.fleet_documents.Unreadable`) is left
+    out by name and the windows are chosen again from the other snapshots.
+    """
+    skipped: list[str] = []
+    while True:
+        try:
+            return _advise_line(line, docs, models, windows, force, keep, tuple(skipped))
+        except Unreadable as exc:
+            skipped.append(exc.why)
+            line = line.without(exc.taken)
+
+
+def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int, force: bool,
+                 keep: Callable[[str, Report], None] | None, skipped: tuple[str, ...]) -> InstanceAdvice:
     warnings: list[str] = []
     period: WindowAdvice | None = None
     busiest: list[WindowAdvice] = []
+    reports: list[tuple[str, Report]] = []
     span = line.period()
     if span is None:
         warnings.append("fewer than two comparable snapshots in the period: nothing to advise")
@@ -243,16 +219,20 @@ def advise_instance(line: _Timeline, docs: _Documents, models: Models, windows: 
             period = window
         else:
             busiest.append(window)
-        if keep:
+        reports.append((label, report))
+    if keep is not None:
+        for label, report in reports:
             keep(label, report)
-    return InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken),
-                          line.taken[0].isoformat(), line.taken[-1].isoformat(), period, tuple(busiest),
-                          tuple(warnings))
+    first, last = (line.taken[0].isoformat(), line.taken[-1].isoformat()) if line.taken else ("", "")
+    return InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken), first, last, period,
+                          tuple(busiest), tuple(warnings), skipped=skipped)
 
 
-def _rank_key(item: InstanceAdvice) -> tuple[float, float, str]:
+def _rank_key(item: InstanceAdvice) -> tuple[bool, float, float, str]:
+    """Most time saved first; instances that could not be advised at all last."""
     period = item.period
-    return (-(period.saved_s_per_h if period else 0.0), -(period.saved_share if period else 0.0), item.instance_id)
+    return (period is None, -(period.saved_s_per_h if period else 0.0), -(period.saved_share if period else 0.0),
+            item.instance_id)
 
 
 def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], models: Models, windows: int,
@@ -268,17 +248,21 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
 
     results: list[InstanceAdvice] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleet-fetch") as fetcher:
-        def fetch(line: _Timeline) -> Future[dict[_Wanted, str]]:
-            return fetcher.submit(_fetch, conn, line.instance_id, _wanted(line, windows))
+        def prefetch(line: _Timeline) -> Future[dict[Wanted, str]]:
+            return fetcher.submit(fetch, conn, line.instance_id, _wanted(line, windows))
 
-        upcoming = fetch(lines[0]) if lines else None
+        def more(key: str) -> Callable[[set[Wanted]], dict[Wanted, str]]:
+            """Documents a window chosen again needs, fetched by the same thread after the prefetch."""
+            return lambda wanted: fetcher.submit(fetch, conn, key, wanted).result()
+
+        upcoming = prefetch(lines[0]) if lines else None
         for n, line in enumerate(lines):
             assert upcoming is not None
             texts = upcoming.result()
-            upcoming = fetch(lines[n + 1]) if n + 1 < len(lines) else None
+            upcoming = prefetch(lines[n + 1]) if n + 1 < len(lines) else None
             try:
-                results.append(advise_instance(line, _Documents(line.instance_id, texts), models, windows, force,
-                                               keep))
+                docs = Documents(line.instance_id, texts, more(line.instance_id))
+                results.append(advise_instance(line, docs, models, windows, force, keep))
             except AdvisorError as exc:
                 if strict:
                     raise

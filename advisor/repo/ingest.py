@@ -32,7 +32,7 @@ def push(conn: psycopg.Connection[Any], item: Pushable) -> bool:
         with conn.transaction():
             return _store(conn, item)
     except psycopg.Error as exc:
-        raise translate(exc, f"pushing {item.source}") from None
+        raise translate(exc, f"pushing {item.source}", pushing=True) from None
 
 
 def checked_connection(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:

@@ -5,12 +5,18 @@ bloat); the month that straddles the cut-off loses only its older rows by DELETE
 profiles (few, small, not partitioned) are deleted row by row. Instances are kept: they are
 a handful of rows and say which hosts once reported. Everything runs in one transaction, so
 an interrupted prune changes nothing.
+
+What will go is counted first and handed to the caller before anything is dropped (the CLI
+prints it; ``--dry-run`` stops there). A partition whose bounds cannot be read as times
+(one made before document times were bounded, for year 10000 or BC) is skipped and named,
+never a reason to fail: its older rows still go by DELETE.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,45 +28,120 @@ from advisor.repo.connection import translate
 from advisor.repo.schema import PARTITIONED, check_version
 
 _TIME_COLUMN = {"snapshots": "taken_at", "snapshot_files": "taken_at", "workloads": "ended_at",
-                "reports": "generated_at"}
-_DURATION = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w)\s*$")
-_UNIT_S = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+                "reports": "generated_at", "disk_profiles": "measured_at"}
+DOCUMENT_TABLES = ("snapshots", "workloads", "reports", "disk_profiles")
+"""Tables of whole documents, counted in the plan (a snapshot's per-file rows go with it)."""
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]+)\s*$")
+_UNIT_S = {"min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
+MAX_DURATION = dt.timedelta(days=100 * 365)
+"""Longer than any history worth keeping, and far from datetime's own limits."""
 
 
-def parse_duration(text: str, option: str) -> dt.timedelta:
-    """``90d``, ``12h``, ``15m``, ``2w`` as a timedelta; anything else is a one-line error."""
-    match = _DURATION.match(text)
-    if not match or int(match.group(1)) <= 0:
-        raise BadInput(f"{option} {text!r}: give a positive duration such as 15m, 12h, 7d or 2w")
-    return dt.timedelta(seconds=int(match.group(1)) * _UNIT_S[match.group(2)])
+def parse_duration(text: str, option: str, *, minutes_m: bool = False) -> dt.timedelta:
+    """``15min``, ``12h``, ``90d``, ``2w``, ``6mo`` (30 days), ``1y`` (365 days) as a timedelta.
+
+    A bare ``m`` could be minutes or months, and one reading deletes months of history the
+    other would keep: it is refused, except where only minutes make sense (*minutes_m*, the
+    interval between samples). Anything else, zero, or more than 100 years is a one-line error.
+    """
+    units = {**_UNIT_S, "m": 60} if minutes_m else _UNIT_S
+    match = _DURATION.match(text.lower())
+    if match and match.group(2) == "m" and not minutes_m:
+        raise BadInput(f"{option} {text!r}: 'm' could mean minutes or months; write {match.group(1)}min for "
+                       f"minutes or {match.group(1)}mo for months")
+    if not match or match.group(2) not in units or int(match.group(1)) <= 0:
+        raise BadInput(f"{option} {text!r}: give a positive duration such as 15min, 12h, 7d, 2w, 6mo or 1y")
+    seconds = int(match.group(1)) * units[match.group(2)]
+    if seconds > MAX_DURATION.total_seconds():
+        raise BadInput(f"{option} {text!r}: at most 100 years ({MAX_DURATION.days}d)")
+    return dt.timedelta(seconds=seconds)
+
+
+@dataclass(frozen=True)
+class PrunePlan:
+    """What a prune removes, counted before anything is removed."""
+
+    cutoff: dt.datetime
+    drop: tuple[str, ...]  # partitions wholly older than the cut-off
+    documents: dict[str, int]  # per document table: rows older than the cut-off
+    oldest: dt.datetime | None  # the oldest document time removed
+    newest: dt.datetime | None  # the newest document time removed
+    skipped: tuple[tuple[str, str], ...]  # (partition, bound) whose bound is not a readable time
+
+    @property
+    def removes(self) -> bool:
+        """Whether anything at all goes."""
+        return bool(self.drop) or any(self.documents.values())
 
 
 @dataclass(frozen=True)
 class PruneResult:
-    """What a prune removed."""
+    """What a prune removed (nothing when it was a dry run)."""
 
-    cutoff: dt.datetime
+    plan: PrunePlan
     dropped: tuple[str, ...]  # partitions dropped whole
     deleted_rows: int  # rows deleted from partitions that straddle the cut-off
+    dry_run: bool = False
+
+    @property
+    def cutoff(self) -> dt.datetime:
+        """Everything at or after this time is kept."""
+        return self.plan.cutoff
 
 
-def _partitions(conn: psycopg.Connection[Any], parent: str) -> list[tuple[str, dt.datetime]]:
-    """(partition name, exclusive upper bound) of *parent*'s month partitions."""
+def _partitions(conn: psycopg.Connection[Any], parent: str) -> list[tuple[str, str]]:
+    """(partition name, bound expression) of *parent*'s partitions."""
     rows = conn.execute(
         "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i "
         "JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent "
-        "JOIN pg_namespace n ON n.oid = p.relnamespace WHERE n.nspname = 'advisor' AND p.relname = %(p)s",
-        {"p": parent}).fetchall()
-    out = []
-    for name, bound in rows:
-        upper = re.search(r"TO \('([^']+)'\)", bound or "")
-        if upper:
-            out.append((str(name), dt.datetime.fromisoformat(upper.group(1))))
-    return out
+        "JOIN pg_namespace n ON n.oid = p.relnamespace WHERE n.nspname = 'advisor' AND p.relname = %(p)s "
+        "ORDER BY c.relname", {"p": parent}).fetchall()
+    return [(str(name), str(bound or "")) for name, bound in rows]
 
 
-def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | None = None) -> PruneResult:
-    """Drop months older than *keep* and delete older rows in the month at the edge."""
+def _upper(bound: str) -> dt.datetime | None:
+    """The exclusive upper bound of a month partition, or None when it is not a time Python reads."""
+    match = re.search(r"TO \('([^']+)'\)", bound)
+    if not match:
+        return None
+    try:
+        upper = dt.datetime.fromisoformat(match.group(1))
+    except ValueError:  # year 10000, BC, infinity
+        return None
+    return upper if upper.tzinfo else upper.replace(tzinfo=dt.UTC)
+
+
+def plan_prune(conn: psycopg.Connection[Any], cutoff: dt.datetime) -> PrunePlan:
+    """Count what a prune to *cutoff* removes (inside the caller's transaction, TimeZone UTC)."""
+    drop: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for parent in PARTITIONED:
+        for name, bound in _partitions(conn, parent):
+            upper = _upper(bound)
+            if upper is None:
+                skipped.append((name, bound))
+            elif upper <= cutoff:
+                drop.append(name)
+    documents: dict[str, int] = {}
+    times: list[dt.datetime] = []
+    for table in DOCUMENT_TABLES:
+        column = sql.Identifier(_TIME_COLUMN[table])
+        row = conn.execute(sql.SQL("SELECT count(*), min({c}), max({c}) FROM advisor.{t} WHERE {c} < %(c)s").format(
+            c=column, t=sql.Identifier(table)), {"c": cutoff}).fetchone()
+        documents[table] = int(row[0]) if row else 0
+        if row and row[0]:
+            times += [row[1], row[2]]
+    return PrunePlan(cutoff, tuple(drop), documents, min(times, default=None), max(times, default=None),
+                     tuple(skipped))
+
+
+def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | None = None, *,
+          dry_run: bool = False, announce: Callable[[PrunePlan], None] | None = None) -> PruneResult:
+    """Drop months older than *keep* and delete older rows in the month at the edge.
+
+    *announce* receives the plan before anything is removed; with *dry_run* nothing is.
+    """
     cutoff = (now or dt.datetime.now(dt.UTC)) - keep
     dropped: list[str] = []
     deleted = 0
@@ -68,19 +149,18 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
         with conn.transaction():
             check_version(conn)
             conn.execute("SET LOCAL TimeZone = 'UTC'")
-            for parent in PARTITIONED:
-                for name, upper in _partitions(conn, parent):
-                    if upper.tzinfo is None:
-                        upper = upper.replace(tzinfo=dt.UTC)
-                    if upper <= cutoff:
-                        conn.execute(sql.SQL("DROP TABLE advisor.{}").format(sql.Identifier(name)))
-                        dropped.append(name)
-                column = sql.Identifier(_TIME_COLUMN[parent])
+            plan = plan_prune(conn, cutoff)
+            if announce is not None:
+                announce(plan)
+            if dry_run or not plan.removes:
+                return PruneResult(plan, (), 0, dry_run)
+            for name in plan.drop:
+                conn.execute(sql.SQL("DROP TABLE advisor.{}").format(sql.Identifier(name)))
+                dropped.append(name)
+            for table in (*PARTITIONED, "disk_profiles"):
                 cursor = conn.execute(sql.SQL("DELETE FROM advisor.{} WHERE {} < %(c)s").format(
-                    sql.Identifier(parent), column), {"c": cutoff})
+                    sql.Identifier(table), sql.Identifier(_TIME_COLUMN[table])), {"c": cutoff})
                 deleted += max(cursor.rowcount, 0)
-            cursor = conn.execute("DELETE FROM advisor.disk_profiles WHERE measured_at < %(c)s", {"c": cutoff})
-            deleted += max(cursor.rowcount, 0)
     except psycopg.Error as exc:
         raise translate(exc, "pruning the repository") from None
-    return PruneResult(cutoff, tuple(sorted(dropped)), deleted)
+    return PruneResult(plan, tuple(dropped), deleted)

@@ -164,8 +164,43 @@ GRANT EXECUTE ON FUNCTION advisor.ensure_month(text, timestamptz) TO advisor_col
 GRANT SELECT ON ALL TABLES IN SCHEMA advisor TO advisor_reader;
 """
 
+_V2: LiteralString = """
+CREATE OR REPLACE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET TimeZone = 'UTC' AS $fn$
+DECLARE
+    first_day timestamptz;
+    child text;
+BEGIN
+    IF parent NOT IN ('snapshots', 'snapshot_files', 'workloads', 'reports') THEN
+        RAISE EXCEPTION 'advisor.ensure_month: % is not a partitioned advisor table', parent;
+    END IF;
+    -- the range advisor.validate gives document times: every partition's bounds read back
+    IF at IS NULL OR at < '1970-01-01 00:00:00+00' OR at >= '2200-01-01 00:00:00+00' THEN
+        RAISE EXCEPTION 'advisor.ensure_month: time % is outside 1970-01-01 .. 2199-12-31', at
+            USING ERRCODE = 'datetime_field_overflow';
+    END IF;
+    first_day := date_trunc('month', at);
+    child := parent || '_' || to_char(first_day, 'YYYYMM');
+    -- pg_class is read with each statement's own snapshot. to_regclass() would consult this
+    -- session's relation cache, which keeps a "not there" answer until the session processes
+    -- catalog invalidations, and waiting on an advisory lock does not process them: a second
+    -- session then tried to create the partition the first had just committed.
+    IF EXISTS (SELECT FROM pg_class WHERE relname = child AND relnamespace = 'advisor'::regnamespace) THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('advisor.ensure_month'));
+    IF EXISTS (SELECT FROM pg_class WHERE relname = child AND relnamespace = 'advisor'::regnamespace) THEN
+        RETURN;  -- another session created it while we waited (its commit released the lock)
+    END IF;
+    EXECUTE format('CREATE TABLE IF NOT EXISTS advisor.%I PARTITION OF advisor.%I FOR VALUES FROM (%L) TO (%L)',
+                   child, parent, first_day, first_day + interval '1 month');
+END
+$fn$;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "instances, monthly snapshots with per-file rows, workloads, disk profiles, reports, roles", _V1),
+    Migration(2, "ensure_month: partitions created race-free; times outside 1970..2199 refused", _V2),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

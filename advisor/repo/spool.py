@@ -7,18 +7,36 @@ The next push sends the spool first, oldest first, and removes each file only af
 transaction committed; if the commit's answer is lost the file stays and the repository's
 natural keys make the resend a no-op: nothing lost, nothing twice.
 
+Whatever is in the spool is pushed with the collector's role, so the spool is trusted only
+when nobody else can put a file there: a directory owned by another user is refused, one of
+ours that others could write is tightened to 0700 (with a warning), and a file is pushed
+only when it is a regular file of ours whose name is the sha256 of its content (the name
+advisor gave it). Anything else is set aside as ``*.rejected``, never pushed.
+
 Default place: ``$ADVISOR_SPOOL``, else ``$XDG_STATE_HOME/advisor/spool``, else
 ``~/.local/state/advisor/spool`` (mode 0700: documents name hosts and paths).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+import stat
 from pathlib import Path
 
 from advisor.errors import BadInput
 from advisor.jsonio import write_atomic
-from advisor.repo.documents import Pushable, load_file
+from advisor.repo.documents import Pushable, load_bytes
+
+_NAME = re.compile(r"[0-9a-f]{64}\.json")
+"""What advisor names a spooled document: the sha256 of its bytes."""
+MAX_SPOOLED_BYTES = 1 << 30
+"""A spooled document larger than this is not one advisor wrote (a snapshot is about 0.5 MiB)."""
+
+
+class SpoolRefused(BadInput):
+    """A spooled file that advisor did not write as it stands: set aside, never pushed."""
 
 
 def default_dir() -> Path:
@@ -36,31 +54,112 @@ class Spool:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
+    def check(self) -> list[str]:
+        """Refuse a spool another user owns; tighten ours if others may write it. Returns warnings.
+
+        A spool that does not exist yet is fine: :meth:`keep` creates it with mode 0700.
+        """
+        try:
+            link = os.lstat(self.directory)
+            info = os.stat(self.directory)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise BadInput(f"cannot read the spool {self.directory}: {exc.strerror}") from None
+        if not stat.S_ISDIR(info.st_mode):
+            raise BadInput(f"the spool {self.directory} is not a directory")
+        me = os.geteuid()
+        if info.st_uid != me or (stat.S_ISLNK(link.st_mode) and link.st_uid not in (me, 0)):
+            owner = info.st_uid if info.st_uid != me else link.st_uid
+            raise BadInput(f"the spool {self.directory} belongs to uid {owner}, not to this user (uid {me}): "
+                           "its owner could put documents there that would be pushed with this user's role",
+                           hint="use a spool directory of your own: --spool DIR or $ADVISOR_SPOOL")
+        loose = stat.S_IMODE(info.st_mode) & 0o077
+        if not loose:
+            return []
+        try:
+            os.chmod(self.directory, 0o700)
+        except OSError as exc:
+            raise BadInput(f"the spool {self.directory} is open to other users (mode "
+                           f"{stat.S_IMODE(info.st_mode):o}) and cannot be tightened: {exc.strerror}") from None
+        return [f"the spool {self.directory} was open to other users (mode {stat.S_IMODE(info.st_mode):o}); "
+                "now 0700"]
+
     def _ensure(self) -> None:
+        """Create the spool if needed; checked again, since another user may have made it first."""
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise BadInput(f"cannot create the spool {self.directory}: {exc.strerror}") from None
+        self.check()
 
     def keep(self, item: Pushable) -> Path:
         """Store *item* until the next run (the same document twice is one file)."""
+        return self.keep_bytes(item.raw)
+
+    def keep_bytes(self, raw: bytes) -> Path:
+        """Store a document's bytes as they are (checked when the next run loads them)."""
         self._ensure()
-        target = self.directory / f"{item.digest}.json"
-        if not target.exists():
-            write_atomic(target, item.raw)
+        target = self.directory / f"{hashlib.sha256(raw).hexdigest()}.json"
+        try:
+            self._read(target)
+        except (SpoolRefused, FileNotFoundError):
+            write_atomic(target, raw)  # absent, or not what its name says: replaced
         return target
 
     def waiting(self) -> list[Path]:
-        """Spooled documents, oldest first."""
+        """Files waiting to be pushed, oldest first (each is checked when loaded)."""
         if not self.directory.is_dir():
             return []
-        files = [p for p in self.directory.glob("*.json") if p.is_file()]
-        return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name))
+        files = [p for p in self.directory.glob("*.json") if not p.name.startswith(".")]
+        return sorted(files, key=_age)
 
     def load(self, path: Path) -> Pushable:
-        """A spooled document, read and checked like any pushed file."""
-        return load_file(path)
+        """A spooled document, checked to be the one advisor spooled, then read like any pushed file.
+
+        FileNotFoundError when another run sent it meanwhile.
+        """
+        return load_bytes(self._read(path), str(path))
+
+    def _read(self, path: Path) -> bytes:
+        """The bytes of a spooled file that is what advisor wrote, else SpoolRefused saying why."""
+        if not _NAME.fullmatch(path.name):
+            raise SpoolRefused(f"{path.name}: not a name advisor gives a spooled document (sha256 of it)")
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise SpoolRefused(f"{path.name}: cannot be read as a regular file ({exc.strerror})") from None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SpoolRefused(f"{path.name}: not a regular file")
+            if info.st_uid != os.geteuid():
+                raise SpoolRefused(f"{path.name}: belongs to uid {info.st_uid}, not to this user")
+            if info.st_size > MAX_SPOOLED_BYTES:
+                raise SpoolRefused(f"{path.name}: {info.st_size} bytes, larger than any document advisor spools")
+            raw = handle.read(MAX_SPOOLED_BYTES + 1)
+        if hashlib.sha256(raw).hexdigest() != path.name[:-5]:
+            raise SpoolRefused(f"{path.name}: its content is not the document its name says (sha256 differs)")
+        return raw
+
+    def set_aside(self, path: Path, why: str) -> str:
+        """Rename a file that will not be pushed to ``*.rejected``; the warning that says so."""
+        rejected = path.with_suffix(".rejected")
+        try:
+            path.rename(rejected)
+        except OSError as exc:
+            return f"spooled file {path.name} not pushed ({why}) and not set aside: {exc.strerror}"
+        return f"spooled file set aside as {rejected.name}: {why}"
 
     def done(self, path: Path) -> None:
         """The document committed in the repository: forget it."""
         path.unlink(missing_ok=True)
+
+
+def _age(path: Path) -> tuple[int, str]:
+    try:
+        return path.lstat().st_mtime_ns, path.name
+    except OSError:
+        return 0, path.name

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor.repo.schema import MIGRATIONS
 from tests.helpers.pg import PgServer
 from tests.repo.conftest import count, run_advisor
 
@@ -22,7 +23,7 @@ def _spool_env(tmp_path: Path) -> dict[str, str]:
 def test_init_creates_versioned_month_partitioned_schema(repo_server: PgServer, repo: str) -> None:
     again = run_advisor("repo", "init", "--dsn", repo)
     assert again.returncode == 0 and "already current" in again.stderr
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.schema_version") == 1
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.schema_version") == len(MIGRATIONS)
     kinds = repo_server.psql("SELECT relname || ':' || relkind::text FROM pg_class c JOIN pg_namespace n "
                              "ON n.oid = c.relnamespace WHERE nspname = 'advisor' AND relkind IN ('p', 'r') "
                              "ORDER BY 1", dbname=repo.split("dbname=")[1].split()[0]).split()
@@ -168,6 +169,7 @@ def test_collect_push_sends_the_snapshot(repo_server: PgServer, repo: str, tmp_p
     assert done.returncode in (0, 4), done.stderr
     assert "pushed 1 new" in done.stderr
     assert done.stdout == ""  # pushed, not printed
+    assert "wrote " not in done.stderr  # the temporary file it wrote and removed is not announced
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 1
 
 

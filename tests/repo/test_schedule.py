@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from advisor.errors import BadInput
-from advisor.repo.retention import parse_duration
 from tests.repo.conftest import run_advisor
 
 DSN = "host=db1 port=5432 user=advisor dbname=shop sslmode=verify-full"
@@ -64,14 +62,3 @@ def test_bad_schedules_are_one_line_errors(args: tuple[str, ...], words: str) ->
     assert done.returncode == 6, done.stderr
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "s3cret" not in done.stderr
-
-
-@pytest.mark.parametrize(("text", "seconds"), [("15m", 900), ("12h", 43200), ("90d", 7776000), ("2w", 1209600)])
-def test_durations(text: str, seconds: int) -> None:
-    assert parse_duration(text, "--keep").total_seconds() == seconds
-
-
-@pytest.mark.parametrize("text", ["0d", "-1d", "90", "1y", ""])
-def test_bad_durations(text: str) -> None:
-    with pytest.raises(BadInput, match="--keep"):
-        parse_duration(text, "--keep")

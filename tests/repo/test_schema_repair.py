@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor.repo.schema import CURRENT_VERSION
 from tests.helpers.pg import PgServer
 from tests.repo.conftest import count, run_advisor
 
@@ -28,7 +29,8 @@ def test_lost_version_row_is_recorded_again(repo_server: PgServer, repo: str, re
     done = run_advisor("repo", "init", "--dsn", repo)
     assert done.returncode == 0, done.stderr
     assert "schema_version was empty: recorded again" in done.stderr
-    assert count(repo_server, repo, "SELECT max(version) FROM advisor.schema_version") == 1
+    # version 1 recorded again, then the later migrations (CREATE OR REPLACE) applied on top
+    assert count(repo_server, repo, "SELECT max(version) FROM advisor.schema_version") == CURRENT_VERSION
     pushed = run_advisor("push", "--repo", repo, str(real_snapshots[0]), env={"ADVISOR_SPOOL": str(tmp_path)})
     assert pushed.returncode == 0, pushed.stderr
 
