@@ -151,9 +151,11 @@ def split_rows(split: dict[str, dict[str, Any]]) -> list[str]:
     for label, key, fmt in (("run, pgbench measured", "measured_s", _seconds),
                             ("  modelled disk", "disk_s", _seconds), ("  host", "host_s", _seconds),
                             ("  host share", "host_share", _share),
+                            ("  modelled disk per tx", "transaction_disk_ms", _ms),
+                            ("  host per tx", "transaction_host_ms", _ms),
                             ("read (SELECT), pgbench", "read_ms", _ms), ("  modelled disk", "read_disk_ms", _ms),
                             ("  host", "read_host_ms", _ms), ("  host share", "read_host_share", _share)):
-        if b.get(key) is None and a.get(key) is None and key.startswith("read"):
+        if b.get(key) is None and a.get(key) is None:
             continue
         rows.append(f"{label:24}{fmt(b.get(key)):>12}{fmt(a.get(key)):>12}")
     return rows
@@ -164,7 +166,14 @@ def verdict_line(verdict: dict[str, Any]) -> str:
     tries = int(verdict.get("attempts", 1))
     again = f" (after {tries} runs of the new layout)" if tries > 1 else ""
     if verdict.get("valid"):
-        return f"Measurement valid{again}: {verdict.get('reason')}"
+        line = f"Measurement valid{again}: {verdict.get('reason')}"
+        for check in verdict.get("checks") or []:
+            disk, host, gain = check.get("disk_part"), check.get("host_part"), check.get("claimed_gain")
+            if disk is not None and host is not None and gain is not None:
+                unit = "transaction" if check.get("level") == "run" else "read"
+                line += (f"\n  of the {_pct(gain)} saved per {unit}: the modelled disk's time "
+                         f"{disk * 100:+.1f} points, the host's {host * 100:+.1f} points")
+        return line
     return (f"Measurement NOT VALID{again}: {verdict.get('reason')}. No speed-up or loss is claimed; "
             "run the demo again on a quieter machine")
 

@@ -46,6 +46,9 @@ class TimeSplit:
     unaccounted_s: float  # measured_s − disk_s − host_s (the trace's miss against pgbench's clock)
     requests: dict[str, int] = field(default_factory=dict)
     dropped: int = 0  # requests the trace could not keep (split unknown when > 0)
+    transactions: int = 0
+    transaction_disk_ms: float | None = None  # disk_s and host_s per transaction
+    transaction_host_ms: float | None = None
     selects: int = 0
     reads_per_select: float | None = None
     read_ms: float | None = None  # pgbench's mean SELECT latency
@@ -92,10 +95,16 @@ def split_run(trace: IoTrace, measurement: Measurement) -> TimeSplit:
     disk_s = busy_union_s(records, start, end)
     host_s = (end - start) - disk_s
     selects = _select_count(measurement)
+
+    def per_transaction(seconds: float) -> float | None:
+        return 1000.0 * seconds * max(1, measurement.clients) / measurement.transactions \
+            if measurement.transactions else None
+
     split = TimeSplit(measured_s=measured_s, traced_s=end - start, disk_s=disk_s, host_s=host_s,
                       host_share=host_s / (end - start) if end > start else None,
                       unaccounted_s=measured_s - disk_s - host_s, requests=requests, dropped=trace.dropped,
-                      selects=selects)
+                      transactions=measurement.transactions, selects=selects,
+                      transaction_disk_ms=per_transaction(disk_s), transaction_host_ms=per_transaction(host_s))
     if selects and measurement.read_latency_ms is not None:
         read_disk_ms = 1000.0 * sum(r.model_s for r in records if r.op == "read") / selects
         read_host_ms = measurement.read_latency_ms - read_disk_ms
@@ -117,6 +126,8 @@ class Check:
     claimed_gain: float | None  # time saved, as the runs measure it
     passed: bool
     why: str
+    disk_part: float | None = None  # of the time saved: the modelled disk's change ÷ the time before
+    host_part: float | None = None  # ... and the host's (disk_part + host_part ≈ claimed_gain)
 
 
 @dataclass(frozen=True)
@@ -145,16 +156,31 @@ def _covered(split: TimeSplit, name: str) -> str | None:
     return None
 
 
-def _compare(level: str, before: float | None, after: float | None, gain: float | None) -> Check:
+def _parts(b: tuple[float | None, float | None, float | None],
+           a: tuple[float | None, float | None]) -> tuple[float | None, float | None]:
+    """(disk part, host part) of the time saved: each one's change over the measured time before.
+
+    *b* is (measured, disk, host) before, *a* (disk, host) after, per transaction or per read.
+    """
+    measured, disk_b, host_b = b
+    disk_a, host_a = a
+    if not measured or None in (disk_b, host_b, disk_a, host_a):
+        return None, None
+    assert disk_b is not None and host_b is not None and disk_a is not None and host_a is not None
+    return (disk_b - disk_a) / measured, (host_b - host_a) / measured
+
+
+def _compare(level: str, before: float | None, after: float | None, gain: float | None,
+             parts: tuple[float | None, float | None] = (None, None)) -> Check:
     what = "run" if level == "run" else "read"
     if before is None or after is None or gain is None:
-        return Check(level, before, after, gain, False, f"the host's share per {what} is unknown")
+        return Check(level, before, after, gain, False, f"the host's share per {what} is unknown", *parts)
     change = after - before
     passed = abs(change) <= abs(gain)
     verb = "within" if passed else "more than"
     why = (f"the host's share per {what} went from {before:.1%} to {after:.1%} ({change * 100:+.1f} points), "
            f"{verb} the {gain:+.1%} time saved per {'transaction' if level == 'run' else 'read'} the runs measured")
-    return Check(level, before, after, gain, passed, why)
+    return Check(level, before, after, gain, passed, why, *parts)
 
 
 def judge(before: TimeSplit, after: TimeSplit, measured_gain: dict[str, float | None]) -> Verdict:
@@ -163,10 +189,15 @@ def judge(before: TimeSplit, after: TimeSplit, measured_gain: dict[str, float | 
         problem = _covered(split, name)
         if problem is not None:
             return Verdict(False, problem + ": the host's share is unknown")
-    checks = [_compare("run", before.host_share, after.host_share, measured_gain.get("latency"))]
+    per_tx = before.measured_s * 1000.0 / before.transactions if before.transactions else None
+    checks = [_compare("run", before.host_share, after.host_share, measured_gain.get("latency"),
+                       _parts((per_tx, before.transaction_disk_ms, before.transaction_host_ms),
+                              (after.transaction_disk_ms, after.transaction_host_ms)))]
     if measured_gain.get("read_latency") is not None:
         checks.append(_compare("read", before.read_host_share, after.read_host_share,
-                               measured_gain.get("read_latency")))
+                               measured_gain.get("read_latency"),
+                               _parts((before.read_ms, before.read_disk_ms, before.read_host_ms),
+                                      (after.read_disk_ms, after.read_host_ms))))
     failed = [c for c in checks if not c.passed]
     if failed:
         return Verdict(False, failed[0].why + ": the host, not only the disk, changed between the runs",
