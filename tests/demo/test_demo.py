@@ -138,7 +138,7 @@ def test_host_load_during_the_after_runs_voids_the_claim(tmp_path: Path) -> None
     summary = json.loads(summary_path.read_text())
     verdict = summary["verdict"]
     assert verdict["valid"] is False and verdict["attempts"] == 2 and len(verdict["rejected"]) == 1, verdict
-    assert "host's share" in verdict["reason"], verdict["reason"]
+    assert "the host's" in verdict["reason"], verdict["reason"]
     assert summary["time_split"]["after"]["host_share"] > summary["time_split"]["before"]["host_share"]
     assert summary["measured_gain"] == {}
     assert "NOT VALID" in out and "No speed-up or loss is claimed" in out
