@@ -3,8 +3,8 @@
 pgbench measures everything between its client and the server: PostgreSQL's CPU, the
 kernel, the emulator's plumbing and the modelled disk. On a busy machine the host's part
 grows, and a before/after comparison then measures the machine's load as much as the
-layout (a run under load once showed +6.8 % TPS and slower reads where the disk's time
-had fallen by 30 %). The emulated disk's trace (:mod:`advisor.disk.emulator.iotrace`)
+layout (a run under load once showed +6.8 % TPS and slower reads where the model
+predicted 30 % less time). The emulated disk's trace (:mod:`advisor.disk.emulator.iotrace`)
 knows how long the modelled disk took for each request, so each run is split:
 
 * in total: the modelled disk's time is the union of the requests' modelled service
