@@ -10,5 +10,6 @@ Modules: :mod:`embedded` (server launcher), :mod:`pgbench` (load and parsing),
 :mod:`layout` (partitions and directories), :mod:`chain` (the advisor commands),
 :mod:`scenario` and :mod:`simulated` (the two stories), :mod:`cleanup` (signals, leftovers),
 :mod:`summary` (what the demo measured, JSON and terminal), :mod:`measured` (the server's
-own per-IO timings between two snapshots).
+own per-IO timings between two snapshots), :mod:`timesplit` (each measured run split into
+the modelled disk's time and the host's, and whether the before/after comparison is valid).
 """

@@ -30,6 +30,8 @@ from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
 from advisor.demo.layout import Area, mount_planned, partition_and_mount
 from advisor.demo.measured import io_latencies
 from advisor.demo.summary import DemoSummary, Measurement
+from advisor.demo.timesplit import TimeSplit, compare_with_retry, split_run
+from advisor.disk.emulator.iotrace import recording
 from advisor.errors import AdvisorError
 
 Echo = Callable[[str], None]
@@ -106,14 +108,21 @@ def where_zone(chain: Chain, path: str) -> dict[str, Any]:
     return {k: row.get(k) for k in ("disk", "partition", "zone_start", "zone_end", "placement_known")}
 
 
-def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Echo, what: str) -> Measurement:
+def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Echo, what: str,
+             mountpoint: Path) -> tuple[Measurement, TimeSplit]:
+    """One warm-up and one measured pgbench run, the latter traced by the emulator at *mountpoint*."""
     if config.warmup_seconds:
         pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.warmup_seconds, clients=config.clients)
     echo(f"$ pgbench -n -r -c {config.clients} -T {config.seconds} -f {script.name}   # {what}")
-    result = pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.seconds, clients=config.clients)
+    with recording(mountpoint) as traced:
+        result = pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.seconds,
+                             clients=config.clients)
+    measurement = Measurement.of(result)
+    split = split_run(traced[0], measurement)
     echo(f"  {result.tps:.1f} TPS, {result.latency_ms:.2f} ms per transaction, "
-         f"{result.read_latency_ms or 0:.2f} ms per read (real time)")
-    return Measurement.of(result)
+         f"{result.read_latency_ms or 0:.2f} ms per read (real time); of {split.measured_s:.2f} s: "
+         f"modelled disk {split.disk_s:.2f} s, host {split.host_s:.2f} s")
+    return measurement, split
 
 
 def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -> DemoSummary:
@@ -150,7 +159,7 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     echo("== measure: collect, load, collect")
     snap_a, snap_b = root / "snapshot-a.json", root / "snapshot-b.json"
     chain.collect(server, snap_a)
-    summary.before = _measure(server, script, config, echo, "before")
+    summary.before, before_split = _measure(server, script, config, echo, "before", disk.mountpoint)
     chain.collect(server, snap_b)
     echo("== bench the disk (read-only)")
     disk_json = root / "disk.json"
@@ -186,7 +195,11 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     summary.hot_table["after"]["where"] = where_zone(chain, str(moved))
     snap_c, snap_d = root / "snapshot-c.json", root / "snapshot-d.json"
     chain.collect(server, snap_c)
-    summary.after = _measure(server, script, config, echo, "after")
+    comparison = compare_with_retry((summary.before, before_split),
+                                    lambda: _measure(server, script, config, echo, "after", disk.mountpoint), echo)
+    summary.after = comparison.after
+    summary.time_split = {"before": before_split.as_dict(), "after": comparison.split.as_dict()}
+    summary.verdict = comparison.verdict_dict()
     chain.collect(server, snap_d)
     echo("== the model on the layout as applied (where ext4 really put the moved files)")
     applied = chain.report(snap_c, snap_d, disk_args, root / "report-after.json", root / "planned-after", render=False)
@@ -203,6 +216,8 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
                                    render=False)
         summary.plan["preset_model"] = {"plan": exact_before.get("plan"), "as_applied": exact_after.get("plan")}
     summary.measure_gains()
+    if not summary.measurement_valid:
+        summary.measured_gain = {}  # the runs' figures stay in before/after; no gain is claimed from them
     summary.commands = chain.commands
     summary.step_seconds = {k: round(v, 1) for k, v in chain.timings.items()}
     return summary

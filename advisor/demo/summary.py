@@ -4,6 +4,12 @@
 fraction of time saved (0.30 = 30 % less time per transaction or per read); TPS change is
 given separately as a ratio. A simulated run has no measurement, only the model's figures,
 and says so in ``mode`` and ``label``.
+
+An emulated run also says where each run's time went (``time_split``: the modelled disk's
+time and the host's, in total and per read, see :mod:`advisor.demo.timesplit`) and whether
+the comparison is valid (``verdict``). When it is not, ``measured_gain`` stays empty and
+neither the table nor the closing line shows a change: the runs' own figures are printed,
+no speed-up or loss is claimed from them.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import Any, Literal
 
 from advisor.demo.pgbench import PgbenchResult
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2  # 2: time_split, verdict; measured_gain empty when the verdict is not valid
 
 
 @dataclass
@@ -28,12 +34,13 @@ class Measurement:
     transactions: int
     seconds: float
     statements: dict[str, float] = field(default_factory=dict)  # pgbench -r: statement → mean ms
+    clients: int = 1
 
     @classmethod
     def of(cls, result: PgbenchResult) -> Measurement:
         """From a parsed pgbench run."""
         return cls(result.tps, result.latency_ms, result.read_latency_ms, result.commit_latency_ms,
-                   result.transactions, result.seconds, dict(result.statements))
+                   result.transactions, result.seconds, dict(result.statements), result.clients)
 
 
 @dataclass
@@ -56,6 +63,8 @@ class DemoSummary:
     hot_table: dict[str, Any] = field(default_factory=dict)
     io_latency: dict[str, dict[str, float | None]] = field(default_factory=dict)  # the server's own IO timing
     simulated: dict[str, Any] = field(default_factory=dict)
+    time_split: dict[str, dict[str, Any]] = field(default_factory=dict)  # before/after: modelled disk vs host
+    verdict: dict[str, Any] = field(default_factory=dict)  # valid, reason, checks, attempts, rejected
     commands: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
     leftovers: list[str] = field(default_factory=list)
@@ -67,17 +76,26 @@ class DemoSummary:
         """Fill ``measured_gain`` from before/after (time saved; TPS as after/before)."""
         if self.before is None or self.after is None:
             return
-        b, a = self.before, self.after
-        self.measured_gain = {
-            "tps_ratio": a.tps / b.tps if b.tps else None,
-            "latency": 1.0 - a.latency_ms / b.latency_ms if b.latency_ms else None,
-            "read_latency": (1.0 - a.read_latency_ms / b.read_latency_ms
-                             if a.read_latency_ms is not None and b.read_latency_ms else None),
-        }
+        self.measured_gain = gains_between(self.before, self.after)
+
+    @property
+    def measurement_valid(self) -> bool:
+        """False only when a verdict found the comparison not valid (simulated runs have none)."""
+        return self.verdict.get("valid") is not False
 
     def to_json(self) -> str:
         """Stable JSON (keys sorted, two-space indent)."""
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+
+def gains_between(b: Measurement, a: Measurement) -> dict[str, float | None]:
+    """Time saved per transaction and per read, and the TPS ratio, from two runs."""
+    return {
+        "tps_ratio": a.tps / b.tps if b.tps else None,
+        "latency": 1.0 - a.latency_ms / b.latency_ms if b.latency_ms else None,
+        "read_latency": (1.0 - a.read_latency_ms / b.read_latency_ms
+                         if a.read_latency_ms is not None and b.read_latency_ms else None),
+    }
 
 
 def _pct(value: float | None) -> str:
@@ -99,18 +117,65 @@ def _change(before: float | None, after: float | None) -> str:
     return _pct(after / before - 1.0) if before and after is not None else "n/a"
 
 
-def _measured_rows(b: Measurement, a: Measurement, scale: float) -> list[str]:
-    rows = [f"{'':24}{'before':>12}{'after':>12}{'change':>12}",
-            f"{'TPS':24}{b.tps:>12.1f}{a.tps:>12.1f}{_change(b.tps, a.tps):>12}",
+def _measured_rows(b: Measurement, a: Measurement, scale: float, valid: bool = True) -> list[str]:
+    def change(before: float | None, after: float | None) -> str:
+        return f"{_change(before, after):>12}" if valid else ""  # no change shown from an invalid comparison
+
+    rows = [f"{'':24}{'before':>12}{'after':>12}" + (f"{'change':>12}" if valid else ""),
+            f"{'TPS':24}{b.tps:>12.1f}{a.tps:>12.1f}{change(b.tps, a.tps)}",
             f"{'transaction latency':24}{_ms(b.latency_ms):>12}{_ms(a.latency_ms):>12}"
-            f"{_change(b.latency_ms, a.latency_ms):>12}"]
+            f"{change(b.latency_ms, a.latency_ms)}"]
     if b.read_latency_ms is not None and a.read_latency_ms is not None:
         rows.append(f"{'read latency':24}{_ms(b.read_latency_ms):>12}{_ms(a.read_latency_ms):>12}"
-                    f"{_change(b.read_latency_ms, a.read_latency_ms):>12}")
+                    f"{change(b.read_latency_ms, a.read_latency_ms)}")
     if scale != 1.0:
         rows.append(f"(the emulated disk runs {scale:g}x faster than the drive: its waits are 1/{scale:g} of the "
                     "drive's, CPU time is not scaled)")
     return rows
+
+
+def _seconds(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.2f} s"
+
+
+def _share(value: Any) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f} %"
+
+
+def split_rows(split: dict[str, dict[str, Any]]) -> list[str]:
+    """Modelled disk vs host, in total and per read, for the before and after runs."""
+    b, a = split.get("before") or {}, split.get("after") or {}
+    if not b or not a:
+        return []
+    rows = [f"{'where the time went':24}{'before':>12}{'after':>12}   (real time; emulator trace)"]
+    for label, key, fmt in (("run, pgbench measured", "measured_s", _seconds),
+                            ("  modelled disk", "disk_s", _seconds), ("  host", "host_s", _seconds),
+                            ("  host share", "host_share", _share),
+                            ("  modelled disk per tx", "transaction_disk_ms", _ms),
+                            ("  host per tx", "transaction_host_ms", _ms),
+                            ("read (SELECT), pgbench", "read_ms", _ms), ("  modelled disk", "read_disk_ms", _ms),
+                            ("  host", "read_host_ms", _ms), ("  host share", "read_host_share", _share)):
+        if b.get(key) is None and a.get(key) is None:
+            continue
+        rows.append(f"{label:24}{fmt(b.get(key)):>12}{fmt(a.get(key)):>12}")
+    return rows
+
+
+def verdict_line(verdict: dict[str, Any]) -> str:
+    """One line: is the before/after comparison the disk's doing, and why (not)."""
+    tries = int(verdict.get("attempts", 1))
+    again = f" (after {tries} runs of the new layout)" if tries > 1 else ""
+    if verdict.get("valid"):
+        line = f"Measurement valid{again}: {verdict.get('reason')}"
+        for check in verdict.get("checks") or []:
+            disk, host, gain = check.get("disk_part"), check.get("host_part"), check.get("claimed_gain")
+            if disk is not None and host is not None and gain is not None:
+                unit = "transaction" if check.get("level") == "run" else "read"
+                line += (f"\n  of the {_pct(gain)} saved per {unit}: the modelled disk's time "
+                         f"{disk * 100:+.1f} points, the host's {host * 100:+.1f} points")
+        return line
+    return (f"Measurement NOT VALID{again}: {verdict.get('reason')}. No speed-up or loss is claimed; "
+            "run the demo again on a quieter machine")
 
 
 def render_text(summary: DemoSummary) -> str:
@@ -123,15 +188,20 @@ def render_text(summary: DemoSummary) -> str:
                      f"{_place(summary.hot_table.get('after'))}")
     if summary.applied_scripts:
         lines.append("Applied: " + ", ".join(summary.applied_scripts))
+    valid = summary.measurement_valid
     if summary.before and summary.after:
-        lines += _measured_rows(summary.before, summary.after, summary.time_scale)
+        lines += _measured_rows(summary.before, summary.after, summary.time_scale, valid)
+    lines += split_rows(summary.time_split)
     if summary.simulated:
         sim = summary.simulated
         lines.append(f"Model: mean service time per IO {_ms(sim.get('before_ms'))} -> {_ms(sim.get('after_ms'))}")
     if summary.predicted_gain_as_applied is not None:
         lines.append(f"Model on the layout as applied: {_pct(summary.predicted_gain_as_applied)} time saved per IO")
+    claim = (f"   measured: {_pct(summary.measured_gain.get('latency'))} per transaction, "
+             f"{_pct(summary.measured_gain.get('read_latency'))} per read" if summary.measured_gain and valid else "")
     lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}"
-                 + (f"   measured: {_pct(summary.measured_gain.get('latency'))} per transaction, "
-                    f"{_pct(summary.measured_gain.get('read_latency'))} per read" if summary.measured_gain else ""))
+                 + (claim or ("   measured: no claim (not valid)" if not valid else "")))
+    if summary.verdict:
+        lines.append(verdict_line(summary.verdict))
     lines.append("Left behind: " + ("nothing" if not summary.leftovers else "; ".join(summary.leftovers)))
     return "\n".join(lines) + "\n"

@@ -148,6 +148,15 @@ class Actuator:
 
         *arrived_real* is the monotonic time the request reached the server (default now).
         """
+        return self.submit_timed(op, offset_bytes, length_bytes, arrived_real)[1]
+
+    def submit_timed(self, op: str, offset_bytes: int, length_bytes: int,
+                     arrived_real: float | None = None) -> tuple[float, float]:
+        """:meth:`submit`, returning (virtual arrival, virtual finish) of the request.
+
+        ``finish - arrival`` is the time the modelled disk took for it, queueing for the
+        head included: what a trace needs to tell the disk's time from the host's.
+        """
         if op not in OPS:
             raise ValueError(f"unknown op {op!r}")
         inbound = 0.0
@@ -171,7 +180,7 @@ class Actuator:
             else:
                 self._cond.notify()
         waiter.scheduled.wait()
-        return waiter.finish_s
+        return waiter.io.submitted_s, waiter.finish_s
 
     def wait_release(self, op: str, length_bytes: int, finish_s: float) -> None:
         """Hold the reply for a request finishing at *finish_s* until it may go out."""

@@ -12,7 +12,9 @@ The mount holds three files:
 * ``stats.json`` — counters of what the actuator served, read by ``EmulatedDisk.stats()``.
 * ``control`` — a JSON object written by the supervising process: ``passthrough`` (serve
   without model time), ``trace`` (record arrival and reply times of reads, listed in
-  ``stats.json``), ``inbound`` / ``outbound`` (the measured path overhead, see
+  ``stats.json``), ``io_trace`` (true: start recording every request of the run that follows
+  with the modelled disk's time for it; false: stop, keeping the records in ``stats.json``
+  as ``io_trace``), ``inbound`` / ``outbound`` (the measured path overhead, see
   :mod:`advisor.disk.emulator.calibrate`) and ``reset_stats``.
 
 Why mfusepy (ctypes, high-level libfuse 3 API): it is maintained, already a dependency,
@@ -40,6 +42,7 @@ STATS = "/stats.json"
 CONTROL = "/control"
 _FILES = {IMAGE: 1, STATS: 2, CONTROL: 3}
 MAX_IN_FLIGHT = 64  # requests the kernel may have outstanding; libfuse runs as many threads
+MAX_IO_TRACE = 200_000  # records kept by one io_trace (about 16 MB of stats.json); later ones are counted
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
@@ -99,6 +102,13 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         self._next_fh = 16
         self._mtime_ns = time.time_ns()
         self.trace: list[tuple[int, int, float, float]] | None = None  # reads seen while calibrating
+        # Every request while io_trace is on: (op, offset, length, arrived, replied, model_s),
+        # arrived/replied real monotonic seconds at this server, model_s the real seconds the
+        # modelled disk took (queueing for the head included): the rest of the reader's wait
+        # is the host's.
+        self.io_trace: list[tuple[str, int, int, float, float, float]] = []
+        self.io_trace_on = False
+        self.io_trace_dropped = 0
 
     def init_with_config(self, conn: Any, config: Any) -> None:
         """Let the kernel keep a deep queue of async direct IO in flight (default 12)."""
@@ -190,12 +200,13 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             arrived = time.monotonic()
             vec, mem = _malloc_bufvec(size)
             if size:
-                finish = self.actuator.submit("read", offset, size, arrived)
+                submitted, finish = self.actuator.submit_timed("read", offset, size, arrived)
                 started = time.monotonic()
                 got = os.preadv(self.backing_fd, [(ctypes.c_char * size).from_address(mem)], offset)
                 self._note_backing_time(time.monotonic() - started)
                 _FuseBufvec.from_address(vec).buf[0].size = got
                 self.actuator.wait_release("read", size, finish)
+                self._note_io("read", offset, size, arrived, finish - submitted)
                 if self.trace is not None and len(self.trace) < 4096:
                     self.trace.append((offset, size, arrived, time.monotonic()))
         else:
@@ -223,12 +234,24 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             raise fuse.FuseOSError(errno.EBADF)
         if offset + size > self.size_bytes:
             raise fuse.FuseOSError(errno.ENOSPC)
-        finish = self.actuator.submit("write", offset, size, arrived)
+        submitted, finish = self.actuator.submit_timed("write", offset, size, arrived)
         started = time.monotonic()
         written = self._copy(src_address, self.backing_fd, None, size, offset)
         self._note_backing_time(time.monotonic() - started)
         self.actuator.wait_release("write", size, finish)
+        self._note_io("write", offset, size, arrived, finish - submitted)
         return written
+
+    def _note_io(self, op: str, offset: int, size: int, arrived: float, model_virtual_s: float) -> None:
+        """Record one served request while ``io_trace`` is on (see ``__init__``)."""
+        if not self.io_trace_on:
+            return
+        record = (op, offset, size, arrived, time.monotonic(), model_virtual_s / self.actuator.scale)
+        with self._lock:
+            if len(self.io_trace) < MAX_IO_TRACE:
+                self.io_trace.append(record)
+            else:
+                self.io_trace_dropped += 1
 
     def _note_backing_time(self, seconds: float) -> None:
         """Count backing-file accesses slow enough (> 1 ms) to distort the model's timing."""
@@ -256,8 +279,9 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
         arrived = time.monotonic()
         with self._lock:
             self.counters["fsync"] += 1
-        finish = self.actuator.submit("flush", 0, 0, arrived)
+        submitted, finish = self.actuator.submit_timed("flush", 0, 0, arrived)
         self.actuator.wait_release("flush", 0, finish)
+        self._note_io("flush", 0, 0, arrived, finish - submitted)
         return 0
 
     def fallocate(self, path: str, mode: int, offset: int, size: int, fi: Any) -> int:
@@ -284,6 +308,9 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             "inbound_s": list(actuator.inbound),
             "outbound_s": list(actuator.outbound),
             "trace": list(self.trace or ()),
+            "io_trace": list(self.io_trace),
+            "io_trace_on": self.io_trace_on,
+            "io_trace_dropped": self.io_trace_dropped,
             "passthrough": actuator.passthrough,
             "virtual_now_s": actuator.now_s(),
             **actuator.stats.as_dict(),
@@ -311,6 +338,11 @@ class EmulatorFS(fuse.Operations):  # type: ignore[misc]
             self.actuator.hold_s = hold
         if "trace" in command:
             self.trace = [] if command["trace"] else None
+        if "io_trace" in command:
+            with self._lock:
+                if command["io_trace"]:
+                    self.io_trace, self.io_trace_dropped = [], 0
+                self.io_trace_on = bool(command["io_trace"])
         for key in ("inbound", "outbound"):
             if key in command:
                 base, per_byte = (float(v) for v in command[key])
