@@ -9,8 +9,11 @@ STAMP := $(VENV)/.installed
 
 test: system-deps venv pg-binaries lint typecheck pytest
 
+# exit 4: the demo ran and cleaned up, but the host disturbed its measurement (it says so and claims nothing)
 demo: system-deps venv
-	$(VENV)/bin/advisor demo
+	$(VENV)/bin/advisor demo; rc=$$?; \
+	if [ $$rc -eq 4 ]; then echo "make demo: ran and cleaned up; the measurement was not valid on this busy host (see above)"; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 # damaged reports and documents, in-process (a 2,000-case fixed-seed run is part of `make test`);
 # FUZZ_CASES/FUZZ_SEED choose the run, a failure prints the case seed for --replay
