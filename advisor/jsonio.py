@@ -171,6 +171,8 @@ def _syntax_error(source: Path, raw: bytes | str, exc: msgspec.DecodeError) -> B
             where = f"line {detail.lineno}, column {detail.colno}: {detail.msg}"
             return BadInput(f"{source}: not valid JSON ({where}); truncated or corrupt?")
         return BadInput(f"{source}: cannot read (UnicodeDecodeError: {detail})")
+    except ValueError:  # the standard parser refuses what msgspec did, for its own reason (a 5,000-digit number)
+        pass
     return BadInput(f"{source}: not valid JSON ({exc}); truncated or corrupt?")
 
 
@@ -220,6 +222,8 @@ def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int
         raise BadInput(f"{source}: expected an advisor {kind!r} document, found not an advisor document") from None
     except msgspec.DecodeError as exc:
         raise _syntax_error(source, raw, exc) from None
+    except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8, met while skimming
+        raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     if header.document != kind:
         found = header.document
         what = f"an advisor {found!r} document" if isinstance(found, str) else "not an advisor document"
