@@ -21,6 +21,7 @@ FUZZ_CASES ?= 20000
 FUZZ_SEED ?= 20261123
 fuzz: venv
 	$(PY) -m tests.fuzz.run --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
+	$(PY) -m tests.fuzz.hostile --cases 3000 --seed $(FUZZ_SEED)
 
 venv: $(STAMP)
 
