@@ -247,3 +247,112 @@ class SplitCost:
         rows = w.shares[a] * (per.own + w.row_scale[a] * (among + to_tail))
         from_tail = (w.v[a] * self.rows_v[per.cells].mean(axis=1) + w.pick[a] * self.rows_p[per.cells].mean(axis=1))
         return float(rows.sum() + from_tail.sum()) + self.constant
+
+
+class IncrementalOrder:
+    """A local search's current order with its cost kept up to date move by move.
+
+    A swap or a move inside a window changes the bands of the areas between its two ends
+    only; the cost changes by their own terms and their seeks to every other area. The
+    pairwise expected seeks are kept in a matrix (area by area), so a candidate costs
+    O(changed x k) instead of O(k^2): what makes 60 busy areas on one disk a fraction of a
+    second instead of tens of seconds.
+    """
+
+    def __init__(self, split: SplitCost, order: Sequence[int]) -> None:
+        self.split = split
+        self.order = list(order)
+        w = split.w
+        k = split.k
+        self.rows = w.shares[:k] * w.row_scale[:k]
+        cols_v, cols_p = w.v[:k], w.pick[:k]
+        weights = np.where(w.bursty[:k][:, None], cols_p[None, :], cols_v[None, :]) * self.rows[:, None]
+        self.pair_weight = weights + weights.T
+        np.fill_diagonal(self.pair_weight, 0.0)
+        self.cells = np.zeros((k, split.grid), dtype=np.int64)
+        self.single = np.zeros(k)
+        self.pair = np.zeros((k, k))
+        self._set(np.asarray(self.order, dtype=np.int64), 0.0)
+        strokes = split.kernel.stroke[self.cells]
+        self.pair = split.kernel.seeks(np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])).mean(axis=(2, 3))
+        self.total = self._full()
+
+    def _terms(self, items: np.ndarray, start: float) -> tuple[np.ndarray, np.ndarray]:
+        """Lookup cells and single-area terms of *items* laid out from *start* in this order."""
+        s = self.split
+        w = s.w
+        per = _bands(s.kernel, s._bands_from(start, items), s.blocks[items], s.sequential[items], s._sub(items),
+                     s.grid)
+        to_tail = np.where(w.bursty[items], s.tail_p[per.cells].mean(axis=1), s.tail_v[per.cells].mean(axis=1))
+        from_tail = w.v[items] * s.rows_v[per.cells].mean(axis=1) + w.pick[items] * s.rows_p[per.cells].mean(axis=1)
+        single = w.shares[items] * (per.own + w.row_scale[items] * to_tail) + from_tail
+        return per.cells, single
+
+    def _set(self, items: np.ndarray, start: float) -> None:
+        cells, single = self._terms(items, start)
+        self.cells[items] = cells
+        self.single[items] = single
+
+    def _full(self) -> float:
+        return float(self.single.sum() + 0.5 * (self.pair * self.pair_weight).sum()) + self.split.constant
+
+    def _start(self, position: int) -> float:
+        return float(self.split.slot[np.asarray(self.order[:position], dtype=np.int64)].sum()) if position else 0.0
+
+    def propose(self, candidate: list[int], lo: int, hi: int) -> float:
+        """The cost of *candidate*, which differs from the current order at positions lo..hi only."""
+        s = self.split
+        items = np.asarray(candidate[lo:hi + 1], dtype=np.int64)
+        cells, single = self._terms(items, self._start(lo))
+        strokes_all = s.kernel.stroke[self.cells]
+        strokes_new = s.kernel.stroke[cells]
+        strokes_all[items] = strokes_new
+        rows = s.kernel.seeks(np.abs(strokes_new[:, None, :, None] - strokes_all[None, :, None, :])).mean(axis=(2, 3))
+        change = (rows - self.pair[items]) * self.pair_weight[items]
+        inside = np.zeros(s.k, dtype=bool)
+        inside[items] = True
+        delta = float(single.sum() - self.single[items].sum())
+        delta += float(change[:, ~inside].sum() + 0.5 * change[:, inside].sum())
+        self._pending = (candidate, items, cells, single, rows)
+        return self.total + delta
+
+    def accept(self, value: float) -> None:
+        """Make the last proposal the current order."""
+        candidate, items, cells, single, rows = self._pending
+        self.order = candidate
+        self.cells[items] = cells
+        self.single[items] = single
+        self.pair[items, :] = rows
+        self.pair[:, items] = rows.T
+        self.total = value
+
+
+def incremental_search(split: SplitCost, start: Sequence[int], window: int | None,
+                       max_passes: int) -> tuple[list[int], float]:
+    """Pairwise swaps and single moves within *window* until none helps (the optimizer's local search)."""
+    state = IncrementalOrder(split, start)
+    n = len(state.order)
+    reach = window or n
+    for _ in range(max_passes):
+        improved = False
+        for i in range(n):
+            for j in range(i + 1, min(n, i + reach + 1)):
+                swapped = state.order.copy()
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                value = state.propose(swapped, i, j)
+                if value < state.total - 1e-12:
+                    state.accept(value)
+                    improved = True
+        for i in range(n):
+            for j in range(max(0, i - reach), min(n, i + reach + 1)):
+                if i == j:
+                    continue
+                moved = state.order.copy()
+                moved.insert(j, moved.pop(i))
+                value = state.propose(moved, min(i, j), max(i, j))
+                if value < state.total - 1e-12:
+                    state.accept(value)
+                    improved = True
+        if not improved:
+            break
+    return state.order, split.cost(state.order)

@@ -19,7 +19,7 @@ from advisor.engine.optimizer import DiskLayout, PlaceItem, Solution
 from advisor.engine.planner import PlanOptions, build_plan
 from advisor.engine.scripts.quoting import comment, label, shell
 from advisor.engine.tier_targets import TierItem, targets_of, tier_items
-from advisor.engine.tiers import TierResult, TierSolution, plan_tiers
+from advisor.engine.tiers import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
 from advisor.errors import BadInput
 from advisor.model import Plan, PlannedPartition, Script, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
 
@@ -49,7 +49,8 @@ def _before(
     slow = [m for m in models if m.medium not in ("nvme", "ssd")]
     if slow and len(slow) < len(models):
         try:
-            alone = plan_tiers(items, targets_of(slow), with_curve=False).solution
+            alone = plan_tiers(items, targets_of(slow), with_curve=False, with_baseline=False,
+                               movable=CURVE_MOVABLE).solution
             return _times(alone), "'before' is every area on the slower devices alone, zone-optimised (no fast tier)."
         except BadInput:  # the slow tier alone may not hold the data: fall back to the baseline
             pass
