@@ -122,11 +122,12 @@ def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
 
 
 def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:
-    """SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE for a tiered plan."""
-    from advisor.engine.findings_tiers import cloud_small_io, fast_tier_use, smr_for_writes
+    """AREA_EXCEEDS_DEVICE, SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE."""
+    from advisor.engine.findings_tiers import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
 
     tiers = plan.tiers if plan is not None else None
-    found = smr_for_writes(analysis.classified, options.target)
+    found = area_exceeds_device(analysis.classified, options.target, options.headroom)
+    found += smr_for_writes(analysis.classified, options.target)
     found += cloud_small_io(analysis.classified, options.target, tiers)
     found += fast_tier_use(tiers)
     return found

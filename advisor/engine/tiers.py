@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized
 from advisor.engine.tier_targets import DevicePlacement, Evaluator, Target, TierItem
 from advisor.errors import BadInput
 
@@ -296,14 +297,26 @@ def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assig
                         hint="add a device with room for it, or check the media of the inventory")
     for index, target in enumerate(targets):
         group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
-        if evaluator.place(index, group) is None:
-            load = sum(i.iops for i in group)
-            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry {load:,.0f} IO/s of "
-                            f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); "
-                            "nothing planned",
+        if evaluator.weighted(index, group) is None:
+            fault = at_fault(evaluator, index, group)
+            load = sum(i.iops for i in fault)
+            more = len(group) - len(fault)
+            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry the {load:,.0f} IO/s of "
+                            f"{', '.join(i.name for i in fault)} together (over its IOPS or throughput ceiling"
+                            f"{f'; {more} smaller areas planned there too' if more else ''}); nothing planned",
                             hint="add devices of a faster medium, or more volumes")
     return BadInput("the areas do not fit the inventory under its rules; nothing planned",
                     hint="add devices, or check the media of the inventory")
+
+
+def at_fault(evaluator: Evaluator, index: int, group: Sequence[TierItem]) -> list[TierItem]:
+    """The busiest areas of *group* that alone are already more than device *index* can carry."""
+    fault: list[TierItem] = []
+    for item in sorted(group, key=lambda i: (-i.iops, i.name)):
+        fault.append(item)
+        if not evaluator.carries(index, fault):
+            return fault
+    return list(group)
 
 
 @dataclass(frozen=True)
@@ -313,6 +326,7 @@ class TierResult:
     solution: TierSolution
     baseline: TierSolution
     curve: tuple[tuple[int, float | None], ...]  # (fast-tier bytes, predicted mean ms)
+    oversized: tuple[Oversized, ...] = ()  # areas no single device can take: not planned
 
 
 def _search(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment,
@@ -331,10 +345,18 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
                with_baseline: bool = True, movable: int | None = None) -> TierResult:
     """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier.
 
+    Areas that no single device can take (:mod:`advisor.engine.tier_fit`) are left out and
+    returned in ``oversized``; when that is every area, BadInput names the biggest shortfall.
+
     Without *with_baseline* the baseline is not laid out (``baseline`` is the plan itself):
     for a comparison point that only needs the plan's times.
     """
     evaluator = Evaluator(targets)
+    if sum(i.slot_bytes for i in items) > sum(t.capacity_bytes for t in targets):
+        raise too_small(items, evaluator, None)  # the inventory cannot hold the database at all
+    items, oversized = split_oversized(items, targets)
+    if not items:
+        raise nothing_fits(oversized)
     start = knapsack_baseline(evaluator, items)
     if start is None or _cost(evaluator, items, start) == INFEASIBLE:
         raise too_small(items, evaluator, start)
@@ -344,7 +366,7 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
     if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
         solution = baseline
     curve = marginal_curve(items, targets, cost) if with_curve else ()
-    return TierResult(solution, baseline, curve)
+    return TierResult(solution, baseline, curve, tuple(oversized))
 
 
 def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],

@@ -128,12 +128,14 @@ def make_tier_plan(
     current: dict[str, float], options: PlanOptions,
 ) -> Plan:
     """Search, then assemble the plan document with its tier section and scripts."""
-    items = tier_items(classified, headroom)
-    result = plan_tiers(items, targets_of(models))
+    result = plan_tiers(tier_items(classified, headroom), targets_of(models))
+    left_out = {o.item.name for o in result.oversized}
+    items = [i for i in tier_items(classified, headroom) if i.name not in left_out]
     before, note = _before(items, result, current, models)
     chosen = result.baseline if options.knapsack else result.solution
     notes = [note] + (["This is the IO-density knapsack baseline (--knapsack), not the searched plan."]
                       if options.knapsack else [])
+    notes += [f"Not planned (AREA_EXCEEDS_DEVICE): {o.describe()}." for o in result.oversized]
     solution, capacities, names = _solution(chosen)
     labels: dict[str, str | None] = dict.fromkeys(before)
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,
