@@ -110,6 +110,7 @@ class _Bands:
     """Per-band quantities that depend on the band alone."""
 
     cells: np.ndarray  # (n, grid) lookup cells of the grid points
+    grid: int
     own: np.ndarray  # base + own-band terms (everything of a row but the cross seeks)
     cross_self: np.ndarray  # C_ii: the cross formula applied to an area's own band
 
@@ -121,21 +122,21 @@ def _bands(kernel: _Kernel, bands: np.ndarray, blocks: np.ndarray, sequential: n
     points = np.clip(bands[:, :1] + (bands[:, 1:] - bands[:, :1]) * steps, 0.0, 1.0)
     cells = (points * LUT_SIZE).astype(np.int64)
     strokes = kernel.stroke[cells]
-    rates = kernel.rate[cells].mean(axis=1)
+    rates = kernel.rate[cells].sum(axis=1) / grid
     transfer = blocks / (rates * 1000.0)
     base = model.overhead_ms + model.revolution_ms / 2 + transfer
     width = np.abs(kernel.stroke[np.minimum((bands[:, 1] * LUT_SIZE).astype(np.int64), LUT_SIZE)]
                    - kernel.stroke[(bands[:, 0] * LUT_SIZE).astype(np.int64)])
     own = np.abs(strokes[:, :, None] - strokes[:, None, :])
-    cross_self = kernel.seeks(own).mean(axis=(1, 2))
+    cross_self = kernel.seeks(own).sum(axis=(1, 2)) / (grid * grid)
     own[:, np.arange(grid), np.arange(grid)] = (width / grid / 3.0)[:, None]
-    self_seek = kernel.seeks(own).mean(axis=(1, 2))
+    self_seek = kernel.seeks(own).sum(axis=(1, 2)) / (grid * grid)
     streaming = np.maximum(transfer, model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0)
     diagonal = np.where(sequential, streaming, base + self_seek)
     flush = model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0
     settle = (w.row_sum - w.diag) * model.write_settle_ms
     extra = np.where(w.opens > 0, settle + w.opens * flush, 0.0)
-    return _Bands(cells, base * (w.row_sum - w.diag) + w.diag * diagonal + extra, cross_self)
+    return _Bands(cells, grid, base * (w.row_sum - w.diag) + w.diag * diagonal + extra, cross_self)
 
 
 def _arrays(streams: Sequence[tuple[Band, float, int, bool]]) -> tuple[np.ndarray, ...]:
@@ -161,8 +162,8 @@ def profile_times(physics: ModelPhysics, streams: Sequence[tuple[Band, float, in
     profile_v = kernel.profile(per.cells, np.repeat((w.v / grid)[:, None], grid, axis=1), queries)
     profile_p = (kernel.profile(per.cells, np.repeat((w.pick / grid)[:, None], grid, axis=1), queries)
                  if w.bursty.any() else np.zeros(LUT_SIZE + 1))
-    to_v = profile_v[per.cells].mean(axis=1) - w.v * per.cross_self
-    to_p = profile_p[per.cells].mean(axis=1) - w.pick * per.cross_self
+    to_v = profile_v[per.cells].sum(axis=1) / per.grid - w.v * per.cross_self
+    to_p = profile_p[per.cells].sum(axis=1) / per.grid - w.pick * per.cross_self
     cross = w.row_scale * np.where(w.bursty, to_p, to_v)
     return [float(x) for x in per.own + cross]
 
@@ -215,8 +216,8 @@ class SplitCost:
         self.rows_v = prof(np.where(w.bursty[t], 0.0, tail_rows))  # tail type-0 rows seeing an active column
         self.rows_p = prof(np.where(w.bursty[t], tail_rows, 0.0))
         self.tail_v, self.tail_p = tv, tp
-        to_v = tv[per.cells].mean(axis=1) - w.v[t] * per.cross_self
-        to_p = tp[per.cells].mean(axis=1) - w.pick[t] * per.cross_self
+        to_v = tv[per.cells].sum(axis=1) / per.grid - w.v[t] * per.cross_self
+        to_p = tp[per.cells].sum(axis=1) / per.grid - w.pick[t] * per.cross_self
         cross = w.row_scale[t] * np.where(w.bursty[t], to_p, to_v)
         self.constant = float(np.dot(w.shares[t], per.own + cross))
 
@@ -239,13 +240,14 @@ class SplitCost:
         bands = self._bands_from(0.0, a)
         per = _bands(self.kernel, bands, self.blocks[a], self.sequential[a], self._sub(a), self.grid)
         strokes = self.kernel.stroke[per.cells]
-        pair = self.kernel.seeks(np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])).mean(axis=(2, 3))
+        distance = np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])
+        pair = self.kernel.seeks(distance).sum(axis=(2, 3)) / (self.grid * self.grid)
         np.fill_diagonal(pair, 0.0)
         cols = np.where(w.bursty[a][:, None], w.pick[a][None, :], w.v[a][None, :])
         among = (pair * cols).sum(axis=1)
-        to_tail = np.where(w.bursty[a], self.tail_p[per.cells].mean(axis=1), self.tail_v[per.cells].mean(axis=1))
+        to_tail = np.where(w.bursty[a], self.tail_p[per.cells].sum(axis=1) / per.grid, self.tail_v[per.cells].sum(axis=1) / per.grid)
         rows = w.shares[a] * (per.own + w.row_scale[a] * (among + to_tail))
-        from_tail = (w.v[a] * self.rows_v[per.cells].mean(axis=1) + w.pick[a] * self.rows_p[per.cells].mean(axis=1))
+        from_tail = (w.v[a] * self.rows_v[per.cells].sum(axis=1) / per.grid + w.pick[a] * self.rows_p[per.cells].sum(axis=1) / per.grid)
         return float(rows.sum() + from_tail.sum()) + self.constant
 
 
@@ -269,22 +271,40 @@ class IncrementalOrder:
         weights = np.where(w.bursty[:k][:, None], cols_p[None, :], cols_v[None, :]) * self.rows[:, None]
         self.pair_weight = weights + weights.T
         np.fill_diagonal(self.pair_weight, 0.0)
+        self._memo: dict[tuple[int, float], tuple[np.ndarray, float]] = {}
         self.cells = np.zeros((k, split.grid), dtype=np.int64)
         self.single = np.zeros(k)
         self.pair = np.zeros((k, k))
         self._set(np.asarray(self.order, dtype=np.int64), 0.0)
         strokes = split.kernel.stroke[self.cells]
-        self.pair = split.kernel.seeks(np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])).mean(axis=(2, 3))
+        distance = np.abs(strokes[:, None, :, None] - strokes[None, :, None, :])
+        self.pair = split.kernel.seeks(distance).sum(axis=(2, 3)) / (split.grid * split.grid)
         self.total = self._full()
 
     def _terms(self, items: np.ndarray, start: float) -> tuple[np.ndarray, np.ndarray]:
-        """Lookup cells and single-area terms of *items* laid out from *start* in this order."""
+        """Lookup cells and single-area terms of *items* laid out from *start* in this order.
+
+        Remembered per (area, position): a pass that changes nothing asks the same again.
+        """
+        s = self.split
+        lows = s._bands_from(start, items)[:, 0]
+        keys = list(zip(items.tolist(), lows.tolist(), strict=True))
+        missing = [n for n, key in enumerate(keys) if key not in self._memo]
+        if missing:
+            index = np.asarray(missing, dtype=np.int64)
+            cells, single = self._compute(items[index], lows[index])
+            for row, n in enumerate(missing):
+                self._memo[keys[n]] = (cells[row], float(single[row]))
+        found = [self._memo[key] for key in keys]
+        return np.stack([f[0] for f in found]), np.array([f[1] for f in found])
+
+    def _compute(self, items: np.ndarray, lows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s = self.split
         w = s.w
-        per = _bands(s.kernel, s._bands_from(start, items), s.blocks[items], s.sequential[items], s._sub(items),
-                     s.grid)
-        to_tail = np.where(w.bursty[items], s.tail_p[per.cells].mean(axis=1), s.tail_v[per.cells].mean(axis=1))
-        from_tail = w.v[items] * s.rows_v[per.cells].mean(axis=1) + w.pick[items] * s.rows_p[per.cells].mean(axis=1)
+        bands = np.stack([lows, np.minimum(1.0, lows + s.size[items])], axis=1)
+        per = _bands(s.kernel, bands, s.blocks[items], s.sequential[items], s._sub(items), s.grid)
+        to_tail = np.where(w.bursty[items], s.tail_p[per.cells].sum(axis=1) / per.grid, s.tail_v[per.cells].sum(axis=1) / per.grid)
+        from_tail = w.v[items] * s.rows_v[per.cells].sum(axis=1) / per.grid + w.pick[items] * s.rows_p[per.cells].sum(axis=1) / per.grid
         single = w.shares[items] * (per.own + w.row_scale[items] * to_tail) + from_tail
         return per.cells, single
 
@@ -307,7 +327,8 @@ class IncrementalOrder:
         strokes_all = s.kernel.stroke[self.cells]
         strokes_new = s.kernel.stroke[cells]
         strokes_all[items] = strokes_new
-        rows = s.kernel.seeks(np.abs(strokes_new[:, None, :, None] - strokes_all[None, :, None, :])).mean(axis=(2, 3))
+        distance = np.abs(strokes_new[:, None, :, None] - strokes_all[None, :, None, :])
+        rows = s.kernel.seeks(distance).sum(axis=(2, 3)) / (s.grid * s.grid)
         change = (rows - self.pair[items]) * self.pair_weight[items]
         inside = np.zeros(s.k, dtype=bool)
         inside[items] = True
