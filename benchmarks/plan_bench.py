@@ -10,17 +10,23 @@ prompted this had 567 files in 149 tablespaces): tablespaces with Zipf-like IO a
 log-normal sizes, a few files each, plus redo, temp, undo, control files and an archive.
 Each case runs ``advise`` as ``advisor plan`` does (group, classify, gate, plan, scripts).
 
-Run: ``.venv/bin/python benchmarks/plan_bench.py [--repeat N] [--only zone|tiers]``; the
-table prints each case's fastest and slowest run of N, wall and CPU seconds of this process
-(on a shared machine the wall time counts the other processes' turns; CPU time does not),
-and the load average before and after.
+Run: ``.venv/bin/python benchmarks/plan_bench.py [--repeat N] [--only zone|tiers] [--base DIR]``.
+Each run is a fresh interpreter (no cache carried from one run to the next); the table
+prints each case's fastest and slowest of N, wall and CPU seconds of the planning alone (on
+a shared machine the wall time counts the other processes' turns; CPU time does not), and
+the load average before and after. ``--base DIR`` times another source tree (an older
+revision, e.g. ``git archive REV | tar -x -C DIR``) in the same loop, run for run;
+``--timeout`` (120 s) gives a run up.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,50 +156,98 @@ def time_tiers(rates: list[FileRate], devices: int) -> tuple[float, float, int, 
 
 
 def _range(values: list[float]) -> str:
-    return f"{min(values):6.2f}-{max(values):6.2f}"
+    return f"{min(values):.2f}-{max(values):.2f}"
 
 
-def zone_table(repeat: int) -> None:
-    print(f"zone plan (class-7200-desktop sized 8 TB, 1 disk), {repeat} runs each; target {ZONE_TARGET_S:.0f} s")
-    print(f"{'workload':<22} {'areas':>6} {'wall s':>13} {'cpu s':>13} {'cpu/target':>10}  method")
-    cases: list[tuple[str, list[FileRate]]] = [
-        ("10,000 files / 40 ts", make_rates(Case(10_000, 40))),
-        ("11.2-like 149 ts", oracle_like(149)),
-        ("11.2-like 500 ts", oracle_like(500)),
-        ("11.2-like 2,000 ts", oracle_like(2000)),
-    ]
-    for label, rates in cases:
-        runs = [time_zone(rates) for _ in range(repeat)]
-        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-        print(f"{label:<22} {runs[0][2]:>6} {_range(walls):>13} {_range(cpus):>13} "
-              f"{max(cpus) / ZONE_TARGET_S:>10.2f}  {runs[0][3]}")
+ZONE_CASES = ("10000f", "149", "500", "2000")
+TIER_CASES = tuple((areas, devices) for areas in ("150", "500", "2000") for devices in (2, 6, 12))
 
 
-def tier_table(repeat: int) -> None:
-    print(f"tier plan (plan --target), {repeat} runs each; target {TIER_TARGET_S:.0f} s for 500 areas on 12 devices")
-    print(f"{'areas':>6} {'devices':>8} {'wall s':>13} {'cpu s':>13} {'cpu/target':>10} {'ours ms':>8} "
-          f"{'knapsack ms':>11}")
-    for tablespaces in (150, 500, 2000):
-        rates = oracle_like(tablespaces)
-        for devices in (2, 6, 12):
-            runs = [time_tiers(rates, devices) for _ in range(repeat)]
-            walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-            _, _, areas, ours, base = runs[0]
-            flag = "" if ours <= base + 1e-9 else "  WORSE THAN THE BASELINE"
-            print(f"{areas:>6} {devices:>8} {_range(walls):>13} {_range(cpus):>13} {max(cpus) / TIER_TARGET_S:>10.2f} "
-                  f"{ours:>8.3f} {base:>11.3f}{flag}")
+def _rates(size: str) -> list[FileRate]:
+    return make_rates(Case(10_000, 40)) if size == "10000f" else oracle_like(int(size))
+
+
+def run_case(kind: str, size: str, devices: int) -> dict[str, object]:
+    """One timed run, as a dict (printed as JSON by ``--one`` for a run in another tree)."""
+    rates = _rates(size)
+    if kind == "zone":
+        wall, cpu, areas, method = time_zone(rates)
+        return {"wall": wall, "cpu": cpu, "areas": areas, "method": method}
+    wall, cpu, areas, ours, base = time_tiers(rates, devices)
+    return {"wall": wall, "cpu": cpu, "areas": areas, "ours_ms": ours, "knapsack_ms": base}
+
+
+def _in_tree(tree: str, kind: str, size: str, devices: int, timeout: float) -> dict[str, object] | None:
+    """The case run by a fresh interpreter with *tree* first on the path (None when over *timeout*)."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    command = [sys.executable, __file__, "--one", kind, size, str(devices)]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _column(runs: list[dict[str, object] | None], key: str, timeout: float) -> str:
+    values = [float(r[key]) for r in runs if r is not None]  # type: ignore[arg-type]
+    if len(values) < len(runs):
+        return f"> {timeout:.0f} s" + (f" ({len(values)} done)" if values else "")
+    return _range(values)
+
+
+def table(repeat: int, base: str | None, timeout: float, only: str | None, base_repeat: int) -> None:
+    """Every case *repeat* times, in fresh interpreters, this tree and *base* side by side.
+
+    *base* runs *base_repeat* times per case, and not at all for a bigger case of the same
+    kind and device count once a smaller one went over *timeout* (said in the table).
+    """
+    here = str(Path(__file__).resolve().parent.parent)
+    cases = ([("zone", z, 1) for z in ZONE_CASES] if only in (None, "zone") else []) + \
+        ([("tiers", a, d) for a, d in TIER_CASES] if only in (None, "tiers") else [])
+    print(f"{'plan':<6} {'case':>7} {'dev':>4} {'areas':>6} {'wall s':>12} {'cpu s':>12} {'target s':>8}"
+          + (f" {'base wall s':>14} {'base cpu s':>14}" if base else "") + "  ours ms / knapsack ms")
+    over: set[tuple[str, int]] = set()
+    for kind, size, devices in cases:
+        ours: list[dict[str, object] | None] = []
+        theirs: list[dict[str, object] | None] = []
+        skip = base is not None and (kind, devices) in over and size != "10000f"
+        for n in range(repeat):
+            ours.append(_in_tree(here, kind, size, devices, timeout))
+            if base and not skip and n < base_repeat:
+                theirs.append(_in_tree(base, kind, size, devices, timeout))
+        if base and any(r is None for r in theirs):
+            over.add((kind, devices))
+        done = next((r for r in ours if r is not None), {})
+        target = {"zone": ZONE_TARGET_S, "tiers": TIER_TARGET_S}[kind] if size == "500" else None
+        extra = (f"{float(done['ours_ms']):.3f} / {float(done['knapsack_ms']):.3f}"  # type: ignore[arg-type]
+                 if "ours_ms" in done else str(done.get("method", "")))
+        line = (f"{kind:<6} {size:>7} {devices if kind == 'tiers' else '-':>4} {done.get('areas', '?'):>6} "
+                f"{_column(ours, 'wall', timeout):>12} {_column(ours, 'cpu', timeout):>12} "
+                f"{'-' if target is None else f'{target:.0f}':>8}")
+        if base and skip:
+            line += f" {'not run':>14} {'(smaller: over)':>14}"
+        elif base:
+            line += f" {_column(theirs, 'wall', timeout):>14} {_column(theirs, 'cpu', timeout):>14}"
+        print(line + "  " + extra, flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", choices=("zone", "tiers"))
+    parser.add_argument("--base", help="Another source tree (e.g. an older revision) to time side by side.")
+    parser.add_argument("--timeout", type=float, default=120.0, help="Seconds before a run is given up.")
+    parser.add_argument("--base-repeat", type=int, default=1, help="Runs per case of the --base tree.")
+    parser.add_argument("--one", nargs=3, metavar=("KIND", "SIZE", "DEVICES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cpus: {os.cpu_count()}")
-    if args.only in (None, "zone"):
-        zone_table(args.repeat)
-    if args.only in (None, "tiers"):
-        tier_table(args.repeat)
+    if args.one:
+        kind, size, devices = args.one
+        print(json.dumps(run_case(kind, size, int(devices))))
+        return
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cpus: {os.cpu_count()}; "
+          f"{args.repeat} runs per case, each in a fresh interpreter; a range is fastest-slowest")
+    table(args.repeat, args.base, args.timeout, args.only, args.base_repeat)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
