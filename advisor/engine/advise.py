@@ -23,7 +23,7 @@ from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
-from advisor.engine.planner import PlanOptions, build_plan, place_items
+from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.model import (
     AreaRow,
     DiskProfile,
@@ -172,7 +172,11 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     physics = models.default
     active = analysis.classified
     items = place_items(active, physics.capacity_bytes, options.headroom)
+    if options.progress is not None:
+        options.progress("zone order", 0, 1)
     solution = optimise(physics, items, options.disks)
+    if options.progress is not None:
+        options.progress("zone order", 1, 1)
     names = [f"disk{i + 1}" for i in range(options.disks)]
     now: dict[str, float] = {}
     labels: dict[str, str | None] = {}
@@ -199,6 +203,7 @@ def make_plan(
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
+    options = replace(options, progress=progress_for(options, len(analysis.classified)))
     if options.target:
         from advisor.engine.tiers_plan import make_tier_plan
 

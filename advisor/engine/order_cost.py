@@ -101,6 +101,12 @@ class _Kernel:
         return out
 
 
+def _at(table: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Per area, the mean of *table* over its grid points (a row of *cells* each)."""
+    means: np.ndarray = table[cells].sum(axis=1) / cells.shape[1]
+    return means
+
+
 def _grid_of(n: int) -> int:
     return FAST_GRID if n <= 12 else 4
 
@@ -162,8 +168,8 @@ def profile_times(physics: ModelPhysics, streams: Sequence[tuple[Band, float, in
     profile_v = kernel.profile(per.cells, np.repeat((w.v / grid)[:, None], grid, axis=1), queries)
     profile_p = (kernel.profile(per.cells, np.repeat((w.pick / grid)[:, None], grid, axis=1), queries)
                  if w.bursty.any() else np.zeros(LUT_SIZE + 1))
-    to_v = profile_v[per.cells].sum(axis=1) / per.grid - w.v * per.cross_self
-    to_p = profile_p[per.cells].sum(axis=1) / per.grid - w.pick * per.cross_self
+    to_v = _at(profile_v, per.cells) - w.v * per.cross_self
+    to_p = _at(profile_p, per.cells) - w.pick * per.cross_self
     cross = w.row_scale * np.where(w.bursty, to_p, to_v)
     return [float(x) for x in per.own + cross]
 
@@ -216,8 +222,8 @@ class SplitCost:
         self.rows_v = prof(np.where(w.bursty[t], 0.0, tail_rows))  # tail type-0 rows seeing an active column
         self.rows_p = prof(np.where(w.bursty[t], tail_rows, 0.0))
         self.tail_v, self.tail_p = tv, tp
-        to_v = tv[per.cells].sum(axis=1) / per.grid - w.v[t] * per.cross_self
-        to_p = tp[per.cells].sum(axis=1) / per.grid - w.pick[t] * per.cross_self
+        to_v = _at(tv, per.cells) - w.v[t] * per.cross_self
+        to_p = _at(tp, per.cells) - w.pick[t] * per.cross_self
         cross = w.row_scale[t] * np.where(w.bursty[t], to_p, to_v)
         self.constant = float(np.dot(w.shares[t], per.own + cross))
 
@@ -245,9 +251,9 @@ class SplitCost:
         np.fill_diagonal(pair, 0.0)
         cols = np.where(w.bursty[a][:, None], w.pick[a][None, :], w.v[a][None, :])
         among = (pair * cols).sum(axis=1)
-        to_tail = np.where(w.bursty[a], self.tail_p[per.cells].sum(axis=1) / per.grid, self.tail_v[per.cells].sum(axis=1) / per.grid)
+        to_tail = np.where(w.bursty[a], _at(self.tail_p, per.cells), _at(self.tail_v, per.cells))
         rows = w.shares[a] * (per.own + w.row_scale[a] * (among + to_tail))
-        from_tail = (w.v[a] * self.rows_v[per.cells].sum(axis=1) / per.grid + w.pick[a] * self.rows_p[per.cells].sum(axis=1) / per.grid)
+        from_tail = (w.v[a] * _at(self.rows_v, per.cells) + w.pick[a] * _at(self.rows_p, per.cells))
         return float(rows.sum() + from_tail.sum()) + self.constant
 
 
@@ -303,8 +309,8 @@ class IncrementalOrder:
         w = s.w
         bands = np.stack([lows, np.minimum(1.0, lows + s.size[items])], axis=1)
         per = _bands(s.kernel, bands, s.blocks[items], s.sequential[items], s._sub(items), s.grid)
-        to_tail = np.where(w.bursty[items], s.tail_p[per.cells].sum(axis=1) / per.grid, s.tail_v[per.cells].sum(axis=1) / per.grid)
-        from_tail = w.v[items] * s.rows_v[per.cells].sum(axis=1) / per.grid + w.pick[items] * s.rows_p[per.cells].sum(axis=1) / per.grid
+        to_tail = np.where(w.bursty[items], _at(s.tail_p, per.cells), _at(s.tail_v, per.cells))
+        from_tail = w.v[items] * _at(s.rows_v, per.cells) + w.pick[items] * _at(s.rows_p, per.cells)
         single = w.shares[items] * (per.own + w.row_scale[items] * to_tail) + from_tail
         return per.cells, single
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from advisor.engine.planner import Progress
 from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized
 from advisor.engine.tier_targets import DevicePlacement, Evaluator, Target, TierItem
 from advisor.errors import BadInput
@@ -258,10 +259,13 @@ def improve(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment,
     return state.current, state.cost()
 
 
-def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment) -> TierSolution:
+def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment,
+          progress: Progress | None = None, phase: str = "device orders") -> TierSolution:
     """The final arrangement of an assignment: exact zone orders, times, rules in force."""
     placements = []
     for index, target in enumerate(evaluator.targets):
+        if progress is not None:
+            progress(phase, index, len(evaluator.targets))
         group = [i for i in items if assignment[i.name] == index]
         placed = evaluator.place(index, group, exact=True)
         if placed is None:
@@ -342,7 +346,8 @@ def _search(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment,
 
 
 def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve: bool = True,
-               with_baseline: bool = True, movable: int | None = None) -> TierResult:
+               with_baseline: bool = True, movable: int | None = None,
+               progress: Progress | None = None) -> TierResult:
     """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier.
 
     Areas that no single device can take (:mod:`advisor.engine.tier_fit`) are left out and
@@ -360,17 +365,19 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
     start = knapsack_baseline(evaluator, items)
     if start is None or _cost(evaluator, items, start) == INFEASIBLE:
         raise too_small(items, evaluator, start)
+    if progress is not None:
+        progress("tier search", 0, 1)
     ours, cost = _search(evaluator, items, start, movable)
-    solution = solve(evaluator, items, ours)
-    baseline = solve(evaluator, items, start) if with_baseline else solution
+    solution = solve(evaluator, items, ours, progress)
+    baseline = solve(evaluator, items, start, progress, "baseline orders") if with_baseline else solution
     if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
         solution = baseline
-    curve = marginal_curve(items, targets, cost) if with_curve else ()
+    curve = marginal_curve(items, targets, cost, progress) if with_curve else ()
     return TierResult(solution, baseline, curve, tuple(oversized))
 
 
-def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
-                   full_cost: float) -> tuple[tuple[int, float | None], ...]:
+def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target], full_cost: float,
+                   progress: Progress | None = None) -> tuple[tuple[int, float | None], ...]:
     """Predicted mean with the fast tier cut to fractions of its size (None where nothing fits).
 
     *full_cost* is the search's result with the whole fast tier: that point is not searched again.
@@ -379,7 +386,9 @@ def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
     if fast_total == 0:
         return ()
     points: list[tuple[int, float | None]] = []
-    for fraction in CURVE_FRACTIONS:
+    for step, fraction in enumerate(CURVE_FRACTIONS):
+        if progress is not None:
+            progress("fast-tier curve", step, len(CURVE_FRACTIONS))
         if fraction == 1.0:
             points.append((fast_total, full_cost))
             continue

@@ -128,9 +128,11 @@ def make_tier_plan(
     current: dict[str, float], options: PlanOptions,
 ) -> Plan:
     """Search, then assemble the plan document with its tier section and scripts."""
-    result = plan_tiers(tier_items(classified, headroom), targets_of(models))
+    result = plan_tiers(tier_items(classified, headroom), targets_of(models), progress=options.progress)
     left_out = {o.item.name for o in result.oversized}
     items = [i for i in tier_items(classified, headroom) if i.name not in left_out]
+    if options.progress is not None:
+        options.progress("'before' layout", 0, 1)
     before, note = _before(items, result, current, models)
     chosen = result.baseline if options.knapsack else result.solution
     notes = [note] + (["This is the IO-density knapsack baseline (--knapsack), not the searched plan."]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.disk.media.build import build_device_model
 from advisor.engine.advise import advise, analyse
-from advisor.engine.planner import PlanOptions
+from advisor.engine.planner import PROGRESS_MIN_AREAS, PlanOptions
 from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
 from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
@@ -219,3 +222,94 @@ def test_an_overloaded_device_names_only_the_areas_at_fault() -> None:
     message = str(caught.value)
     assert "scan_a, scan_b together" in message and "small" not in message.split("together")[0]
     assert "5 smaller areas planned there too" in message
+
+
+@pytest.mark.parametrize(("seed", "areas"), [(0, 160), (1, 520)])
+def test_never_worse_than_the_knapsack_baseline_at_the_size_of_real_databases(seed: int, areas: int) -> None:
+    """Hundreds of areas: the search is bounded (busiest areas move, estimates while searching),
+    and the plan it keeps is still never worse than the baseline under the same final model."""
+    rng = random.Random(seed)
+    specs = [AreaSpec(f"ts{i:03d}", size_gb=rng.lognormvariate(0.0, 1.0), read_iops=400.0 / (i + 1) ** 0.9
+                      * rng.uniform(0.3, 1.0), write_iops=rng.uniform(0, 5), zone=None, placement_known=False)
+             for i in range(areas)]
+    specs.append(AreaSpec("wal", kind="wal", size_gb=2, write_iops=150, syncs=100, random_share=None, zone=None,
+                          placement_known=False))
+    classified = analyse(workload(specs, with_layout=False), models()).classified
+    items = tier_items(classified, 0.3)
+    targets = targets_of(_devices(InventoryDevice("nvme0", "nvme", 40 * GB, preset="nvme-gen4"),
+                                  InventoryDevice("hdd", "hdd", 2000 * GB, count=3, preset="class-7200-desktop"),
+                                  SMR))
+    result = plan_tiers(items, targets, with_curve=False)
+    assert result.solution.mean_ms <= result.baseline.mean_ms + 1e-9
+    placed = {i.name for p in result.solution.placements for i in p.items}
+    assert placed == {i.name for i in items} and not result.oversized
+
+
+def _save_workload(tmp_path: Path, specs: list[AreaSpec], dbms: str = "oracle") -> Path:
+    from advisor.model import save
+
+    path = tmp_path / "workload.json"
+    save(workload(specs, dbms=dbms, version_num=110204), path)
+    return path
+
+
+def _inventory(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "inventory.toml"
+    path.write_text(text)
+    return path
+
+
+ADVISOR = str(Path(sys.executable).with_name("advisor"))
+ORACLE_11_INVENTORY = """
+[[device]]
+name = "ssd0"
+medium = "ssd"
+capacity = "480 GB"
+preset = "sata-ssd"
+[[device]]
+name = "hdd"
+medium = "hdd"
+capacity = "4 TB"
+count = 2
+preset = "class-7200-desktop"
+[[device]]
+name = "smr0"
+medium = "smr-dm"
+capacity = "8 TB"
+"""
+
+
+def test_plan_exits_0_with_the_finding_and_6_when_nothing_fits(tmp_path: Path) -> None:
+    work = _save_workload(tmp_path, ORACLE_11)
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
+                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [f["subject"] for f in report["findings"] if f["code"] == "AREA_EXCEEDS_DEVICE"] == ["TS_UNIAUTH"]
+    assert len(report["plan"]["tiers"]["assignments"]) == 20
+    tiny = ORACLE_11_INVENTORY.replace('"480 GB"', '"10 GB"').replace('"4 TB"', '"100 GB"').replace(
+        '"8 TB"', '"2 TB"').replace('capacity = "2 TB"', 'capacity = "2 TB"\ncount = 1')
+    big = [AreaSpec(f"big{n}", size_gb=300 + n, read_iops=10, zone=(0.1 * n, 0.1 * n + 0.05)) for n in range(3)]
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(_save_workload(tmp_path, big)), "--target",
+                           str(_inventory(tmp_path, tiny))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 6 and done.stderr.count("\n") == 1, done.stderr
+    assert "biggest shortfall: big2" in done.stderr and "(and 2 other areas)" in done.stderr
+
+
+def test_a_big_plan_says_each_phase_on_stderr_when_piped(tmp_path: Path) -> None:
+    specs = [AreaSpec(f"ts{i:03d}", size_gb=1 + i % 7, read_iops=300.0 / (i + 1), zone=None, placement_known=False)
+             for i in range(PROGRESS_MIN_AREAS)]
+    small = _save_workload(tmp_path, specs[:20], dbms="postgres")
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(small), "--preset", "class-7200-desktop", "--force",
+                           "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "planning:" not in done.stderr, done.stderr
+    work = _save_workload(tmp_path, specs, dbms="postgres")
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
+                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--force", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    phases = [line.removeprefix("advisor: planning: ") for line in done.stderr.splitlines() if "planning:" in line]
+    assert phases[:2] == ["tier search", "device orders"] and "fast-tier curve" in phases
+    assert len(phases) == len(set(phases))  # one line per phase, not per step
+    json.loads(done.stdout)  # stdout stays the document alone
