@@ -76,8 +76,10 @@ class Oversized:
             elif use.room > 1.0:
                 parts.append(f"{name}: holds {use.target.capacity_bytes / 1e9:,.0f} GB, the area needs "
                              f"{self.item.slot_bytes / 1e9:,.0f} GB with headroom")
+            elif use.target.model.zoned is not None:
+                parts.append(f"{name}: the area alone moves {use.load:.0%} of what its outer edge can read or write")
             else:
-                parts.append(f"{name}: the area alone needs {use.load:.0%} of its ceiling")
+                parts.append(f"{name}: the area alone needs {use.load:.0%} of its IOPS or throughput ceiling")
         return "; ".join(parts)
 
     def describe(self) -> str:
@@ -170,4 +172,4 @@ def nothing_fits(over: Sequence[Oversized]) -> BadInput:
     others = len(over) - 1
     tail = f" (and {others} other area{'s' if others != 1 else ''})" if others else ""
     return BadInput(f"no area fits any device of the inventory; the biggest shortfall: {worst.describe()}{tail}; "
-                    "nothing planned", hint="add devices that can carry them (see docs/tiers.md)")
+                    "nothing planned", hint="add devices that can carry them: docs/tiers.md says how")

@@ -297,7 +297,8 @@ def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assig
     if assignment is None and evaluator.unplaced is not None:
         item = evaluator.unplaced
         return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
-                        "fits on no device of the inventory under its rules; nothing planned",
+                        "finds no device with room left under its rules once the busier areas are placed; "
+                        "nothing planned",
                         hint="add a device with room for it, or check the media of the inventory")
     for index, target in enumerate(targets):
         group = [i for i in items if assignment is not None and assignment.get(i.name) == index]

@@ -190,7 +190,8 @@ def test_an_area_too_big_for_any_device_is_left_out_and_the_rest_planned() -> No
     evidence = exceeds[0].evidence
     assert evidence["mib_s"] == pytest.approx(647.3, abs=0.5)
     # why: the SSD's 530 MB/s and the disks' outer-edge rate; SMR holds only archive and cold areas
-    assert "ssd0 (ssd): the area alone needs 128% of its ceiling" in str(evidence["why"])
+    assert "ssd0 (ssd): the area alone needs 128% of its IOPS or throughput ceiling" in str(evidence["why"])
+    assert "hdd-1 (hdd): the area alone moves 377% of what its outer edge" in str(evidence["why"])
     assert "smr0 (smr-dm): smr-dm holds only archive" in str(evidence["why"])
     # what would carry it: two such SSDs striped, or a faster medium
     assert "2 x ssd like ssd0 striped" in str(evidence["would_carry"])
