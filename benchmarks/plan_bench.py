@@ -107,7 +107,8 @@ def oracle_like(tablespaces: int, seed: int = 1) -> list[FileRate]:
 
 def _workload(rates: list[FileRate]) -> Workload:
     server = ServerInfo("oracle", "11.2.0.4", 110204, "h", "DB", "1", "2026-01-01T00:00:00+00:00")
-    return Workload(server, "a", "b", 3600.0, tuple(rates), wait=WaitProfile(io_wait_share=0.6))
+    return Workload(server, "2026-11-21T09:00:00+00:00", "2026-11-21T10:00:00+00:00", 3600.0, tuple(rates),
+                    wait=WaitProfile(io_wait_share=0.6))
 
 
 def inventory(devices: int) -> tuple[DeviceModel, ...]:

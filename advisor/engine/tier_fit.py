@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from advisor.disk.media import SATURATION, Load
 from advisor.disk.media.build import media_presets
 from advisor.disk.media.solid import SolidState
-from advisor.engine.tier_targets import Target, TierItem
+from advisor.engine.tier_targets import Evaluator, Target, TierItem
 from advisor.errors import BadInput
 from advisor.units import MIB
 
@@ -173,3 +173,42 @@ def nothing_fits(over: Sequence[Oversized]) -> BadInput:
     tail = f" (and {others} other area{'s' if others != 1 else ''})" if others else ""
     return BadInput(f"no area fits any device of the inventory; the biggest shortfall: {worst.describe()}{tail}; "
                     "nothing planned", hint="add devices that can carry them: docs/tiers.md says how")
+
+
+def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: dict[str, int] | None) -> BadInput:
+    """The error for an inventory that cannot hold the database: the shortfall, or what does not fit where."""
+    targets = evaluator.targets
+    need = sum(i.slot_bytes for i in items)
+    have = sum(t.capacity_bytes for t in targets)
+    if need > have:
+        return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
+                        f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
+                        hint="add devices or lower headroom")
+    if assignment is None and evaluator.unplaced is not None:
+        item = evaluator.unplaced
+        return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
+                        "finds no device with room left under its rules once the busier areas are placed; "
+                        "nothing planned",
+                        hint="add a device with room for it, or check the media of the inventory")
+    for index, target in enumerate(targets):
+        group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
+        if evaluator.weighted(index, group) is None:
+            fault = at_fault(evaluator, index, group)
+            load = sum(i.iops for i in fault)
+            more = len(group) - len(fault)
+            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry the {load:,.0f} IO/s of "
+                            f"{', '.join(i.name for i in fault)} together (over its IOPS or throughput ceiling"
+                            f"{f'; {more} smaller areas planned there too' if more else ''}); nothing planned",
+                            hint="add devices of a faster medium, or more volumes")
+    return BadInput("the areas do not fit the inventory under its rules; nothing planned",
+                    hint="add devices, or check the media of the inventory")
+
+
+def at_fault(evaluator: Evaluator, index: int, group: Sequence[TierItem]) -> list[TierItem]:
+    """The busiest areas of *group* that alone are already more than device *index* can carry."""
+    fault: list[TierItem] = []
+    for item in sorted(group, key=lambda i: (-i.iops, i.name)):
+        fault.append(item)
+        if not evaluator.carries(index, fault):
+            return fault
+    return list(group)

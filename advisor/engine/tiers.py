@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from advisor.engine.planner import Progress
-from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized
+from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized, too_small
 from advisor.engine.tier_targets import DevicePlacement, Evaluator, Target, TierItem
 from advisor.errors import BadInput
 
@@ -271,6 +271,8 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
         if placed is None:
             raise BadInput(f"device {target.name!r} cannot carry the areas planned for it")
         placements.append(placed)
+    if progress is not None:
+        progress(phase, len(evaluator.targets), len(evaluator.targets))
     total = sum(p.iops for p in placements)
     mean = sum(p.mean_ms * p.iops for p in placements) / total if total > 0 else 0.0
     reasons: dict[str, str] = {}
@@ -283,45 +285,6 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
                 if why not in rules:
                     rules.append(why)
     return TierSolution(tuple(placements), mean, tuple(rules), reasons)
-
-
-def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assignment | None) -> BadInput:
-    """The error for an inventory that cannot hold the database: the shortfall, or what does not fit where."""
-    targets = evaluator.targets
-    need = sum(i.slot_bytes for i in items)
-    have = sum(t.capacity_bytes for t in targets)
-    if need > have:
-        return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
-                        f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
-                        hint="add devices or lower headroom")
-    if assignment is None and evaluator.unplaced is not None:
-        item = evaluator.unplaced
-        return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
-                        "finds no device with room left under its rules once the busier areas are placed; "
-                        "nothing planned",
-                        hint="add a device with room for it, or check the media of the inventory")
-    for index, target in enumerate(targets):
-        group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
-        if evaluator.weighted(index, group) is None:
-            fault = at_fault(evaluator, index, group)
-            load = sum(i.iops for i in fault)
-            more = len(group) - len(fault)
-            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry the {load:,.0f} IO/s of "
-                            f"{', '.join(i.name for i in fault)} together (over its IOPS or throughput ceiling"
-                            f"{f'; {more} smaller areas planned there too' if more else ''}); nothing planned",
-                            hint="add devices of a faster medium, or more volumes")
-    return BadInput("the areas do not fit the inventory under its rules; nothing planned",
-                    hint="add devices, or check the media of the inventory")
-
-
-def at_fault(evaluator: Evaluator, index: int, group: Sequence[TierItem]) -> list[TierItem]:
-    """The busiest areas of *group* that alone are already more than device *index* can carry."""
-    fault: list[TierItem] = []
-    for item in sorted(group, key=lambda i: (-i.iops, i.name)):
-        fault.append(item)
-        if not evaluator.carries(index, fault):
-            return fault
-    return list(group)
 
 
 @dataclass(frozen=True)
@@ -369,6 +332,8 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
     if progress is not None:
         progress("tier search", 0, 1)
     ours, cost = _search(evaluator, items, start, movable)
+    if progress is not None:
+        progress("tier search", 1, 1)
     solution = solve(evaluator, items, ours, progress)
     baseline = solve(evaluator, items, start, progress, "baseline orders") if with_baseline else solution
     if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
@@ -403,4 +368,6 @@ def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target], full_co
             points.append((int(fast_total * fraction), None))
             continue
         points.append((int(fast_total * fraction), _search(evaluator, items, start, CURVE_MOVABLE)[1]))
+    if progress is not None:
+        progress("fast-tier curve", len(CURVE_FRACTIONS), len(CURVE_FRACTIONS))
     return tuple(points)

@@ -134,6 +134,8 @@ def make_tier_plan(
     if options.progress is not None:
         options.progress("'before' layout", 0, 1)
     before, note = _before(items, result, current, models)
+    if options.progress is not None:
+        options.progress("'before' layout", 1, 1)
     chosen = result.baseline if options.knapsack else result.solution
     notes = [note] + (["This is the IO-density knapsack baseline (--knapsack), not the searched plan."]
                       if options.knapsack else [])
