@@ -357,6 +357,8 @@ class IncrementalOrder:
 def incremental_search(split: SplitCost, start: Sequence[int], window: int | None,
                        max_passes: int) -> tuple[list[int], float]:
     """Pairwise swaps and single moves within *window* until none helps (the optimizer's local search)."""
+    if len(start) < 2 or split.empty:  # nothing to reorder (or no IO at all): the order as given
+        return list(start), split.cost(start)
     state = IncrementalOrder(split, start)
     n = len(state.order)
     reach = window or n

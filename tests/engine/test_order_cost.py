@@ -54,3 +54,17 @@ def test_incremental_search_takes_the_same_steps_as_the_plain_local_search(seed:
     assert [items[n].name for n in order] == [i.name for i in plain]
     assert value == pytest.approx(plain_value, rel=1e-12)
     assert value <= _cost_fn(physics)(items + tail) + 1e-12  # never worse than where it started
+
+
+def test_orders_without_busy_areas_or_without_any_io() -> None:
+    """No area busy, or none with any IO: every area placed, the cost 0 or what the plain cost says."""
+    from advisor.engine.optimizer import heuristic_order, optimise
+
+    physics = ModelPhysics(model())
+    silent = [PlaceItem(f"a{i}", 0.01, 0.012, 0.0, 8192, False) for i in range(10)]
+    order, cost = heuristic_order(physics, silent)
+    assert sorted(i.name for i in order) == sorted(i.name for i in silent) and cost == 0.0
+    one = [PlaceItem("hot", 0.01, 0.012, 5.0, 8192, False)] + silent
+    order, cost = heuristic_order(physics, one)
+    assert order[0].name == "hot" and cost == pytest.approx(_cost_fn(physics)(order), rel=1e-12)
+    assert optimise(physics, [PlaceItem(f"b{i}", 0.001, 0.0012, 0.0, 8192, False) for i in range(60)]).mean_ms == 0.0
