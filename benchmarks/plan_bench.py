@@ -220,7 +220,8 @@ def table(repeat: int, base: str | None, timeout: float, only: str | None, base_
         if base and any(r is None for r in theirs):
             over.add((kind, devices))
         done = next((r for r in ours if r is not None), {})
-        target = {"zone": ZONE_TARGET_S, "tiers": TIER_TARGET_S}[kind] if size == "500" else None
+        target = ZONE_TARGET_S if (kind, size) == ("zone", "500") else \
+            TIER_TARGET_S if (kind, size, devices) == ("tiers", "500", 12) else None
         extra = (f"{float(done['ours_ms']):.3f} / {float(done['knapsack_ms']):.3f}"  # type: ignore[arg-type]
                  if "ours_ms" in done else str(done.get("method", "")))
         line = (f"{kind:<6} {size:>7} {devices if kind == 'tiers' else '-':>4} {done.get('areas', '?'):>6} "
