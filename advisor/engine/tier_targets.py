@@ -1,10 +1,11 @@
 """What the tier search places and on what: areas as items, devices as targets, predicted times.
 
 :class:`Evaluator` answers one question many times: how long does each area's IO take when
-these areas share this device? Rotating media order the areas with the zone optimizer
-(heuristic while searching, exhaustive when small for the final answer) and add the SMR
-write penalty; solid state and cloud volumes ask their flat model. Answers are cached by the
-set of areas, so the search pays once per distinct device load.
+these areas share this device? While searching, a rotating device is estimated from its
+busiest areas (:func:`_quick_weighted`); for the plan, the zone optimizer orders every area
+on it (exhaustive when small). SMR adds its write penalty; solid state and cloud volumes ask
+their flat model. Answers are cached by the set of areas, so the search pays once per
+distinct device load.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from advisor.engine.optimizer import (
     TAIL_SHARE,
     PlaceItem,
     bands_of,
-    evaluate,
-    heuristic_order,
     order_disk,
     streams_of,
     visits_of,
@@ -131,33 +130,29 @@ class Evaluator:
 
     The search asks :meth:`weighted`, which costs a rotating device by its busiest areas
     only (:func:`_quick_weighted`): a full order search per candidate load made a 150-area
-    plan take minutes. :meth:`place` arranges every area with the zone optimizer (the
-    exhaustive search when small with ``exact``) for the plan itself.
+    plan take minutes. :meth:`place` arranges every area with the zone optimizer
+    (exhaustive when small) for the plan itself.
     """
 
     def __init__(self, targets: Sequence[Target]) -> None:
         self.targets = list(targets)
-        self._cache: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
-        self._exact: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
+        self._placed: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
         self._weights: dict[tuple[int, frozenset[str]], float | None] = {}
         self._loads: dict[str, Load] = {}
         self.unplaced: TierItem | None = None  # the area the last fill found no room for
 
-    def place(self, index: int, items: Sequence[TierItem], exact: bool = False) -> DevicePlacement | None:
-        """The best arrangement of *items* on target *index*, or None when it cannot carry them."""
+    def place(self, index: int, items: Sequence[TierItem]) -> DevicePlacement | None:
+        """The arrangement of *items* on target *index* for the plan, or None when it cannot carry them."""
         key = (index, frozenset(i.name for i in items))
-        cache = self._exact if exact else self._cache
-        if key in cache:
-            return cache[key]
-        result = self._place(self.targets[index], list(items), exact)
-        cache[key] = result
-        return result
+        if key not in self._placed:
+            self._placed[key] = self._place(self.targets[index], list(items))
+        return self._placed[key]
 
     def weighted(self, index: int, items: Sequence[TierItem]) -> float | None:
         """The search's figure for *items* on target *index*: IOPS x mean ms (None: cannot carry them).
 
         Solid state and cloud volumes: their model, exactly. Rotating media: the estimate of
-        :func:`_quick` (the busiest areas costed against each other), cached by the set.
+        :func:`_quick_weighted` (the busiest areas costed against each other), cached by the set.
         """
         key = (index, frozenset(i.name for i in items))
         if key in self._weights:
@@ -194,7 +189,7 @@ class Evaluator:
         assert model.flat is not None
         return model.flat.utilisation([self._load(i) for i in items]) < SATURATION
 
-    def _place(self, target: Target, items: list[TierItem], exact: bool) -> DevicePlacement | None:
+    def _place(self, target: Target, items: list[TierItem]) -> DevicePlacement | None:
         if sum(i.slot_bytes for i in items) > target.capacity_bytes:
             return None
         if not items:
@@ -204,14 +199,8 @@ class Evaluator:
             physics = model.zoned
             place = [PlaceItem(i.name, i.size_bytes / target.capacity_bytes, i.slot_bytes / target.capacity_bytes,
                                i.iops, i.block_bytes, i.sequential, i.cls == "wal", i.visits) for i in items]
-            if exact:
-                layout, method = order_disk(physics, place)
-                order, bands, times = list(layout.order), list(layout.bands), list(layout.service_ms)
-            else:
-                order, _ = heuristic_order(physics, place)
-                bands = bands_of(order)
-                times, _ = evaluate(physics, order, bands)
-                method = "greedy+local"
+            layout, method = order_disk(physics, place)
+            order, bands, times = list(layout.order), list(layout.bands), list(layout.service_ms)
             by_name = {i.name: i for i in items}
             placed = [by_name[p.name] for p in order]
             if model.smr is not None:

@@ -267,7 +267,7 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
         if progress is not None:
             progress(phase, index, len(evaluator.targets))
         group = [i for i in items if assignment[i.name] == index]
-        placed = evaluator.place(index, group, exact=True)
+        placed = evaluator.place(index, group)
         if placed is None:
             raise BadInput(f"device {target.name!r} cannot carry the areas planned for it")
         placements.append(placed)
