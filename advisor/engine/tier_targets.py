@@ -178,10 +178,13 @@ class Evaluator:
             load = self._loads[item.name] = _load(item)
         return load
 
-    def carries(self, index: int, items: Sequence[TierItem]) -> bool:
-        """Whether target *index* can hold and serve *items* at all (room, ceilings, SMR cleaning): no times."""
+    def carries(self, index: int, items: Sequence[TierItem], room_checked: bool = False) -> bool:
+        """Whether target *index* can hold and serve *items* at all (room, ceilings, SMR cleaning): no times.
+
+        *room_checked*: the caller already knows they fit its capacity (it keeps the sum).
+        """
         target = self.targets[index]
-        if sum(i.slot_bytes for i in items) > target.capacity_bytes:
+        if not room_checked and sum(i.slot_bytes for i in items) > target.capacity_bytes:
             return False
         model = target.model
         if model.zoned is not None:

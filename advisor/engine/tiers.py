@@ -160,7 +160,7 @@ def _fill(
     rest: list[TierItem] = []
     for item in ranked:
         wanted = item.iops > 0 and (only is None or item.name in only)
-        spot = next((n for n in fast if fits(n, item) and evaluator.carries(n, groups[n] + [item])), None) \
+        spot = next((n for n in fast if fits(n, item) and evaluator.carries(n, groups[n] + [item], True)), None) \
             if wanted else None
         if spot is None:
             rest.append(item)
@@ -172,7 +172,7 @@ def _fill(
         if not options:
             evaluator.unplaced = item
             return None
-        carried = [n for n in options if evaluator.carries(n, groups[n] + [item])]
+        carried = [n for n in options if evaluator.carries(n, groups[n] + [item], True)]
         spot = min(carried or options, key=lambda n: (load.get(n, 0.0), n))
         put(spot, item)
         load[spot] = load.get(spot, 0.0) + item.iops
