@@ -5,13 +5,18 @@ model (measured profile, preset or spec) and the number of disks, and prints the
 from the outer edge, which area goes where, the predicted service times and the scripts.
 With ``--target inventory.toml`` the plan spans the inventory's devices (NVMe/SSD, HDD
 zones, SMR, cloud volumes): which device and zone each area gets (docs/tiers.md).
-Exit codes: 0 plan written; 6 bad files or options (including areas that do not fit, an
-inventory too small, a device without a model or with a profile that contradicts its medium,
-and file sizes unknown: an AWR/Statspack import needs ``--sizes`` or ``--assume-size``).
+Exit codes: 0 plan written (also when an area too big for any one device is left out: the
+AREA_EXCEEDS_DEVICE finding says so); 6 bad files or options (including areas that do not fit,
+an inventory too small, no area fitting any device, a device without a model or with a
+profile that contradicts its medium, and file sizes unknown: an AWR/Statspack import needs
+``--sizes`` or ``--assume-size``). A plan of 150 areas or more shows its phases on stderr
+(a bar on a terminal, one line per phase otherwise).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +28,8 @@ from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from advisor.model import Workload
 
 
@@ -76,7 +83,9 @@ def plan(
     if target is not None:
         options = with_target(options, target, knapsack)
         notes = _target_notes(notes, work, bool(disk or preset or spec))
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+    with _phases() as progress:
+        options = replace(options, progress=progress)
+        advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
 
 
 def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:
@@ -89,6 +98,39 @@ def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[s
         kept.append(f"today's disks ('before') are modelled with the {DEFAULT_PRESET} preset "
                     "(give --disk, --preset or --spec for them)")
     return kept
+
+
+@contextlib.contextmanager
+def _phases() -> Iterator[Callable[[str, int, int], None]]:
+    """Progress of a long plan on stderr: a rich bar on a terminal, else one line per phase.
+
+    The engine reports only plans big enough to take seconds (advisor.engine.planner).
+    """
+    from advisor.cli.common import progress_enabled, stderr_console
+
+    if not progress_enabled():
+        seen: set[str] = set()
+
+        def line(phase: str, done: int, total: int) -> None:
+            if phase not in seen:
+                seen.add(phase)
+                typer.echo(f"advisor: planning: {phase}", err=True)
+
+        yield line
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                    TimeElapsedColumn(), console=stderr_console(), transient=True)
+    tasks: dict[str, TaskID] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bars.add_task(phase, total=total)
+        bars.update(tasks[phase], completed=done)
+
+    with bars:
+        yield update
 
 
 def register(app: typer.Typer) -> None:

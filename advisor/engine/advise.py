@@ -24,7 +24,7 @@ from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.physics import DiskPhysics
-from advisor.engine.planner import PlanOptions, build_plan, place_items
+from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -132,11 +132,12 @@ def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
 
 
 def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:
-    """SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE for a tiered plan."""
-    from advisor.engine.findings_tiers import cloud_small_io, fast_tier_use, smr_for_writes
+    """AREA_EXCEEDS_DEVICE, SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE."""
+    from advisor.engine.findings_tiers import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
 
     tiers = plan.tiers if plan is not None else None
-    found = smr_for_writes(analysis.classified, options.target)
+    found = area_exceeds_device(analysis.classified, options.target, options.headroom)
+    found += smr_for_writes(analysis.classified, options.target)
     found += cloud_small_io(analysis.classified, options.target, tiers)
     found += fast_tier_use(tiers)
     return found
@@ -181,7 +182,11 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     physics = models.default
     active = analysis.classified
     items = place_items(active, physics.capacity_bytes, options.headroom)
+    if options.progress is not None:
+        options.progress("zone order", 0, 1)
     solution = optimise(physics, items, options.disks)
+    if options.progress is not None:
+        options.progress("zone order", 1, 1)
     names = [f"disk{i + 1}" for i in range(options.disks)]
     now: dict[str, float] = {}
     labels: dict[str, str | None] = {}
@@ -210,6 +215,7 @@ def make_plan(
         return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
+    options = replace(options, progress=progress_for(options, len(analysis.classified)))
     if options.target:
         from advisor.engine.tiers_plan import make_tier_plan
 

@@ -1,5 +1,5 @@
 """Findings that only a tiered view can make: SMR under writes, a fast tier idle or full,
-small random IO on a cloud throughput volume.
+small random IO on a cloud throughput volume, an area too big for any one device.
 
 Each looks at today's layout when the inventory names the disks the workload sits on
 (a device's ``name`` or ``path`` equals the disk's), and at the plan otherwise, and says
@@ -14,7 +14,8 @@ from advisor.disk.media import Load
 from advisor.disk.media.build import DeviceModel, by_disk_name
 from advisor.disk.media.cloud import CloudVolume
 from advisor.engine.classify import Classified
-from advisor.engine.tier_targets import targets_of
+from advisor.engine.tier_fit import demand, mib_s, split_oversized
+from advisor.engine.tier_targets import targets_of, tier_items
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
 
@@ -149,5 +150,26 @@ def fast_tier_use(tiers: TierPlan | None) -> list[Finding]:
             predicted_gain=None,
             action="The workload has little hot data for solid state: the rotating tier serves it nearly as well. "
                    "Check the workload covers the busy hours before buying or keeping fast capacity for it.",
+        ))
+    return found
+
+
+def area_exceeds_device(classified: Sequence[Classified], models: Sequence[DeviceModel],
+                        headroom: float) -> list[Finding]:
+    """AREA_EXCEEDS_DEVICE: an area that no single device of the inventory can take (left out of the plan)."""
+    _, oversized = split_oversized(tier_items(classified, headroom), targets_of(models))
+    found = []
+    for over in oversized:
+        item = over.item
+        found.append(Finding(
+            code="AREA_EXCEEDS_DEVICE", severity="high", subject=item.name,
+            title=f"{item.name} ({demand(item)}) is more than any one device of the inventory can carry: "
+                  "it is left out of the plan",
+            evidence={"area": item.name, "iops": round(item.iops, 2),
+                      "mib_s": round(mib_s(item), 2), "slot_bytes": item.slot_bytes,
+                      "why": over.reason, "would_carry": over.carry, "looked_at": "the inventory"},
+            predicted_gain=None,
+            action=f"Give it {over.carry}; or check the figure: reads a cache served (a read latency far below "
+                   "the medium's) never reach a disk. The other areas are planned without it.",
         ))
     return found

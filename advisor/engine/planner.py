@@ -8,8 +8,8 @@ model before (the current zone positions, or a stated baseline) and after.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from advisor.disk.media.build import DeviceModel
 from advisor.engine.classify import Classified
@@ -35,6 +35,19 @@ _PARTITION_ROLE = {
 }
 
 
+Progress = Callable[[str, int, int], None]
+"""Called with (phase, done, total) as a plan advances; phases repeat with growing *done*."""
+
+PROGRESS_MIN_AREAS = 150
+"""Plans of at least this many areas report their phases (a tier plan of 150 areas on six
+devices takes seconds on a busy 2-core machine, benchmarks/plan_bench.py)."""
+
+
+def progress_for(options: PlanOptions, areas: int) -> Progress | None:
+    """The options' progress callback when a plan of *areas* areas may take long enough to need it."""
+    return options.progress if areas >= PROGRESS_MIN_AREAS else None
+
+
 @dataclass(frozen=True, slots=True)
 class PlanOptions:
     """Choices that shape a plan: disks, headroom, DBMS for the scripts, where partitions mount."""
@@ -51,6 +64,7 @@ class PlanOptions:
     scripts: bool = True  # False: predictions only (a fleet ranking formats no SQL: a third of its time)
     min_gain: float = 0.05  # a plan predicting less is "no change worth making" (engine/worth.py)
     no_plan: str | None = None  # make no plan and say this instead (file sizes unknown: advisor.sizes.need)
+    progress: Progress | None = field(default=None, compare=False)  # told each phase of a long plan
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:

@@ -1,27 +1,38 @@
 """What the tier search places and on what: areas as items, devices as targets, predicted times.
 
 :class:`Evaluator` answers one question many times: how long does each area's IO take when
-these areas share this device? Rotating media order the areas with the zone optimizer
-(heuristic while searching, exhaustive when small for the final answer) and add the SMR
-write penalty; solid state and cloud volumes ask their flat model. Answers are cached by the
-set of areas, so the search pays once per distinct device load.
+these areas share this device? While searching, a rotating device is estimated from its
+busiest areas (:func:`_quick_weighted`); for the plan, the zone optimizer orders every area
+on it (exhaustive when small). SMR adds its write penalty; solid state and cloud volumes ask
+their flat model. Answers are cached by the set of areas, so the search pays once per
+distinct device load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from advisor.disk.media import Load
+from advisor.disk.media import SATURATION, Load
 from advisor.disk.media.build import DeviceModel
 from advisor.engine.classify import Classified
-from advisor.engine.optimizer import PlaceItem, bands_of, evaluate, heuristic_order, order_disk
-from advisor.engine.physics import Band
+from advisor.engine.optimizer import (
+    TAIL_SHARE,
+    PlaceItem,
+    bands_of,
+    order_disk,
+    streams_of,
+    visits_of,
+)
+from advisor.engine.physics import Band, weighted_mean_ms
 from advisor.engine.scripts.sfdisk import MIB, align_up
 from advisor.model.inventory import SOLID_STATE_MEDIA, instance_names
 
 MIN_SLOT_BYTES = 64 * MIB
 """No area gets less room than this on a device (WAL and temp directories report small sizes)."""
+
+SEARCH_ACTIVE_MAX = 12
+"""Busiest areas of a rotating device costed against each other while the tier search runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +48,10 @@ class TierItem:
     block_bytes: int
     sequential: bool
     visits: float | None
+    iops: float = field(init=False)  # reads + writes per second, computed once (the search reads it often)
 
-    @property
-    def iops(self) -> float:
-        """Reads and writes per second."""
-        return self.read_iops + self.write_iops
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "iops", self.read_iops + self.write_iops)
 
     @property
     def density(self) -> float:
@@ -78,16 +88,14 @@ class DevicePlacement:
     times_ms: tuple[float, ...]
     method: str
 
-    @property
-    def iops(self) -> float:
-        """All IOs per second on this target."""
-        return sum(i.iops for i in self.items)
+    iops: float = field(init=False)  # all IOs per second on this target
+    mean_ms: float = field(init=False)  # IO-weighted mean service time on this target
 
-    @property
-    def mean_ms(self) -> float:
-        """IO-weighted mean service time on this target."""
-        total = self.iops
-        return sum(i.iops * t for i, t in zip(self.items, self.times_ms, strict=True)) / total if total > 0 else 0.0
+    def __post_init__(self) -> None:
+        total = sum(i.iops for i in self.items)
+        weighted = sum(i.iops * t for i, t in zip(self.items, self.times_ms, strict=True))
+        object.__setattr__(self, "iops", total)
+        object.__setattr__(self, "mean_ms", weighted / total if total > 0 else 0.0)
 
     @property
     def used_bytes(self) -> int:
@@ -116,24 +124,73 @@ def targets_of(models: Sequence[DeviceModel]) -> list[Target]:
 
 
 class Evaluator:
-    """Predicted times of a set of areas on one target, cached by the set."""
+    """Predicted times of a set of areas on one target, cached by the set.
+
+    The search asks :meth:`weighted`, which costs a rotating device by its busiest areas
+    only (:func:`_quick_weighted`): a full order search per candidate load made a 150-area
+    plan take minutes. :meth:`place` arranges every area with the zone optimizer
+    (exhaustive when small) for the plan itself.
+    """
 
     def __init__(self, targets: Sequence[Target]) -> None:
         self.targets = list(targets)
-        self._cache: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
+        self._placed: dict[tuple[int, frozenset[str]], DevicePlacement | None] = {}
+        self._weights: dict[tuple[int, frozenset[str]], float | None] = {}
+        self._loads: dict[str, Load] = {}
         self.unplaced: TierItem | None = None  # the area the last fill found no room for
 
-    def place(self, index: int, items: Sequence[TierItem], exact: bool = False) -> DevicePlacement | None:
-        """The best arrangement of *items* on target *index*, or None when it cannot carry them."""
+    def place(self, index: int, items: Sequence[TierItem]) -> DevicePlacement | None:
+        """The arrangement of *items* on target *index* for the plan, or None when it cannot carry them."""
         key = (index, frozenset(i.name for i in items))
-        if not exact and key in self._cache:
-            return self._cache[key]
-        result = self._place(self.targets[index], list(items), exact)
-        if not exact:
-            self._cache[key] = result
+        if key not in self._placed:
+            self._placed[key] = self._place(self.targets[index], list(items))
+        return self._placed[key]
+
+    def weighted(self, index: int, items: Sequence[TierItem]) -> float | None:
+        """The search's figure for *items* on target *index*: IOPS x mean ms (None: cannot carry them).
+
+        Solid state and cloud volumes: their model, exactly. Rotating media: the estimate of
+        :func:`_quick_weighted` (the busiest areas costed against each other), cached by the set.
+        """
+        key = (index, frozenset(i.name for i in items))
+        if key in self._weights:
+            return self._weights[key]
+        target = self.targets[index]
+        result: float | None
+        if sum(i.slot_bytes for i in items) > target.capacity_bytes:
+            result = None
+        elif not items:
+            result = 0.0
+        elif target.model.zoned is not None:
+            result = _quick_weighted(target, items)
+        else:
+            assert target.model.flat is not None
+            times = target.model.flat.times_ms([self._load(i) for i in items])
+            result = None if times is None else sum(i.iops * t for i, t in zip(items, times, strict=True))
+        self._weights[key] = result
         return result
 
-    def _place(self, target: Target, items: list[TierItem], exact: bool) -> DevicePlacement | None:
+    def _load(self, item: TierItem) -> Load:
+        load = self._loads.get(item.name)
+        if load is None:
+            load = self._loads[item.name] = _load(item)
+        return load
+
+    def carries(self, index: int, items: Sequence[TierItem], room_checked: bool = False) -> bool:
+        """Whether target *index* can hold and serve *items* at all (room, ceilings, SMR cleaning): no times.
+
+        *room_checked*: the caller already knows they fit its capacity (it keeps the sum).
+        """
+        target = self.targets[index]
+        if not room_checked and sum(i.slot_bytes for i in items) > target.capacity_bytes:
+            return False
+        model = target.model
+        if model.zoned is not None:
+            return model.smr is None or _smr_times(model, items, [1.0] * len(items)) is not None
+        assert model.flat is not None
+        return model.flat.utilisation([self._load(i) for i in items]) < SATURATION
+
+    def _place(self, target: Target, items: list[TierItem]) -> DevicePlacement | None:
         if sum(i.slot_bytes for i in items) > target.capacity_bytes:
             return None
         if not items:
@@ -143,14 +200,8 @@ class Evaluator:
             physics = model.zoned
             place = [PlaceItem(i.name, i.size_bytes / target.capacity_bytes, i.slot_bytes / target.capacity_bytes,
                                i.iops, i.block_bytes, i.sequential, i.cls == "wal", i.visits) for i in items]
-            if exact:
-                layout, method = order_disk(physics, place)
-                order, bands, times = list(layout.order), list(layout.bands), list(layout.service_ms)
-            else:
-                order, _ = heuristic_order(physics, place)
-                bands = bands_of(order)
-                times, _ = evaluate(physics, order, bands)
-                method = "greedy+local"
+            layout, method = order_disk(physics, place)
+            order, bands, times = list(layout.order), list(layout.bands), list(layout.service_ms)
             by_name = {i.name: i for i in items}
             placed = [by_name[p.name] for p in order]
             if model.smr is not None:
@@ -160,7 +211,7 @@ class Evaluator:
                 times = adjusted
             return DevicePlacement(target, tuple(placed), tuple(bands), tuple(times), method)
         assert model.flat is not None
-        loads = [Load(i.name, i.read_iops, i.write_iops, i.block_bytes, i.sequential) for i in items]
+        loads = [_load(i) for i in items]
         flat_times = model.flat.times_ms(loads)
         if flat_times is None:
             return None
@@ -171,6 +222,37 @@ class Evaluator:
             bands.append((cursor, cursor + width))
             cursor += width
         return DevicePlacement(target, tuple(items), tuple(bands), tuple(flat_times), model.flat.name)
+
+
+def _load(item: TierItem) -> Load:
+    return Load(item.name, item.read_iops, item.write_iops, item.block_bytes, item.sequential)
+
+
+def _quick_weighted(target: Target, items: Sequence[TierItem]) -> float | None:
+    """The search's estimate for a rotating device: IOPS x mean ms, or None when it cannot keep up.
+
+    The busiest :data:`SEARCH_ACTIVE_MAX` areas are laid out by IO density from the outer
+    edge and costed against each other with the fast predictor; the others (behind them)
+    are given their mean. Enough to rank candidate loads; never shown (the final plan is
+    costed over every area by the zone optimizer).
+    """
+    model = target.model
+    assert model.zoned is not None
+    total = sum(i.iops for i in items)
+    busy = sorted((i for i in items if i.iops > 0 and i.iops >= TAIL_SHARE * total),
+                  key=lambda i: (-i.iops, i.name))[:SEARCH_ACTIVE_MAX]
+    if not busy:
+        return 0.0
+    capacity = target.capacity_bytes
+    busy.sort(key=lambda i: (-i.iops / max(i.size_bytes, 1), i.name))
+    place = [PlaceItem(i.name, i.size_bytes / capacity, i.slot_bytes / capacity, i.iops, i.block_bytes,
+                       i.sequential, i.cls == "wal", i.visits) for i in busy]
+    streams = streams_of(place, bands_of(place))
+    mean = weighted_mean_ms(streams, model.zoned.fast_mixed_service_ms(streams, visits_of(place)))
+    if model.smr is None:
+        return mean * total
+    times = _smr_times(model, items, [mean] * len(items))
+    return None if times is None else sum(i.iops * t for i, t in zip(items, times, strict=True))
 
 
 def _smr_times(model: DeviceModel, items: Sequence[TierItem], times: Sequence[float]) -> list[float] | None:

@@ -21,6 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from advisor.engine.planner import Progress
+from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized, too_small
 from advisor.engine.tier_targets import DevicePlacement, Evaluator, Target, TierItem
 from advisor.errors import BadInput
 
@@ -28,6 +32,10 @@ SMR_MEDIA = frozenset({"smr-dm", "smr-hm"})
 NO_WAL_MEDIA = frozenset({"smr-dm", "smr-hm", "cloud-hdd"})
 SMR_CLASSES = frozenset({"archive", "cold"})
 MAX_PASSES = 30
+SEARCH_MOVABLE = 48
+"""Busiest areas the search moves and swaps; the rest stay where the start put them."""
+CURVE_MOVABLE = 16
+"""The same for each cut-down fast tier of the marginal curve (five more searches)."""
 CURVE_FRACTIONS = (0.0, 0.125, 0.25, 0.5, 0.75, 1.0)
 INFEASIBLE = float("inf")
 DP_CELLS = 1024
@@ -74,16 +82,11 @@ def _cost(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
     total_iops = sum(i.iops for i in items)
     weighted = 0.0
     for index, group in groups.items():
-        placed = evaluator.place(index, group)
-        if placed is None:
+        value = evaluator.weighted(index, group)
+        if value is None:
             return INFEASIBLE
-        weighted += placed.mean_ms * placed.iops
+        weighted += value
     return weighted / total_iops if total_iops > 0 else 0.0
-
-
-def _fits(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment, index: int, item: TierItem) -> bool:
-    used = sum(i.slot_bytes for i in items if assignment.get(i.name) == index)
-    return used + item.slot_bytes <= evaluator.targets[index].capacity_bytes
 
 
 def knapsack_baseline(evaluator: Evaluator, items: Sequence[TierItem]) -> Assignment | None:
@@ -104,96 +107,172 @@ def knapsack_by_iops(evaluator: Evaluator, items: Sequence[TierItem]) -> Assignm
     if capacity <= 0 or not candidates:
         return None
     unit = max(1, capacity // DP_CELLS)
-    best = [0.0] * (DP_CELLS + 1)
-    chosen: list[list[int]] = [[] for _ in range(DP_CELLS + 1)]
+    best = np.zeros(DP_CELLS + 1)
+    took = np.zeros((len(candidates), DP_CELLS + 1), dtype=bool)
     for index, item in enumerate(candidates):
         weight = -(-item.slot_bytes // unit)
-        for room in range(DP_CELLS, weight - 1, -1):
-            value = best[room - weight] + item.iops
-            if value > best[room] + 1e-12:
-                best[room] = value
-                chosen[room] = chosen[room - weight] + [index]
-    picked = [candidates[i] for i in chosen[max(range(DP_CELLS + 1), key=lambda r: best[r])]]
-    others = [i for i in items if i not in picked]
-    return _fill(evaluator, items, sorted(picked, key=lambda i: (-i.iops, i.name)) + others, only=picked)
+        if weight > DP_CELLS:
+            continue
+        value = np.concatenate((np.full(weight, -np.inf), best[:DP_CELLS + 1 - weight] + item.iops))
+        took[index] = value > best + 1e-12
+        best = np.where(took[index], value, best)
+    room = int(np.argmax(best))
+    picked = []
+    for index in range(len(candidates) - 1, -1, -1):  # walk the table back from the best cell
+        if took[index, room]:
+            picked.append(candidates[index])
+            room -= -(-candidates[index].slot_bytes // unit)
+    picked.reverse()
+    names = {i.name for i in picked}
+    others = [i for i in items if i.name not in names]
+    return _fill(evaluator, items, sorted(picked, key=lambda i: (-i.iops, i.name)) + others, only=names)
 
 
 def _fill(
     evaluator: Evaluator, items: Sequence[TierItem], ranked: Sequence[TierItem],
-    only: Sequence[TierItem] | None = None,
+    only: set[str] | None = None,
 ) -> Assignment | None:
-    """Fast tier in *ranked* order (only *only* when given), the rest spread by IOPS."""
+    """Fast tier in *ranked* order (only *only* when given), the rest spread by IOPS.
+
+    Each step checks the device can carry what it would then hold (room, IOPS and
+    throughput ceilings, SMR cleaning), so a fast tier is never filled past its ceiling.
+    """
     targets = evaluator.targets
     fast = [n for n, t in enumerate(targets) if t.fast]
     slow = [n for n, t in enumerate(targets) if not t.fast]
+    groups: list[list[TierItem]] = [[] for _ in targets]
+    used = [0] * len(targets)
     assignment: Assignment = {}
+
+    rules: dict[tuple[str, int], bool] = {}
+
+    def fits(n: int, item: TierItem) -> bool:
+        key = (item.cls, n)
+        if key not in rules:
+            rules[key] = allowed(item, targets[n], targets) is None
+        return rules[key] and used[n] + item.slot_bytes <= targets[n].capacity_bytes
+
+    def put(n: int, item: TierItem) -> None:
+        assignment[item.name] = n
+        groups[n].append(item)
+        used[n] += item.slot_bytes
+
     rest: list[TierItem] = []
     for item in ranked:
-        spot = next((n for n in fast if allowed(item, targets[n], targets) is None
-                     and _fits(evaluator, items, assignment, n, item)), None)
-        if spot is None or item.iops <= 0 or (only is not None and item not in only):
+        wanted = item.iops > 0 and (only is None or item.name in only)
+        spot = next((n for n in fast if fits(n, item) and evaluator.carries(n, groups[n] + [item], True)), None) \
+            if wanted else None
+        if spot is None:
             rest.append(item)
         else:
-            assignment[item.name] = spot
+            put(spot, item)
     load = dict.fromkeys(slow, 0.0)
     for item in sorted(rest, key=lambda i: (-i.iops, -i.slot_bytes, i.name)):
-        options = [n for n in slow if allowed(item, targets[n], targets) is None
-                   and _fits(evaluator, items, assignment, n, item)]
-        if not options:
-            options = [n for n in fast if allowed(item, targets[n], targets) is None
-                       and _fits(evaluator, items, assignment, n, item)]
+        options = [n for n in slow if fits(n, item)] or [n for n in fast if fits(n, item)]
         if not options:
             evaluator.unplaced = item
             return None
-        carried = [n for n in options
-                   if evaluator.place(n, [i for i in items if assignment.get(i.name) == n] + [item]) is not None]
+        carried = [n for n in options if evaluator.carries(n, groups[n] + [item], True)]
         spot = min(carried or options, key=lambda n: (load.get(n, 0.0), n))
-        assignment[item.name] = spot
+        put(spot, item)
         load[spot] = load.get(spot, 0.0) + item.iops
     return assignment
 
 
-def improve(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment) -> tuple[Assignment, float]:
-    """Move and swap areas between targets while the predicted mean falls (never worse than *start*)."""
-    targets = evaluator.targets
-    current = dict(start)
-    cost = _cost(evaluator, items, current)
-    ranked = sorted(items, key=lambda i: (-i.iops, i.name))
+class _Search:
+    """The state of :func:`improve`: groups per device and each device's IO-weighted time."""
+
+    def __init__(self, evaluator: Evaluator, items: Sequence[TierItem], start: Assignment) -> None:
+        self.evaluator = evaluator
+        targets = evaluator.targets
+        self.current = dict(start)
+        self.groups: list[list[TierItem]] = [[] for _ in targets]
+        for item in items:
+            self.groups[start[item.name]].append(item)
+        self.used = [sum(i.slot_bytes for i in g) for g in self.groups]
+        self.weighted = [self._weighted(n, g) for n, g in enumerate(self.groups)]
+        self.total = sum(i.iops for i in items)
+        by_class = {c: [allowed(i, t, targets) is None for t in targets] for c, i in {i.cls: i for i in items}.items()}
+        self.ok = {i.name: by_class[i.cls] for i in items}
+
+    def _weighted(self, index: int, group: list[TierItem]) -> float:
+        value = self.evaluator.weighted(index, group)
+        return INFEASIBLE if value is None else value
+
+    def cost(self) -> float:
+        """The IO-weighted mean over every device."""
+        return sum(self.weighted) / self.total if self.total > 0 else 0.0
+
+    def room(self, n: int, incoming: TierItem, outgoing: TierItem | None = None) -> bool:
+        """Whether *incoming* fits on device *n* once *outgoing* (if any) has left it."""
+        freed = outgoing.slot_bytes if outgoing is not None else 0
+        return self.used[n] - freed + incoming.slot_bytes <= self.evaluator.targets[n].capacity_bytes
+
+    def try_change(self, moves: list[tuple[TierItem, int]]) -> bool:
+        """Apply *moves* (item, new device) when they lower the mean; say whether they did."""
+        touched = {self.current[i.name] for i, _ in moves} | {n for _, n in moves}
+        leaving = {i.name for i, _ in moves}
+        trial = {n: [i for i in self.groups[n] if i.name not in leaving] + [i for i, m in moves if m == n]
+                 for n in touched}
+        values = {n: self._weighted(n, g) for n, g in trial.items()}
+        before = sum(self.weighted[n] for n in touched)
+        after = sum(values.values())
+        if not after < before - 1e-9 * max(self.total, 1.0):
+            return False
+        for item, n in moves:
+            self.used[self.current[item.name]] -= item.slot_bytes
+            self.used[n] += item.slot_bytes
+            self.current[item.name] = n
+        for n, g in trial.items():
+            self.groups[n], self.weighted[n] = g, values[n]
+        return True
+
+
+def improve(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment,
+            movable: int | None = None) -> tuple[Assignment, float]:
+    """Move and swap areas between targets while the predicted mean falls (never worse than *start*).
+
+    Only the :data:`SEARCH_MOVABLE` busiest areas move (the others keep the start's device:
+    they carry too little IO to pay for the search), and each candidate re-costs only the
+    two devices it touches, so one pass is O(m x devices + m^2) device evaluations.
+    """
+    state = _Search(evaluator, items, start)
+    if state.cost() == INFEASIBLE:
+        return dict(start), INFEASIBLE
+    ranked = sorted(items, key=lambda i: (-i.iops, i.name))[:movable or SEARCH_MOVABLE]
+    devices = range(len(evaluator.targets))
     for _ in range(MAX_PASSES):
         improved = False
         for item in ranked:
-            for n in range(len(targets)):
-                if n == current[item.name] or allowed(item, targets[n], targets) is not None:
-                    continue
-                if not _fits(evaluator, items, current, n, item):
-                    continue
-                trial = {**current, item.name: n}
-                value = _cost(evaluator, items, trial)
-                if value < cost - 1e-9:
-                    current, cost, improved = trial, value, True
+            for n in devices:
+                if n != state.current[item.name] and state.ok[item.name][n] and state.room(n, item):
+                    improved |= state.try_change([(item, n)])
         for a_pos, a in enumerate(ranked):
             for b in ranked[a_pos + 1:]:
-                na, nb = current[a.name], current[b.name]
-                if na == nb or allowed(a, targets[nb], targets) or allowed(b, targets[na], targets):
+                na, nb = state.current[a.name], state.current[b.name]
+                if na == nb or not state.ok[a.name][nb] or not state.ok[b.name][na]:
                     continue
-                trial = {**current, a.name: nb, b.name: na}
-                value = _cost(evaluator, items, trial)
-                if value < cost - 1e-9:
-                    current, cost, improved = trial, value, True
+                if state.room(nb, a, b) and state.room(na, b, a):
+                    improved |= state.try_change([(a, nb), (b, na)])
         if not improved:
             break
-    return current, cost
+    return state.current, state.cost()
 
 
-def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment) -> TierSolution:
+def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignment,
+          progress: Progress | None = None, phase: str = "device orders") -> TierSolution:
     """The final arrangement of an assignment: exact zone orders, times, rules in force."""
     placements = []
     for index, target in enumerate(evaluator.targets):
+        if progress is not None:
+            progress(phase, index, len(evaluator.targets))
         group = [i for i in items if assignment[i.name] == index]
-        placed = evaluator.place(index, group, exact=True)
+        placed = evaluator.place(index, group)
         if placed is None:
             raise BadInput(f"device {target.name!r} cannot carry the areas planned for it")
         placements.append(placed)
+    if progress is not None:
+        progress(phase, len(evaluator.targets), len(evaluator.targets))
     total = sum(p.iops for p in placements)
     mean = sum(p.mean_ms * p.iops for p in placements) / total if total > 0 else 0.0
     reasons: dict[str, str] = {}
@@ -208,52 +287,6 @@ def solve(evaluator: Evaluator, items: Sequence[TierItem], assignment: Assignmen
     return TierSolution(tuple(placements), mean, tuple(rules), reasons)
 
 
-def _smr_refusal(target: Target, group: Sequence[TierItem]) -> BadInput | None:
-    """Why an SMR device refuses *group*: its random writes (not its IOPS); None when that is not the cause."""
-    smr = target.model.smr
-    random = [i for i in group if not i.sequential and i.write_iops > 0]
-    if smr is None or not random:
-        return None
-    rate = sum(i.write_iops for i in random)
-    why = ("host-managed SMR takes no random writes" if smr.host_managed
-           else f"more than its band cleaning sustains ({smr.cleaning_iops:,.0f}/s)")
-    return BadInput(f"device {target.name!r} ({target.medium}) cannot take {rate:,.0f} random writes/s of "
-                    f"{', '.join(i.name for i in random)}: {why}; nothing planned",
-                    hint="add a CMR hdd or solid-state device for areas written at random")
-
-
-def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: Assignment | None) -> BadInput:
-    """The error for an inventory that cannot hold the database: the shortfall, or what does not fit where."""
-    targets = evaluator.targets
-    need = sum(i.slot_bytes for i in items)
-    have = sum(t.capacity_bytes for t in targets)
-    if need > have:
-        return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
-                        f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
-                        hint="add devices or lower headroom")
-    if assignment is None and evaluator.unplaced is not None:
-        item = evaluator.unplaced
-        refusals = [r for r in (_smr_refusal(t, [item]) for t in targets) if r is not None]
-        if refusals and len(refusals) == len(targets):
-            return refusals[0]  # every device is SMR and the area is written at random
-        return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
-                        "fits on no device of the inventory under its rules; nothing planned",
-                        hint="add a device with room for it, or check the media of the inventory")
-    for index, target in enumerate(targets):
-        group = [i for i in items if assignment is not None and assignment.get(i.name) == index]
-        if evaluator.place(index, group) is None:
-            refused = _smr_refusal(target, group)
-            if refused is not None:
-                return refused
-            load = sum(i.iops for i in group)
-            return BadInput(f"device {target.name!r} ({target.medium}) cannot carry {load:,.0f} IO/s of "
-                            f"{', '.join(i.name for i in group)} (over its IOPS or throughput ceiling); "
-                            "nothing planned",
-                            hint="add devices of a faster medium, or more volumes")
-    return BadInput("the areas do not fit the inventory under its rules; nothing planned",
-                    hint="add devices, or check the media of the inventory")
-
-
 @dataclass(frozen=True)
 class TierResult:
     """Our plan, the knapsack baseline under the same model, and the fast tier's marginal curve."""
@@ -261,36 +294,56 @@ class TierResult:
     solution: TierSolution
     baseline: TierSolution
     curve: tuple[tuple[int, float | None], ...]  # (fast-tier bytes, predicted mean ms)
+    oversized: tuple[Oversized, ...] = ()  # areas no single device can take: not planned
 
 
-def _search(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment) -> tuple[Assignment, float]:
+def _search(evaluator: Evaluator, items: Sequence[TierItem], start: Assignment,
+            movable: int | None = None) -> tuple[Assignment, float]:
     """The better of the searches from *start* (the density baseline) and from the IOPS knapsack."""
-    ours, cost = improve(evaluator, items, start)
+    ours, cost = improve(evaluator, items, start, movable)
     second = knapsack_by_iops(evaluator, items)
     if second is not None and _cost(evaluator, items, second) < INFEASIBLE:
-        other, other_cost = improve(evaluator, items, second)
+        other, other_cost = improve(evaluator, items, second, movable)
         if other_cost < cost - 1e-9:
             return other, other_cost
     return ours, cost
 
 
-def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve: bool = True) -> TierResult:
-    """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier."""
+def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve: bool = True,
+               with_baseline: bool = True, movable: int | None = None,
+               progress: Progress | None = None) -> TierResult:
+    """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier.
+
+    Areas that no single device can take (:mod:`advisor.engine.tier_fit`) are left out and
+    returned in ``oversized``; when that is every area, BadInput names the biggest shortfall.
+
+    Without *with_baseline* the baseline is not laid out (``baseline`` is the plan itself):
+    for a comparison point that only needs the plan's times.
+    """
     evaluator = Evaluator(targets)
+    if sum(i.slot_bytes for i in items) > sum(t.capacity_bytes for t in targets):
+        raise too_small(items, evaluator, None)  # the inventory cannot hold the database at all
+    items, oversized = split_oversized(items, targets)
+    if not items:
+        raise nothing_fits(oversized)
     start = knapsack_baseline(evaluator, items)
     if start is None or _cost(evaluator, items, start) == INFEASIBLE:
         raise too_small(items, evaluator, start)
-    baseline = solve(evaluator, items, start)
-    ours, cost = _search(evaluator, items, start)
-    solution = solve(evaluator, items, ours)
+    if progress is not None:
+        progress("tier search", 0, 1)
+    ours, cost = _search(evaluator, items, start, movable)
+    if progress is not None:
+        progress("tier search", 1, 1)
+    solution = solve(evaluator, items, ours, progress)
+    baseline = solve(evaluator, items, start, progress, "baseline orders") if with_baseline else solution
     if solution.mean_ms > baseline.mean_ms:  # the exact zone orders can reorder the two: keep the better
         solution = baseline
-    curve = marginal_curve(items, targets, cost) if with_curve else ()
-    return TierResult(solution, baseline, curve)
+    curve = marginal_curve(items, targets, cost, progress) if with_curve else ()
+    return TierResult(solution, baseline, curve, tuple(oversized))
 
 
-def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
-                   full_cost: float) -> tuple[tuple[int, float | None], ...]:
+def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target], full_cost: float,
+                   progress: Progress | None = None) -> tuple[tuple[int, float | None], ...]:
     """Predicted mean with the fast tier cut to fractions of its size (None where nothing fits).
 
     *full_cost* is the search's result with the whole fast tier: that point is not searched again.
@@ -299,7 +352,9 @@ def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
     if fast_total == 0:
         return ()
     points: list[tuple[int, float | None]] = []
-    for fraction in CURVE_FRACTIONS:
+    for step, fraction in enumerate(CURVE_FRACTIONS):
+        if progress is not None:
+            progress("fast-tier curve", step, len(CURVE_FRACTIONS))
         if fraction == 1.0:
             points.append((fast_total, full_cost))
             continue
@@ -312,5 +367,7 @@ def marginal_curve(items: Sequence[TierItem], targets: Sequence[Target],
         if start is None or _cost(evaluator, items, start) == INFEASIBLE:
             points.append((int(fast_total * fraction), None))
             continue
-        points.append((int(fast_total * fraction), _search(evaluator, items, start)[1]))
+        points.append((int(fast_total * fraction), _search(evaluator, items, start, CURVE_MOVABLE)[1]))
+    if progress is not None:
+        progress("fast-tier curve", len(CURVE_FRACTIONS), len(CURVE_FRACTIONS))
     return tuple(points)

@@ -19,7 +19,7 @@ from advisor.engine.optimizer import DiskLayout, PlaceItem, Solution
 from advisor.engine.planner import PlanOptions, build_plan
 from advisor.engine.scripts.quoting import comment, label, shell
 from advisor.engine.tier_targets import TierItem, targets_of, tier_items
-from advisor.engine.tiers import TierResult, TierSolution, plan_tiers
+from advisor.engine.tiers import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
 from advisor.errors import BadInput
 from advisor.model import Plan, PlannedPartition, Script, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
 
@@ -49,7 +49,8 @@ def _before(
     slow = [m for m in models if m.medium not in ("nvme", "ssd")]
     if slow and len(slow) < len(models):
         try:
-            alone = plan_tiers(items, targets_of(slow), with_curve=False).solution
+            alone = plan_tiers(items, targets_of(slow), with_curve=False, with_baseline=False,
+                               movable=CURVE_MOVABLE).solution
             return _times(alone), "'before' is every area on the slower devices alone, zone-optimised (no fast tier)."
         except BadInput:  # the slow tier alone may not hold the data: fall back to the baseline
             pass
@@ -127,12 +128,18 @@ def make_tier_plan(
     current: dict[str, float], options: PlanOptions,
 ) -> Plan:
     """Search, then assemble the plan document with its tier section and scripts."""
-    items = tier_items(classified, headroom)
-    result = plan_tiers(items, targets_of(models))
+    result = plan_tiers(tier_items(classified, headroom), targets_of(models), progress=options.progress)
+    left_out = {o.item.name for o in result.oversized}
+    items = [i for i in tier_items(classified, headroom) if i.name not in left_out]
+    if options.progress is not None:
+        options.progress("'before' layout", 0, 1)
     before, note = _before(items, result, current, models)
+    if options.progress is not None:
+        options.progress("'before' layout", 1, 1)
     chosen = result.baseline if options.knapsack else result.solution
     notes = [note] + (["This is the IO-density knapsack baseline (--knapsack), not the searched plan."]
                       if options.knapsack else [])
+    notes += [f"Not planned (AREA_EXCEEDS_DEVICE): {o.describe()}." for o in result.oversized]
     solution, capacities, names = _solution(chosen)
     labels: dict[str, str | None] = dict.fromkeys(before)
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.disk.media.build import build_device_model
 from advisor.engine.advise import advise, analyse
-from advisor.engine.planner import PlanOptions
+from advisor.engine.planner import PROGRESS_MIN_AREAS, PlanOptions
 from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
 from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
@@ -152,3 +155,162 @@ def test_knapsack_option_lays_out_the_baseline_and_says_so() -> None:
     assert base.tiers.mean_ms == base.tiers.baseline_mean_ms > ours.tiers.mean_ms
     assert base.predicted_after_ms > ours.predicted_after_ms
     assert any("knapsack" in note for note in base.notes)
+
+
+# An 11.2 import where one tablespace reads 647 MB/s (1,226 reads/s of 528 KB, one datafile) beside
+# twenty ordinary areas; the inventory of the report that showed it: one 480 GB SATA SSD, two 4 TB
+# 7200 rpm disks, one 8 TB drive-managed SMR disk.
+SSD480 = InventoryDevice("ssd0", "ssd", 480 * GB, preset="sata-ssd")
+HDD4 = InventoryDevice("hdd", "hdd", 4000 * GB, count=2, preset="class-7200-desktop")
+SMR8 = InventoryDevice("smr0", "smr-dm", 8000 * GB)
+ORACLE_11 = [
+    AreaSpec("TS_UNIAUTH", size_gb=120, read_iops=1226, read_kb=528, random_share=0.02, zone=(0.1, 0.2)),
+    AreaSpec("redo", kind="redo", size_gb=2, write_iops=140, write_kb=24, syncs=110, random_share=None,
+             zone=(0.9, 0.901)),
+    AreaSpec("TS_DC", size_gb=60, read_iops=180, write_iops=20, zone=(0.2, 0.3)),
+    AreaSpec("control", kind="control", size_gb=0.05, read_iops=3, write_iops=3, zone=(0.95, 0.951)),
+    AreaSpec("TEMP", kind="temp", size_gb=30, read_iops=20, write_iops=20, read_kb=256, write_kb=256,
+             random_share=0.0, zone=(0.4, 0.45)),
+    AreaSpec("UNDOTBS1", kind="undo", size_gb=20, read_iops=10, write_iops=30, zone=(0.5, 0.52)),
+    AreaSpec("SYSTEM", size_gb=2, read_iops=15, write_iops=1, zone=(0.0, 0.01)),
+    *(AreaSpec(f"TS_APP{n:02d}", size_gb=5 + 7 * n, read_iops=40.0 / (n + 1), write_iops=4.0 / (n + 1),
+               zone=(0.55 + 0.02 * n, 0.56 + 0.02 * n)) for n in range(14)),
+]
+
+
+def test_an_area_too_big_for_any_device_is_left_out_and_the_rest_planned() -> None:
+    work = workload(ORACLE_11, dbms="oracle", version_num=110204)
+    report = advise(work, models(), PlanOptions(new_disks=True, target=_devices(SSD480, HDD4, SMR8)))
+    assert report.plan is not None and report.plan.tiers is not None
+    planned = {a.area for a in report.plan.tiers.assignments}
+    areas = {r.name for r in report.areas}
+    assert len(areas) == 21 and planned == areas - {"TS_UNIAUTH"}
+    exceeds = [f for f in report.findings if f.code == "AREA_EXCEEDS_DEVICE"]
+    assert [f.subject for f in exceeds] == ["TS_UNIAUTH"]
+    evidence = exceeds[0].evidence
+    assert evidence["mib_s"] == pytest.approx(647.3, abs=0.5)
+    # why: the SSD's 530 MB/s and the disks' outer-edge rate; SMR holds only archive and cold areas
+    assert "ssd0 (ssd): the area alone needs 128% of its IOPS or throughput ceiling" in str(evidence["why"])
+    assert "hdd-1 (hdd): the area alone moves 377% of what its outer edge" in str(evidence["why"])
+    assert "smr0 (smr-dm): smr-dm holds only archive" in str(evidence["why"])
+    # what would carry it: two such SSDs striped, or a faster medium
+    assert "2 x ssd like ssd0 striped" in str(evidence["would_carry"])
+    assert "nvme-gen3" in str(evidence["would_carry"])
+    assert any(n.startswith("Not planned (AREA_EXCEEDS_DEVICE): TS_UNIAUTH") for n in report.plan.notes)
+    # the redo log goes to the SSD; no script moves the area that was left out
+    assert _device_of(report, "redo") == "ssd0"
+    assert not any("TS_UNIAUTH" in s.text for s in report.plan.scripts)
+    assert report.plan.tiers.mean_ms <= report.plan.tiers.baseline_mean_ms + 1e-9
+
+
+def test_when_no_area_fits_any_device_the_biggest_shortfall_is_named() -> None:
+    """Four 200 GB SSDs hold the two areas' 598 GB, but neither area fits on one of them."""
+    specs = [AreaSpec("big", size_gb=220, read_iops=50, zone=(0.1, 0.4)),
+             AreaSpec("bigger", size_gb=240, read_iops=5, zone=(0.4, 0.9))]
+    with pytest.raises(BadInput, match=r"no area fits any device.*biggest shortfall: bigger .*holds 200 GB, the area "
+                                       r"needs 312 GB.*\(and 1 other area\); nothing planned"):
+        _plan(specs, InventoryDevice("ssd", "ssd", 200 * GB, count=4, preset="sata-ssd"))
+
+
+def test_an_overloaded_device_names_only_the_areas_at_fault() -> None:
+    """Each area fits the one SSD alone; the two scans together do not: the error names those two only."""
+    specs = [AreaSpec("scan_a", size_gb=20, read_iops=600, read_kb=512, random_share=0.0, zone=(0.1, 0.2)),
+             AreaSpec("scan_b", size_gb=20, read_iops=590, read_kb=512, random_share=0.0, zone=(0.3, 0.4)),
+             *(AreaSpec(f"small{n}", size_gb=1, read_iops=5, zone=(0.5 + n / 100, 0.505 + n / 100))
+               for n in range(5))]
+    with pytest.raises(BadInput) as caught:
+        _plan(specs, InventoryDevice("ssd0", "ssd", 400 * GB, preset="sata-ssd"))
+    message = str(caught.value)
+    assert "scan_a, scan_b together" in message and "small" not in message.split("together")[0]
+    assert "5 smaller areas planned there too" in message
+
+
+@pytest.mark.parametrize(("seed", "areas"), [(0, 160), (1, 520)])
+def test_never_worse_than_the_knapsack_baseline_at_the_size_of_real_databases(seed: int, areas: int) -> None:
+    """Hundreds of areas: the search is bounded (busiest areas move, estimates while searching),
+    and the plan it keeps is still never worse than the baseline under the same final model."""
+    rng = random.Random(seed)
+    specs = [AreaSpec(f"ts{i:03d}", size_gb=rng.lognormvariate(0.0, 1.0), read_iops=400.0 / (i + 1) ** 0.9
+                      * rng.uniform(0.3, 1.0), write_iops=rng.uniform(0, 5), zone=None, placement_known=False)
+             for i in range(areas)]
+    specs.append(AreaSpec("wal", kind="wal", size_gb=2, write_iops=150, syncs=100, random_share=None, zone=None,
+                          placement_known=False))
+    classified = analyse(workload(specs, with_layout=False), models()).classified
+    items = tier_items(classified, 0.3)
+    targets = targets_of(_devices(InventoryDevice("nvme0", "nvme", 40 * GB, preset="nvme-gen4"),
+                                  InventoryDevice("hdd", "hdd", 2000 * GB, count=3, preset="class-7200-desktop"),
+                                  SMR))
+    result = plan_tiers(items, targets, with_curve=False)
+    assert result.solution.mean_ms <= result.baseline.mean_ms + 1e-9
+    placed = {i.name for p in result.solution.placements for i in p.items}
+    assert placed == {i.name for i in items} and not result.oversized
+
+
+def _save_workload(tmp_path: Path, specs: list[AreaSpec], dbms: str = "oracle") -> Path:
+    from advisor.model import save
+
+    path = tmp_path / "workload.json"
+    save(workload(specs, dbms=dbms, version_num=110204), path)
+    return path
+
+
+def _inventory(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "inventory.toml"
+    path.write_text(text)
+    return path
+
+
+ADVISOR = str(Path(sys.executable).with_name("advisor"))
+ORACLE_11_INVENTORY = """
+[[device]]
+name = "ssd0"
+medium = "ssd"
+capacity = "480 GB"
+preset = "sata-ssd"
+[[device]]
+name = "hdd"
+medium = "hdd"
+capacity = "4 TB"
+count = 2
+preset = "class-7200-desktop"
+[[device]]
+name = "smr0"
+medium = "smr-dm"
+capacity = "8 TB"
+"""
+
+
+def test_plan_exits_0_with_the_finding_and_6_when_nothing_fits(tmp_path: Path) -> None:
+    work = _save_workload(tmp_path, ORACLE_11)
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
+                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [f["subject"] for f in report["findings"] if f["code"] == "AREA_EXCEEDS_DEVICE"] == ["TS_UNIAUTH"]
+    assert len(report["plan"]["tiers"]["assignments"]) == 20
+    tiny = ORACLE_11_INVENTORY.replace('"480 GB"', '"10 GB"').replace('"4 TB"', '"100 GB"').replace(
+        '"8 TB"', '"2 TB"').replace('capacity = "2 TB"', 'capacity = "2 TB"\ncount = 1')
+    big = [AreaSpec(f"big{n}", size_gb=300 + n, read_iops=10, zone=(0.1 * n, 0.1 * n + 0.05)) for n in range(3)]
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(_save_workload(tmp_path, big)), "--target",
+                           str(_inventory(tmp_path, tiny))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 6 and done.stderr.count("\n") == 1, done.stderr
+    assert "biggest shortfall: big2" in done.stderr and "(and 2 other areas)" in done.stderr
+
+
+def test_a_big_plan_says_each_phase_on_stderr_when_piped(tmp_path: Path) -> None:
+    specs = [AreaSpec(f"ts{i:03d}", size_gb=1 + i % 7, read_iops=300.0 / (i + 1), zone=None, placement_known=False)
+             for i in range(PROGRESS_MIN_AREAS)]
+    small = _save_workload(tmp_path, specs[:20], dbms="postgres")
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(small), "--preset", "class-7200-desktop", "--force",
+                           "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "planning:" not in done.stderr, done.stderr
+    work = _save_workload(tmp_path, specs, dbms="postgres")
+    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
+                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--force", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    phases = [line.removeprefix("advisor: planning: ") for line in done.stderr.splitlines() if "planning:" in line]
+    assert phases[:2] == ["tier search", "device orders"] and "fast-tier curve" in phases
+    assert len(phases) == len(set(phases))  # one line per phase, not per step
+    json.loads(done.stdout)  # stdout stays the document alone
