@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from advisor.model import Report
     from advisor.repo.fleet import InstanceAdvice, Judging, WindowAdvice
 
-WINDOW_HEADERS = ("window", "source", "from (UTC)", "to", "IO/s", "wait %", "plan", "ms now", "ms plan", "saved s/h",
+WINDOW_HEADERS = ("window", "source", "from", "to", "IO/s", "wait %", "plan", "ms now", "ms plan", "saved s/h",
                   "saved %", "advice", "findings")
 SPACE_HEADERS = ("tablespace", "files", "read IO/s", "write IO/s", "read MiB/s")
 RANKED = frozenset({"saves", "no change worth making"})
@@ -136,16 +136,15 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
 
 
 def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, ...]], label: str) -> None:
-    """Two tables that fit 80 columns: a window's label (what --window takes) is never cut."""
+    """Two tables that fit 80 columns: a window's label (what --window takes) is never cut, the advice wraps."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     console = stdout_console()
     table = Table(title=rich_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    widest = max((rich_text(r[0]).cell_len for r in rows), default=6)
-    table.add_column("window\nsource", min_width=widest, overflow="fold")
-    table.add_column("from (UTC)\nto", no_wrap=True)
+    table.add_column("window\nsource", no_wrap=True)
+    table.add_column("from\nto", no_wrap=True)  # snapshots: UTC; reports: their own clock
     for header in ("IO/s", "IO\nwait %", "saved\ns/h", "saved\n%"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("advice", overflow="fold", ratio=1)

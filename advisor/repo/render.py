@@ -80,13 +80,15 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     shown = report.instances[:limit]
     table.add_column("#", justify="right", no_wrap=True)
     widest = max((rich_text(item.instance_id).cell_len for item in shown), default=8)
-    table.add_column("instance\nhost/name, evidence", min_width=widest, overflow="fold")
+    table.add_column("instance\nhost/name, evidence", no_wrap=True)
     for header in ("saved\ns/h", "saved\n%", "IO\nwait %"):
         table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("advice", overflow="fold", ratio=1)
+    table.add_column("advice", overflow="fold")
     for item in shown:
         cells = row(item, report.min_gain)
-        table.add_row(rich_text(cells[0]), Text("\n").join(rich_text(c) for c in cells[1:4]),
+        under = [rich_text(c) for c in cells[1:4]]
+        lines = [under[0], *(part for text in under[1:] for part in text.wrap(console, max(widest, 28)))]
+        table.add_row(rich_text(cells[0]), Text("\n").join(lines),
                       *(rich_text(cells[n]) for n in (5, 6, 7)), rich_text(cells[12]))
     console.print(table)
     if limit is not None and len(report.instances) > limit:

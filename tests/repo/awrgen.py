@@ -1,9 +1,10 @@
 """AWR and Statspack reports of other instances and hours, rendered by the fixture generators.
 
-The generators of tests/oracle/fixtures read the known figures of :mod:`tests.oracle.report_truth`
-when they render; :func:`report_of` renders one with another database name, DBID, instance,
-host, snapshot ids and hour (the file names stay the fixtures'), and every file's ``Av Rd(ms)`` scaled by ``latency`` (a slower
-instance reads as often and waits longer). The figures otherwise stay the fixtures' own, so
+The generators of tests/oracle/fixtures read the known figures of
+:mod:`tests.oracle.report_truth` when they render; :func:`report_of` renders one with another
+database name, DBID, instance, host, snapshot ids and hour (the file names stay the
+fixtures'), and every file's ``Av Rd(ms)`` scaled by ``latency`` (a slower instance reads as
+often and waits longer). The figures otherwise stay the fixtures' own, so
 the importer's checks apply unchanged.
 """
 
