@@ -94,7 +94,8 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
     assert single.returncode == 0, single.stderr
     assert _saved(json.loads(single.stdout)) == pytest.approx(top["period"]["saved_s_per_h"], rel=1e-3)
 
-    for fmt, marker in (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "host/name, evidence")):
+    markers = (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "host/name, evidence"))
+    for fmt, marker in markers:
         shown = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", fmt)
         assert shown.returncode == 0 and marker in shown.stdout, shown.stderr
 
