@@ -142,7 +142,8 @@ def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, .
     from rich.text import Text
 
     console = stdout_console()
-    table = Table(title=rich_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=rich_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
     table.add_column("window\nsource", no_wrap=True)
     table.add_column("from\nto", no_wrap=True)  # snapshots: UTC; reports: their own clock
     for header in ("IO/s", "IO\nwait %", "saved\ns/h", "saved\n%"):

@@ -53,6 +53,7 @@ from advisor.repo.fleet_workloads import (
     db_iops,
     decode_workload,
     fetch_workloads,
+    shown_source,
     workload_rows,
 )
 from advisor.sizes.need import missing_sizes_line
@@ -111,7 +112,7 @@ class _Timeline:
         """What the instance's advice rests on, in words: snapshots, workloads and their sources."""
         parts = [f"{len(self.taken)} snapshots"] if self.taken else []
         if self.workloads:
-            sources = ", ".join(sorted({s.removesuffix("+sizes") for _a, _b, s in self.workloads}))
+            sources = ", ".join(sorted({shown_source(s.removesuffix("+sizes")) for _a, _b, s in self.workloads}))
             parts.append(f"{len(self.workloads)} workload{'s' if len(self.workloads) > 1 else ''} ({sources})")
         return "; ".join(parts)
 
@@ -204,7 +205,8 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
                      "REPO`")
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
                                               min_gain=judging.min_gain, no_plan=no_sizes))
-    return _judged(label, work, report, db_iops(work), work.started_at, work.ended_at, row.source), report
+    return _judged(label, work, report, db_iops(work), work.started_at, work.ended_at,
+                   shown_source(row.source)), report
 
 
 def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: int, judging: Judging,

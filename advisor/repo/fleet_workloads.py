@@ -33,6 +33,12 @@ SIZED = "+sizes"
 """Suffix of a workload row's ``source`` when its document carries merged file sizes."""
 
 
+def shown_source(source: str) -> str:
+    """A stored workload's source in words: ``interval`` for one of two samples (``collect --interval``)."""
+    base = source.removesuffix(SIZED)
+    return ("interval" if base in ("snapshots", "snapshot") else base) + source[len(base):]
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadRow:
     """One stored workload: what the row's columns say, and the document's text."""

@@ -76,7 +76,8 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=rich_text(_title(report)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=rich_text(_title(report)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
     shown = report.instances[:limit]
     table.add_column("#", justify="right", no_wrap=True)
     widest = max((rich_text(item.instance_id).cell_len for item in shown), default=8)

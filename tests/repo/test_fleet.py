@@ -149,7 +149,7 @@ def test_a_mixed_fleet_ranks_snapshots_workloads_and_reports_together(
     by_host = {r["host"]: r for r in ranked}
     assert len(ranked) == 7
     assert {by_host[f"db00{i}.example.net"]["evidence"] for i in range(4)} == {f"{SNAPSHOTS} snapshots"}
-    assert by_host["db004.example.net"]["evidence"] == "1 workload (snapshots)"
+    assert by_host["db004.example.net"]["evidence"] == "1 workload (interval)"
     assert by_host["ora0.example.net"]["evidence"] == "2 workloads (awr-html)"
 
     # the interval workload is advised as `advisor report` advises the same two snapshots
