@@ -110,7 +110,7 @@ class _Timeline:
 
     def evidence(self) -> str:
         """What the instance's advice rests on, in words: snapshots, workloads and their sources."""
-        parts = [f"{len(self.taken)} snapshots"] if self.taken else []
+        parts = [f"{len(self.taken)} snapshot{'s' if len(self.taken) > 1 else ''}"] if self.taken else []
         if self.workloads:
             sources = ", ".join(sorted({shown_source(s.removesuffix("+sizes")) for _a, _b, s in self.workloads}))
             parts.append(f"{len(self.workloads)} workload{'s' if len(self.workloads) > 1 else ''} ({sources})")

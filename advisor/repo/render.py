@@ -41,7 +41,7 @@ def advice(item: InstanceAdvice, min_gain: float) -> str:
     text = headline(period, item.warnings)
     if period is not None and period.verdict == "no change worth making":
         text += f" (under {min_gain:.0%})"
-    elif period is not None and period.verdict == "nothing to gain" and period.planned:
+    elif period is not None and period.verdict == "nothing to gain" and period.saved_s_per_h < 0:
         text += f" (plan: {period.saved_s_per_h:+.1f} s/h)"
     return text
 
