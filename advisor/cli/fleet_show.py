@@ -110,7 +110,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     if fmt is OutputFormat.json:
         from advisor.jsonio import encode
 
-        emit(encode({"document": "fleet-instance", "format_version": 1, "instance": item, "window": label,
+        emit(encode({"document": "fleet-instance", "format_version": 2, "instance": item, "window": label,
                      "tablespaces": rates,
                      "report": report}), output)
         return
