@@ -84,7 +84,8 @@ def warn_skipped(result: FleetReport) -> None:
     """Name on stderr every repository row the ranking left out (json keeps them as ``skipped``)."""
     for item in result.instances:
         for why in item.skipped:
-            typer.echo(f"advisor: warning: skipped a snapshot row: {why}", err=True)
+            kind = "workload" if why.startswith("repository workload") else "snapshot"
+            typer.echo(f"advisor: warning: skipped a {kind} row: {why}", err=True)
 
 
 def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:

@@ -114,3 +114,33 @@ def test_imported_reports_are_ranked_by_what_is_known(repo_server: PgServer, rep
     detail = json.loads(chosen.stdout)
     assert detail["window"] == "workload 1" and detail["report"]["plan"] is None
     assert any(w.startswith("No plan: file sizes unknown") for w in detail["report"]["warnings"])
+
+
+def test_a_workload_row_that_is_not_what_it_claims_is_skipped_and_named(repo_server: PgServer, repo: str,
+                                                                         tmp_path: Path) -> None:
+    """The collectors' role may insert any row: a workload is believed only as its own instance's and interval's."""
+    sales = report_of(tmp_path / "sales.html", db_name="SALES", dbid="1000000", instance="sales1",
+                      host="ora0.example.net", begin=dt.datetime(2026, 11, 20, 8), snap=100)
+    work = tmp_path / "sales.json"
+    assert run_advisor("collect", "--from-report", str(sales), "-o", str(work)).returncode == 0
+    env = {"ADVISOR_SPOOL": str(tmp_path / "spool")}
+    assert run_advisor("push", "--repo", repo, str(work), env=env).returncode == 0
+    clean = _fleet(repo)["instances"]
+    document = work.read_text().replace("'", "''")
+    dbname = repo.split("dbname=")[1].split()[0]
+    repo_server.psql(
+        "INSERT INTO advisor.instances (instance_id, dbms, identity, host, name) VALUES "
+        "('oracle:999:x', 'oracle', '999', 'forged', 'X');"
+        "INSERT INTO advisor.workloads (instance_id, started_at, ended_at, source, interval_s, digest, document) "
+        f"VALUES ('oracle:999:x', '2026-11-20 08:00', '2026-11-20 09:00', 'awr-html', 3600, 'd', '{document}');"
+        "INSERT INTO advisor.workloads (instance_id, started_at, ended_at, source, interval_s, digest, document) "
+        f"VALUES ('oracle:1000000:sales1', '2026-11-20 12:00', '2026-11-20 13:00', 'awr-html', 3600, 'd', "
+        "'{\"document\": \"workload\"}');", dbname=dbname)
+    done = run_advisor("fleet", "report", "--repo", repo, "--since", "7d", "--until", UNTIL, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    ranked = {r["instance_id"]: r for r in json.loads(done.stdout)["instances"]}
+    real, forged = ranked["oracle:1000000:sales1"], ranked["oracle:999:x"]
+    assert real["period"] == clean[0]["period"] and real["workloads"] == 1
+    assert len(real["skipped"]) == 1 and "2026-11-20T12:00" in real["skipped"][0]
+    assert forged["period"] is None and "a workload of oracle:1000000:sales1" in forged["skipped"][0]
+    assert done.stderr.count("advisor: warning: skipped a workload row: repository workload") == 2, done.stderr
