@@ -130,7 +130,7 @@ def headline(window: WindowAdvice | None, warnings: tuple[str, ...] = ()) -> str
     if window is None:
         return "; ".join(warnings) or "not advised"
     if window.verdict == "saves":
-        return ", ".join(window.findings)
+        return ", ".join(window.findings) or "saves"
     if window.verdict == "sizes unknown":
         read = f"; reads take {window.read_s_per_h:.1f} s/h" if window.read_s_per_h is not None else ""
         return f"sizes unknown: give --sizes{read}"
