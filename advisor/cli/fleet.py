@@ -28,6 +28,8 @@ WINDOWS = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot int
 PRESET = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop).")
 SPEC = typer.Option(None, "--spec", help="Drive spec file instead of a preset.")
 FORCE = typer.Option(False, "--force", help="Plan even instances that are not IO bound.")
+MIN_GAIN = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which a plan is "
+                        "'no change worth making' (not ranked as a saving).")
 FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
 OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
 MAX_WORKERS = 64
@@ -82,7 +84,8 @@ def warn_skipped(result: FleetReport) -> None:
     """Name on stderr every repository row the ranking left out (json keeps them as ``skipped``)."""
     for item in result.instances:
         for why in item.skipped:
-            typer.echo(f"advisor: warning: skipped a snapshot row: {why}", err=True)
+            kind = "workload" if why.startswith("repository workload") else "snapshot"
+            typer.echo(f"advisor: warning: skipped a {kind} row: {why}", err=True)
 
 
 def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:
@@ -110,13 +113,16 @@ def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, li
 @fleet_app.command("report")
 def report(
     repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
-    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE, min_gain: float = MIN_GAIN,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS,
                                 help="Processes advising instances (0: one per CPU), each with its own session."),
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
-    """Every instance advised over its busiest windows and the whole period, ranked."""
+    """Every instance advised over its busiest windows and the whole period, ranked.
+
+    Snapshots and stored workloads (AWR/Statspack imports, collect --interval) are both evidence.
+    """
     import os
 
     from advisor.repo.fleet import fleet_report
@@ -125,9 +131,10 @@ def report(
     models = _models(preset, spec)
     with _open(repo) as conn:
         result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
-                              workers=workers or min(os.cpu_count() or 1, MAX_WORKERS))
+                              workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
     if not result.instances:
-        typer.echo(f"advisor: no snapshots in the repository between {result.since} and {result.until}", err=True)
+        typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
+                   f"{result.until}", err=True)
     warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
 
@@ -137,16 +144,18 @@ def show(
     instance: str = typer.Argument(..., help="Instance id, host, database name or host/name."),
     repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
     window: str = typer.Option("period", "--window", help="Which window's full report to show: period, busiest 1..."),
-    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE,
+    preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE, min_gain: float = MIN_GAIN,
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """One instance: its windows, rates per tablespace, and the full report of one window."""
     from advisor.cli.fleet_show import show_instance
+    from advisor.repo.fleet import Judging
 
     start, end = _window(since, until)
     models = _models(preset, spec)
     with _open(repo) as conn:
-        show_instance(conn, instance, models, start, end, windows, window, force, fmt, output)
+        show_instance(conn, instance, models, start, end, windows, window, Judging(force, min_gain / 100), fmt,
+                      output)
 
 
 def register(app: typer.Typer) -> None:

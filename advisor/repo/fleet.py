@@ -8,9 +8,14 @@ ordinary :func:`advisor.workload.diff` and advised by the ordinary
 :func:`advisor.engine.advise.advise`: the fleet report says nothing a per-instance
 ``advisor report`` on the same snapshots would not.
 
+Workloads stored in the repository (AWR/Statspack imports, ``collect --interval``) are
+evidence too: each is advised as it stands (:mod:`advisor.repo.fleet_workloads`), and an
+instance without snapshots is ranked on the sum of its workloads.
+
 "Time saved" is disk service time: the plan's per-area IOPS x (before - after) ms, in
-seconds per hour of the window, and as a share of the time before. Instances are ranked by
-the whole period's absolute saving, then the share.
+seconds per hour of the window, and as a share of the time before. Only a saving worth a
+migration is ranked as one; the order of the other verdicts (sizes unknown, no change worth
+making, nothing to gain, no plan) is :func:`advisor.repo.fleet_model.rank_key`'s.
 """
 
 from __future__ import annotations
@@ -19,77 +24,56 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import psycopg
 
 from advisor import __version__
 from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
-from advisor.errors import AdvisorError, BadInput
-from advisor.model import Report, Snapshot
+from advisor.engine.worth import MIN_GAIN
+from advisor.errors import AdvisorError
+from advisor.model import Report, Snapshot, Workload
 from advisor.repo.connection import translate
 from advisor.repo.documents import instance_id
 from advisor.repo.fleet_documents import Documents, Unreadable, Wanted, fetch
+from advisor.repo.fleet_model import (
+    FLEET_FORMAT_VERSION,
+    FleetReport,
+    InstanceAdvice,
+    WindowAdvice,
+    rank_key,
+    read_time_s_per_h,
+    verdict,
+)
+from advisor.repo.fleet_queries import resolve_instance, tablespace_rates
+from advisor.repo.fleet_workloads import (
+    WorkloadRow,
+    all_workloads,
+    db_iops,
+    decode_workload,
+    fetch_workloads,
+    shown_source,
+    workload_rows,
+)
+from advisor.sizes.need import missing_sizes_line
 from advisor.workload import diff
 
-FLEET_FORMAT_VERSION = 1
-
 
 @dataclass(frozen=True, slots=True)
-class WindowAdvice:
-    """The advice for one interval of one instance."""
+class Judging:
+    """How each window is judged: the gate's override and the minimum gain worth a migration."""
 
-    label: str  # "period", "busiest 1", ...
-    started_at: str
-    ended_at: str
-    interval_s: float
-    db_iops: float  # database IOs per second over all files, from the repository's totals
-    io_wait_share: float | None
-    planned: bool  # False: the gate closed, the disks are solid state, or nothing is located
-    before_ms: float | None
-    after_ms: float | None
-    saved_s_per_h: float  # disk time the plan saves, seconds per hour of this window's IO
-    saved_share: float  # fraction of the disk time before the plan
-    findings: tuple[str, ...] = ()
-    note: str = ""
+    force: bool = False
+    min_gain: float = 0.05
 
 
-@dataclass(frozen=True, slots=True)
-class InstanceAdvice:
-    """One instance: its identity, the period it was sampled over, and the advice per window."""
-
-    instance_id: str
-    dbms: str
-    host: str
-    name: str
-    snapshots: int
-    first_at: str
-    last_at: str
-    period: WindowAdvice | None
-    busiest: tuple[WindowAdvice, ...] = ()
-    warnings: tuple[str, ...] = ()
-    rank: int = 0
-    skipped: tuple[str, ...] = ()  # repository rows left out: each names the row and why
-
-
-@dataclass(frozen=True, slots=True)
-class FleetReport:
-    """The ranking: instances by predicted time saved over the whole period."""
-
-    generated_at: str
-    since: str
-    until: str
-    windows: int
-    instances: tuple[InstanceAdvice, ...]
-    tool_version: str = ""
-    document: Literal["fleet-report"] = "fleet-report"
-    format_version: int = FLEET_FORMAT_VERSION
+Span = tuple[dt.datetime, dt.datetime, str]  # a stored workload: started, ended, source
 
 
 @dataclass
 class _Timeline:
-    """What the repository's extracted columns say about one instance's snapshots."""
+    """What the repository's extracted columns say about one instance's snapshots and workloads."""
 
     instance_id: str
     dbms: str
@@ -98,6 +82,7 @@ class _Timeline:
     taken: list[dt.datetime] = field(default_factory=list)
     started: list[str] = field(default_factory=list)
     ios: list[int] = field(default_factory=list)
+    workloads: list[Span] = field(default_factory=list)
 
     def pairs(self) -> list[tuple[float, int, int]]:
         """(IO rate, i, i+1) of every consecutive pair with comparable counters."""
@@ -113,7 +98,7 @@ class _Timeline:
         """The same timeline less the snapshot taken at *taken* (a row that cannot be used)."""
         keep = [i for i, t in enumerate(self.taken) if t != taken]
         return _Timeline(self.instance_id, self.dbms, self.host, self.name, [self.taken[i] for i in keep],
-                         [self.started[i] for i in keep], [self.ios[i] for i in keep])
+                         [self.started[i] for i in keep], [self.ios[i] for i in keep], self.workloads)
 
     def period(self) -> tuple[int, int] | None:
         """First snapshot after the last restart, and the last snapshot."""
@@ -122,6 +107,14 @@ class _Timeline:
         while first > 0 and self.started[first - 1] == self.started[last]:
             first -= 1
         return (first, last) if first < last else None
+
+    def evidence(self) -> str:
+        """What the instance's advice rests on, in words: snapshots, workloads and their sources."""
+        parts = [f"{len(self.taken)} snapshot{'s' if len(self.taken) > 1 else ''}"] if self.taken else []
+        if self.workloads:
+            sources = ", ".join(sorted({shown_source(s.removesuffix("+sizes")) for _a, _b, s in self.workloads}))
+            parts.append(f"{len(self.workloads)} workload{'s' if len(self.workloads) > 1 else ''} ({sources})")
+        return "; ".join(parts)
 
 
 _TIMELINES = """
@@ -142,7 +135,9 @@ def _timelines(conn: psycopg.Connection[Any], since: dt.datetime, until: dt.date
         line.taken.append(taken)
         line.started.append(started)
         line.ios.append(int(ios))
-    return list(lines.values())
+    for key, dbms, host, name, begun, ended, source, _interval in workload_rows(conn, since, until, only):
+        lines.setdefault(key, _Timeline(key, dbms, host, name)).workloads.append((begun, ended, source))
+    return sorted(lines.values(), key=lambda line: line.instance_id)
 
 
 def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]:
@@ -165,28 +160,58 @@ def _wanted(line: _Timeline, windows: int) -> set[Wanted]:
     return {(t, True) for t in whole} | {(t, False) for t in earlier}
 
 
-def _advice(label: str, a: Snapshot, b: Snapshot, db_iops: float, models: Models, force: bool,
-            scripts: bool = False) -> tuple[WindowAdvice, Report]:
-    """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
-    work = diff(a, b, allow_reset=True)
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=force, scripts=scripts))
+def _fetch_instance(conn: psycopg.Connection[Any], line: _Timeline,
+                    windows: int) -> tuple[dict[Wanted, str], list[WorkloadRow]]:
+    """Every document advising *line* needs: the snapshots of its windows and all its workloads."""
+    return fetch(conn, line.instance_id, _wanted(line, windows)), fetch_workloads(conn, line.instance_id,
+                                                                                  line.workloads)
+
+
+def _judged(label: str, work: Any, report: Report, rate: float, started: str, ended: str,
+            source: str) -> WindowAdvice:
+    """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model)."""
     plan = report.plan
     codes = tuple(dict.fromkeys(f.code for f in report.findings))
+    read = read_time_s_per_h(work)
     if plan is None:
         note = next((w for w in report.warnings if w.startswith("No ")), "no plan")
-        return WindowAdvice(label, a.taken_at, b.taken_at, work.interval_s, db_iops, work.wait.io_wait_share,
-                            False, None, None, 0.0, 0.0, codes, note), report
+        return WindowAdvice(label, started, ended, work.interval_s, rate, work.wait.io_wait_share, False, None, None,
+                            0.0, 0.0, codes, note, source, verdict(report, 0.0), read)
     before = sum(t.iops * t.before_ms for t in plan.service_times)
     saved = sum(t.iops * (t.before_ms - t.after_ms) for t in plan.service_times)
     return WindowAdvice(
-        label, a.taken_at, b.taken_at, work.interval_s, db_iops, work.wait.io_wait_share, True,
+        label, started, ended, work.interval_s, rate, work.wait.io_wait_share, True,
         plan.predicted_before_ms, plan.predicted_after_ms, round(saved * 3.6, 4),
-        round(saved / before, 4) if before > 0 else 0.0, codes,
-    ), report
+        round(saved / before, 4) if before > 0 else 0.0, codes, plan.not_worth_it or "", source,
+        verdict(report, saved), read,
+    )
 
 
-def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: int, force: bool,
-                    keep: Callable[[str, Report], None] | None = None) -> InstanceAdvice:
+def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, judging: Judging,
+            scripts: bool = False) -> tuple[WindowAdvice, Report]:
+    """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
+    work = diff(a, b, allow_reset=True)
+    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
+                                              min_gain=judging.min_gain))
+    return _judged(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
+
+
+def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Models, judging: Judging,
+                     scripts: bool) -> tuple[WindowAdvice, Report]:
+    """One stored workload advised as ``advisor report --workload`` would: no plan on unknown sizes."""
+    no_sizes = missing_sizes_line(work)
+    if no_sizes is not None:
+        no_sizes += ("; then push the import again: `advisor collect --from-report REPORT --sizes FILE --push "
+                     "REPO`")
+    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
+                                              min_gain=judging.min_gain, no_plan=no_sizes))
+    return _judged(label, work, report, db_iops(work), work.started_at, work.ended_at,
+                   shown_source(row.source)), report
+
+
+def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: int, judging: Judging,
+                    keep: Callable[[str, Report], None] | None = None,
+                    stored: Sequence[WorkloadRow] = ()) -> InstanceAdvice:
     """The period and busiest windows of one instance (``keep`` receives each full report).
 
     A row that cannot be used (:class:`~advisor.repo.fleet_documents.Unreadable`) is left
@@ -195,48 +220,60 @@ def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: i
     skipped: list[str] = []
     while True:
         try:
-            return _advise_line(line, docs, models, windows, force, keep, tuple(skipped))
+            return _advise_line(line, docs, models, windows, judging, keep, tuple(skipped), stored)
         except Unreadable as exc:
             skipped.append(exc.why)
             line = line.without(exc.taken)
 
 
-def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int, force: bool,
-                 keep: Callable[[str, Report], None] | None, skipped: tuple[str, ...]) -> InstanceAdvice:
+def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int, judging: Judging,
+                 keep: Callable[[str, Report], None] | None, skipped: tuple[str, ...],
+                 stored: Sequence[WorkloadRow]) -> InstanceAdvice:
     warnings: list[str] = []
     period: WindowAdvice | None = None
     busiest: list[WindowAdvice] = []
     reports: list[tuple[str, Report]] = []
     span = line.period()
-    if span is None:
+    if span is None and line.taken:
         warnings.append("fewer than two comparable snapshots in the period: nothing to advise")
-    elif span[0] > 0:
+    elif span is not None and span[0] > 0:
         warnings.append(f"restarted at {line.started[span[1]]}: the period starts at {line.taken[span[0]]}")
     for label, i, j, rate in _windows(line, windows):
         a, b = docs.get([line.taken[i], line.taken[j]])
-        window, report = _advice(label, a, b, rate, models, force, keep is not None)
+        window, report = _advice(label, a, b, rate, models, judging, keep is not None)
         if label == "period":
             period = window
         else:
             busiest.append(window)
         reports.append((label, report))
+    advised: list[WindowAdvice] = []
+    unusable: list[str] = []
+    for row in stored:
+        work = decode_workload(row)
+        if isinstance(work, str):
+            unusable.append(work)
+            continue
+        window, report = _workload_advice(f"workload {len(advised) + 1}", row, work, models, judging,
+                                          keep is not None)
+        advised.append(window)
+        reports.append((window.label, report))
+    shown = sorted(sorted(advised, key=lambda w: -w.db_iops)[:max(windows, 1)], key=lambda w: w.started_at)
+    busiest += shown
+    if period is None:
+        period = all_workloads(advised, judging.min_gain)
     if keep is not None:
         for label, report in reports:
             keep(label, report)
-    first, last = (line.taken[0].isoformat(), line.taken[-1].isoformat()) if line.taken else ("", "")
+    first = min([t.isoformat() for t in line.taken] + [w.started_at for w in advised], default="")
+    last = max([t.isoformat() for t in line.taken] + [w.ended_at for w in advised], default="")
     return InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken), first, last, period,
-                          tuple(busiest), tuple(warnings), skipped=skipped)
-
-
-def _rank_key(item: InstanceAdvice) -> tuple[bool, float, float, str]:
-    """Most time saved first; instances that could not be advised at all last."""
-    period = item.period
-    return (period is None, -(period.saved_s_per_h if period else 0.0), -(period.saved_share if period else 0.0),
-            item.instance_id)
+                          tuple(busiest), tuple(warnings), skipped=(*skipped, *unusable), workloads=len(advised),
+                          evidence=line.evidence())
 
 
 def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], models: Models, windows: int,
-                force: bool, keep: Callable[[str, Report], None] | None, strict: bool) -> list[InstanceAdvice]:
+                judging: Judging, keep: Callable[[str, Report], None] | None,
+                strict: bool) -> list[InstanceAdvice]:
     """Advise *lines* one after the other on *conn*; an instance that fails is reported, not fatal.
 
     The next instance's documents are fetched by a second thread while this one is advised:
@@ -248,8 +285,8 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
 
     results: list[InstanceAdvice] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleet-fetch") as fetcher:
-        def prefetch(line: _Timeline) -> Future[dict[Wanted, str]]:
-            return fetcher.submit(fetch, conn, line.instance_id, _wanted(line, windows))
+        def prefetch(line: _Timeline) -> Future[tuple[dict[Wanted, str], list[WorkloadRow]]]:
+            return fetcher.submit(_fetch_instance, conn, line, windows)
 
         def more(key: str) -> Callable[[set[Wanted]], dict[Wanted, str]]:
             """Documents a window chosen again needs, fetched by the same thread after the prefetch."""
@@ -258,22 +295,24 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
         upcoming = prefetch(lines[0]) if lines else None
         for n, line in enumerate(lines):
             assert upcoming is not None
-            texts = upcoming.result()
+            texts, stored = upcoming.result()
             upcoming = prefetch(lines[n + 1]) if n + 1 < len(lines) else None
             try:
                 docs = Documents(line.instance_id, texts, more(line.instance_id))
-                results.append(advise_instance(line, docs, models, windows, force, keep))
+                results.append(advise_instance(line, docs, models, windows, judging, keep, stored))
             except AdvisorError as exc:
                 if strict:
                     raise
+                at = [t.isoformat() for t in line.taken] or [""]
                 results.append(InstanceAdvice(line.instance_id, line.dbms, line.host, line.name, len(line.taken),
-                                              line.taken[0].isoformat(), line.taken[-1].isoformat(), None, (),
-                                              (exc.one_line(),)))
+                                              at[0], at[-1], None, (), (exc.one_line(),),
+                                              workloads=len(line.workloads), evidence=line.evidence()))
     return results
 
 
 _CHUNK = 8
 """Instances handed out at a time: small enough to keep every process busy to the end."""
+
 
 @functools.cache
 def _worker_session(dsn: str) -> psycopg.Connection[Any]:
@@ -284,16 +323,16 @@ def _worker_session(dsn: str) -> psycopg.Connection[Any]:
 
 
 def _advise_chunk(dsn: str, lines: Sequence[_Timeline], models: Models, windows: int,
-                  force: bool) -> list[InstanceAdvice]:
+                  judging: Judging) -> list[InstanceAdvice]:
     """In a worker process: advise *lines* on the process's own session."""
     try:
-        return _advise_all(_worker_session(dsn), lines, models, windows, force, None, False)
+        return _advise_all(_worker_session(dsn), lines, models, windows, judging, None, False)
     except psycopg.Error as exc:
         raise translate(exc, "reading the repository") from None
 
 
 def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline], models: Models, windows: int,
-                 force: bool, workers: int) -> list[InstanceAdvice]:
+                 judging: Judging, workers: int) -> list[InstanceAdvice]:
     """Advise the instances in this process and in ``workers - 1`` more, a few at a time.
 
     This process works from the first moment (a worker process takes about a second to
@@ -321,14 +360,14 @@ def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline]
             """Keep one worker process busy with one chunk after another."""
             done: list[InstanceAdvice] = []
             while (chunk := take()) is not None:
-                done += pool.submit(_advise_chunk, dsn, chunk, models, windows, force).result()
+                done += pool.submit(_advise_chunk, dsn, chunk, models, windows, judging).result()
             return done
 
         fed = [feeders.submit(feed) for _ in range(workers - 1)]
         results: list[InstanceAdvice] = []
         try:
             while (chunk := take()) is not None:
-                results += _advise_all(conn, chunk, models, windows, force, None, False)
+                results += _advise_all(conn, chunk, models, windows, judging, None, False)
         finally:
             with lock:
                 queue.clear()  # on an error here, the feeders stop after their current chunk
@@ -340,65 +379,29 @@ def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline]
 def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
                  windows: int = 2, force: bool = False, only: str | None = None,
                  keep: Callable[[str, Report], None] | None = None, dsn: str | None = None,
-                 workers: int = 1) -> FleetReport:
-    """Advise every instance with snapshots in [since, until] and rank them.
+                 workers: int = 1, min_gain: float = MIN_GAIN) -> FleetReport:
+    """Advise every instance with snapshots or workloads in [since, until] and rank them.
 
     With a *dsn* and ``workers > 1`` the instances are advised by that many processes, each
     with its own session (the engine is CPU bound; one instance takes about 50 ms).
     """
+    judging = Judging(force, min_gain)
     try:
         lines = _timelines(conn, since, until, only)
         if dsn and workers > 1 and len(lines) >= 4 * workers and keep is None:
-            results = _in_parallel(conn, dsn, lines, models, windows, force, workers)
+            results = _in_parallel(conn, dsn, lines, models, windows, judging, workers)
         else:
-            results = _advise_all(conn, lines, models, windows, force, keep, strict=only is not None)
+            results = _advise_all(conn, lines, models, windows, judging, keep, strict=only is not None)
     except psycopg.Error as exc:
         raise translate(exc, "reading the repository") from None
-    ranked = sorted(results, key=_rank_key)
+    ranked = sorted(results, key=rank_key)
     return FleetReport(
         generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         since=since.isoformat(timespec="seconds"), until=until.isoformat(timespec="seconds"), windows=windows,
         instances=tuple(replace(item, rank=n) for n, item in enumerate(ranked, start=1)),
-        tool_version=__version__,
+        tool_version=__version__, min_gain=min_gain,
     )
 
 
-def resolve_instance(conn: psycopg.Connection[Any], name: str) -> str:
-    """The instance id for *name*: an instance id, a host, a database name or ``host/name``."""
-    try:
-        rows = conn.execute(
-            "SELECT instance_id FROM advisor.instances WHERE instance_id = %(n)s OR host = %(n)s OR name = %(n)s "
-            "OR host || '/' || name = %(n)s ORDER BY instance_id", {"n": name}).fetchall()
-    except psycopg.Error as exc:
-        raise translate(exc, "reading the repository") from None
-    if not rows:
-        raise BadInput(f"no instance {name!r} in the repository", hint="`advisor fleet report` lists them")
-    if len(rows) > 1:
-        raise BadInput(f"{name!r} matches {len(rows)} instances ({', '.join(r[0] for r in rows[:3])} ...)",
-                       hint="give the instance id")
-    return str(rows[0][0])
-
-
-def tablespace_rates(conn: psycopg.Connection[Any], key: str, first: str, last: str) -> list[dict[str, Any]]:
-    """Reads and writes per second by tablespace between two snapshots, from the per-file rows."""
-    query = """
-    SELECT tablespace, count(*) AS files,
-           sum(b.reads - a.reads) / %(s)s AS read_iops,
-           sum(coalesce(b.writes - a.writes, 0)) / %(s)s AS write_iops,
-           sum(b.read_bytes - a.read_bytes) / %(s)s / 1048576.0 AS read_mib_s
-    FROM advisor.snapshot_files b
-    JOIN advisor.snapshot_files a USING (instance_id, file_id, tablespace)
-    WHERE b.instance_id = %(id)s AND b.taken_at = %(last)s AND a.taken_at = %(first)s
-    GROUP BY tablespace ORDER BY read_iops DESC, tablespace
-    """
-    seconds = (dt.datetime.fromisoformat(last) - dt.datetime.fromisoformat(first)).total_seconds() or 1.0
-    try:
-        rows = conn.execute(query, {"s": seconds, "id": key, "first": first, "last": last}).fetchall()
-    except psycopg.Error as exc:
-        raise translate(exc, "reading the repository") from None
-    return [{"tablespace": t, "files": int(n), "read_iops": round(float(r), 3), "write_iops": round(float(w), 3),
-             "read_mib_s": round(float(m), 3)} for t, n, r, w, m in rows]
-
-
-__all__ = ["FleetReport", "InstanceAdvice", "WindowAdvice", "fleet_report", "instance_id", "resolve_instance",
-           "tablespace_rates"]
+__all__ = ["FLEET_FORMAT_VERSION", "FleetReport", "InstanceAdvice", "Judging", "WindowAdvice", "fleet_report",
+           "instance_id", "resolve_instance", "tablespace_rates"]

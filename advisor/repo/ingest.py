@@ -1,9 +1,10 @@
 """Write one document into the repository: one transaction, idempotent, insert-only.
 
 Each document's natural key decides whether it is already there: a snapshot is its
-instance and ``taken_at``, a workload its instance, interval and source, a disk profile or a
-report its content digest. ``INSERT ... ON CONFLICT DO NOTHING`` needs only the INSERT
-privilege (no SELECT, no UPDATE), so the collectors' role can push and never read or change
+instance and ``taken_at``, a workload its instance, interval and source (``+sizes`` when it
+carries merged sizes), a disk profile or a report its content digest. ``INSERT ... ON
+CONFLICT DO NOTHING`` needs only the INSERT privilege (no SELECT, no UPDATE), so the
+collectors' role can push and never read or change
 history; the row count says whether the document was new. A snapshot's per-file rows are
 written with COPY only when its snapshot row was new, so a document pushed twice is one
 row and its files are never doubled. Any failure rolls the whole document back.
@@ -115,9 +116,19 @@ def _workload(conn: psycopg.Connection[Any], work: Workload, text: str, digest: 
         "INSERT INTO advisor.workloads (instance_id, started_at, ended_at, source, interval_s, digest, document) "
         "VALUES (%(id)s, %(start)s, %(end)s, %(source)s, %(interval)s, %(digest)s, %(doc)s::jsonb) "
         "ON CONFLICT DO NOTHING",
-        {"id": key, "start": work.started_at, "end": work.ended_at, "source": work.source or "snapshots",
+        {"id": key, "start": work.started_at, "end": work.ended_at, "source": stored_source(work),
          "interval": work.interval_s, "digest": digest, "doc": text},
     )
+
+
+def stored_source(work: Workload) -> str:
+    """The ``source`` key of a workload row: an import pushed again with sizes is a row of its own.
+
+    The key is (instance, interval, source) and the collectors' role cannot update, so the
+    sizes a DBA merges later (``collect --from-report --sizes``) need a key of their own; the
+    fleet ranking takes that row (:mod:`advisor.repo.fleet_workloads`).
+    """
+    return (work.source or "snapshots") + ("+sizes" if work.sizes is not None else "")
 
 
 def _report(conn: psycopg.Connection[Any], report: Report, text: str, digest: str) -> bool:

@@ -1,4 +1,9 @@
-"""The fleet ranking as a terminal table, json, markdown or html: drawing only, no computation."""
+"""The fleet ranking as a terminal table, json, markdown or html: drawing only, no computation.
+
+The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 80):
+the instance id, which ``fleet show`` takes, is never cut; host/name and the evidence go
+under it in the same cell, the advice wraps. Markdown and html carry every column.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,15 @@ from typing import TYPE_CHECKING
 from advisor.jsonio import encode
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
+from advisor.repo.fleet_model import headline
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-HEADERS = ("#", "instance", "host/name", "snaps", "period h", "saved s/h", "saved %", "IO wait",
-           "busiest window (UTC)", "saved s/h", "saved %", "findings")
+HEADERS = ("#", "instance", "host/name", "evidence", "period h", "saved s/h", "saved %", "IO wait %", "read s/h",
+           "busiest window (UTC)", "peak s/h", "peak %", "advice")
+RANKED = frozenset({"saves", "no change worth making"})
+"""Verdicts whose saving is shown as a figure; the others show "-" and say why in the advice."""
 
 
 def _pct(value: float | None) -> str:
@@ -20,54 +28,69 @@ def _pct(value: float | None) -> str:
 
 
 def _best(item: InstanceAdvice) -> WindowAdvice | None:
-    return max(item.busiest, key=lambda w: w.saved_s_per_h, default=None)
+    return max((w for w in item.busiest if w.verdict in RANKED), key=lambda w: w.saved_s_per_h, default=None)
 
 
 def _short(at: str) -> str:
     return at[5:16].replace("T", " ")
 
 
-def row(item: InstanceAdvice) -> tuple[str, ...]:
+def advice(item: InstanceAdvice, min_gain: float) -> str:
+    """The advice column: the verdict in words (findings when it saves)."""
+    period = item.period
+    text = headline(period, item.warnings)
+    if period is not None and period.verdict == "no change worth making":
+        text += f" (under {min_gain:.0%})"
+    elif period is not None and period.verdict == "nothing to gain" and period.saved_s_per_h < 0:
+        text += f" (plan: {period.saved_s_per_h:+.1f} s/h)"
+    return text
+
+
+def row(item: InstanceAdvice, min_gain: float = 0.05) -> tuple[str, ...]:
     """The cells of one instance's line (the same in every format)."""
     period, best = item.period, _best(item)
-    findings = ", ".join(period.findings) if period else "; ".join(item.warnings)
-    if period and not period.planned:  # the full reason is the window's ``note`` (json)
-        findings = "no plan: not IO bound" if "NOT_IO_BOUND" in period.findings else "no plan"
+    ranked = period is not None and period.verdict in RANKED
     return (
-        str(item.rank), item.instance_id, f"{item.host}/{item.name}", str(item.snapshots),
+        str(item.rank), item.instance_id, f"{item.host}/{item.name}", item.evidence or f"{item.snapshots} snapshots",
         f"{period.interval_s / 3600:.1f}" if period else "-",
-        f"{period.saved_s_per_h:.1f}" if period else "-",
-        _pct(period.saved_share) if period else "-",
+        f"{period.saved_s_per_h:.1f}" if period and ranked else "-",
+        _pct(period.saved_share) if period and ranked else "-",
         _pct(period.io_wait_share) if period else "-",
+        f"{period.read_s_per_h:.1f}" if period and period.read_s_per_h is not None else "-",
         f"{_short(best.started_at)}–{best.ended_at[11:16]}" if best else "-",
         f"{best.saved_s_per_h:.1f}" if best else "-",
         _pct(best.saved_share) if best else "-",
-        findings,
+        advice(item, min_gain),
     )
 
 
 def _title(report: FleetReport) -> str:
     return (f"advisor fleet: {len(report.instances)} instances, {report.since} .. {report.until}, "
-            f"ranked by disk time saved over the period (busiest {report.windows} windows shown by the best)")
-
-
-TERMINAL_COLUMNS = (0, 2, 5, 6, 7, 9, 10, 11)
-"""The columns that fit 80 characters: rank, host/name, period and best-window savings, IO wait, findings."""
+            f"ranked by disk time saved over the period; savings under {report.min_gain:.0%} are no change "
+            "worth making")
 
 
 def render_terminal(report: FleetReport, console: Console, limit: int | None = None) -> None:
-    """A rich table, best first (instance ids and window times are in json/markdown/html)."""
+    """A rich table that fits 80 columns, best first (every column is in json/markdown/html)."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=_title(report), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for n in TERMINAL_COLUMNS:
-        header = {9: "peak s/h", 10: "peak %", 7: "IO wait %"}.get(n, HEADERS[n])
-        table.add_column(header, justify="right" if n in (0, 5, 6, 7, 9, 10) else "left",
-                         overflow="fold", no_wrap=n not in (2, 11))
-    for item in report.instances[:limit]:
-        cells = row(item)
-        table.add_row(*(rich_text(cells[n]) for n in TERMINAL_COLUMNS))
+    table = Table(title=rich_text(_title(report)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
+    shown = report.instances[:limit]
+    table.add_column("#", justify="right", no_wrap=True)
+    widest = max((rich_text(item.instance_id).cell_len for item in shown), default=8)
+    table.add_column("instance\nhost/name, evidence", no_wrap=True)
+    for header in ("saved\ns/h", "saved\n%", "IO\nwait %"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("advice", overflow="fold")
+    for item in shown:
+        cells = row(item, report.min_gain)
+        under = [rich_text(c) for c in cells[1:4]]
+        lines = [under[0], *(part for text in under[1:] for part in text.wrap(console, max(widest, 28)))]
+        table.add_row(rich_text(cells[0]), Text("\n").join(lines),
+                      *(rich_text(cells[n]) for n in (5, 6, 7)), rich_text(cells[12]))
     console.print(table)
     if limit is not None and len(report.instances) > limit:
         console.print(f"... {len(report.instances) - limit} more (--limit 0 shows all)")
@@ -75,21 +98,23 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
 
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:
     """A GitHub-flavoured markdown table."""
+    right = (0, 4, 5, 6, 7, 8, 10, 11)
     lines = [f"# {markdown_cell(_title(report))}", "", "| " + " | ".join(HEADERS) + " |",
-             "|" + "|".join("---:" if n in (0, 3, 4, 5, 6, 7, 9, 10) else "---" for n in range(len(HEADERS))) + "|"]
-    lines += ["| " + " | ".join(markdown_cell(c) for c in row(item)) + " |" for item in report.instances[:limit]]
+             "|" + "|".join("---:" if n in right else "---" for n in range(len(HEADERS))) + "|"]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in row(item, report.min_gain)) + " |"
+              for item in report.instances[:limit]]
     return "\n".join(lines) + "\n"
 
 
 def render_html(report: FleetReport, limit: int | None = None) -> str:
     """One self-contained page (no scripts, no external resources)."""
     head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
-    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row(item)) + "</tr>\n"
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row(item, report.min_gain)) + "</tr>\n"
                    for item in report.instances[:limit])
     return (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>advisor fleet</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-        "padding:2px 6px}td:nth-child(n+4):nth-child(-n+11){text-align:right}</style></head><body>\n"
+        "padding:2px 6px}td:nth-child(n+5):nth-child(-n+12){text-align:right}</style></head><body>\n"
         f"<h1>{html_text(_title(report))}</h1>\n<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>\n"
         f"{body}</tbody></table>\n</body></html>\n"
     )

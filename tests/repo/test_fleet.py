@@ -94,7 +94,8 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
     assert single.returncode == 0, single.stderr
     assert _saved(json.loads(single.stdout)) == pytest.approx(top["period"]["saved_s_per_h"], rel=1e-3)
 
-    for fmt, marker in (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "peak s/h")):
+    markers = (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "host/name, evidence"))
+    for fmt, marker in markers:
         shown = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", fmt)
         assert shown.returncode == 0 and marker in shown.stdout, shown.stderr
 
@@ -116,3 +117,70 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
     assert pruned.returncode == 0, pruned.stderr
     assert "snapshots_202609" in pruned.stderr
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 0  # all older than 30 days
+
+
+def test_a_mixed_fleet_ranks_snapshots_workloads_and_reports_together(
+        repo: str, fleet_files: dict[int, list[Path]], tmp_path: Path) -> None:
+    """PostgreSQL instances by snapshots and by an interval workload, Oracle instances by AWR reports."""
+    from tests.repo.awrgen import report_of
+
+    env = {"ADVISOR_SPOOL": str(tmp_path / "spool")}
+    snapshots = [str(p) for i in (0, 1, 2, 3) for p in fleet_files[i]]
+    interval = tmp_path / "interval.json"  # what `collect --interval` writes: the workload of two samples
+    made = run_advisor("workload", str(fleet_files[4][0]), str(fleet_files[4][-1]), "-o", str(interval))
+    assert made.returncode == 0, made.stderr
+    imports = []
+    for n, (db, dbid) in enumerate((("SALES", "1000000"), ("HR", "1000001"))):
+        for hour in (1, 2):
+            report = report_of(tmp_path / f"{db}-{hour}.html", db_name=db, dbid=dbid, instance=db.lower(),
+                               host=f"ora{n}.example.net", begin=dt.datetime(2026, 10, 1, hour), snap=10 + hour,
+                               latency=1.0 + n)
+            out = tmp_path / f"{db}-{hour}.json"
+            assert run_advisor("collect", "--from-report", str(report), "-o", str(out)).returncode == 0
+            imports.append(str(out))
+    pushed = run_advisor("push", "--repo", repo, *snapshots, str(interval), *imports, env=env)
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"pushed {len(snapshots) + 1 + len(imports)} new" in pushed.stderr
+
+    until = (START + dt.timedelta(days=1)).isoformat()
+    done = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    ranked = json.loads(done.stdout)["instances"]
+    by_host = {r["host"]: r for r in ranked}
+    assert len(ranked) == 7
+    assert {by_host[f"db00{i}.example.net"]["evidence"] for i in range(4)} == {f"{SNAPSHOTS} snapshots"}
+    assert by_host["db004.example.net"]["evidence"] == "1 workload (interval)"
+    assert by_host["ora0.example.net"]["evidence"] == "2 workloads (awr-html)"
+
+    # the interval workload is advised as `advisor report` advises the same two snapshots
+    work = by_host["db004.example.net"]["period"]
+    assert work["label"] == "all workloads" and work["interval_s"] == pytest.approx((SNAPSHOTS - 1) * 900.0)
+    single = run_advisor("report", "--snapshot", str(fleet_files[4][0]), str(fleet_files[4][-1]), "-f", "json")
+    assert single.returncode == 0, single.stderr
+    if work["planned"]:
+        assert work["saved_s_per_h"] == pytest.approx(_saved(json.loads(single.stdout)), rel=1e-3)
+
+    # the order: savings first by size, then the imports by the read time at stake, then the rest
+    order = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3, "no plan": 4}
+    groups = [order[r["period"]["verdict"]] for r in ranked]
+    assert groups == sorted(groups)
+    saving = [r["period"]["saved_s_per_h"] for r in ranked if r["period"]["verdict"] == "saves"]
+    assert saving and saving == sorted(saving, reverse=True) and all(s > 0 for s in saving)
+    unknown = [r for r in ranked if r["period"]["verdict"] == "sizes unknown"]
+    assert [r["host"] for r in unknown] == ["ora1.example.net", "ora0.example.net"], "slower reads first"
+    assert all(r["period"]["saved_s_per_h"] > 0 or r["period"]["verdict"] != "saves" for r in ranked)
+
+    for columns in ("80", "100"):
+        shown = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until,
+                            env={"COLUMNS": columns})
+        assert shown.returncode == 0, shown.stderr
+        assert max(len(line) for line in shown.stdout.splitlines()) <= int(columns)
+        assert all(r["instance_id"] in shown.stdout for r in ranked) and "…" not in shown.stdout
+        assert "sizes unknown:" in shown.stdout, shown.stdout
+    top = next(r for r in ranked if r["snapshots"])
+    drill = run_advisor("fleet", "show", top["instance_id"], "--repo", repo, "--since", "3d", "--until", until,
+                        env={"COLUMNS": "80"})
+    assert drill.returncode == 0, drill.stderr
+    tables = drill.stdout.split("╭")[0]  # the tables above the ordinary report
+    assert max(len(line) for line in tables.splitlines()) <= 80 and "…" not in tables
+    assert top["instance_id"] in tables and " busiest 1 " in tables and " period " in tables

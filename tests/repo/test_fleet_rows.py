@@ -83,8 +83,11 @@ def test_rows_that_are_not_what_they_claim_are_skipped_and_named(
 
     terminal = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", env={"COLUMNS": "200"})
     assert terminal.returncode == 0, terminal.stderr
-    rows = [line.split() for line in terminal.stdout.splitlines() if line.strip()[:2] in ("1 ", "2 ")]
-    assert [r[:2] for r in rows] == [["1", f"{real['host']}/{real['name']}"], ["2", "bogus/bogus"]], terminal.stdout
+    lines = terminal.stdout.splitlines()
+    rows = [(line.split(), lines[n + 1].split()) for n, line in enumerate(lines) if line[:3] in (" 1 ", " 2 ")]
+    assert [(r[:2], under[:1]) for r, under in rows] == [
+        (["1", real["instance_id"]], [f"{real['host']}/{real['name']}"]),
+        (["2", "postgres:0-bogus"], ["bogus/bogus"])], terminal.stdout
 
     shown = run_advisor("fleet", "show", real["instance_id"], "--repo", repo, "--since", "1d", "-f", "json")
     assert shown.returncode == 0, shown.stderr

@@ -1,0 +1,139 @@
+"""The fleet ranking's documents and the rule that orders them: verdicts before numbers.
+
+A saving is ranked only when it is one: a plan predicting less disk time than today by at
+least the minimum gain (:data:`advisor.engine.worth.MIN_GAIN`, ``--min-gain``). Every other
+instance says why it has no saving, and the ranking groups them in this order:
+
+1. ``saves``: a plan worth making, by disk time saved per hour, then by share;
+2. ``sizes unknown``: the evidence (an AWR or Statspack import) states no file sizes, so no
+   plan and no saving can be predicted (a plan on invented sizes would rank invented
+   numbers); these come after every predicted saving, by the read time the database itself
+   measured (``read_s_per_h``: what is at stake), and say "give --sizes";
+3. ``no change worth making``: a positive saving under the minimum gain;
+4. ``nothing to gain``: the plan saves nothing or costs time (a negative "saving" is never
+   ranked as one);
+5. ``no plan``: not IO bound, solid state, nothing located (the reason is the window's note);
+6. instances that could not be advised at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from advisor.model import Plan, Report, Workload
+
+FLEET_FORMAT_VERSION = 2
+"""2: each window has its evidence ``source``, ``verdict`` and ``read_s_per_h``; instances list their
+``evidence`` and ``workloads``."""
+
+Verdict = Literal["saves", "sizes unknown", "no change worth making", "nothing to gain", "no plan"]
+VERDICT_ORDER: dict[str, int] = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3,
+                                 "no plan": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class WindowAdvice:
+    """The advice for one interval of one instance."""
+
+    label: str  # "period", "busiest 1", "workload 1", "all workloads" ...
+    started_at: str
+    ended_at: str
+    interval_s: float
+    db_iops: float  # database IOs per second over all files
+    io_wait_share: float | None
+    planned: bool  # False: the gate closed, the disks are solid state, sizes unknown, or nothing is located
+    before_ms: float | None
+    after_ms: float | None
+    saved_s_per_h: float  # disk time the plan saves, seconds per hour of this window's IO
+    saved_share: float  # fraction of the disk time before the plan
+    findings: tuple[str, ...] = ()
+    note: str = ""
+    source: str = "snapshots"  # the evidence: "snapshots", or a workload's source (awr-html, statspack, ...)
+    verdict: Verdict = "no plan"
+    read_s_per_h: float | None = None  # read time the database measured, s per hour; None when not timed
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceAdvice:
+    """One instance: its identity, the period it was sampled over, and the advice per window."""
+
+    instance_id: str
+    dbms: str
+    host: str
+    name: str
+    snapshots: int
+    first_at: str
+    last_at: str
+    period: WindowAdvice | None
+    busiest: tuple[WindowAdvice, ...] = ()
+    warnings: tuple[str, ...] = ()
+    rank: int = 0
+    skipped: tuple[str, ...] = ()  # repository rows left out: each names the row and why
+    workloads: int = 0
+    evidence: str = ""  # "16 snapshots", "2 workloads (awr-html)", or both
+
+
+@dataclass(frozen=True, slots=True)
+class FleetReport:
+    """The ranking: instances by predicted time saved over the whole period."""
+
+    generated_at: str
+    since: str
+    until: str
+    windows: int
+    instances: tuple[InstanceAdvice, ...]
+    tool_version: str = ""
+    min_gain: float = 0.05
+    document: Literal["fleet-report"] = "fleet-report"
+    format_version: int = FLEET_FORMAT_VERSION
+
+
+def verdict(report: Report, saved: float) -> Verdict:
+    """What one window's report amounts to (see the module for the order it ranks in)."""
+    plan: Plan | None = report.plan
+    if plan is None:
+        closed = any(f.code == "NOT_IO_BOUND" for f in report.findings)
+        sizes = any(w.startswith("No plan: file sizes unknown") for w in report.warnings)
+        return "sizes unknown" if sizes and not closed else "no plan"
+    if saved <= 0:
+        return "nothing to gain"
+    if plan.not_worth_it is not None:
+        return "no change worth making"
+    return "saves"
+
+
+def read_time_s_per_h(work: Workload) -> float | None:
+    """Seconds per hour the database spent reading, from each file's measured read latency.
+
+    None unless every file that reads has a measured latency: a partial sum would understate.
+    """
+    reading = [r for r in work.rates if r.read_iops > 0]
+    if not reading or any(r.read_latency_ms is None for r in reading):
+        return None
+    return round(sum(r.read_iops * (r.read_latency_ms or 0.0) for r in reading) * 3.6, 4)
+
+
+def rank_key(item: InstanceAdvice) -> tuple[int, float, float, str]:
+    """The ranking's order: by verdict group, then the saving (or the read time at stake)."""
+    period = item.period
+    if period is None:
+        return (len(VERDICT_ORDER), 0.0, 0.0, item.instance_id)
+    group = VERDICT_ORDER[period.verdict]
+    if period.verdict == "sizes unknown":
+        return (group, -(period.read_s_per_h or 0.0), 0.0, item.instance_id)
+    return (group, -period.saved_s_per_h, -period.saved_share, item.instance_id)
+
+
+def headline(window: WindowAdvice | None, warnings: tuple[str, ...] = ()) -> str:
+    """The one phrase every format shows for an instance's verdict."""
+    if window is None:
+        return "; ".join(warnings) or "not advised"
+    if window.verdict == "saves":
+        return ", ".join(window.findings) or "saves"
+    if window.verdict == "sizes unknown":
+        read = f"; reads take {window.read_s_per_h:.1f} s/h" if window.read_s_per_h is not None else ""
+        return f"sizes unknown: give --sizes{read}"
+    if window.verdict == "no plan":
+        return "no plan: not IO bound" if "NOT_IO_BOUND" in window.findings else "no plan"
+    return window.verdict
