@@ -197,11 +197,17 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     if all(c.area.name in now for c in active if c.area.iops > 0):
         notes = ["'before' is today's layout (each area at its current zone positions) on the target disk model."]
         return solution, now, labels, [physics.capacity_bytes] * options.disks, names, notes
-    baseline_items = place_items(active, physics.capacity_bytes, 0.0)
+    # the same headroom as the plan when it fits one disk: 'before' and 'after' then differ by the order alone
+    # (packed tight, 'before' sat on faster tracks than any plan with growth room can: a false loss)
+    baseline_items = place_items(active, physics.capacity_bytes, options.headroom)
+    roomy = sum(item.slot_fraction for item in baseline_items) <= 1.0
+    if not roomy:
+        baseline_items = place_items(active, physics.capacity_bytes, 0.0)
     times, _ = evaluate(physics, baseline_items)
     before = {item.name: ms for item, ms in zip(baseline_items, times, strict=True)}
+    packed = "with the same headroom" if roomy else "without headroom (with it they overflow one disk)"
     notes = ["No current placement known: 'before' is the areas packed from the outer edge of one disk in "
-             "workload order, without headroom."]
+             f"workload order, {packed}."]
     return solution, before, dict.fromkeys(before), [physics.capacity_bytes] * options.disks, names, notes
 
 
