@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import OutputFormat
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
@@ -50,6 +51,7 @@ def plan(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    cache: str = cache_option(),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
@@ -76,7 +78,8 @@ def plan(
     if target is not None:
         options = with_target(options, target, knapsack)
         notes = _target_notes(notes, work, bool(disk or preset or spec))
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
+                      cache_kept(cache))
 
 
 def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
@@ -80,6 +81,7 @@ def report(
                                 "falls short of the report's own totals."),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    cache: str = cache_option(),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
@@ -111,7 +113,8 @@ def report(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
+                      cache_kept(cache))
 
 
 def register(app: typer.Typer) -> None:
