@@ -76,16 +76,19 @@ def _transfer_ms(nbytes: float) -> float:
     return nbytes / (STREAM_MB_S * 1e6) * 1000.0
 
 
-def _histogram_bound(counts: Sequence[float], mean_ms: float) -> float:
+def _histogram_bound(counts: Sequence[float], mean_ms: float) -> float | None:
     """Share of single-block reads a cache served, from the buckets and the mean read time.
 
     The reads above 2 ms took at least their buckets' lower bounds; what is left of the total
-    time pays for the disk reads in the 0-2 ms bucket at ``CACHE_HIT_MS`` each at least.
+    time pays for the disk reads in the 0-2 ms bucket at ``CACHE_HIT_MS`` each at least. None
+    when the two disagree (the mean is below what the buckets' reads took at the least).
     """
     total = sum(counts)
     budget = mean_ms * total - sum(n * low for n, low in zip(counts[1:], HISTOGRAM_LOW_MS[1:], strict=False))
-    disk_fast = min(counts[0], max(0.0, budget / CACHE_HIT_MS))
-    return (counts[0] - disk_fast) / total if total else 0.0
+    if not total or budget < 0:
+        return None
+    disk_fast = min(counts[0], budget / CACHE_HIT_MS)
+    return (counts[0] - disk_fast) / total
 
 
 def _bound(mean_ms: float, floor_ms: float) -> float:
@@ -97,11 +100,12 @@ def estimate_file(rate: FileRate, evidence: ReadEvidence | None, block_bytes: in
     ev = evidence or ReadEvidence()
     base = CachedEstimate(rate.file_id, rate.path or rate.name or rate.file_id, rate.tablespace, rate.read_iops,
                           rate.read_mb_s, None, None, rate.read_latency_ms, "")
-    mean = rate.read_latency_ms
-    if mean is None:
+    stated = rate.read_latency_ms
+    if stated is None:
         return _with(base, None, None, "no read time in the report (Av Rd(ms) empty or dropped)")
     if not ev.timed:
         return _with(base, None, None, "the report's timings are all zero (timed_statistics off)")
+    mean = stated + ev.rounding_ms  # the most the printed figure may stand for
     blocks = (rate.mean_read_kb or 0.0) * 1024 / block_bytes if rate.mean_read_kb else 1.0
     single = rate.random_share
     if single is None and blocks <= 1.05:
@@ -109,9 +113,11 @@ def estimate_file(rate: FileRate, evidence: ReadEvidence | None, block_bytes: in
     counts = ev.file_histograms.get(rate.file_id)
     if single is not None and single >= 0.95:
         share = _bound(mean, CACHE_HIT_MS)
+        by_buckets = _histogram_bound(counts, mean) if counts else None
+        if by_buckets is not None:
+            return _with(base, max(share, by_buckets), None, "Av Rd(ms) and the File Read Histogram")
         if counts:
-            return _with(base, max(share, _histogram_bound(counts, mean)), None,
-                         "Av Rd(ms) and the File Read Histogram")
+            return _with(base, share, None, "Av Rd(ms); the File Read Histogram disagrees with it")
         return _with(base, share, None, "Av Rd(ms) of single-block reads")
     if single is None:  # the split is unknown: every read may have streamed (the lowest floor)
         return _with(base, _bound(mean, _transfer_ms(blocks * block_bytes)), None,
@@ -119,6 +125,8 @@ def estimate_file(rate: FileRate, evidence: ReadEvidence | None, block_bytes: in
     multi_blocks = max(1.0, (blocks - single) / (1.0 - single))
     multi_floor = _transfer_ms(multi_blocks * block_bytes)
     single_ms = ev.single_block_ms.get(rate.file_id)
+    if single_ms is not None:
+        single_ms += ev.rounding_ms
     if single_ms is None or single <= 0:
         share = _bound(mean, single * CACHE_HIT_MS + (1.0 - single) * multi_floor)
         return _with(base, share, None, "Av Rd(ms), single- and multi-block reads together")
@@ -153,13 +161,20 @@ def _floor_pct(share: float) -> str:
     return f"{int(share * 100)} %"  # never rounded up: the share is a lower bound
 
 
-def _cached_line(e: CachedEstimate, kept: bool | None) -> str:
+def _ms(e: CachedEstimate, rounding_ms: float) -> str:
+    """The read time as the report states it; a printed 0 is "under" its last digit."""
+    if e.latency_ms is not None and e.latency_ms < rounding_ms:
+        return f"under {rounding_ms:.2g} ms"
+    return f"{e.latency_ms or 0.0:.2f} ms"
+
+
+def _cached_line(e: CachedEstimate, kept: bool | None, rounding_ms: float) -> str:
     share = e.share or 0.0
     plan = (f"at most {e.disk_read_iops:,.1f} r/s reached a disk" if kept is None
             else f"planned by the {e.disk_read_iops:,.1f} r/s a disk served (--cache kept)" if kept
             else f"planned by all {e.read_iops:,.1f} r/s (--cache lost)")
     return (f"{e.tablespace or e.path} ({e.path}): {e.read_iops:,.1f} r/s, at least {_floor_pct(share)} from a cache "
-            f"at {e.latency_ms:.2f} ms per read ({e.basis}); {plan}")
+            f"at {_ms(e, rounding_ms)} per read ({e.basis}); {plan}")
 
 
 def notes(estimates: Sequence[CachedEstimate], evidence: ReadEvidence | None, interval_s: float,
@@ -168,7 +183,8 @@ def notes(estimates: Sequence[CachedEstimate], evidence: ReadEvidence | None, in
 
     *kept* is the plan's ``--cache`` choice; None when there is no plan (``advisor workload``).
     """
-    out = [_cached_line(e, kept) for e in sorted(estimates, key=lambda e: -e.read_iops)
+    rounding = evidence.rounding_ms if evidence else 0.0
+    out = [_cached_line(e, kept, rounding) for e in sorted(estimates, key=lambda e: -e.read_iops)
            if e.share is not None and e.share >= 0.01]
     unknown = [e for e in estimates if e.share is None]
     if unknown:
@@ -192,7 +208,7 @@ def notes(estimates: Sequence[CachedEstimate], evidence: ReadEvidence | None, in
     return out
 
 
-def findings(estimates: Sequence[CachedEstimate], kept: bool) -> list[Finding]:
+def findings(estimates: Sequence[CachedEstimate], kept: bool, rounding_ms: float = 0.0) -> list[Finding]:
     """READS_CACHED for each file of a report import whose reads mostly came from a cache."""
     found = []
     for e in estimates:
@@ -209,7 +225,7 @@ def findings(estimates: Sequence[CachedEstimate], kept: bool) -> list[Finding]:
         found.append(Finding(
             code="READS_CACHED", severity="low", subject=e.path,
             title=f"At least {_floor_pct(e.share)} of {e.tablespace or e.path}'s {e.read_iops:,.1f} reads/s came "
-                  f"from a cache ({e.latency_ms:.2f} ms per read)",
+                  f"from a cache ({_ms(e, rounding_ms)} per read)",
             evidence={"file": e.path, "tablespace": e.tablespace, "db_read_iops": round(e.read_iops, 2),
                       "disk_read_iops": round(e.disk_read_iops, 2), "db_read_mb_s": round(e.read_mb_s, 3),
                       "cached_share": round(e.share, 4), "read_latency_ms": e.latency_ms, "basis": e.basis,

@@ -320,7 +320,9 @@ def reads_cached(calibration: Calibration) -> list[Finding]:
     the database's own figures are far above them and what that means for tuning. For a
     report import the evidence is each file's read time (:func:`cached_reads.findings`).
     """
-    found = cached_reads.findings(calibration.estimates, calibration.cache_kept)
+    evidence = calibration.workload.read_evidence if calibration.workload is not None else None
+    found = cached_reads.findings(calibration.estimates, calibration.cache_kept,
+                                  evidence.rounding_ms if evidence is not None else 0.0)
     for d in calibration.devices:
         if d.db_read_iops < CACHED_READS_MIN or d.mb_factor >= CACHED_SHARE_MAX:
             continue

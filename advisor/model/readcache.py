@@ -36,10 +36,13 @@ class ReadEvidence(Record):
     """The read-latency figures of a report import beside each file's Av Rd(ms), keyed by file_id.
 
     ``timed`` is False when the report's timings are all zero (``timed_statistics`` off):
-    every Av Rd(ms) of 0 then means "not timed", not "served in no time".
+    every Av Rd(ms) of 0 then means "not timed", not "served in no time". ``rounding_ms`` is
+    half the last digit the report prints Av Rd(ms) with (text: one decimal, so a printed 0.0
+    is anything under 0.05 ms; HTML: two), so a bound never rests on a rounded-down figure.
     """
 
     single_block_ms: dict[str, float] = field(default_factory=dict)  # Av 1-bk Rd(ms)
     file_histograms: dict[str, tuple[float, ...]] = field(default_factory=dict)  # 0-2 ... 32+ ms counts
     events: tuple[EventHistogram, ...] = ()
     timed: bool = True
+    rounding_ms: float = 0.0  # half the last digit Av Rd(ms) is printed with: 0.05 in text reports (0.0)

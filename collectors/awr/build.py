@@ -258,4 +258,4 @@ def _read_evidence(data: ReportData, rates: list[FileRate]) -> ReadEvidence:
             histograms[rate.file_id] = tuple(counts)
     waits, seconds = data.events.get("db file sequential read", (0.0, 0.0))
     return ReadEvidence(single_block_ms=single, file_histograms=histograms, events=tuple(data.event_histograms),
-                        timed=not (waits > 0 and seconds == 0))
+                        timed=not (waits > 0 and seconds == 0), rounding_ms=0.005 if data.kind == "awr-html" else 0.05)

@@ -72,12 +72,18 @@ def from_html(found: list[Block], data: ReportData) -> None:
     from advisor.collectors.awr.html import section
 
     table, _ = section(found, TITLE)
-    if table is None or not table.header:
+    if table is None:
         return
-    for row in table.rows:
+    # 11.2 heads the table with two rows: "% of Waits" over the buckets, then the bucket names
+    rows = [table.header, *table.rows]
+    named = next((i for i, row in enumerate(rows) if any(bucket_bound_ms(c) for c in row)), None)
+    if named is None:
+        return
+    headers = rows[named]
+    for row in rows[named + 1:]:
         if not row:
             continue
-        made = histogram_row(row[0], table.header[1:], row[1:], f"{TITLE} (HTML line {table.line})")
+        made = histogram_row(row[0], headers[1:], row[1:], f"{TITLE} (HTML line {table.line})")
         if made is not None:
             data.event_histograms.append(made)
 
