@@ -59,6 +59,7 @@ def plan(
     from advisor.engine.planner import PlanOptions
     from advisor.model import load_workload
 
+    kept = cache_kept(cache)
     if dbms is not None and dbms not in ("postgres", "oracle"):
         raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
     if disk and len(disk) > 1:
@@ -78,8 +79,7 @@ def plan(
     if target is not None:
         options = with_target(options, target, knapsack)
         notes = _target_notes(notes, work, bool(disk or preset or spec))
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
-                      cache_kept(cache))
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 
 def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:

@@ -89,6 +89,7 @@ def report(
     from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
+    kept = cache_kept(cache)
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
     if more and not snapshot:
         raise BadInput(f"unexpected argument {str(more[0])!r} (snapshot files go after --snapshot)")
@@ -113,8 +114,7 @@ def report(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
-                      cache_kept(cache))
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 
 def register(app: typer.Typer) -> None:
