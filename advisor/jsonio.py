@@ -220,6 +220,8 @@ def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int
         raise BadInput(f"{source}: expected an advisor {kind!r} document, found not an advisor document") from None
     except msgspec.DecodeError as exc:
         raise _syntax_error(source, raw, exc) from None
+    except UnicodeDecodeError as exc:  # skimmed strings are decoded too: bytes that are not UTF-8
+        raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     if header.document != kind:
         found = header.document
         what = f"an advisor {found!r} document" if isinstance(found, str) else "not an advisor document"

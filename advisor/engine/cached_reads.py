@@ -102,7 +102,8 @@ def estimate_file(rate: FileRate, evidence: ReadEvidence | None, block_bytes: in
                           rate.read_mb_s, None, None, rate.read_latency_ms, "")
     stated = rate.read_latency_ms
     if stated is None:
-        return _with(base, None, None, "no read time in the report (Av Rd(ms) empty or dropped)")
+        return _with(base, None, None,
+                     "no read time in the report (the cell is empty, or the figure was dropped as impossible)")
     if not ev.timed:
         return _with(base, None, None, "the report's timings are all zero (timed_statistics off)")
     mean = stated + ev.rounding_ms  # the most the printed figure may stand for

@@ -42,6 +42,17 @@ def bucket_bound_ms(header: str) -> tuple[bool, float | None] | None:
     return True, float(figure) * _SCALE_MS[unit]
 
 
+def _figure(cell: str, where: str) -> float | None:
+    """A cell's figure; an overflow mark is unknown, anything else unreadable is BadInput naming the place."""
+    if numbers.is_overflow(cell):
+        numbers.note(f"{where}: a figure printed as {cell!r} overflowed its column; left unknown")
+        return None
+    try:
+        return numbers.number(cell, where=where)
+    except ValueError:
+        raise BadInput(f"{where}: {cell.strip()!r} is not a number (garbled report?)") from None
+
+
 def histogram_row(event: str, headers: list[str], cells: list[str], where: str) -> EventHistogram | None:
     """An EventHistogram from one row's cells under *headers*; None for events that are not reads."""
     if event.strip().lower() not in READ_EVENTS:
@@ -52,12 +63,12 @@ def histogram_row(event: str, headers: list[str], cells: list[str], where: str) 
     for header, cell in zip(headers, cells, strict=False):
         squashed = "".join(header.split()).lower()
         if squashed in ("totalwaits", "waits"):
-            total = numbers.number(cell, where=f"{where}, Total Waits")
+            total = _figure(cell, f"{where}, Total Waits")
             continue
         bucket = bucket_bound_ms(header)
         if bucket is None:
             continue
-        value = numbers.number(cell, where=f"{where}, {header.strip()}")
+        value = _figure(cell, f"{where}, {header.strip()}")
         bounds.append(bucket[1])
         percent.append(value or 0.0)
     if not bounds:
