@@ -137,7 +137,10 @@ class Calibration:
             head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MB/s) "
                     f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MB/s) for its "
                     f"files there")
-            if d.scaled:
+            if d.scaled and not self.cache_kept:
+                out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
+                           f"{', '.join(d.areas) or 'its files'} kept as reported (--cache lost).")
+            elif d.scaled:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
                            f"{', '.join(d.areas) or 'its files'} scaled by {d.iops_factor:.3g} (IOPS) and "
                            f"{d.mb_factor:.3g} (MB/s). The kernel's figure counts every process's reads, so it is an "
