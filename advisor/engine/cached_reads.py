@@ -190,7 +190,9 @@ def notes(estimates: Sequence[CachedEstimate], evidence: ReadEvidence | None, in
     unknown = [e for e in estimates if e.share is None]
     if unknown:
         why = sorted({e.basis for e in unknown})
-        out.append(f"{len(unknown)} files ({sum(e.read_iops for e in unknown):,.1f} r/s) have no usable read time "
+        files = f"{len(unknown)} file{'s' if len(unknown) != 1 else ''}"
+        verb = "have" if len(unknown) != 1 else "has"
+        out.append(f"{files} ({sum(e.read_iops for e in unknown):,.1f} r/s) {verb} no usable read time "
                    f"({'; '.join(why)}): the share of their reads a cache served is unknown, and their reads are "
                    "planned as stated")
     if estimates and not out:
