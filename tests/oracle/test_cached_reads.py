@@ -155,3 +155,16 @@ def test_a_bad_cache_value_is_one_line_exit_6(cached_workload: Path) -> None:
     assert done.returncode == 6
     assert done.stderr.strip().count("\n") == 0 and "--cache 'maybe': use kept or lost" in done.stderr
     assert not done.stdout
+
+
+def test_the_zone_plan_follows_the_cache_option(cached_workload: Path) -> None:
+    plans = {}
+    for cache in ("kept", "lost"):
+        done = advisor("plan", "--workload", str(cached_workload), "--preset", "class-7200-desktop", "--assume-size",
+                       "10G", "--cache", cache, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        plans[cache] = {t["area"]: t for t in json.loads(done.stdout)["plan"]["service_times"]}
+    writes = 483_955 / 3600
+    assert plans["kept"]["TS_UNIAUTH"]["iops"] == pytest.approx(23.17 + writes, abs=0.1)
+    assert plans["lost"]["TS_UNIAUTH"]["iops"] == pytest.approx(C.UNIAUTH_READS_S + writes, abs=0.1)
+    assert plans["kept"]["USERS"]["iops"] == plans["lost"]["USERS"]["iops"]
