@@ -111,28 +111,29 @@ def estimate_file(rate: FileRate, evidence: ReadEvidence | None, block_bytes: in
     single = rate.random_share
     if single is None and blocks <= 1.05:
         single = 1.0
-    counts = ev.file_histograms.get(rate.file_id)
-    if single is not None and single >= 0.95:
-        share = _bound(mean, CACHE_HIT_MS)
-        by_buckets = _histogram_bound(counts, mean) if counts else None
-        if by_buckets is not None:
-            return _with(base, max(share, by_buckets), None, "Av Rd(ms) and the File Read Histogram")
-        if counts:
-            return _with(base, share, None, "Av Rd(ms); the File Read Histogram disagrees with it")
-        return _with(base, share, None, "Av Rd(ms) of single-block reads")
     if single is None:  # the split is unknown: every read may have streamed (the lowest floor)
         return _with(base, _bound(mean, _transfer_ms(blocks * block_bytes)), None,
                      "Av Rd(ms) against a disk's streaming rate (single-block share unknown)")
-    multi_blocks = max(1.0, (blocks - single) / (1.0 - single))
+    multi_blocks = max(1.0, (blocks - single) / (1.0 - single)) if single < 1.0 else 1.0
     multi_floor = _transfer_ms(multi_blocks * block_bytes)
-    single_ms = ev.single_block_ms.get(rate.file_id)
-    if single_ms is not None:
-        single_ms += ev.rounding_ms
-    if single_ms is None or single <= 0:
-        share = _bound(mean, single * CACHE_HIT_MS + (1.0 - single) * multi_floor)
-        return _with(base, share, None, "Av Rd(ms), single- and multi-block reads together")
-    multi_ms = max(0.0, (mean - single * single_ms) / (1.0 - single))
-    s1, s_multi = _bound(single_ms, CACHE_HIT_MS), _bound(multi_ms, multi_floor)
+    floor = single * CACHE_HIT_MS + (1.0 - single) * multi_floor
+    counts = ev.file_histograms.get(rate.file_id)
+    if single >= 0.95:  # (nearly) all single-block reads: the File Read Histogram's population
+        share = _bound(mean, floor)
+        by_buckets = _histogram_bound(counts, mean) if counts else None
+        if by_buckets is not None:
+            return _with(base, max(share, by_buckets * single), None, "Av Rd(ms) and the File Read Histogram")
+        if counts:
+            return _with(base, share, None, "Av Rd(ms); the File Read Histogram disagrees with it")
+        return _with(base, share, None, "Av Rd(ms) of single-block reads")
+    stated_single = ev.single_block_ms.get(rate.file_id)
+    if stated_single is None or single <= 0:
+        return _with(base, _bound(mean, floor), None, "Av Rd(ms), single- and multi-block reads together")
+    # each bound on its safe side: single-block reads at their slowest, multi-block ones at their slowest too
+    single_hi = stated_single + ev.rounding_ms
+    single_lo = max(0.0, stated_single - ev.rounding_ms)
+    multi_ms = max(0.0, (mean - single * single_lo) / (1.0 - single))
+    s1, s_multi = _bound(single_hi, CACHE_HIT_MS), _bound(multi_ms, multi_floor)
     share = single * s1 + (1.0 - single) * s_multi
     byte_share = (single * s1 + (1.0 - single) * s_multi * multi_blocks) / max(blocks, 1.0)
     return _with(base, share, byte_share, "Av 1-bk Rd(ms) and Av Rd(ms)")
