@@ -74,7 +74,7 @@ def _by_path(name: str) -> dict[str, float | None]:
 
 
 def test_the_wait_event_histogram_is_read_from_html_and_text() -> None:
-    for name in ("awr_11.2.0.4_cached.html", "statspack_11.2.0.4_cached.txt"):
+    for name in ("awr_11.2.0.4_cached.html", "awr_11.2.0.4_cached.txt", "statspack_11.2.0.4_cached.txt"):
         evidence = read_report(FIXTURES / name).read_evidence
         assert evidence is not None
         events = {e.event: e for e in evidence.events}
@@ -91,6 +91,9 @@ def test_a_file_read_at_003_ms_is_mostly_cached_and_one_at_8_ms_is_not() -> None
     text = _by_path("statspack_11.2.0.4_cached.txt")  # Av Rd(ms) printed "0.0": bounded by 0.05 ms, never 100 %
     assert text[C.UNIAUTH_PATH] is not None and 0.95 < text[C.UNIAUTH_PATH] < 1.0  # type: ignore[operator]
     assert text[C.USERS_PATH] == 0.0
+    awr_text = _by_path("awr_11.2.0.4_cached.txt")  # 1-bk and mean both printed "0.0"
+    assert awr_text[C.UNIAUTH_PATH] is not None and 0.95 < awr_text[C.UNIAUTH_PATH] < 1.0  # type: ignore[operator]
+    assert awr_text[C.USERS_PATH] == 0.0
     # SYSAUX at 2.4 ms: the mean alone proves nothing, its File Read Histogram (70 % in 0-2 ms) does
     assert html[C.SYSAUX_PATH] == 0.0
     assert text[C.SYSAUX_PATH] is not None and 0.3 < text[C.SYSAUX_PATH] < 0.7  # type: ignore[operator]
