@@ -84,6 +84,18 @@ DESCRIPTIONS: dict[str, str] = {
     "FileRate.size_bytes": "bytes on disk, all segments; `null` when unknown (AWR/Statspack imports: see "
                            "docs/awr-import.md#sizes, `--sizes`)",
     "SizesSource.path": "the sizes file given with `--sizes`",
+    "Workload.read_evidence": "a report import's read-time evidence beside each file's Av Rd(ms) (docs/awr-import.md#"
+                              "cached-reads); `null` for other workloads",
+    "ReadEvidence.single_block_ms": "file_id -> Av 1-bk Rd(ms) (11.2.0.4+), for files with single-block reads",
+    "ReadEvidence.file_histograms": "file_id -> single-block reads per 0-2, 2-4, 4-8, 8-16, 16-32, 32+ ms bucket "
+                                    "(Statspack File Read Histogram)",
+    "ReadEvidence.events": "the read events of the Wait Event Histogram",
+    "ReadEvidence.timed": "false when the report's timings are all zero (timed_statistics off)",
+    "ReadEvidence.rounding_ms": "half the last digit Av Rd(ms) is printed with (0.05 text, 0.005 HTML)",
+    "EventHistogram.event": "`db file sequential read`, `db file scattered read` or `db file parallel read`",
+    "EventHistogram.total_waits": "Total Waits as printed (K/M/G in multiples of 1000); `null` when unreadable",
+    "EventHistogram.bucket_ms": "each bucket's upper bound in ms (`<1ms` 1, `<=1s` 1024); `null` for the open last",
+    "EventHistogram.percent": "% of the waits in each bucket (an empty cell is 0)",
     "SizesSource.file_format": "`sqlplus-csv`, `sqlplus-grid`, `psql-csv` or `psql-aligned`",
     "SizesSource.taken_at": "when the sizes query ran (its TAKEN_AT column; empty when the file has none)",
     "SizesSource.merged_at": "when advisor merged it (UTC)",
@@ -264,7 +276,7 @@ def table(cls: type) -> str:
 
 
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
-        model.FileRate, model.CoverageCheck, model.SizesSource)
+        model.FileRate, model.CoverageCheck, model.SizesSource, model.ReadEvidence, model.EventHistogram)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,

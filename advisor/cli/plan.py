@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import OutputFormat
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
@@ -57,6 +58,7 @@ def plan(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    cache: str = cache_option(),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
     from advisor.cli.reporting import advise_and_output, load_models, with_target
@@ -64,6 +66,7 @@ def plan(
     from advisor.engine.planner import PlanOptions
     from advisor.model import load_workload
 
+    kept = cache_kept(cache)
     if dbms is not None and dbms not in ("postgres", "oracle"):
         raise BadInput(f"--dbms {dbms!r}: use postgres or oracle")
     if disk and len(disk) > 1:
@@ -85,7 +88,8 @@ def plan(
         notes = _target_notes(notes, work, bool(disk or preset or spec))
     with _phases() as progress:
         options = replace(options, progress=progress)
-        advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+        advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
+                          kept)
 
 
 def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
@@ -80,6 +81,7 @@ def report(
                                 "falls short of the report's own totals."),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    cache: str = cache_option(),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
@@ -87,6 +89,7 @@ def report(
     from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
+    kept = cache_kept(cache)
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
     if more and not snapshot:
         raise BadInput(f"unexpected argument {str(more[0])!r} (snapshot files go after --snapshot)")
@@ -111,7 +114,7 @@ def report(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway)
+    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 
 def register(app: typer.Typer) -> None:

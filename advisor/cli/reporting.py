@@ -131,16 +131,17 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
     fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
-    assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False,
+    assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False, cache_kept: bool = True,
 ) -> None:
     """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts.
 
     *assumed* names the areas whose size ``--assume-size`` gave: the report marks them.
+    *cache_kept* is ``--cache``: plan by the reads a disk served (kept) or by all (lost).
     """
     from advisor.engine.advise import advise
     from advisor.sizes.need import mark_assumed
 
-    result = mark_assumed(advise(work, models, options), assumed)
+    result = mark_assumed(advise(work, models, options, cache_kept), assumed)
     if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
         from dataclasses import replace
 

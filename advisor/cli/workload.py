@@ -68,6 +68,10 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
     for line in coverage_lines(result.coverage):
         console.print(line, markup=False, highlight=False)
+    from advisor.engine.cached_reads import estimate, notes
+
+    for line in notes(estimate(result), result.read_evidence, result.interval_s, None):
+        console.print(shown(line), markup=False, highlight=False)
     wait = result.wait
     if wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None:
         for line in describe(wait):

@@ -78,15 +78,17 @@ def _disk_sizes(workload: Workload) -> dict[str, int]:
     return {d.name: d.size_bytes for d in workload.layout.devices} if workload.layout else {}
 
 
-def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = frozenset()) -> Analysis:
+def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = frozenset(),
+            cache_kept: bool = True) -> Analysis:
     """Areas, classes, gate, current-layout predictions and every finding.
 
     The areas are built from the read rates calibrated against the kernel's diskstats
     (:mod:`advisor.engine.calibrate`): reads the page cache served do not move the head.
     *flat_disks* are disks an inventory says have no zones (solid state, cloud volumes):
-    no zone finding is made about them.
+    no zone finding is made about them. *cache_kept* False (``--cache lost``) plans by every
+    read the database reported.
     """
-    calibration = calibrate_reads(workload)
+    calibration = calibrate_reads(workload, cache_kept)
     areas = group_with_objects(calibration.rates, workload.layout, workload.segments)
     classified = classify([calibration.with_database_pattern(a) for a in areas])
     gate = gate_for_wait(workload.wait)
@@ -308,10 +310,14 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
     return tuple(rows)
 
 
-def advise(workload: Workload, models: Models, options: PlanOptions | None = None) -> Report:
-    """The whole answer for one workload: findings, plan, predicted gains, scripts."""
+def advise(workload: Workload, models: Models, options: PlanOptions | None = None,
+           cache_kept: bool = True) -> Report:
+    """The whole answer for one workload: findings, plan, predicted gains, scripts.
+
+    *cache_kept*: whether the new server keeps today's cache (``--cache kept|lost``).
+    """
     opts = options or PlanOptions()
-    analysis = analyse(workload, models, flat_disks(opts.target))
+    analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))

@@ -19,8 +19,11 @@ of the database's reads that reached the disk (``disk_read_share``); the count r
 would take merging for caching. Rates are never scaled up: other processes read the same
 device, so the kernel's figure is an upper bound of the database's own. Writes are kept as
 reported (WAL/redo writes are real device writes; PostgreSQL has no per-relation writes).
-Without diskstats (a snapshot without host layout, an AWR import, another host) nothing is
-scaled and the report says the rates are the database's own.
+Without diskstats a workload imported from an AWR or Statspack report is judged by its read
+times instead (:mod:`advisor.engine.cached_reads`: reads faster than any rotating disk came
+from a cache), through the same factors; any other workload is not scaled and the report says
+the rates are the database's own. With ``cache_kept=False`` (``--cache lost``: the new server
+will not have today's cache) the evidence is still shown but no rate is scaled.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field, replace
 
 import msgspec
 
+from advisor.engine import cached_reads
 from advisor.engine.areas import Area, AreaKind, LocationIndex, area_key, area_labels
 from advisor.model import DiskStatRate, FileRate, Finding, HostLayout, Location, Workload
 from advisor.units import mean_kib_of_rates
@@ -90,6 +94,9 @@ class Calibration:
     unmatched_files: int = 0
     file_factors: dict[str, tuple[float, float]] = field(default_factory=dict)  # file_id -> (iops, MB/s)
     areas: dict[str, AreaReads] = field(default_factory=dict)  # area name -> the database's own reads
+    estimates: tuple[cached_reads.CachedEstimate, ...] = ()  # a report import: per file, from its read times
+    cache_kept: bool = True  # False: --cache lost, the evidence is shown and nothing scaled
+    workload: Workload | None = None  # what the estimates came from (their notes name its histograms)
 
     def with_database_pattern(self, area: Area) -> Area:
         """*area* with the mean read size the database requested, for classification.
@@ -117,6 +124,9 @@ class Calibration:
 
     def notes(self) -> list[str]:
         """Report notes: what was compared, what was scaled, and what stays unverified."""
+        if self.workload is not None and not self.measured:
+            w = self.workload
+            return cached_reads.notes(self.estimates, w.read_evidence, w.interval_s, self.cache_kept)
         if not self.measured:
             return ["Read rates are the database's own (buffer misses or physical reads, unverified: the workload "
                     "has no diskstats of the same interval); reads the OS page cache served count as disk reads."]
@@ -127,13 +137,19 @@ class Calibration:
             head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MB/s) "
                     f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MB/s) for its "
                     f"files there")
-            if d.scaled:
+            if d.scaled and not self.cache_kept:
+                out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
+                           f"{', '.join(d.areas) or 'its files'} kept as reported (--cache lost).")
+            elif d.scaled:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
                            f"{', '.join(d.areas) or 'its files'} scaled by {d.iops_factor:.3g} (IOPS) and "
                            f"{d.mb_factor:.3g} (MB/s). The kernel's figure counts every process's reads, so it is an "
                            "upper bound of the database's own.")
             else:
                 out.append(f"{head}: rates kept (the kernel saw at least as many).")
+        if not self.cache_kept:
+            out.append("--cache lost: the plan counts every read the database reported, as if the new server had "
+                       "none of today's OS page cache.")
         if self.unmatched_files:
             out.append(f"{self.unmatched_files} files ({self.unmatched_read_iops:.1f} reads/s) have no device counters "
                        "to compare with (unknown placement or no diskstats row): their read rates are the database's "
@@ -179,11 +195,15 @@ def _partition_disks(layout: HostLayout) -> dict[str, str]:
     return {p.name: p.disk for p in layout.partitions if p.name != p.disk}
 
 
-def calibrate_reads(workload: Workload) -> Calibration:
-    """Scale the workload's per-file read rates down to what the kernel saw reach each device."""
+def calibrate_reads(workload: Workload, cache_kept: bool = True) -> Calibration:
+    """Scale the workload's per-file read rates down to what reached a disk (the kernel's, else the read times').
+
+    *cache_kept* False keeps every rate as the database reported it (the new server is not
+    expected to have today's cache) while the evidence still shows.
+    """
     rates = workload.rates
     if not workload.diskstats or workload.layout is None:
-        return Calibration(rates=tuple(rates))
+        return _from_read_times(workload, cache_kept)
     rows = {r.name: r for r in workload.diskstats}
     part_disk = _partition_disks(workload.layout)
     index = LocationIndex(workload.layout)
@@ -203,7 +223,22 @@ def calibrate_reads(workload: Workload) -> Calibration:
             group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s)
         group.files.append(rate)
     _subtract_partitions(groups, rows, part_disk)
-    return _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
+    found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
+    return found if cache_kept else replace(found, rates=tuple(rates), cache_kept=False)
+
+
+def _from_read_times(workload: Workload, cache_kept: bool) -> Calibration:
+    """A report import's rates scaled by the share of each file's reads its read time says a cache served."""
+    rates = workload.rates
+    estimates = cached_reads.estimate(workload)
+    if not estimates:
+        return Calibration(rates=tuple(rates), cache_kept=cache_kept)
+    factors = cached_reads.factors(estimates)
+    known = {e.file_id for e in estimates if e.share is not None}
+    scaled = tuple(_scaled(r, *factors[r.file_id]) if r.file_id in factors and cache_kept else r for r in rates)
+    return Calibration(scaled, file_factors=factors if cache_kept else {},
+                       areas=_area_reads(rates, area_labels(rates), known, factors), estimates=estimates,
+                       cache_kept=cache_kept, workload=workload)
 
 
 def _subtract_partitions(groups: dict[str, _Group], rows: dict[str, DiskStatRate], part_disk: dict[str, str]) -> None:
@@ -285,9 +320,12 @@ def reads_cached(calibration: Calibration) -> list[Finding]:
     """READS_CACHED: most of a device's buffer misses were served by the OS page cache.
 
     The placement findings and the plan use the calibrated rates, so this one only says why
-    the database's own figures are far above them and what that means for tuning.
+    the database's own figures are far above them and what that means for tuning. For a
+    report import the evidence is each file's read time (:func:`cached_reads.findings`).
     """
-    found = []
+    evidence = calibration.workload.read_evidence if calibration.workload is not None else None
+    found = cached_reads.findings(calibration.estimates, calibration.cache_kept,
+                                  evidence.rounding_ms if evidence is not None else 0.0)
     for d in calibration.devices:
         if d.db_read_iops < CACHED_READS_MIN or d.mb_factor >= CACHED_SHARE_MAX:
             continue
@@ -302,8 +340,9 @@ def reads_cached(calibration: Calibration) -> list[Finding]:
                 "areas": ", ".join(d.areas),
             },
             predicted_gain=None,
-            action="Placement matters only for the reads that reach the disk (the plan uses the calibrated rates). "
-                   "The rest are copies from memory: a larger shared_buffers (PostgreSQL) or buffer cache (Oracle) "
+            action=("Placement matters only for the reads that reach the disk (the plan uses the calibrated rates). "
+                    if calibration.cache_kept else "The plan counts every read the database reported (--cache lost). ")
+                   + "The rest are copies from memory: a larger shared_buffers (PostgreSQL) or buffer cache (Oracle) "
                    "would turn them into buffer hits; an OS memory squeeze would turn them into disk reads.",
         ))
     return found

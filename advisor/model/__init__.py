@@ -33,6 +33,7 @@ from advisor.model.layout import (
     Location,
     Partition,
 )
+from advisor.model.readcache import EventHistogram, ReadEvidence
 from advisor.model.report import (
     REPORT_FORMAT_VERSION,
     AreaPlacement,
@@ -78,6 +79,8 @@ from advisor.model.snapshot import (
 __all__ = [
     "AUDIT_FORMAT_VERSION",
     "DISK_PROFILE_FORMAT_VERSION",
+    "EventHistogram",
+    "ReadEvidence",
     "FORMAT_VERSION",
     "REPORT_FORMAT_VERSION",
     "AreaPlacement",

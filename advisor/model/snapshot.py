@@ -19,6 +19,7 @@ from advisor.jsonio import decode_document, encode, read_document, write_atomic
 from advisor.model.coverage import CoverageCheck
 from advisor.model.disk import DiskProfile
 from advisor.model.layout import DiskStatRate, HostLayout
+from advisor.model.readcache import ReadEvidence
 from advisor.model.record import Record, field
 from advisor.model.report import Report
 from advisor.validate import check
@@ -308,6 +309,7 @@ class Workload(Record):
     segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
+    read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

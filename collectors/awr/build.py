@@ -24,7 +24,7 @@ from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tup
 from advisor.collectors.awr.segments import MOST_IOS_PER_S, with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
-from advisor.model import FileKind, FileRate, ServerInfo, WaitProfile, Workload
+from advisor.model import FileKind, FileRate, ReadEvidence, ServerInfo, WaitProfile, Workload
 from advisor.validate import scrub_workload
 
 MB = float(1 << 20)
@@ -232,7 +232,30 @@ def build_workload(data: ReportData) -> Workload:
                        db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
     workload = Workload(server=_server(data, warnings), started_at=begin, ended_at=end, interval_s=interval,
                         rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
-                        tool_version=__version__)
+                        tool_version=__version__, read_evidence=_read_evidence(data, rates))
     workload = scrub_workload(with_segments(workload, data))
     checks, gaps = reconcile(data, workload, rebuilt)
     return replace(workload, coverage=checks, warnings=workload.warnings + tuple(gaps))
+
+
+def _read_evidence(data: ReportData, rates: list[FileRate]) -> ReadEvidence:
+    """Per file the single-block read time and read histogram, and the read events' histograms.
+
+    Timings are "off" when the report counts ``db file sequential read`` waits but no time for
+    them (``timed_statistics`` false): every Av Rd(ms) of 0 is then untimed, not instant.
+    """
+    rows = {row.filename: row for row in data.files}
+    single: dict[str, float] = {}
+    histograms: dict[str, tuple[float, ...]] = {}
+    for rate in rates:
+        row = rows.get(rate.path) if rate.path else None
+        if row is None:
+            continue
+        if row.av_single_rd_ms is not None and row.single_reads_s:
+            single[rate.file_id] = row.av_single_rd_ms
+        counts = data.histogram.get(rate.path)
+        if counts and sum(counts) > 0:
+            histograms[rate.file_id] = tuple(counts)
+    waits, seconds = data.events.get("db file sequential read", (0.0, 0.0))
+    return ReadEvidence(single_block_ms=single, file_histograms=histograms, events=tuple(data.event_histograms),
+                        timed=not (waits > 0 and seconds == 0), rounding_ms=0.005 if data.kind == "awr-html" else 0.05)

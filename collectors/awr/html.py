@@ -261,7 +261,7 @@ def _waits(found: list[Block], data: ReportData) -> None:
 
 def read_awr_html(page: str, path: str) -> ReportData:
     """An AWR HTML report (awrrpt.sql with report type 'html')."""
-    from advisor.collectors.awr import segments
+    from advisor.collectors.awr import histograms, segments
 
     data = ReportData(kind="awr-html", path=path)
     found = blocks(page)
@@ -269,6 +269,7 @@ def read_awr_html(page: str, path: str) -> ReportData:
     _io(found, data)
     _filetypes(found, data)
     _waits(found, data)
+    histograms.from_html(found, data)
     segments.html_sections(found, data)
     if "End of Report" not in page[-2000:]:
         data.warnings.append("the report has no 'End of Report' line: it may be truncated")

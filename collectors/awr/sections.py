@@ -16,6 +16,7 @@ from advisor.errors import BadInput
 
 if TYPE_CHECKING:
     from advisor.collectors.awr.segments import SegmentTable
+    from advisor.model import EventHistogram
 
 
 @dataclass
@@ -91,6 +92,7 @@ class ReportData:
     wait_classes: dict[str, float] = field(default_factory=dict)  # class -> total seconds (foreground)
     histogram: dict[str, list[float]] = field(default_factory=dict)  # filename -> single-block read buckets
     load_profile: dict[str, float] = field(default_factory=dict)  # "reads"/"writes" -> IO requests per second
+    event_histograms: list[EventHistogram] = field(default_factory=list)  # "Wait Event Histogram" read events
     empty_sections: list[str] = field(default_factory=list)
     segment_tables: list[SegmentTable] = field(default_factory=list)  # "Segments by ..." sections
     warnings: list[str] = field(default_factory=list)

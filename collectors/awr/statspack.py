@@ -7,7 +7,7 @@ File Read Histogram Stats section: per data file, single-block reads in the buck
 
 from __future__ import annotations
 
-from advisor.collectors.awr import segments, text
+from advisor.collectors.awr import histograms, segments, text
 from advisor.collectors.awr.sections import ReportData
 
 HISTOGRAM_TITLE = "File Read Histogram Stats"
@@ -23,6 +23,7 @@ def read_statspack(report: str, path: str) -> ReportData:
     text.filetype_section(found, data)
     text.events(found, ("Wait Events", "Foreground Wait Events", "Background Wait Events"), data)
     text.wait_classes(found, data)
+    histograms.from_text(found, data)
     segments.text_sections(found, data)
     if HISTOGRAM_TITLE in found:
         table = text.grid(found[HISTOGRAM_TITLE])

@@ -382,7 +382,7 @@ def wait_classes(found: dict[str, Section], data: ReportData) -> None:
 
 def read_awr_text(text: str, path: str) -> ReportData:
     """An AWR text report (awrrpt.sql with report type 'text')."""
-    from advisor.collectors.awr import segments
+    from advisor.collectors.awr import histograms, segments
 
     data = ReportData(kind="awr-text", path=path)
     header_facts(text, data)
@@ -391,5 +391,6 @@ def read_awr_text(text: str, path: str) -> ReportData:
     filetype_section(found, data)
     events(found, ("Foreground Wait Events", "Background Wait Events"), data)
     wait_classes(found, data)
+    histograms.from_text(found, data)
     segments.text_sections(found, data)
     return data
