@@ -107,8 +107,13 @@ def inline_commands(text: str) -> list[str]:
 def transcripts(block: Block) -> list[Transcript]:
     """``$ advisor ...`` lines of a block and the output lines the page shows after each."""
     found: list[Transcript] = []
+    status_next = False
     for number, line in enumerate(block.text.splitlines(), block.line + 1):
-        if line.startswith("$ "):
+        if line.strip() == "$ echo $?":
+            status_next = True
+        elif status_next and found and line.strip().isdigit():
+            found[-1].exit_code, status_next = int(line.strip()), False
+        elif line.startswith("$ "):
             found.append(Transcript(line[2:].strip(), line=number))
         elif found:
             exit_line = re.fullmatch(r"\[exit (\d+)\]", line.strip())
