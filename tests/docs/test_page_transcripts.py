@@ -19,14 +19,15 @@ from pathlib import Path
 import pytest
 
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
+from tests.docs.page_setup import SETUP
 from tests.docs.transcript import REPO, environment, mismatches, run
 
 MINIMUM = {
-    "awr-import.md": 0,
-    "exit-codes.md": 0,
-    "tiers.md": 0,
-    "plan.md": 0,
-    "collect.md": 0,
+    "awr-import.md": 8,
+    "exit-codes.md": 10,
+    "tiers.md": 12,
+    "plan.md": 2,
+    "collect.md": 3,
 }
 """Transcripts that must run per page (the rest need servers or files the page only describes)."""
 
@@ -66,6 +67,8 @@ def _why_not_runnable(command: str, workdir: Path, written: set[str]) -> str:
 def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
     for name in ("tests", "pyproject.toml"):
         (tmp_path / name).symlink_to(REPO / name)
+    for make in SETUP.values():
+        make(tmp_path)
     env = environment(tmp_path)
     written: set[str] = set()
     ran, problems, not_run = 0, [], []

@@ -70,9 +70,12 @@ def mismatches(transcript: Transcript, outcome: Outcome) -> list[str]:
     actual = outcome.output.splitlines()
     if outcome.returncode != transcript.exit_code:
         problems.append(f"exit {outcome.returncode}, the page shows {transcript.exit_code}")
-    if any(line.startswith("advisor: error:") for line in expected):
-        if not any(line.startswith("advisor: error:") for line in actual):
+    for line in expected:
+        subject = re.match(r"advisor: error: (\S+):", line)
+        if line.startswith("advisor: error:") and not any(a.startswith("advisor: error:") for a in actual):
             problems.append("the page shows an 'advisor: error:' line, the run printed none")
+        elif subject and not any(a.startswith(f"advisor: error: {subject.group(1)}:") for a in actual):
+            problems.append(f"the page's error names {subject.group(1)}, the run's does not")
     for line in expected:
         wrote = re.match(r"wrote (\S+)$", line.strip())
         if wrote and not any(a.strip().startswith(f"wrote {wrote.group(1)}") for a in actual):
