@@ -255,4 +255,6 @@ def test_the_tutorial_walks_on_a_real_server(walk_server: tuple[PgServer, Path])
     again = _one(runs, r"^advisor workload c\.json d\.json")
     assert moved in again.output, "the new tablespace does not carry the load after the move"
     assert "plan:" in _one(runs, r"^advisor report --snapshot c\.json d\.json").output
-    assert (cwd / "plan2").is_dir()
+    new_disks = _one(runs, r"^advisor plan --workload w\.json")
+    assert "plan:" in new_disks.output
+    assert (cwd / "plan2").is_dir() or "no scripts written" in new_disks.output, new_disks.output
