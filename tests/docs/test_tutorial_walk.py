@@ -41,7 +41,11 @@ SKIPPED = {
         "O_DIRECT (the device bench itself runs on loop devices in tests/bench/)"
     ),
 }
-"""Commands of the section not run, and why (section 1, `make demo`, is tests/demo's)."""
+"""Commands of the section not run, and why.
+
+Section 1 of the page is one command, ``make demo`` (``advisor demo``): tests/demo/test_demo.py
+runs it as root on the emulated disk (``--quick``) and checks its story and clean-up.
+"""
 
 
 @dataclass
