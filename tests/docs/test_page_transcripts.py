@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import re
 import shlex
+import threading
+from collections.abc import Iterator
+from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -21,15 +24,14 @@ import pytest
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
 from tests.docs.page_setup import SETUP
 from tests.docs.transcript import REPO, environment, mismatches, run
+from tests.helpers.pg import available_versions, running_postgres
 
 MINIMUM = {
     "awr-import.md": 8,
-    "exit-codes.md": 10,
     "tiers.md": 12,
     "plan.md": 2,
-    "collect.md": 3,
 }
-"""Transcripts that must run per page (the rest need servers or files the page only describes)."""
+"""Transcripts that must run per page with no server (the rest need files the page only describes)."""
 
 _INPUT = re.compile(r"\.(json|toml|html|txt|csv|sql|lst)$")
 _DSN_PORT = re.compile(r"port[= ](\d+)|@[\w.]+:(\d+)")
@@ -43,14 +45,14 @@ def _page_transcripts(page: str) -> list[Transcript]:
     return found
 
 
-def _why_not_runnable(command: str, workdir: Path, written: set[str]) -> str:
+def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[str]) -> str:
     """Empty when *command* can run here; else what it needs."""
     try:
         words = shlex.split(command, comments=True)
     except ValueError:
         return "not a shell line"
     ports = [p for match in _DSN_PORT.findall(command) for p in match if p]
-    if any(port != "1" for port in ports) or "PORT" in command:
+    if any(port != "1" and port not in live for port in ports) or "PORT" in command:
         return "needs a server the page's set-up started"
     if any(w.startswith(("/dev/", "/tmp/", "/var/", "/work/", "/srv/")) and not Path(w).exists() for w in words):
         return "names a device or directory of the machine the page was made on"
@@ -62,27 +64,64 @@ def _why_not_runnable(command: str, workdir: Path, written: set[str]) -> str:
     return ""
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("page", sorted(MINIMUM))
-def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
+def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int) -> None:
+    """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones."""
     for name in ("tests", "pyproject.toml"):
-        (tmp_path / name).symlink_to(REPO / name)
+        (workdir / name).symlink_to(REPO / name)
     for make in SETUP.values():
-        make(tmp_path)
-    env = environment(tmp_path)
+        make(workdir)
+    env = environment(workdir)
     written: set[str] = set()
     ran, problems, not_run = 0, [], []
     for transcript in _page_transcripts(page):
-        why = _why_not_runnable(transcript.command, tmp_path, written)
+        command = transcript.command
+        for shown, live in ports.items():
+            command = re.sub(rf"\bport={shown}\b", f"port={live}", command)
+        why = _why_not_runnable(command, workdir, written, set(ports.values()))
         if why:
             not_run.append(f"{transcript.command}: {why}")
             continue
-        outcome = run(transcript.command, tmp_path, env)
+        outcome = run(command, workdir, env)
         ran += 1
-        words = shlex.split(transcript.command, comments=True)
+        words = shlex.split(command, comments=True)
         written.update(words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output"))
         for problem in mismatches(transcript, outcome):
             problems.append(f"docs/{page}:{transcript.line}: {transcript.command}\n    {problem}")
     print(f"{page}: {ran} run, {len(not_run)} not run:\n  " + "\n  ".join(not_run))
     assert not problems, "\n".join(problems)
-    assert ran >= MINIMUM[page], f"only {ran} transcripts of docs/{page} ran (pinned {MINIMUM[page]})"
+    assert ran >= minimum, f"only {ran} transcripts of docs/{page} ran (pinned {minimum})"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(MINIMUM))
+def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
+    _check_page(page, tmp_path, {}, MINIMUM[page])
+
+
+ON_A_SERVER = {"collect.md": ({"43769": "pg", "33937": "pg"}, 7), "exit-codes.md": ({"33937": "pg", "52399": "web"}, 12)}
+"""Pages whose transcripts talk to a server: the page's port → a live PostgreSQL or web server."""
+
+
+@pytest.fixture(scope="module")
+def live_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A PostgreSQL server (with the grant-less role ``monitor`` of exit-codes.md) and a web server."""
+    versions = available_versions()
+    if not versions:
+        pytest.skip("no PostgreSQL server binaries on this machine")
+    with running_postgres(max(versions), tmp_path_factory.mktemp("pg")) as server:
+        server.psql("CREATE ROLE monitor LOGIN")
+        web = HTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+        thread = threading.Thread(target=web.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield {"pg": str(server.port), "web": str(web.server_address[1])}
+        finally:
+            web.shutdown()
+
+
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(ON_A_SERVER))
+def test_page_transcripts_on_real_servers(page: str, tmp_path: Path, live_ports: dict[str, str]) -> None:
+    ports, minimum = ON_A_SERVER[page]
+    _check_page(page, tmp_path, {shown: live_ports[kind] for shown, kind in ports.items()}, minimum)
