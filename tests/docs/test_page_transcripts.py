@@ -98,7 +98,10 @@ def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
     _check_page(page, tmp_path, {}, MINIMUM[page])
 
 
-ON_A_SERVER = {"collect.md": ({"43769": "pg", "33937": "pg"}, 7), "exit-codes.md": ({"33937": "pg", "52399": "web"}, 12)}
+ON_A_SERVER = {
+    "collect.md": ({"43769": "pg", "33937": "pg"}, 7),
+    "exit-codes.md": ({"33937": "pg", "52399": "web"}, 12),
+}
 """Pages whose transcripts talk to a server: the page's port → a live PostgreSQL or web server."""
 
 
