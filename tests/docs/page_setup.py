@@ -52,6 +52,10 @@ SETUP: dict[str, Callable[[Path], None]] = {
     "huge.toml": _write("huge.toml", _HDD.format(capacity="1e300")),
     "frac.toml": _write("frac.toml", _HDD.format(capacity="1.5")),
     "deep.toml": _write("deep.toml", "x = " + "[" * 5000 + "]" * 5000 + "\n"),
+    "bad1.toml": _write("bad1.toml", _NVME.format(model="")),
+    "bad2.toml": _write("bad2.toml", _HDD.format(capacity='"1 TB"') + "count = 8\n"),
+    "bad3.toml": _write("bad3.toml", _NVME.format(model='preset = "nvme-gen4"').replace('"nvme"', '"flash"')),
+    "smr.toml": _write("smr.toml", '[[device]]\nname = "smr"\nmedium = "smr-hm"\ncapacity = "20 TB"\n'),
     "nvmehdd.toml": _write("nvmehdd.toml", _NVME.format(model='preset = "class-7200-desktop"')),
 }
 """File name → how to make it, for the transcripts that name it."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import HTTPServer, SimpleHTTPRequestHandler
@@ -28,13 +29,38 @@ from tests.helpers.pg import available_versions, running_postgres
 
 MINIMUM = {
     "awr-import.md": 8,
-    "tiers.md": 12,
+    "tiers.md": 17,
     "plan.md": 2,
 }
 """Transcripts that must run per page with no server (the rest need files the page only describes)."""
 
 _INPUT = re.compile(r"\.(json|toml|html|txt|csv|sql|lst)$")
 _DSN_PORT = re.compile(r"port[= ](\d+)|@[\w.]+:(\d+)")
+
+
+FROM_BLOCKS = {
+    "tiers.md": {
+        '"""The workload of docs/tiers.md': "run",
+        "# The new server: one 1 TB NVMe": "inventory.toml",
+    },
+}
+"""Blocks of a page that make the inputs of its transcripts: a Python script is run as shown,
+a file's text is saved under the name the transcripts use. Keyed by the block's first line."""
+
+
+def _files_from_blocks(page: str, workdir: Path) -> None:
+    wanted = FROM_BLOCKS.get(page, {})
+    made = set()
+    for block in blocks((DOCS / page).read_text(encoding="utf-8")):
+        for first_line, target in wanted.items():
+            if block.text.startswith(first_line):
+                made.add(first_line)
+                if target == "run":
+                    done = run(f"{sys.executable} - <<'PYEOF'\n{block.text}\nPYEOF", workdir, environment(workdir))
+                    assert done.returncode == 0, f"the script of docs/{page}:{block.line} failed: {done.output}"
+                else:
+                    (workdir / target).write_text(block.text + "\n")
+    assert made == set(wanted), f"docs/{page} no longer has the blocks {set(wanted) - made}"
 
 
 def _page_transcripts(page: str) -> list[Transcript]:
@@ -70,6 +96,7 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int) -
         (workdir / name).symlink_to(REPO / name)
     for make in SETUP.values():
         make(workdir)
+    _files_from_blocks(page, workdir)
     env = environment(workdir)
     written: set[str] = set()
     ran, problems, not_run = 0, [], []
