@@ -56,6 +56,7 @@ SETUP: dict[str, Callable[[Path], None]] = {
     "bad2.toml": _write("bad2.toml", _HDD.format(capacity='"1 TB"') + "count = 8\n"),
     "bad3.toml": _write("bad3.toml", _NVME.format(model='preset = "nvme-gen4"').replace('"nvme"', '"flash"')),
     "smr.toml": _write("smr.toml", '[[device]]\nname = "smr"\nmedium = "smr-hm"\ncapacity = "20 TB"\n'),
+    "bad.toml": _write("bad.toml", '[drive.x]\nbase = "class-7200-desktop"\nspeed = 1\n'),
     "nvmehdd.toml": _write("nvmehdd.toml", _NVME.format(model='preset = "class-7200-desktop"')),
 }
 """File name → how to make it, for the transcripts that name it."""
