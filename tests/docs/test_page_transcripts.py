@@ -1,0 +1,164 @@
+"""The ``$ advisor ...`` transcripts of the command pages run, and their output keeps its shape.
+
+Each page's transcripts run in order in a fresh directory that sees the repository's
+``tests/`` (the committed Oracle fixtures) and ``pyproject.toml`` the way the source tree
+does, so a command may use a file an earlier one wrote. A transcript runs when every input
+file it names exists there or was written before it, and when it needs no server other than
+the closed port 1 the error examples use; the others need a set-up the page describes in
+prose (a fleet repository, an edited snapshot) and are counted, not run. ``MINIMUM`` pins
+how many run per page, so an example that stops running fails here instead of silently
+dropping out. Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import HTTPServer, SimpleHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+
+from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
+from tests.docs.page_setup import SETUP
+from tests.docs.transcript import REPO, environment, mismatches, run
+from tests.helpers.pg import available_versions, running_postgres
+
+MINIMUM = {
+    "awr-import.md": 8,
+    "tiers.md": 17,
+    "plan.md": 2,
+    "disk.md": 7,
+    "schedule.md": 9,
+    "drive-spec.md": 2,
+    "oracle.md": 1,
+}
+"""Transcripts that must run per page with no server (the rest need files the page only describes)."""
+
+_INPUT = re.compile(r"\.(json|toml|html|txt|csv|sql|lst)$")
+_DSN_PORT = re.compile(r"port[= ](\d+)|@[\w.]+:(\d+)")
+
+
+FROM_BLOCKS = {
+    "drive-spec.md": {"[drive.db-server-disk]": "drive.toml"},
+    "tiers.md": {
+        '"""The workload of docs/tiers.md': "run",
+        "# The new server: one 1 TB NVMe": "inventory.toml",
+    },
+}
+"""Blocks of a page that make the inputs of its transcripts: a Python script is run as shown,
+a file's text is saved under the name the transcripts use. Keyed by the block's first line."""
+
+
+def _files_from_blocks(page: str, workdir: Path) -> None:
+    if page == "disk.md":  # its `show --spec drive.toml` is the example file of drive-spec.md
+        _files_from_blocks("drive-spec.md", workdir)
+    wanted = FROM_BLOCKS.get(page, {})
+    made = set()
+    for block in blocks((DOCS / page).read_text(encoding="utf-8")):
+        for first_line, target in wanted.items():
+            if block.text.startswith(first_line):
+                made.add(first_line)
+                if target == "run":
+                    done = run(f"{sys.executable} - <<'PYEOF'\n{block.text}\nPYEOF", workdir, environment(workdir))
+                    assert done.returncode == 0, f"the script of docs/{page}:{block.line} failed: {done.output}"
+                else:
+                    (workdir / target).write_text(block.text + "\n")
+    assert made == set(wanted), f"docs/{page} no longer has the blocks {set(wanted) - made}"
+
+
+def _page_transcripts(page: str) -> list[Transcript]:
+    text = (DOCS / page).read_text(encoding="utf-8")
+    found: list[Transcript] = []
+    for block in blocks(text):
+        found.extend(t for t in transcripts(block) if t.command.startswith("advisor "))
+    return found
+
+
+def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[str]) -> str:
+    """Empty when *command* can run here; else what it needs."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return "not a shell line"
+    ports = [p for match in _DSN_PORT.findall(command) for p in match if p]
+    if any(port != "1" and port not in live for port in ports) or "PORT" in command:
+        return "needs a server the page's set-up started"
+    if any(w.startswith(("/dev/", "/tmp/", "/var/", "/work/", "/srv/")) and not Path(w).exists() for w in words):
+        return "names a device or directory of the machine the page was made on"
+    outputs = {words[i + 1] for i, word in enumerate(words[:-1]) if word in ("-o", "--output")}
+    for word in words[1:]:
+        if _INPUT.search(word) and word not in outputs and word not in written:
+            if not (workdir / word).exists() and not word.startswith("/nonexistent"):
+                return f"input {word} is not committed"
+    return ""
+
+
+def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int) -> None:
+    """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones."""
+    for name in ("tests", "pyproject.toml"):
+        (workdir / name).symlink_to(REPO / name)
+    for make in SETUP.values():
+        make(workdir)
+    _files_from_blocks(page, workdir)
+    env = environment(workdir)
+    written: set[str] = set()
+    ran, problems, not_run = 0, [], []
+    for transcript in _page_transcripts(page):
+        command = transcript.command
+        for shown, live in ports.items():
+            command = re.sub(rf"\bport={shown}\b", f"port={live}", command)
+        why = _why_not_runnable(command, workdir, written, set(ports.values()))
+        if why:
+            not_run.append(f"{transcript.command}: {why}")
+            continue
+        outcome = run(command, workdir, env)
+        ran += 1
+        words = shlex.split(command, comments=True)
+        written.update(words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output"))
+        for problem in mismatches(transcript, outcome):
+            problems.append(f"docs/{page}:{transcript.line}: {transcript.command}\n    {problem}")
+    print(f"{page}: {ran} run, {len(not_run)} not run:\n  " + "\n  ".join(not_run))
+    assert not problems, "\n".join(problems)
+    assert ran >= minimum, f"only {ran} transcripts of docs/{page} ran (pinned {minimum})"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(MINIMUM))
+def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
+    _check_page(page, tmp_path, {}, MINIMUM[page])
+
+
+ON_A_SERVER = {
+    "collect.md": ({"43769": "pg", "33937": "pg"}, 7),
+    "exit-codes.md": ({"33937": "pg", "52399": "web"}, 12),
+}
+"""Pages whose transcripts talk to a server: the page's port → a live PostgreSQL or web server."""
+
+
+@pytest.fixture(scope="module")
+def live_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A PostgreSQL server (with the grant-less role ``monitor`` of exit-codes.md) and a web server."""
+    versions = available_versions()
+    if not versions:
+        pytest.skip("no PostgreSQL server binaries on this machine")
+    with running_postgres(max(versions), tmp_path_factory.mktemp("pg")) as server:
+        server.psql("CREATE ROLE monitor LOGIN")
+        web = HTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+        thread = threading.Thread(target=web.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield {"pg": str(server.port), "web": str(web.server_address[1])}
+        finally:
+            web.shutdown()
+
+
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(ON_A_SERVER))
+def test_page_transcripts_on_real_servers(page: str, tmp_path: Path, live_ports: dict[str, str]) -> None:
+    ports, minimum = ON_A_SERVER[page]
+    _check_page(page, tmp_path, {shown: live_ports[kind] for shown, kind in ports.items()}, minimum)
