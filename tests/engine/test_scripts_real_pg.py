@@ -244,3 +244,23 @@ def test_postgres_sql_run_once_with_psql_moves_the_tables_of_every_database(pg15
         placed = _psql(pg15, "SELECT t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
                              "WHERE c.relname IN ('t', 't_pkey') ORDER BY c.relname", db)
         assert placed.splitlines() == [new, new], (db, placed)
+
+
+def test_move_wal_checks_its_target_before_it_stops_the_server(pg15: PgServer, tmp_path: Path) -> None:
+    """A target the server's account cannot write used to fail after ``pg_ctl stop``: the server stayed down."""
+    from advisor.demo.embedded import as_server_user
+    from advisor.engine.scripts.postgres import move_wal_script
+
+    locked = tmp_path / "locked-mount"
+    locked.mkdir(mode=0o755)  # root's: the server's account cannot create pg_wal under it
+    move = Move(_area("WAL", "wal", "pg_default"), "wal", "wal1", str(locked), False)
+    script = move_wal_script([move], {"data_directory": str(pg15.datadir)})
+    assert script is not None
+    path = tmp_path / "move_wal.sh"
+    path.write_text(script.text)
+    path.chmod(0o755)
+    env = {**os.environ, "PATH": f"{pg15.bindir}:{os.environ.get('PATH', '')}"}
+    done = subprocess.run(as_server_user(["sh", str(path)]), capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0 and "cannot write" in done.stderr, done.stderr
+    assert pg15.psql("SELECT 1") == "1", "the server still runs"
+    assert not (Path(pg15.datadir) / "pg_wal").is_symlink()
