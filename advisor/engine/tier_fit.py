@@ -76,6 +76,10 @@ class Oversized:
             elif use.room > 1.0:
                 parts.append(f"{name}: holds {use.target.capacity_bytes / 1e9:,.0f} GB, the area needs "
                              f"{self.item.slot_bytes / 1e9:,.0f} GB with headroom")
+            elif not math.isfinite(use.load) and (smr := use.target.model.smr) is not None:
+                parts.append(f"{name}: {self.item.write_iops:,.0f} random writes/s, and "
+                             + ("host-managed SMR takes no random writes" if smr.host_managed
+                                else f"band cleaning sustains {smr.cleaning_iops:,.0f}/s"))
             elif use.target.model.zoned is not None:
                 parts.append(f"{name}: the area alone moves {use.load:.0%} of what its outer edge can read or write")
             else:
