@@ -31,7 +31,8 @@ def report_of(path: Path, *, db_name: str, dbid: str, instance: str, host: str, 
         T.BEGIN_SNAP, T.END_SNAP = snap, snap + 1
         T.BEGIN_TIME, T.END_TIME = begin.strftime("%d-%b-%y %H:%M:%S"), end.strftime("%d-%b-%y %H:%M:%S")
         T.FILES = tuple(replace(f, av_rd_ms=round(f.av_rd_ms * latency, 2)) for f in saved["FILES"])
-        text = statspack_report() if statspack else html_report("11.2.0.4.0")
+        # passed explicitly: the renderers' defaults were bound when they were defined
+        text = statspack_report(T.FILES) if statspack else html_report("11.2.0.4.0", files=T.FILES)
     finally:
         for name, value in saved.items():
             setattr(T, name, value)
