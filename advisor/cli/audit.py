@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
 from advisor.errors import BadInput
 from advisor.jsonio import dumps
 from advisor.model import AuditReport, Snapshot, Workload
@@ -84,13 +84,12 @@ def audit(
     if output_format is OutputFormat.json:
         emit(dumps(result), output)
         return
-    console = stdout_console()
+    console = stdout_console() if output is None else file_console()
     sections = [*render_disk_maps(result.maps, console.width), *findings_section(result.findings)]
     if output is not None:
-        with console.capture() as captured:
-            for section in sections:
-                console.print(section)
-        emit(captured.get(), output)
+        for section in sections:
+            console.print(section)
+        emit(console.export_text(), output)
         return
     for section in sections:
         console.print(section)

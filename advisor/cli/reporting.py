@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
 from advisor.errors import AdvisorError, BadInput
 from advisor.render.safe import shown
 
@@ -106,11 +106,7 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
         if output is None:
             render_terminal(report, stdout_console(), maps, verbose)
             return
-        import io
-
-        from advisor.render.safe import safe_console
-
-        console = safe_console(file=io.StringIO(), width=120, record=True, color_system=None)
+        console = file_console()
         render_terminal(report, console, maps, verbose)
         emit(console.export_text(), output)
         return

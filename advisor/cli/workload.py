@@ -61,8 +61,6 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
 
     assert isinstance(result, Workload)
     console = stdout_console()
-    if not console.is_terminal:
-        console.width = 200  # pipes and files get whole columns, not an 80-column squeeze
     server = result.server
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")

@@ -80,7 +80,7 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
         add_columns(table, ["partition / area", ruler, "zone", io, "share"], right=(io, "share"),
                     shrink=("partition / area",))
         table.columns[0].max_width = label_width
-        notes: list[str] = []
+        notes = ["share: an area's part of the database's IO, a partition's part of its disk's"]
         if not dev.placement_known:
             notes.append(f"positions are not physical: {dev.reason}")
         for row in (*disk_map.partitions, *disk_map.areas):
