@@ -9,15 +9,13 @@ model of every device without planning. Exit codes: 0 written or valid; 6 bad fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.errors import BadInput
 from advisor.render.safe import shown
-
 
 if TYPE_CHECKING:
     from advisor.model.inventory import Inventory

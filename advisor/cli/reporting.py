@@ -41,12 +41,13 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
         raise BadInput("give either --preset or --spec, not both")
     if spec is not None:
         base = get_model(str(spec))
+        basis = f"the drive spec {spec} (--spec)"
     elif preset:
         base = get_model(preset)
+        basis = f"the {preset} preset (--preset)"
     else:
         base = get_model(DEFAULT_PRESET)
-        if not disk:
-            notes.append(f"no --disk/--preset/--spec given: using the {DEFAULT_PRESET} preset")
+        basis = f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
     default: DiskPhysics = ModelPhysics(base)
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
@@ -57,7 +58,20 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
         profiles[name] = profile
         if len(disk or []) == 1 and not preset and not spec:
             default = physics
+    if profiles:
+        measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
+        basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
+    notes.append(MODEL_NOTE + basis)
     return Models(default=default, per_disk=per_disk, profiles=profiles), notes
+
+
+MODEL_NOTE = "disk model: "
+"""Start of the note that says which model the advice assumed and why; it goes into the report
+(every format shows it with the summary) as well as to stderr."""
+
+
+def _fit_kind(profile: DiskProfile) -> str:
+    return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
 
 
 def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
@@ -94,7 +108,7 @@ def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = Fal
 
 
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None,
-                  verbose: bool = False) -> None:
+                  verbose: bool = False, title: str = "advisor report") -> None:
     """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
     *verbose* lists every warning on the terminal instead of one line per kind)."""
     if fmt is OutputFormat.terminal:
@@ -104,10 +118,10 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
         has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
         maps = build_audit_maps(workload) if workload is not None and has_disks else None
         if output is None:
-            render_terminal(report, stdout_console(), maps, verbose)
+            render_terminal(report, stdout_console(), maps, verbose, title)
             return
         console = file_console()
-        render_terminal(report, console, maps, verbose)
+        render_terminal(report, console, maps, verbose, title)
         emit(console.export_text(), output)
         return
     if fmt is OutputFormat.json:
@@ -127,7 +141,7 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
 def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
     fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
-    assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False,
+    assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False, title: str = "advisor report",
 ) -> None:
     """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts.
 
@@ -141,9 +155,14 @@ def advise_and_output(
         from dataclasses import replace
 
         result = replace(result, coverage=work.coverage)
+    basis = tuple(n for n in notes if n.startswith(MODEL_NOTE))
+    if basis:
+        from dataclasses import replace
+
+        result = replace(result, warnings=(*basis, *result.warnings))
     for note in notes:
         typer.echo(f"advisor: note: {shown(note)}", err=True)
-    output_report(result, fmt, output, work, verbose)
+    output_report(result, fmt, output, work, verbose, title)
     write_scripts(result, scripts, scripts_anyway)
 
 

@@ -56,7 +56,7 @@ def workload(
 def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
-    from advisor.render.rates import file_table, fmt, tablespace_table
+    from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
     from advisor.render.segments import print_segments
 
     assert isinstance(result, Workload)
@@ -78,6 +78,9 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
             console.print(line, markup=False, highlight=False)
     console.print(tablespace_table(result))
     console.print(file_table(result, sort, top))
+    why = no_write_counter(result)
+    if why is not None:
+        console.print(why, markup=False, highlight=False)
     if any(r.lower_bound for r in result.rates):
         console.print("* counter went backwards during the interval: rate counts only since the reset")
     print_segments(console, result, top)

@@ -253,10 +253,16 @@ def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[s
     for name in sorted(names):
         physics = models.of(name)
         view = analysis.views.get(name)
+        profile = models.profiles.get(name)
+        # a solid-state profile's model is a preset carrying only the size: its curve is not this
+        # disk's; draw what the bench measured (renderers say which: render.text.curve_source)
+        curve = (tuple((round(z.fraction, 4), round(z.mb_s, 2)) for z in profile.zones)
+                 if profile is not None and profile.classification == "solid-state"
+                 else tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)))
         out[name] = DiskSummary(
             model=physics.name, rpm=physics.rpm, capacity_bytes=physics.capacity_bytes,
             solid_state=name in analysis.ssd_disks,
-            zone_curve=tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)),
+            zone_curve=curve,
             mean_ms_now=round(view.mean_ms, 4) if view else None,
             size_bytes=view.size_bytes if view else physics.capacity_bytes,
         )

@@ -105,18 +105,51 @@ def tablespace_table(workload: Workload) -> Table:
     return table
 
 
+def file_path(rate: FileRate, data_directory: str | None) -> str:
+    """The file as the DBA finds it on disk: relative to the data directory when under it
+    (``base/16384/16402``, not the relation's OID), else the whole path; the id when there is none.
+
+    >>> from advisor.model import FileRate
+    >>> r = FileRate("app/16394", "/var/lib/pg/18/main/base/16384/16402", "data", "pg_default", "app", 0, 0.0,
+    ...              None, 0.0, None, *[None] * 5)
+    >>> file_path(r, "/var/lib/pg/18/main"), file_path(r, "/elsewhere"), file_path(r, None)[-16:]
+    ('base/16384/16402', '/var/lib/pg/18/main/base/16384/16402', 'base/16384/16402')
+    """
+    if not rate.path:
+        return rate.file_id
+    root = (data_directory or "").rstrip("/")
+    if root and rate.path.startswith(root + "/"):
+        return rate.path[len(root) + 1:]
+    return rate.path
+
+
+def no_write_counter(workload: Workload) -> str | None:
+    """Why relations show w/s ``-`` (PostgreSQL), or None when every file has its writes."""
+    if workload.server.dbms != "postgres" or all(r.write_iops is not None for r in workload.rates):
+        return None
+    return ("w/s, wMB/s '-': PostgreSQL keeps no per-relation write counter (backends, the background writer "
+            "and checkpoints write relation pages uncounted per file); reads are shared_buffers misses")
+
+
 def file_table(workload: Workload, sort: str, top: int) -> Table:
     """Rich table of the busiest files (all when *top* is 0); ids and names shrink, figures do not."""
     ordered = sort_files(workload.rates, sort)
     shown = ordered if top <= 0 else ordered[:top]
     title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
     table = plain_table(title)
+    data_directory = workload.server.settings.get("data_directory")
     headers = ["file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "rKB", "r ms", "w ms"]
-    add_columns(table, headers, right=tuple(headers[4:]), shrink=("file", "name", "tablespace"))
-    for r in shown:
-        mark = "*" if r.lower_bound else ""
-        table.add_row(MiddlePath(r.file_id), one_line(r.name or ""), r.kind, one_line(r.tablespace), mib(r.size_bytes),
-                      fmt(r.read_iops) + mark,
-                      fmt(r.write_iops), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), fmt(r.mean_read_kb),
-                      fmt(r.read_latency_ms, 2), fmt(r.write_latency_ms, 2))
+    rows = [[MiddlePath(file_path(r, data_directory)), one_line(r.name or ""), r.kind, one_line(r.tablespace),
+             mib(r.size_bytes), fmt(r.read_iops) + ("*" if r.lower_bound else ""), fmt(r.write_iops),
+             fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), fmt(r.mean_read_kb), fmt(r.read_latency_ms, 2),
+             fmt(r.write_latency_ms, 2)] for r in shown]
+    # a column no shown file has a figure for gives its width to the file names, and says so
+    empty = [i for i in range(6, len(headers)) if rows and all(row[i] == "-" for row in rows)]
+    keep = [i for i in range(len(headers)) if i not in empty]
+    add_columns(table, [headers[i] for i in keep], right=tuple(headers[4:]), shrink=("file", "name", "tablespace"))
+    for row in rows:
+        table.add_row(*[row[i] for i in keep])
+    if empty:
+        table.caption = f"no figure for any file shown: {', '.join(headers[i] for i in empty)}"
+        table.caption_justify = "left"
     return table
