@@ -77,7 +77,7 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
         for line in describe(wait):
             console.print(line, markup=False, highlight=False)
     console.print(tablespace_table(result))
-    console.print(file_table(result, sort, top))
+    console.print(file_table(result, sort, top, console.width))
     why = no_write_counter(result)
     if why is not None:
         console.print(why, markup=False, highlight=False)

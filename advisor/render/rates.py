@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from advisor.model import FileRate, Workload
-from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
+from advisor.render.cells import MIN_PATH_CELLS, MiddlePath, add_columns, one_line, plain_table, shorten_middle
+from advisor.render.safe import shown as shown_text
 from advisor.units import MIB
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.measure import Measurement
     from rich.table import Table
 
 SORT_KEYS = ("iops", "mbs", "size", "name")
@@ -131,8 +134,16 @@ def no_write_counter(workload: Workload) -> str | None:
             "and checkpoints write relation pages uncounted per file); reads are shared_buffers misses")
 
 
-def file_table(workload: Workload, sort: str, top: int) -> Table:
-    """Rich table of the busiest files (all when *top* is 0); ids and names shrink, figures do not."""
+COMPACT_BELOW = 120
+"""Consoles narrower than this get the file, its name, kind and tablespace in one column of two
+lines: twelve columns side by side leave a file name a dozen cells at 80 columns."""
+
+
+def file_table(workload: Workload, sort: str, top: int, width: int = COMPACT_BELOW) -> Table:
+    """Rich table of the busiest files (all when *top* is 0); ids and names shrink, figures do not.
+
+    Below :data:`COMPACT_BELOW` columns of *width* the file's path, name, kind and tablespace share
+    the first column on two lines, so the path is whole where a wide console shows it whole."""
     ordered = sort_files(workload.rates, sort)
     shown = ordered if top <= 0 else ordered[:top]
     title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
@@ -146,10 +157,40 @@ def file_table(workload: Workload, sort: str, top: int) -> Table:
     # a column no shown file has a figure for gives its width to the file names, and says so
     empty = [i for i in range(6, len(headers)) if rows and all(row[i] == "-" for row in rows)]
     keep = [i for i in range(len(headers)) if i not in empty]
-    add_columns(table, [headers[i] for i in keep], right=tuple(headers[4:]), shrink=("file", "name", "tablespace"))
-    for row in rows:
-        table.add_row(*[row[i] for i in keep])
+    if width < COMPACT_BELOW:
+        keep = [i for i in keep if i >= 4]
+        add_columns(table, ["file / name, kind, tablespace", *[headers[i] for i in keep]], right=tuple(headers[4:]),
+                    shrink=("file / name, kind, tablespace",))
+        for r, row in zip(shown, rows, strict=True):
+            about = ", ".join(x for x in (r.name, r.kind, r.tablespace) if x)
+            table.add_row(_TwoLines(file_path(r, data_directory), f"  {about}"), *[row[i] for i in keep])
+    else:
+        add_columns(table, [headers[i] for i in keep], right=tuple(headers[4:]),
+                    shrink=("file", "name", "tablespace"))
+        for row in rows:
+            table.add_row(*[row[i] for i in keep])
     if empty:
         table.caption = f"no figure for any file shown: {', '.join(headers[i] for i in empty)}"
         table.caption_justify = "left"
     return table
+
+
+
+class _TwoLines(MiddlePath):
+    """The file's path (shortened in the middle only when it cannot fit) over its name, kind and tablespace."""
+
+    def __init__(self, path: str, about: str) -> None:
+        super().__init__(path)
+        self.about = shown_text(about)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        from rich.measure import Measurement
+
+        return Measurement(min(len(self.text), MIN_PATH_CELLS), max(len(self.text), len(self.about)))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
+        width = options.max_width
+        about = self.about if len(self.about) <= width else self.about[: max(0, width - 1)] + "…"
+        yield Text(shorten_middle(self.text, width) + "\n" + about, no_wrap=True, overflow="crop", end="")
