@@ -90,7 +90,7 @@ def test_terminal_output_to_a_file_is_one_documented_width(docs: Path, command: 
 def test_disk_map_share_is_computed_over_an_interval(docs: Path) -> None:
     done = _advisor("audit", "-s", str(docs / "a.json"), str(docs / "b.json"), columns=100)
     assert done.returncode == 0, done.stderr
-    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.startswith("  ") and line.strip()}
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.startswith(" ") and line.strip()}
     # 30 reads/s of the relation and 30 writes/s of the WAL: halves of the database's 60 IO/s
     assert rows["WAL"][-2:] == ["30.0", "50%"] and rows["tablespace"][-2:] == ["30.0", "50%"], done.stdout
     assert rows["sdb1"][-1] == "-", "no disk IO counted: no partition share made up"
