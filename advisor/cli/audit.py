@@ -102,8 +102,10 @@ def audit(
         return
     for section in sections:
         console.print(section)
+    said = {m.disk.reason for m in result.maps.maps if not m.disk.placement_known and m.disk.reason}
     for warning in result.maps.warnings:
-        console.print(f"note: {warning}", markup=False, highlight=False)
+        if not any(reason in warning for reason in said):  # the map and PLACEMENT_UNKNOWN said it
+            console.print(f"note: {warning}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

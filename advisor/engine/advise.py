@@ -200,6 +200,18 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     return solution, before, dict.fromkeys(before), [physics.capacity_bytes] * options.disks, names, notes
 
 
+def _disk_names(workload: Workload, options: PlanOptions, names: list[str],
+                notes: list[str]) -> tuple[list[str], list[str]]:
+    """Today's device names when the plan lays out today's disks (``report`` on a host whose areas
+    have no known position: ``vda``, not ``disk1``); ``disk1..N`` only for new disks, and said so."""
+    devices = [d.name for d in workload.layout.devices] if workload.layout is not None else []
+    if not options.new_disks and len(devices) == len(names):
+        return devices, notes
+    today = f" (today's: {', '.join(devices)})" if devices else ""
+    what = "a new disk" if len(names) == 1 else "new disks"
+    return names, [*notes, f"{', '.join(names)}: {what} of the model{today}, not a disk of this host."]
+
+
 def make_plan(
     workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
 ) -> tuple[Plan | None, list[str]]:
@@ -228,6 +240,7 @@ def make_plan(
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
             return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
         solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
+        names, notes = _disk_names(workload, options, names, notes)
     if not solution.disks:
         return None, ["No plan: no area is located on a rotating disk."]
     dbms = options.dbms or workload.server.dbms

@@ -89,7 +89,9 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
             share = f"{100 * row.share:.0f}%" if row.share is not None else "-"
             table.add_row(one_line(label), Text(_bar(row.start, row.end, width), style=heat_style(row.heat)), zone,
                           compact(row.io), share)
-            notes.append(f"{row.label}: {row.detail}")
+            # the disk's own reason is said once above, not again for every area on it
+            detail = row.detail.replace(f"; {dev.reason}", "") if dev.reason and not dev.placement_known else row.detail
+            notes.append(f"{row.label}: {detail}")
         out.append(table)
         out.append(Text(shown("\n".join(notes), keep_newlines=True), style="dim"))
     if result.unplaced:

@@ -171,6 +171,8 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
             parts.add_row(rich_text(part.disk), str(part.number), rich_text(part.label), f"{part.start_fraction:.1%}",
                           size_text(part.size_bytes, bool(assumed & set(part.areas))), rich_text(", ".join(part.areas)))
         console.print(parts)
+        for note in plan.notes:
+            console.print(rich_text(note, "dim"))
         if plan.tiers is not None:
             from advisor.render.tiers import terminal_tables
 

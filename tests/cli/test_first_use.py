@@ -156,3 +156,62 @@ def test_inventory_says_which_devices_need_a_model_before_check(tmp_path: Path) 
         assert f"device {name} has no model yet" in done.stderr and "inventory --check" in done.stderr
     checked = _advisor("inventory", "--check", str(tmp_path / "host.toml"))
     assert checked.returncode == 6 and unmodelled[0] in checked.stderr, "--check refuses what the note said"
+
+
+VIRTUAL = "virtual disk (virtio) without a model: its LBAs are not positions on a platter"
+
+
+def _virtual_snapshot(taken_at: str, reads: int) -> Snapshot:
+    """One virtio disk ``vda`` whose positions mean nothing, as the host collector reports it."""
+    snapshot = _snapshot(taken_at, reads, reads)
+    assert snapshot.layout is not None
+    layout = snapshot.layout
+    vda = dataclasses.replace(layout.devices[0], name="vda", path="/dev/vda", placement_known=False, reason=VIRTUAL,
+                              rotational=True, model=None, transport="virtio")
+    parts = tuple(dataclasses.replace(p, name=f"vda{p.number}", disk="vda") for p in layout.partitions
+                  if p.disk == "sdb")
+    locations = tuple(dataclasses.replace(loc, disk="vda", partition=None, placement_known=False, reason=VIRTUAL)
+                      for loc in layout.locations if loc.disk == "sdb")
+    layout = dataclasses.replace(layout, devices=(vda,), partitions=parts, locations=locations, diskstats=(),
+                                 warnings=(f"vda: {VIRTUAL}",))
+    return dataclasses.replace(snapshot, layout=layout)
+
+
+def test_a_virtual_disk_is_named_as_the_host_names_it_and_its_reason_said_once(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    save(_virtual_snapshot("2026-01-01T01:00:00+00:00", 100), a)
+    save(_virtual_snapshot("2026-01-01T01:00:10+00:00", 4000), b)
+    report = _advisor("report", "--snapshot", str(a), str(b), "--force", "--min-gain", "0", columns=200)
+    assert report.returncode == 0, report.stderr
+    parts = report.stdout[report.stdout.index("Partitions from the outer edge"):].split("Disk map")[0]
+    assert "│ vda " in parts and "disk1" not in report.stdout, "today's disk keeps the host's name"
+    audit = _advisor("audit", "-s", str(a), str(b), columns=200)
+    assert audit.returncode == 0, audit.stderr
+    assert audit.stdout.count(VIRTUAL) == 3, "once on the map, twice in the PLACEMENT_UNKNOWN finding (title, evidence)"
+    assert audit.stdout.count("PLACEMENT_UNKNOWN") == 1
+
+
+def test_plan_names_new_disks_and_says_so(docs: Path) -> None:
+    done = _advisor("plan", "--workload", str(docs / "w.json"), columns=200)
+    assert done.returncode == 0, done.stderr
+    assert "disk1: a new disk of the model (today's: sda), not a disk of this host." in done.stdout
+
+
+def test_piped_output_does_not_take_the_terminal_width_of_stderr(docs: Path) -> None:
+    """`advisor report | less` from a 146-column terminal: stderr is that terminal, stdout a pipe."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 146, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    try:
+        done = subprocess.run([sys.executable, "-m", "advisor", "report", "--workload", str(docs / "w.json")],
+                              stdout=subprocess.PIPE, stderr=follower, stdin=follower, text=True, timeout=120, env=env)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 0
+    assert 100 < _widest(done.stdout) <= 120, "a pipe is the documented 120 columns, not the terminal's 146"
