@@ -10,7 +10,7 @@ from importlib import resources
 
 SAMPLES: dict[str, str] = {
     "oltp-2tb-workload.json": "the 2 TB OLTP workload of docs/tiers.md (for `advisor plan --workload ... --target`)",
-    "awr_12.1.0.2.html": "an AWR report of Oracle 12.1 database ORCL (for `advisor collect --from-report`, docs/plan.md)",
+    "awr_12.1.0.2.html": "an AWR report of Oracle 12.1 database ORCL (`advisor collect --from-report`, docs/plan.md)",
     "sizes12.txt": "the file sizes of ORCL as SQL*Plus prints `advisor sql show sizes` (for --sizes, docs/plan.md)",
 }
 """File name → what it is and which page uses it."""
