@@ -163,7 +163,7 @@ def file_table(workload: Workload, sort: str, top: int, width: int = COMPACT_BEL
                     shrink=("file / name, kind, tablespace",))
         for r, row in zip(shown, rows, strict=True):
             about = ", ".join(x for x in (r.name, r.kind, r.tablespace) if x)
-            table.add_row(_TwoLines(file_path(r, data_directory), f"  {about}"), *[row[i] for i in keep])
+            table.add_row(_TwoLines(file_path(r, data_directory), about), *[row[i] for i in keep])
     else:
         add_columns(table, [headers[i] for i in keep], right=tuple(headers[4:]),
                     shrink=("file", "name", "tablespace"))
@@ -177,7 +177,7 @@ def file_table(workload: Workload, sort: str, top: int, width: int = COMPACT_BEL
 
 
 class _TwoLines(MiddlePath):
-    """The file's path (shortened in the middle only when it cannot fit) over its name, kind and tablespace."""
+    """The file's path over its name, kind and tablespace (a cell of the narrow file table)."""
 
     def __init__(self, path: str, about: str) -> None:
         super().__init__(path)
@@ -189,8 +189,10 @@ class _TwoLines(MiddlePath):
         return Measurement(min(len(self.text), MIN_PATH_CELLS), max(len(self.text), len(self.about)))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.padding import Padding
         from rich.text import Text
 
-        width = options.max_width
-        about = self.about if len(self.about) <= width else self.about[: max(0, width - 1)] + "…"
-        yield Text(shorten_middle(self.text, width) + "\n" + about, no_wrap=True, overflow="crop", end="")
+        # the path on one line (shortened in the middle only when it cannot fit); the names under
+        # it wrap rather than lose a letter: a DBA types them
+        yield Text(shorten_middle(self.text, options.max_width), no_wrap=True, overflow="crop")
+        yield Padding(Text(self.about, overflow="fold", end=""), (0, 0, 0, 2))
