@@ -208,8 +208,9 @@ def _disk_names(workload: Workload, options: PlanOptions, names: list[str],
     if not options.new_disks and len(devices) == len(names):
         return devices, notes
     today = f" (today's: {', '.join(devices)})" if devices else ""
-    what = "a new disk" if len(names) == 1 else "new disks"
-    return names, [*notes, f"{', '.join(names)}: {what} of the model{today}, not a disk of this host."]
+    what = "a new disk of the model" if len(names) == 1 else "new disks of the model"
+    host = "not a disk of this host" if len(names) == 1 else "not disks of this host"
+    return names, [*notes, f"{', '.join(names)}: {what}{today}, {host}."]
 
 
 def make_plan(

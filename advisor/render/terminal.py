@@ -67,6 +67,7 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
     for disk in disks:
         areas = [a for a in report.areas if a.disk == disk]
         total = sum(a.iops for a in areas if a.zone_start is not None) or 1.0
+        title = len(out)
         out.append(rich_text(disk, "bold"))
         if areas and with_current:
             spans = [(a.zone_start, a.zone_end, a.name, heat_colour(a.iops / total))
@@ -80,6 +81,8 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
                      for p in report.plan.placements if p.area in names]
             if spans:
                 out.append(RichText("  plan ") + _bar(spans, width))
+        if len(out) == title + 1:
+            out.pop()  # a disk with nothing drawn under it is not named alone
     return out
 
 
