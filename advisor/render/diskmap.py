@@ -68,8 +68,8 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
     from advisor.units import human_bytes
 
     longest = max((len(r.label) + 1 for m in result.maps for r in (*m.partitions, *m.areas)), default=0)
-    # a wide console gives long labels their room first, as long as the bar keeps 40 cells
-    label_width = max(LABEL_WIDTH, min(longest, console_width - FIXED_WIDTH + LABEL_WIDTH - 40))
+    # labels are names a DBA types (tablespaces): whole first, as long as the bar keeps 16 cells
+    label_width = max(LABEL_WIDTH, min(longest, console_width - FIXED_WIDTH + LABEL_WIDTH - 16))
     width = max(16, console_width - FIXED_WIDTH - (label_width - LABEL_WIDTH))
     ruler = "outer 0" + " " * (width - 14) + "inner 1"
     out: list[RenderableType] = []
