@@ -67,7 +67,7 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
 
 MODEL_NOTE = "disk model: "
 """Start of the note that says which model the advice assumed and why; it goes into the report
-(every format shows it with the summary) as well as to stderr."""
+(every format shows it with the summary), not to stderr."""
 
 
 def _fit_kind(profile: DiskProfile) -> str:
@@ -161,7 +161,8 @@ def advise_and_output(
 
         result = replace(result, warnings=(*basis, *result.warnings))
     for note in notes:
-        typer.echo(f"advisor: note: {shown(note)}", err=True)
+        if not note.startswith(MODEL_NOTE):  # that one is in the report itself, in every format
+            typer.echo(f"advisor: note: {shown(note)}", err=True)
     output_report(result, fmt, output, work, verbose, title)
     write_scripts(result, scripts, scripts_anyway)
 
