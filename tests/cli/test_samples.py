@@ -78,3 +78,11 @@ def test_the_tiers_example_runs_from_the_sample(tmp_path: Path) -> None:
     done = _advisor(tmp_path, "plan", "--workload", "workload.json", "--target", "inventory.toml", "-f", "json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["plan"]["tiers"] is not None
+
+
+def test_no_doc_command_assumes_sudo() -> None:
+    """Hosts without sudo exist (a root shell, a container): commands are shown as root runs them."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    found = [f"{page.name}: {line}" for page in pages for line in page.read_text().splitlines()
+             if line.lstrip("$# ").startswith("sudo ")]
+    assert not found, found
