@@ -40,7 +40,7 @@ class OutputFormat(enum.StrEnum):
 
 FILE_WIDTH = 120
 """Columns of terminal-format output that does not go to a terminal: a ``-o FILE``, and a pipe
-when ``COLUMNS`` is not set (docs/output-width.md). Wide enough for whole paths in most tables,
+when ``COLUMNS`` is not set (docs/report.md, "Width"). Wide enough for whole paths in most tables,
 narrow enough to read in a mail or a ticket."""
 
 
