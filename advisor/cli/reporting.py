@@ -70,6 +70,12 @@ MODEL_NOTE = "disk model: "
 (every format shows it with the summary), not to stderr."""
 
 
+def target_model_note(notes: list[str]) -> list[str]:
+    """With ``--target`` the model note also says the inventory's devices bring their own models."""
+    return [f"{n} for today's disks; the --target inventory's devices by their own profile, preset or spec"
+            if n.startswith(MODEL_NOTE) else n for n in notes]
+
+
 def _fit_kind(profile: DiskProfile) -> str:
     return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
 

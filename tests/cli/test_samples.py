@@ -77,7 +77,15 @@ def test_the_tiers_example_runs_from_the_sample(tmp_path: Path) -> None:
         'preset = "class-7200-desktop"\n\n[[device]]\nname = "smr0"\nmedium = "smr-dm"\ncapacity = "20 TB"\n')
     done = _advisor(tmp_path, "plan", "--workload", "workload.json", "--target", "inventory.toml", "-f", "json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["plan"]["tiers"] is not None
+    report = json.loads(done.stdout)
+    assert report["plan"]["tiers"] is not None
+    assert report["warnings"][0] == ("disk model: each device of the --target inventory by its own profile, "
+                                     "preset or spec")
+    both = _advisor(tmp_path, "report", "--workload", "workload.json", "--target", "inventory.toml", "--preset",
+                    "class-10k", "-f", "json")
+    assert json.loads(both.stdout)["warnings"][0] == ("disk model: the class-10k preset (--preset) for today's disks; "
+                                                      "the --target inventory's devices by their own profile, preset "
+                                                      "or spec")
 
 
 def test_no_doc_command_assumes_sudo() -> None:
