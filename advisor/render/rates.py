@@ -134,16 +134,11 @@ def no_write_counter(workload: Workload) -> str | None:
             "and checkpoints write relation pages uncounted per file); reads are shared_buffers misses")
 
 
-COMPACT_BELOW = 120
-"""Consoles narrower than this get the file, its name, kind and tablespace in one column of two
-lines: twelve columns side by side leave a file name a dozen cells at 80 columns."""
+def file_table(workload: Workload, sort: str, top: int, width: int = 200) -> Table:
+    """Rich table of the busiest files (all when *top* is 0); figures are never cut.
 
-
-def file_table(workload: Workload, sort: str, top: int, width: int = COMPACT_BELOW) -> Table:
-    """Rich table of the busiest files (all when *top* is 0); ids and names shrink, figures do not.
-
-    Below :data:`COMPACT_BELOW` columns of *width* the file's path, name, kind and tablespace share
-    the first column on two lines, so the path is whole where a wide console shows it whole."""
+    When the twelve columns do not fit *width*, the file's path, name, kind and tablespace share
+    the first column on two lines (names wrap, never cut), so the path keeps what width is left."""
     ordered = sort_files(workload.rates, sort)
     shown = ordered if top <= 0 else ordered[:top]
     title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
@@ -157,7 +152,10 @@ def file_table(workload: Workload, sort: str, top: int, width: int = COMPACT_BEL
     # a column no shown file has a figure for gives its width to the file names, and says so
     empty = [i for i in range(6, len(headers)) if rows and all(row[i] == "-" for row in rows)]
     keep = [i for i in range(len(headers)) if i not in empty]
-    if width < COMPACT_BELOW:
+    texts = [[file_path(r, data_directory), r.name or "", r.kind, r.tablespace, *row[4:]] for r, row in zip(
+        shown, rows, strict=True)]
+    natural = sum(max(len(headers[i]), *(len(str(t[i])) for t in texts)) for i in keep) if texts else 0
+    if natural + 2 * (len(keep) - 1) + 2 > width:  # two cells of edge
         keep = [i for i in keep if i >= 4]
         add_columns(table, ["file / name, kind, tablespace", *[headers[i] for i in keep]], right=tuple(headers[4:]),
                     shrink=("file / name, kind, tablespace",))
