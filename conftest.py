@@ -8,6 +8,7 @@ hides it; within one pytest process that memory would carry one test's passwords
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -20,3 +21,14 @@ def _no_remembered_secrets() -> Iterator[None]:
     forget_all()
     yield
     forget_all()
+
+
+@pytest.fixture(autouse=True)
+def _no_exported_columns() -> None:
+    """Commands the tests run see the user's COLUMNS only when a test sets it.
+
+    Importing readline (pytest's debugger support does) exports ``COLUMNS=80`` to the process
+    environment behind ``os.environ``'s back; every child would then take it as the user's
+    chosen width for piped output (docs/report.md, "Width")."""
+    if "COLUMNS" not in os.environ:
+        os.unsetenv("COLUMNS")

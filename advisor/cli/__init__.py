@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "push",
     "fleet",
     "schedule",
+    "sample",
 )
 
 

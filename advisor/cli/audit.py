@@ -13,7 +13,8 @@ from pathlib import Path
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
+from advisor.cli.reporting import DEFAULT_PRESET
 from advisor.errors import BadInput
 from advisor.jsonio import dumps
 from advisor.model import AuditReport, Snapshot, Workload
@@ -29,6 +30,11 @@ def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
         return take_snapshot(plugins, conn, {})
     finally:
         close_quietly(plugins, conn)
+
+
+AUDIT_MODEL = (f"disk model: the {DEFAULT_PRESET} preset for every disk, the default (audit takes no "
+               "--disk or --preset; `advisor report --disk/--preset` judges with another)")
+"""Which model the findings assumed and why, printed above them."""
 
 
 def audit_workload(snapshots: list[Snapshot]) -> Workload:
@@ -54,7 +60,7 @@ def build_audit(snapshots: list[Snapshot]) -> AuditReport:
     from advisor.engine.audit_map import build_audit_maps
 
     workload = audit_workload(snapshots)
-    models, _ = load_models(None, None, None)
+    models, _ = load_models(None, None, None)  # notes: see AUDIT_MODEL
     maps = build_audit_maps(workload, cumulative=len(snapshots) == 1)
     return AuditReport(snapshots[-1].server, snapshots[-1].taken_at, maps, tuple(audit_findings(workload, models)))
 
@@ -68,6 +74,8 @@ def audit(
     output: Path = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
 ) -> None:
     """Map each disk from outer to inner edge: partitions and database areas, coloured by IO."""
+    from rich.text import Text
+
     from advisor.model import load_snapshot
     from advisor.render.diskmap import render_disk_maps
     from advisor.render.terminal import findings_section
@@ -84,18 +92,20 @@ def audit(
     if output_format is OutputFormat.json:
         emit(dumps(result), output)
         return
-    console = stdout_console()
-    sections = [*render_disk_maps(result.maps, console.width), *findings_section(result.findings)]
+    console = stdout_console() if output is None else file_console()
+    model = Text(AUDIT_MODEL, style="dim")
+    sections = [*render_disk_maps(result.maps, console.width), model, *findings_section(result.findings)]
     if output is not None:
-        with console.capture() as captured:
-            for section in sections:
-                console.print(section)
-        emit(captured.get(), output)
+        for section in sections:
+            console.print(section)
+        emit(console.export_text(), output)
         return
     for section in sections:
         console.print(section)
+    said = {m.disk.reason for m in result.maps.maps if not m.disk.placement_known and m.disk.reason}
     for warning in result.maps.warnings:
-        console.print(f"note: {warning}", markup=False, highlight=False)
+        if not any(reason in warning for reason in said):  # the map and PLACEMENT_UNKNOWN said it
+            console.print(f"note: {warning}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -42,10 +42,7 @@ def collectors(
     for p in plugins:
         table.add_row(p.name, p.dbms, " ".join(p.capabilities), p.distribution, p.version, p.status,
                       p.error or p.target)
-    console = stdout_console()
-    if not console.is_terminal:
-        console.width = 160
-    console.print(table)
+    stdout_console().print(table)
 
 
 def register(app: typer.Typer) -> None:

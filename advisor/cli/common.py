@@ -38,11 +38,45 @@ class OutputFormat(enum.StrEnum):
     html = "html"
 
 
+FILE_WIDTH = 120
+"""Columns of terminal-format output that does not go to a terminal: a ``-o FILE``, and a pipe
+when ``COLUMNS`` is not set (docs/report.md, "Width"). Wide enough for whole paths in most tables,
+narrow enough to read in a mail or a ticket."""
+
+
+def output_width(is_terminal: bool) -> int | None:
+    """Columns for stdout: the terminal's own (None lets rich ask it), else ``COLUMNS``, else FILE_WIDTH.
+
+    A pipe must not take the width of whatever terminal stderr happens to be on (rich's default),
+    so ``advisor report | less`` and ``COLUMNS=80 advisor report > r.txt`` are what the user chose.
+    """
+    import os
+
+    if is_terminal:
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) >= 40 else FILE_WIDTH
+
+
 def stdout_console() -> Console:
-    """Console for data (stdout); plain when not a terminal."""
+    """Console for data (stdout): the terminal's width, or (piped) ``COLUMNS`` or FILE_WIDTH."""
     from advisor.render.safe import safe_console
 
-    return safe_console(file=sys.stdout, highlight=False, soft_wrap=False)
+    console = safe_console(file=sys.stdout, highlight=False, soft_wrap=False)
+    width = output_width(console.is_terminal)
+    if width is not None:
+        console.width = width
+    return console
+
+
+def file_console() -> Console:
+    """A recording console for terminal-format output written to a file (``-o``): FILE_WIDTH
+    columns and no colour, whatever terminal the command runs in."""
+    import io
+
+    from advisor.render.safe import safe_console
+
+    return safe_console(file=io.StringIO(), width=FILE_WIDTH, record=True, color_system=None, highlight=False)
 
 
 def stderr_console() -> Console:

@@ -10,11 +10,15 @@ model of every device without planning. Exit codes: 0 written or valid; 6 bad fi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.errors import BadInput
 from advisor.render.safe import shown
+
+if TYPE_CHECKING:
+    from advisor.model.inventory import Inventory
 
 
 def inventory(
@@ -55,6 +59,15 @@ def inventory(
         return
     write_atomic(output, text)
     typer.echo(f"advisor: wrote {len(found.devices)} devices to {output}", err=True)
+    for name in _without_model(found):
+        typer.echo(f"advisor: note: device {shown(name)} has no model yet: set profile = \"FILE.json\" (from "
+                   f"`advisor bench`, or `inventory --profile {shown(name)}=FILE.json`) or preset = NAME "
+                   f"(`advisor disk presets`) in {output} before `inventory --check` or `plan --target`", err=True)
+
+
+def _without_model(found: Inventory) -> list[str]:
+    """Devices sysfs named but no profile or preset describes: ``--check`` refuses them until edited."""
+    return [d.name for d in found.devices if d.profile is None and d.preset is None and d.spec is None]
 
 
 def register(app: typer.Typer) -> None:

@@ -89,18 +89,21 @@ def plan(
     with _phases() as progress:
         options = replace(options, progress=progress)
         advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,
-                          kept)
+                          kept, title="advisor plan")
 
 
 def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:
     """With an inventory the devices bring their own models: the default preset models today's disks
     (the 'before' times) only, and only when today's layout is known."""
-    from advisor.cli.reporting import DEFAULT_PRESET
+    from advisor.cli.reporting import DEFAULT_PRESET, MODEL_NOTE
 
-    kept = [n for n in notes if DEFAULT_PRESET not in n]
+    kept = [n for n in notes if not n.startswith(MODEL_NOTE)]
+    today = next((n[len(MODEL_NOTE):] for n in notes if n.startswith(MODEL_NOTE)), "")
     if not model_given and work.layout is not None and work.layout.devices:
         kept.append(f"today's disks ('before') are modelled with the {DEFAULT_PRESET} preset "
                     "(give --disk, --preset or --spec for them)")
+    kept.append(f"{MODEL_NOTE}each device of the --target inventory by its own profile, preset or spec"
+                + (f"; today's disks: {today}" if work.layout is not None and work.layout.devices else ""))
     return kept
 
 

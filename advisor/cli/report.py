@@ -85,7 +85,7 @@ def report(
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
-    from advisor.cli.reporting import advise_and_output, load_models, with_target
+    from advisor.cli.reporting import advise_and_output, load_models, target_model_note, with_target
     from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
@@ -114,6 +114,7 @@ def report(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
+        notes = target_model_note(notes)
     advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 

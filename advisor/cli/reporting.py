@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
 from advisor.errors import AdvisorError, BadInput
 from advisor.render.safe import shown
 
@@ -41,12 +41,13 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
         raise BadInput("give either --preset or --spec, not both")
     if spec is not None:
         base = get_model(str(spec))
+        basis = f"the drive spec {spec} (--spec)"
     elif preset:
         base = get_model(preset)
+        basis = f"the {preset} preset (--preset)"
     else:
         base = get_model(DEFAULT_PRESET)
-        if not disk:
-            notes.append(f"no --disk/--preset/--spec given: using the {DEFAULT_PRESET} preset")
+        basis = f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
     default: DiskPhysics = ModelPhysics(base)
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
@@ -57,7 +58,26 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
         profiles[name] = profile
         if len(disk or []) == 1 and not preset and not spec:
             default = physics
+    if profiles:
+        measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
+        basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
+    notes.append(MODEL_NOTE + basis)
     return Models(default=default, per_disk=per_disk, profiles=profiles), notes
+
+
+MODEL_NOTE = "disk model: "
+"""Start of the note that says which model the advice assumed and why; it goes into the report
+(every format shows it with the summary), not to stderr."""
+
+
+def target_model_note(notes: list[str]) -> list[str]:
+    """With ``--target`` the model note also says the inventory's devices bring their own models."""
+    return [f"{n} for today's disks; the --target inventory's devices by their own profile, preset or spec"
+            if n.startswith(MODEL_NOTE) else n for n in notes]
+
+
+def _fit_kind(profile: DiskProfile) -> str:
+    return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
 
 
 def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
@@ -94,7 +114,7 @@ def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = Fal
 
 
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None,
-                  verbose: bool = False) -> None:
+                  verbose: bool = False, title: str = "advisor report") -> None:
     """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
     *verbose* lists every warning on the terminal instead of one line per kind)."""
     if fmt is OutputFormat.terminal:
@@ -104,14 +124,10 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
         has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
         maps = build_audit_maps(workload) if workload is not None and has_disks else None
         if output is None:
-            render_terminal(report, stdout_console(), maps, verbose)
+            render_terminal(report, stdout_console(), maps, verbose, title)
             return
-        import io
-
-        from advisor.render.safe import safe_console
-
-        console = safe_console(file=io.StringIO(), width=120, record=True, color_system=None)
-        render_terminal(report, console, maps, verbose)
+        console = file_console()
+        render_terminal(report, console, maps, verbose, title)
         emit(console.export_text(), output)
         return
     if fmt is OutputFormat.json:
@@ -132,6 +148,7 @@ def advise_and_output(
     work: Workload, models: Models, options: PlanOptions, notes: list[str],
     fmt: OutputFormat, output: Path | None, scripts: Path | None, verbose: bool = False,
     assumed: frozenset[str] = frozenset(), scripts_anyway: bool = False, cache_kept: bool = True,
+    title: str = "advisor report",
 ) -> None:
     """The common tail of ``report`` and ``plan``: advise, say the model notes, render, write scripts.
 
@@ -146,9 +163,15 @@ def advise_and_output(
         from dataclasses import replace
 
         result = replace(result, coverage=work.coverage)
+    basis = tuple(n for n in notes if n.startswith(MODEL_NOTE))
+    if basis:
+        from dataclasses import replace
+
+        result = replace(result, warnings=(*basis, *result.warnings))
     for note in notes:
-        typer.echo(f"advisor: note: {shown(note)}", err=True)
-    output_report(result, fmt, output, work, verbose)
+        if not note.startswith(MODEL_NOTE):  # that one is in the report itself, in every format
+            typer.echo(f"advisor: note: {shown(note)}", err=True)
+    output_report(result, fmt, output, work, verbose, title)
     write_scripts(result, scripts, scripts_anyway)
 
 

@@ -56,13 +56,11 @@ def workload(
 def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
-    from advisor.render.rates import file_table, fmt, tablespace_table
+    from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
     from advisor.render.segments import print_segments
 
     assert isinstance(result, Workload)
     console = stdout_console()
-    if not console.is_terminal:
-        console.width = 200  # pipes and files get whole columns, not an 80-column squeeze
     server = result.server
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
@@ -83,7 +81,10 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
         for line in describe(wait):
             console.print(line, markup=False, highlight=False)
     console.print(tablespace_table(result))
-    console.print(file_table(result, sort, top))
+    console.print(file_table(result, sort, top, console.width))
+    why = no_write_counter(result)
+    if why is not None:
+        console.print(why, markup=False, highlight=False)
     if any(r.lower_bound for r in result.rates):
         console.print("* counter went backwards during the interval: rate counts only since the reset")
     print_segments(console, result, top)

@@ -213,6 +213,19 @@ def _plan_new_disks(analysis: Analysis, models: Models, options: PlanOptions) ->
     return solution, before, dict.fromkeys(before), [physics.capacity_bytes] * options.disks, names, notes
 
 
+def _disk_names(workload: Workload, options: PlanOptions, names: list[str],
+                notes: list[str]) -> tuple[list[str], list[str]]:
+    """Today's device names when the plan lays out today's disks (``report`` on a host whose areas
+    have no known position: ``vda``, not ``disk1``); ``disk1..N`` only for new disks, and said so."""
+    devices = [d.name for d in workload.layout.devices] if workload.layout is not None else []
+    if not options.new_disks and len(devices) == len(names):
+        return devices, notes
+    today = f" (today's: {', '.join(devices)})" if devices else ""
+    what = "a new disk of the model" if len(names) == 1 else "new disks of the model"
+    host = "not a disk of this host" if len(names) == 1 else "not disks of this host"
+    return names, [*notes, f"{', '.join(names)}: {what}{today}, {host}."]
+
+
 def make_plan(
     workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
 ) -> tuple[Plan | None, list[str]]:
@@ -242,6 +255,7 @@ def make_plan(
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
             return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
         solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
+        names, notes = _disk_names(workload, options, names, notes)
     if not solution.disks:
         return None, ["No plan: no area is located on a rotating disk."]
     dbms = options.dbms or workload.server.dbms
@@ -267,10 +281,16 @@ def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[s
     for name in sorted(names):
         physics = models.of(name)
         view = analysis.views.get(name)
+        profile = models.profiles.get(name)
+        # a solid-state profile's model is a preset carrying only the size: its curve is not this
+        # disk's; draw what the bench measured (renderers say which: render.text.curve_source)
+        curve = (tuple((round(z.fraction, 4), round(z.mb_s, 2)) for z in profile.zones)
+                 if profile is not None and profile.classification == "solid-state"
+                 else tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)))
         out[name] = DiskSummary(
             model=physics.name, rpm=physics.rpm, capacity_bytes=physics.capacity_bytes,
             solid_state=name in analysis.ssd_disks,
-            zone_curve=tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)),
+            zone_curve=curve,
             mean_ms_now=round(view.mean_ms, 4) if view else None,
             size_bytes=view.size_bytes if view else physics.capacity_bytes,
         )

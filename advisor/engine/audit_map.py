@@ -61,8 +61,10 @@ def _partition_io(stats: Sequence[DiskStat] | None, rates: Sequence[DiskStatRate
     return {s.name: float(s.reads + s.writes) for s in stats or ()}
 
 
-def _area_rows(layout: HostLayout, rates: Sequence[FileRate], io_by_file: dict[str, float],
-               cumulative: bool) -> tuple[dict[str, list[MapRow]], list[MapRow]]:
+def _area_rows(layout: HostLayout, rates: Sequence[FileRate],
+               io_by_file: dict[str, float]) -> tuple[dict[str, list[MapRow]], list[MapRow]]:
+    """Area rows per disk, and those with no single disk; share = the area's part of all the
+    database's IO (over an interval as well as since the start: the same ratio of the same counters)."""
     by_path = {loc.path: loc for loc in layout.locations}
     groups: dict[str, list[FileRate]] = {}
     for rate in rates:
@@ -76,7 +78,7 @@ def _area_rows(layout: HostLayout, rates: Sequence[FileRate], io_by_file: dict[s
         start, end, mean, known, reason = _union(locations)
         disks = {loc.disk for loc in locations if loc.disk is not None and loc.zone_start is not None}
         detail = f"{len(members)} file" + ("s" if len(members) != 1 else "")
-        row = MapRow("area", label, start, end, mean, io, share=io / total_io if cumulative else None,
+        row = MapRow("area", label, start, end, mean, io, share=io / total_io,
                      detail=detail if not reason else f"{detail}; {reason}", placement_known=known)
         if len(disks) == 1 and start is not None:
             on_disk.setdefault(disks.pop(), []).append(row)
@@ -98,7 +100,7 @@ def build_audit_maps(workload: Workload, *, cumulative: bool = False) -> AuditMa
     if layout is None:
         return AuditMaps((), (), "IO (cumulative)" if cumulative else "IO/s")
     io_by_file = file_io(workload, cumulative)
-    area_rows, unplaced = _area_rows(layout, workload.rates, io_by_file, cumulative)
+    area_rows, unplaced = _area_rows(layout, workload.rates, io_by_file)
     part_io = _partition_io(layout.diskstats if cumulative else None, workload.diskstats)
     hottest_area = max([r.io for rows in area_rows.values() for r in rows] + [r.io for r in unplaced] + [0.0]) or 1.0
     hottest_part = max([part_io.get(p.name, 0.0) for p in layout.partitions if p.name != p.disk] + [0.0]) or 1.0
@@ -106,6 +108,7 @@ def build_audit_maps(workload: Workload, *, cumulative: bool = False) -> AuditMa
     for device in layout.devices:
         size = device.size_bytes or 1
         disk_io = part_io.get(device.name, 0.0) or 1.0  # partitions' share of their own disk's IO
+        measured = part_io.get(device.name, 0.0) > 0  # no IO counted on the disk: a share means nothing
         parts = []
         for part in sorted((p for p in layout.partitions if p.disk == device.name), key=lambda p: p.start_bytes):
             io = part_io.get(part.name, 0.0)
@@ -114,7 +117,7 @@ def build_audit_maps(workload: Workload, *, cumulative: bool = False) -> AuditMa
             heat = io / (disk_io if part.name == part.disk else hottest_part)
             parts.append(MapRow("partition", part.name, part.start_bytes / size,
                                 (part.start_bytes + part.size_bytes) / size, None, io, min(heat, 1.0),
-                                min(io / disk_io, 1.0) if cumulative else None,
+                                min(io / disk_io, 1.0) if measured and part.name in part_io else None,
                                 f"{part.fstype or '?'} {where}{misaligned}",
                                 device.placement_known))
         areas = [replace(r, heat=r.io / hottest_area) for r in area_rows.get(device.name, [])]

@@ -132,11 +132,18 @@ def _unknown_action(reason: str) -> str:
 
 
 def placement_unknown(classified: Sequence[Classified], layout: HostLayout | None) -> list[Finding]:
-    """PLACEMENT_UNKNOWN, one per reason, with the areas it hides and their IO share."""
+    """PLACEMENT_UNKNOWN, one per reason, with the areas it hides and their IO share.
+
+    An area whose reason extends its device's ("virtual disk ...; does not exist yet: ...")
+    counts under the device's reason: one cause, one finding."""
+    devices = sorted({d.reason for d in layout.devices if not d.placement_known and d.reason}
+                     if layout is not None else set(), key=len, reverse=True)
     by_reason: dict[str, list[Classified]] = {}
     for c in classified:
         if not c.area.placement_known:
-            by_reason.setdefault(c.area.placement_reason or "placement not known", []).append(c)
+            reason = c.area.placement_reason or "placement not known"
+            reason = next((r for r in devices if reason.startswith(r)), reason)
+            by_reason.setdefault(reason, []).append(c)
     if layout is not None:
         for dev in layout.devices:
             if not dev.placement_known:

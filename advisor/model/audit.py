@@ -28,7 +28,7 @@ class MapRow(Record):
     mean: float | None = None
     io: float = 0.0  # ops/s (rates) or cumulative ops (shares)
     heat: float = 0.0  # io relative to the hottest row of the same kind on any disk (0..1)
-    share: float | None = None  # share of all IO (cumulative mode)
+    share: float | None = None  # area: of all the database's IO; partition: of its disk's (None: no diskstats)
     detail: str = ""
     placement_known: bool = True
 

@@ -68,8 +68,8 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
     from advisor.units import human_bytes
 
     longest = max((len(r.label) + 1 for m in result.maps for r in (*m.partitions, *m.areas)), default=0)
-    # a wide console gives long labels their room first, as long as the bar keeps 40 cells
-    label_width = max(LABEL_WIDTH, min(longest, console_width - FIXED_WIDTH + LABEL_WIDTH - 40))
+    # labels are names a DBA types (tablespaces): whole first, as long as the bar keeps 16 cells
+    label_width = max(LABEL_WIDTH, min(longest, console_width - FIXED_WIDTH + LABEL_WIDTH - 16))
     width = max(16, console_width - FIXED_WIDTH - (label_width - LABEL_WIDTH))
     ruler = "outer 0" + " " * (width - 14) + "inner 1"
     out: list[RenderableType] = []
@@ -80,7 +80,7 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
         add_columns(table, ["partition / area", ruler, "zone", io, "share"], right=(io, "share"),
                     shrink=("partition / area",))
         table.columns[0].max_width = label_width
-        notes: list[str] = []
+        notes = ["share: an area's part of the database's IO, a partition's part of its disk's"]
         if not dev.placement_known:
             notes.append(f"positions are not physical: {dev.reason}")
         for row in (*disk_map.partitions, *disk_map.areas):
@@ -89,7 +89,9 @@ def render_disk_maps(result: AuditMaps, console_width: int = 100) -> list[Render
             share = f"{100 * row.share:.0f}%" if row.share is not None else "-"
             table.add_row(one_line(label), Text(_bar(row.start, row.end, width), style=heat_style(row.heat)), zone,
                           compact(row.io), share)
-            notes.append(f"{row.label}: {row.detail}")
+            # the disk's own reason is said once above, not again for every area on it
+            detail = row.detail.replace(f"; {dev.reason}", "") if dev.reason and not dev.placement_known else row.detail
+            notes.append(f"{row.label}: {detail}")
         out.append(table)
         out.append(Text(shown("\n".join(notes), keep_newlines=True), style="dim"))
     if result.unplaced:

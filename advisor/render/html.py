@@ -5,7 +5,7 @@ from __future__ import annotations
 from advisor.model import Report
 from advisor.render.safe import html_text as escape
 from advisor.render.svg import disk_map_svg, zone_curve_svg
-from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
+from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}
@@ -42,7 +42,7 @@ def _areas(report: Report) -> str:
         f"{size_text(a.size_bytes, a.size_assumed)}</td><td>{escape(a.disk or '-')}</td></tr>"
         for a in report.areas
     )
-    notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report.warnings)
+    notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report_notes(report))
     return ("<table><tr><th>area</th><th>class</th><th>IO share</th><th>IOPS</th><th>MB/s</th>"
             "<th>reads on disk</th><th>size</th>"
             f"<th>disk</th></tr>{rows}</table><ul class=notes>{notes}</ul>")

@@ -6,7 +6,7 @@ import re
 
 from advisor.model import Report
 from advisor.render.safe import markdown_cell, shown
-from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, size_text, summary_lines
+from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
 
 _cell = markdown_cell
 
@@ -34,7 +34,7 @@ def render_markdown(report: Report) -> str:
             f"{pct(a.disk_read_share)} | {size_text(a.size_bytes, a.size_assumed)} | {_cell(a.disk or '-')} | "
             f"{zone} |"
         )
-    out += ["", *[f"- {_cell(w)}" for w in report.warnings]]
+    out += ["", *[f"- {_cell(w)}" for w in report_notes(report)]]
     plan, assumed = report.plan, assumed_areas(report)
     out += ["", "## Plan", ""]
     if plan is None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.model import SegmentRate, Workload
+from advisor.render.cells import add_columns, plain_table
 from advisor.render.rates import fmt, mib
-from advisor.render.safe import rich_text
+from advisor.render.safe import shown as shown_text
 
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console, RenderableType
 
 
 def _busy(rate: SegmentRate) -> float:
@@ -26,27 +26,46 @@ def _marked(value: float | None, mark: str) -> str:
     return fmt(value) + (mark if value is not None else "")
 
 
-def segment_table(workload: Workload, top: int) -> Table | None:
-    """Rich table of the busiest segments (all when *top* is 0); None when the workload has none."""
-    from rich.table import Table
+SEGMENT_HEADERS = ("segment", "type", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "direct r", "scans/s")
+
+
+def _cells(r: SegmentRate) -> list[str]:
+    mark = ("~" if r.from_blocks else "") + ("*" if r.lower_bound else "")
+    direct = "-" if r.direct_read_share is None else f"{r.direct_read_share:.0%}"
+    size = "-" if r.size_bytes is None else mib(r.size_bytes)
+    return [shown_text(r.segment_id), shown_text(r.segment_type), shown_text(r.tablespace), size,
+            _marked(r.read_iops, mark), _marked(r.write_iops, mark), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2),
+            direct, fmt(r.scans_per_s, 2)]
+
+
+def segment_table(workload: Workload, top: int, width: int = 200) -> RenderableType | None:
+    """The busiest segments (all when *top* is 0); None when the workload has none.
+
+    A table when its columns fit *width*; else, so that no segment name (what a DBA types in a
+    MOVE) and no figure is cut, each segment on two lines: its name, type and tablespace, then
+    its figures with their labels."""
+    from rich.console import Group
+    from rich.text import Text
 
     if not workload.segments:
         return None
     ordered = sorted(workload.segments, key=lambda r: (-_busy(r), r.segment_id))
     shown = ordered if top <= 0 else ordered[:top]
     title = "Per segment" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
-    table = Table(title=title, title_justify="left")
-    for column in ("segment", "type", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "direct r", "scans/s"):
-        table.add_column(column, justify="left" if column in ("segment", "type", "tablespace") else "right")
-    for r in shown:
-        mark = ("~" if r.from_blocks else "") + ("*" if r.lower_bound else "")
-        direct = "-" if r.direct_read_share is None else f"{r.direct_read_share:.0%}"
-        size = "-" if r.size_bytes is None else mib(r.size_bytes)
-        table.add_row(rich_text(r.segment_id), rich_text(r.segment_type), rich_text(r.tablespace), size,
-                      _marked(r.read_iops, mark),
-                      _marked(r.write_iops, mark), fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), direct,
-                      fmt(r.scans_per_s, 2))
-    return table
+    rows = [_cells(r) for r in shown]
+    natural = sum(max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(SEGMENT_HEADERS))
+    if natural + 2 * (len(SEGMENT_HEADERS) - 1) + 2 <= width:  # two cells of edge
+        table = plain_table(title)
+        add_columns(table, list(SEGMENT_HEADERS), right=SEGMENT_HEADERS[3:])
+        for row in rows:
+            table.add_row(*row)
+        return table
+    lines: list[RenderableType] = [Text(title)]
+    for row in rows:
+        lines.append(Text(f"{row[0]}  {row[1]}  {row[2]}", overflow="fold"))
+        figures = "  ".join(f"{h} {v}" for h, v in zip(SEGMENT_HEADERS[3:], row[3:], strict=True))
+        lines.append(Text("    " + figures, overflow="fold"))
+    return Group(*lines)
 
 
 def coverage_line(workload: Workload) -> str | None:
@@ -68,7 +87,7 @@ def coverage_line(workload: Workload) -> str | None:
 
 def print_segments(console: Console, workload: Workload, top: int) -> None:
     """The segment table, its coverage and its legend on *console* (nothing when there are no segments)."""
-    table = segment_table(workload, top)
+    table = segment_table(workload, top, console.width)
     if table is None:
         return
     console.print(table)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor.model import DiskSummary, Report
 from advisor.render.safe import html_text as escape
-from advisor.render.text import heat_colour
+from advisor.render.text import curve_source, heat_colour
 
 WIDTH = 960
 BAR_X = 90
@@ -120,7 +120,8 @@ def disk_map_svg(report: Report) -> str:
 
 def zone_curve_svg(disks: dict[str, DiskSummary]) -> str:
     """Sequential MB/s from the outer to the inner edge for each disk model."""
-    curves = [(f"{name} ({info.model})", info.zone_curve) for name, info in disks.items() if info.zone_curve]
+    curves = [(f"{name} ({info.model}, {curve_source(info.model)})", info.zone_curve)
+              for name, info in disks.items() if info.zone_curve]
     w, h, left, bottom = 460, 220, 50, 30
     top_rate = max((r for _, c in curves for _, r in c), default=1.0) * 1.1
     palette = ["#c33", "#36c", "#393", "#c80", "#639"]

@@ -12,10 +12,12 @@ from advisor.model import AuditMaps, DiskSummary, Finding, Report
 from advisor.render.safe import rich_text, shown
 from advisor.render.text import (
     assumed_areas,
+    curve_source,
     evidence_text,
     gain_text,
     heat_colour,
     pct,
+    report_notes,
     size_text,
     summarise_warnings,
     summary_lines,
@@ -65,6 +67,7 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
     for disk in disks:
         areas = [a for a in report.areas if a.disk == disk]
         total = sum(a.iops for a in areas if a.zone_start is not None) or 1.0
+        title = len(out)
         out.append(rich_text(disk, "bold"))
         if areas and with_current:
             spans = [(a.zone_start, a.zone_end, a.name, heat_colour(a.iops / total))
@@ -78,11 +81,14 @@ def disk_map(report: Report, with_current: bool = True, console_width: int = 80)
                      for p in report.plan.placements if p.area in names]
             if spans:
                 out.append(RichText("  plan ") + _bar(spans, width))
+        if len(out) == title + 1:
+            out.pop()  # a disk with nothing drawn under it is not named alone
     return out
 
 
 def zone_curve_lines(disks: dict[str, DiskSummary]) -> list[str]:
-    """A sparkline of each model's sequential rate from outer to inner."""
+    """A sparkline of each disk's sequential rate from outer to inner, saying whether the bench
+    measured it or a model (fitted, preset or spec) gives it."""
     lines = []
     for name, info in disks.items():
         curve = info.zone_curve
@@ -90,8 +96,23 @@ def zone_curve_lines(disks: dict[str, DiskSummary]) -> list[str]:
             continue
         top = max(r for _, r in curve) or 1.0
         spark = "".join(SPARK[max(1, int(r / top * (len(SPARK) - 1)))] for _, r in curve)
-        lines.append(f"{name} ({info.model}): {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
+        lines.append(f"{name} ({info.model}, {curve_source(info.model)}):")  # then the curve on a line of its own
+        lines.append(f"  {curve[0][1]:.0f} MB/s {spark} {curve[-1][1]:.0f} MB/s")
     return lines
+
+
+def areas_table(report: Report) -> RenderableType:
+    """Every area with its class, IO, size and place: sizes are read here as in every other format."""
+    from advisor.render.cells import add_columns, one_line, plain_table
+
+    table = plain_table("Areas")
+    headers = ["area", "class", "IO share", "IOPS", "MB/s", "size", "disk", "zone"]
+    add_columns(table, headers, right=("IO share", "IOPS", "MB/s", "size"), shrink=("area",))
+    for a in report.areas:
+        zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
+        table.add_row(one_line(a.name), a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
+                      size_text(a.size_bytes, a.size_assumed), rich_text(a.disk or "-"), zone)
+    return table
 
 
 def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
@@ -110,24 +131,29 @@ def findings_section(findings: Sequence[Finding]) -> list[RenderableType]:
     return out
 
 
-def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None, verbose: bool = False) -> None:
-    """Print the report with rich; *maps* (from the engine's ``build_audit_maps``) draws the layout as it is now."""
+def render_terminal(report: Report, console: Console, maps: AuditMaps | None = None, verbose: bool = False,
+                    title: str = "advisor report") -> None:
+    """Print the report with rich; *maps* (from the engine's ``build_audit_maps``) draws the layout as it is now;
+    *title* names the command on the summary box (``advisor plan`` prints a plan, not a report)."""
     from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text as RichText
 
     summary = RichText(shown("\n".join(summary_lines(report)), keep_newlines=True))
-    console.print(Panel(summary, title="advisor report", expand=False))
+    console.print(Panel(summary, title=shown(title), expand=False))
     # one line per kind unless *verbose*: dozens of alike warnings would push the report off the screen
-    warnings = list(report.warnings) if verbose else summarise_warnings(report.warnings)
+    notes = report_notes(report)
+    warnings = notes if verbose else summarise_warnings(notes)
     for warning in warnings:
         console.print(f"[dim]• {escape(shown(warning))}[/dim]", highlight=False)
-    if len(warnings) < len(report.warnings):
-        console.print(f"[dim]• {len(report.warnings)} warnings in all: --verbose lists each, as do the json, "
+    if len(warnings) < len(notes):
+        console.print(f"[dim]• {len(notes)} warnings in all: --verbose lists each, as do the json, "
                       "markdown and html formats[/dim]", highlight=False)
     for line in findings_section(report.findings):
         console.print(line)
+    if report.areas:
+        console.print(areas_table(report))
     if report.plan is not None:
         plan, assumed = report.plan, assumed_areas(report)
         table = Table(title=f"Plan: {plan.predicted_before_ms:.2f} ms -> {plan.predicted_after_ms:.2f} ms "
@@ -148,6 +174,8 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
             parts.add_row(rich_text(part.disk), str(part.number), rich_text(part.label), f"{part.start_fraction:.1%}",
                           size_text(part.size_bytes, bool(assumed & set(part.areas))), rich_text(", ".join(part.areas)))
         console.print(parts)
+        for note in plan.notes:
+            console.print(rich_text(note, "dim"))
         if plan.tiers is not None:
             from advisor.render.tiers import terminal_tables
 

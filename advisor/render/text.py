@@ -95,7 +95,40 @@ def summary_lines(report: Report) -> list[str]:
     else:
         lines.append("plan: none")
     lines += coverage_lines(report.coverage)
-    return lines
+    return lines + model_lines(report)
+
+
+MODEL_NOTE = "disk model: "
+"""The note the CLI puts first in a report's warnings: the model the advice assumed, and why."""
+
+
+def model_lines(report: Report) -> list[str]:
+    """The model the advice assumed and why (measured profile, preset or spec given, or the default);
+    from the report's notes, else the model names alone."""
+    stated = [w for w in report.warnings if w.startswith(MODEL_NOTE)]
+    if stated:
+        return stated
+    names = sorted({info.model for info in report.disks.values()})
+    return [f"{MODEL_NOTE}{', '.join(names)} (why not recorded)"] if names else []
+
+
+def report_notes(report: Report) -> list[str]:
+    """The report's warnings but the model note (the summary shows that one)."""
+    return [w for w in report.warnings if not w.startswith(MODEL_NOTE)]
+
+
+def curve_source(model: str) -> str:
+    """What a zone curve of the report is: the disk measured by the bench, a model fitted to such
+    a measurement, or a model nobody measured (a preset or a spec).
+
+    >>> curve_source("solid-state /dev/vda"), curve_source("fitted-sdb"), curve_source("class-10k")
+    ('measured by advisor bench', 'model fitted to the bench profile', 'model, not measured')
+    """
+    if model.startswith("solid-state "):
+        return "measured by advisor bench"
+    if model.startswith("fitted-"):
+        return "model fitted to the bench profile"
+    return "model, not measured"
 
 
 def assumed_areas(report: Report) -> frozenset[str]:

@@ -102,7 +102,8 @@ def test_rates_mode_and_terminal_rendering() -> None:
     workload = diff(_snapshot("2026-01-01T01:00:00+00:00", before), _snapshot("2026-01-01T01:00:10+00:00", after),
                     allow_reset=True)
     result = build_audit_maps(workload)
-    assert result.heat_unit == "IO/s" and result.maps[0].areas[0].share is None
+    assert result.heat_unit == "IO/s" and result.maps[0].areas[0].share == pytest.approx(30 / 34)
+    assert result.maps[0].partitions[0].share is None, "no disk IO counted: no partition share made up"
     ios = {row.label: row.io for disk in result.maps for row in disk.areas} | {r.label: r.io for r in result.unplaced}
     # WAL went backwards: counted from zero; a new temp file has no baseline (not rated); "n" vanished
     assert ios == {"tablespace fast": 30.0, "WAL": 3.0, "temp (pg_default)": 1.0}
