@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, progress_enabled, stderr_console, stdout_console
+from advisor.cli.common import OutputFormat, stdout_console
 from advisor.errors import BadInput, ExitCode
 
 if TYPE_CHECKING:
@@ -19,32 +19,11 @@ if TYPE_CHECKING:
     from advisor.model.disk import DiskProfile
 
 
-@contextlib.contextmanager
-def _progress() -> Iterator[Callable[[str, int, int], None] | None]:
+def _progress() -> contextlib.AbstractContextManager[Callable[[str, int, int], None]]:
     """A rich progress bar per test on stderr; in a log or pipe, one line as each test starts."""
-    if not progress_enabled():
-        started: set[str] = set()
+    from advisor.cli.phases import phases
 
-        def line(test: str, done: int, total: int) -> None:
-            if test not in started:
-                started.add(test)
-                typer.echo(f"advisor: bench: {test} ({total} runs)", err=True)
-
-        yield line
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bars = Progress(TextColumn("{task.description:<8}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                    TimeElapsedColumn(), console=stderr_console(), transient=False)
-    tasks: dict[str, object] = {}
-
-    def update(test: str, done: int, total: int) -> None:
-        if test not in tasks:
-            tasks[test] = bars.add_task(test, total=total)
-        bars.update(tasks[test], completed=done)  # type: ignore[arg-type]
-
-    with bars:
-        yield update
+    return phases(lambda test, total: f"advisor: bench: {test} ({total} runs)", width=8)
 
 
 def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat, plot: Path | None) -> None:

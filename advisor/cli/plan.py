@@ -16,7 +16,7 @@ profile that contradicts its medium, and file sizes unknown: an AWR/Statspack im
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,6 @@ from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
 if TYPE_CHECKING:
-    from rich.progress import TaskID
 
     from advisor.model import Workload
 
@@ -107,37 +106,14 @@ def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[s
     return kept
 
 
-@contextlib.contextmanager
-def _phases() -> Iterator[Callable[[str, int, int], None]]:
+def _phases() -> contextlib.AbstractContextManager[Callable[[str, int, int], None]]:
     """Progress of a long plan on stderr: a rich bar on a terminal, else one line per phase.
 
     The engine reports only plans big enough to take seconds (advisor.engine.planner).
     """
-    from advisor.cli.common import progress_enabled, stderr_console
+    from advisor.cli.phases import phases
 
-    if not progress_enabled():
-        seen: set[str] = set()
-
-        def line(phase: str, done: int, total: int) -> None:
-            if phase not in seen:
-                seen.add(phase)
-                typer.echo(f"advisor: planning: {phase}", err=True)
-
-        yield line
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bars = Progress(TextColumn("{task.description:<16}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                    TimeElapsedColumn(), console=stderr_console(), transient=True)
-    tasks: dict[str, TaskID] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        if phase not in tasks:
-            tasks[phase] = bars.add_task(phase, total=total)
-        bars.update(tasks[phase], completed=done)
-
-    with bars:
-        yield update
+    return phases(lambda phase, total: f"advisor: planning: {phase}", transient=True)
 
 
 def register(app: typer.Typer) -> None:
