@@ -28,26 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError, ExitCode
+from tests.helpers.inventories import GOOD_INVENTORY
 
 ALLOWED_EXIT = frozenset(code for code in ExitCode if code not in (ExitCode.OK, ExitCode.ERROR))
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 UNESCAPED_PIPE = re.compile(r"(?<!\\)(?:\\\\)*\|")
 
-BASE_INVENTORY = """host = "db-new"
-headroom = 0.2
-[[device]]
-name = "nvme0"
-medium = "nvme"
-capacity = "960 GB"
-preset = "nvme-gen4"
-[[device]]
-name = "hdd"
-medium = "hdd"
-capacity = "16 TB"
-count = 4
-preset = "class-7200-desktop"
-"""
+BASE_INVENTORY = GOOD_INVENTORY
 
 HOSTILE_VALUES = ("nan", "inf", "-inf", "1e300", "1.5", "-1", "0", "9" * 40, '"0.5 B"', '"1e3 GB"', '"2000 PB"',
                   '"960 GB\\u0000"', '"\\u001b]0;t\\u0007"', "true", "[]", "{}", '"' + "x" * 5000 + '"',

@@ -12,24 +12,11 @@ import pytest
 from advisor.model import DiskProfile, Latency, save
 from advisor.model.inventory import Inventory, InventoryDevice, inventory_toml, load_inventory
 from advisor.storage.inventory import discover
+from tests.helpers.inventories import GOOD_INVENTORY
 from tests.helpers.loopdisk import scratch_disk
 
 ADVISOR = str(Path(sys.executable).with_name("advisor"))
-GOOD = """
-host = "db-new"
-headroom = 0.2
-[[device]]
-name = "nvme0"
-medium = "nvme"
-capacity = "960 GB"
-preset = "nvme-gen4"
-[[device]]
-name = "hdd"
-medium = "hdd"
-capacity = "16 TB"
-count = 4
-preset = "class-7200-desktop"
-"""
+GOOD = GOOD_INVENTORY
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
