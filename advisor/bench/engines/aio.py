@@ -41,6 +41,8 @@ from advisor.bench.engines.buffers import ReadBuffer
 
 #: How the reads of a job were issued; recorded in the profile (``DiskProfile.io_paths``).
 PATH = "linux-aio"
+CLOSE_WAIT_S = 5
+"""On close, how long to wait for one more completion before leaving the rest to io_destroy."""
 _POLL_NS = 100_000_000  # io_getevents timeout: the stop event and the deadline are checked this often
 _POOL = 1 << 16  # random fractions drawn at a time: one generator call per 65536 reads
 REAP_MAX = 4
@@ -171,8 +173,15 @@ class _Ring:
         ``io_destroy`` itself also waits for whatever could not be cancelled, so the buffers
         are released only after the kernel is done with them, even if a count was missed.
         """
+        # A signal's exception can land between io_getevents returning and the count going
+        # down: the count is then too high, and waiting for exactly that many never ends.
+        # Each wait is bounded; when nothing more completes, io_destroy waits for the rest.
+        patience = self.binding.timespec(CLOSE_WAIT_S, 0)
         while self.in_flight > 0:
-            self.reaped(self.io_getevents(self.context_address, self.in_flight, self.slots, self.events_address, None))
+            got = self.reaped(self.io_getevents(self.context_address, 1, self.slots, self.events_address,
+                                                ctypes.addressof(patience)))
+            if got == 0:
+                break
         self.binding.io_destroy(self.context)
         del self._anchor
         self.memory.close()
