@@ -15,13 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
 from advisor.model import SegmentIO, SegmentRate
+from advisor.units import MIB
 
 COUNTERS = (
     "physical_reads", "physical_read_requests", "physical_reads_direct", "physical_writes",
     "physical_write_requests", "physical_writes_direct", "segment_scans", "unoptimized_read_requests",
 )
 DEFAULT_BLOCK = 8192
-MB = float(1 << 20)
 _IDENTITY = tuple(f.name for f in fields(SegmentRate) if f.name in {g.name for g in fields(SegmentIO)}
                   and f.name not in COUNTERS)
 
@@ -62,8 +62,8 @@ def totals_rate(totals: SegmentIO, seconds: float, *, lower_bound: bool = False)
         **identity,
         read_iops=_per_s(reads, seconds),
         write_iops=_per_s(writes, seconds),
-        read_mb_s=None if totals.physical_reads is None else totals.physical_reads * block / MB / seconds,
-        write_mb_s=None if totals.physical_writes is None else totals.physical_writes * block / MB / seconds,
+        read_mb_s=None if totals.physical_reads is None else totals.physical_reads * block / MIB / seconds,
+        write_mb_s=None if totals.physical_writes is None else totals.physical_writes * block / MIB / seconds,
         direct_read_share=_share(totals.physical_reads_direct, totals.physical_reads),
         direct_write_share=_share(totals.physical_writes_direct, totals.physical_writes),
         scans_per_s=_per_s(totals.segment_scans, seconds),

@@ -17,8 +17,9 @@ from advisor.bench.stats import median, stability_warnings
 from advisor.bench.suite import BANDS, BenchOptions, Measurements, band_regions
 from advisor.bench.target import Target
 from advisor.model.disk import Classification, DiskProfile, Latency, WriteCliff, ZonePoint
+from advisor.units import MIB
 
-CACHE_SAFE_BAND_BYTES = 16 * (64 << 20)
+CACHE_SAFE_BAND_BYTES = 16 * 64 * MIB
 
 
 def _median_run(results: list[JobResult]) -> JobResult:

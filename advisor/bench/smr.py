@@ -28,8 +28,9 @@ import numpy as np
 from advisor.bench.target import Target
 from advisor.errors import DeviceError
 from advisor.model.disk import WriteCliff
+from advisor.units import KIB
 
-BLOCK = 256 << 10
+BLOCK = 256 * KIB
 WINDOW = 16
 SKIP = 2  # the first writes pay the seek from wherever the head was
 CONFIRM = 16

@@ -17,6 +17,7 @@ from advisor.bench.engines import Engine, Job, JobResult, Region
 from advisor.bench.target import Target
 from advisor.errors import BadInput
 from advisor.model.disk import WriteCliff
+from advisor.units import MIB
 
 ALL_TESTS = ("zones", "band", "stroke", "cross", "qd", "commit")
 #: Tests run only when named: the SMR test writes for as long as its budget allows.
@@ -25,7 +26,7 @@ QUICK_BUDGET_S = 7.0
 FULL_BUDGET_S = 90.0
 QUEUE_DEPTHS = (1, 4, 16, 32)
 BANDS = ("outer", "middle", "inner")
-_ZONE_CHUNK = 256 << 20
+_ZONE_CHUNK = 256 * MIB
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +38,7 @@ class BenchOptions:
     runs: int = 3
     zone_points: int = 20
     block_size: int = 8192
-    seq_block_size: int = 1 << 20
+    seq_block_size: int = MIB
     band_fraction: float = 0.01
     queue_depths: tuple[int, ...] = QUEUE_DEPTHS
 

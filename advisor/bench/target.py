@@ -23,10 +23,11 @@ import numpy as np
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
 from advisor.storage.fiemap import EXTENT_UNWRITTEN, FiemapReader
 from advisor.storage.mountinfo import mount_for, read_mounts
+from advisor.units import MIB
 
 TargetKind = Literal["device", "file", "scratch"]
-_FILL_CHUNK = 8 << 20
-_ALIGN = 1 << 20
+_FILL_CHUNK = 8 * MIB
+_ALIGN = MIB
 
 
 @dataclass(frozen=True, slots=True)

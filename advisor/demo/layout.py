@@ -21,9 +21,10 @@ from pathlib import Path
 from advisor.demo.embedded import owned_dir
 from advisor.errors import DeviceError
 from advisor.storage.nodes import remove_made_nodes, wait_partition_nodes
+from advisor.units import MIB
 
 SECTOR = 512
-ALIGN = 1 << 20
+ALIGN = MIB
 GPT_TAIL = 34 * SECTOR
 DEMO_PARTITIONS = (("outer", 0.25), ("middle", 0.35), ("inner", 0.40))
 

@@ -33,6 +33,7 @@ from advisor.demo.summary import DemoSummary, Measurement
 from advisor.demo.timesplit import TimeSplit, compare_with_retry, split_run
 from advisor.disk.emulator.iotrace import recording
 from advisor.errors import AdvisorError
+from advisor.units import GIB
 
 Echo = Callable[[str], None]
 SERVER_SETTINGS = {
@@ -63,7 +64,7 @@ class DemoConfig:
     warmup_seconds: int = 3
     clients: int = 1
     reads_per_transaction: int = 2
-    disk_bytes: int = 2 << 30
+    disk_bytes: int = 2 * GIB
     advise_from_bench: bool = False  # True: report --disk disk.json (right at time scale 1)
     bench_args: tuple[str, ...] = ("--tests", "zones,stroke,cross", "--zones", "5", "--runs", "1")
 

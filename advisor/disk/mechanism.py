@@ -47,11 +47,11 @@ import numpy.typing as npt
 from advisor.disk.model import DiskModel
 from advisor.disk.seektable import seek_table
 from advisor.disk.sptf import choose_reads, prepare_windows
-from advisor.units import CACHE_MODES, CacheMode
+from advisor.units import CACHE_MODES, DISK_MB, CacheMode
 
 # seek cylinder, start angle (turns), media transfer s, end seek cylinder, sustained B/s there
 Geometry = tuple[int, float, float, int, float]
-BUS_BYTES_PER_S = 300e6  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
+BUS_BYTES_PER_S = 300 * DISK_MB  # host interface burst rate (SATA-2/3, SAS); cache hits cost this
 DESTAGE_WINDOW = 32  # dirty extents the drive considers when choosing what to destage
 IDLE_BEFORE_DESTAGE_S = 0.001  # idle time before the drive starts destaging on its own
 

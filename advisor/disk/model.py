@@ -37,6 +37,7 @@ import numpy as np
 from advisor.disk.seek import SeekCurve
 from advisor.disk.zbr import FloatArray, ZoneTable, lba_of_stroke, rate_factor, stroke_of_lba, stroke_of_lba_array
 from advisor.errors import BadInput
+from advisor.units import KIB, MIB
 
 WriteCache = Literal["off", "volatile", "battery"]
 WRITE_CACHE_MODES: tuple[str, ...] = ("off", "volatile", "battery")
@@ -59,8 +60,8 @@ class DiskModel:
     overhead_ms: float = 0.2
     head_switch_ms: float = 1.0
     write_settle_ms: float = 0.3
-    read_ahead_bytes: int = 512 * 1024
-    cache_bytes: int = 16 * 1024 * 1024
+    read_ahead_bytes: int = 512 * KIB
+    cache_bytes: int = 16 * MIB
     write_cache: WriteCache = "volatile"
     heads: int = 4
     cylinders: int | None = None  # derived from capacity, rates and rpm when not given

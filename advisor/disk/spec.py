@@ -29,6 +29,7 @@ from typing import Any
 
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
+from advisor.units import MIB
 
 META_KEYS = ("base", "description", "class", "sources")
 MODEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(DiskModel) if f.init and f.name != "name")
@@ -47,7 +48,7 @@ class DriveSpec:
     model: DiskModel
 
 
-MAX_SPEC_BYTES = 1 << 20
+MAX_SPEC_BYTES = MIB
 """A drive spec is a few hundred bytes; /dev/zero or a FIFO given as one is refused, never read."""
 
 

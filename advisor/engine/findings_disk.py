@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from advisor.engine.classify import Classified
 from advisor.model import DiskProfile, Finding, HostLayout
+from advisor.units import MIB
 
 COMMIT_NEAR = 0.8
 """WAL syncs at 80 % of RPM/60 or more: commits queue behind the rotation."""
@@ -20,7 +21,6 @@ COMMIT_NEAR = 0.8
 CACHE_LIE_FACTOR = 1.2
 """A measured commit rate above 1.2 x RPM/60 on a rotating disk cannot be honest."""
 
-MIB = 1 << 20
 
 
 def _rotation_limit(rpm: int | None) -> float | None:

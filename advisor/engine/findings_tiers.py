@@ -18,9 +18,10 @@ from advisor.engine.tier_fit import demand, mib_s, split_oversized
 from advisor.engine.tier_targets import targets_of, tier_items
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
+from advisor.units import KIB
 
 WRITE_CLASSES = frozenset({"wal", "temp", "write-heavy"})
-SMALL_IO_BYTES = 64 * 1024
+SMALL_IO_BYTES = 64 * KIB
 CAP_SHARE = 0.8
 """Share of a cloud volume's IOPS cap at which small random IO is reported."""
 IDLE_IO_SHARE = 0.05

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor.engine.areas import Area, AreaKind, Relation, area_key, group_areas
 from advisor.model import FileRate, HostLayout, SegmentRate
-from advisor.units import mean_kib_of_rates
+from advisor.units import MIB, mean_kib_of_rates
 
 OBJECT_MIN_IO_SHARE = 0.25
 OBJECT_DENSITY_FACTOR = 4.0
@@ -39,7 +39,6 @@ MAX_OBJECTS = 12
 RELATION_KINDS = frozenset({"data", "index", "toast"})
 SYSTEM_SCHEMAS = ("pg_catalog.", "pg_toast.", "information_schema.")
 """Catalogs cannot be moved on their own (and pg_global not at all): never placed alone."""
-MIB = 1 << 20
 
 
 def worth_alone(object_iops: float, object_bytes: int, tablespace_iops: float, tablespace_bytes: int) -> bool:

@@ -19,8 +19,9 @@ from advisor.engine.scripts.objects import object_scripts
 from advisor.engine.scripts.oracle import oracle_scripts
 from advisor.engine.scripts.postgres import postgres_scripts
 from advisor.engine.scripts.quoting import label
-from advisor.engine.scripts.sfdisk import MIB, align_up, sfdisk_script
+from advisor.engine.scripts.sfdisk import align_up, sfdisk_script
 from advisor.model import AreaPlacement, Plan, PlannedPartition, Script, ServiceTime
+from advisor.units import MIB
 
 MIN_SLOT_BYTES = 64 * MIB
 """Partitions are never planned smaller than this, or 1/256 of a small disk (WAL and temp

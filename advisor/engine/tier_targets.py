@@ -25,8 +25,9 @@ from advisor.engine.optimizer import (
     visits_of,
 )
 from advisor.engine.physics import Band, weighted_mean_ms
-from advisor.engine.scripts.sfdisk import MIB, align_up
+from advisor.engine.scripts.sfdisk import align_up
 from advisor.model.inventory import SOLID_STATE_MEDIA, instance_names
+from advisor.units import MIB
 
 MIN_SLOT_BYTES = 64 * MIB
 """No area gets less room than this on a device (WAL and temp directories report small sizes)."""

@@ -28,10 +28,11 @@ from pathlib import Path
 from advisor.errors import BadInput
 from advisor.jsonio import write_atomic
 from advisor.repo.documents import Pushable, load_bytes
+from advisor.units import GIB
 
 _NAME = re.compile(r"[0-9a-f]{64}\.json")
 """What advisor names a spooled document: the sha256 of its bytes."""
-MAX_SPOOLED_BYTES = 1 << 30
+MAX_SPOOLED_BYTES = GIB
 """A spooled document larger than this is not one advisor wrote (a snapshot is about 0.5 MiB)."""
 
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.model import DiskStat, DiskStatRate
+from advisor.units import MIB
 
 SECTOR = 512
-MB = float(1 << 20)  # as iostat and advisor.workload: 1 MB = 1,048,576 bytes
 
 
 def parse(text: str, partitions: set[str] | None = None) -> list[DiskStat]:
@@ -94,8 +94,8 @@ def diskstats_rates(a: Iterable[DiskStat], b: Iterable[DiskStat], seconds: float
             name=now.name,
             r_s=d_reads / seconds,
             w_s=d_writes / seconds,
-            read_mb_s=d_rsect * SECTOR / MB / seconds,
-            write_mb_s=d_wsect * SECTOR / MB / seconds,
+            read_mb_s=d_rsect * SECTOR / MIB / seconds,
+            write_mb_s=d_wsect * SECTOR / MIB / seconds,
             r_await_ms=d_rms / d_reads if d_reads else None,
             w_await_ms=d_wms / d_writes if d_writes else None,
             util=min(1.0, d_io / (seconds * 1000.0)),

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.model import Device, Partition
+from advisor.units import MIB
 
 SECTOR = 512
-MIB = 1 << 20
 
 
 def _read(path: Path) -> str | None:

@@ -25,9 +25,9 @@ from advisor.collectors.awr.segments import MOST_IOS_PER_S, with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, ReadEvidence, ServerInfo, WaitProfile, Workload
+from advisor.units import MIB
 from advisor.validate import scrub_workload
 
-MB = float(1 << 20)
 KNOWN_MAJORS = (10, 11, 12, 18, 19, 21, 23)
 TYPE_KINDS: dict[str, FileKind] = {
     "Log File": "redo", "Archive Log": "archive", "Control File": "control", "Flashback Log": "fra",
@@ -137,7 +137,7 @@ def _file_rates(data: ReportData, interval: float, block: int, warnings: list[st
             file_id=f"{kind}:{row.filename}", path=row.filename, kind=kind, tablespace=row.tablespace,
             container=row.pdb or data.db_name, size_bytes=None, read_iops=read_iops,
             write_iops=None if writes is None else writes / interval,
-            read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MB, write_mb_s=None, mean_read_kb=mean_kb,
+            read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MIB, write_mb_s=None, mean_read_kb=mean_kb,
             mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
         ))
     return rates
@@ -160,8 +160,8 @@ def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
     write_ms = data.event_avg_ms("log file parallel write") if kind == "redo" else None
     return FileRate(
         file_id=f"{kind}:{row.filetype}", path="", kind=kind, tablespace="", container=data.db_name, size_bytes=None,
-        read_iops=reads, write_iops=writes, read_mb_s=(row.read_bytes_s or 0.0) / MB,
-        write_mb_s=None if row.write_bytes_s is None else row.write_bytes_s / MB,
+        read_iops=reads, write_iops=writes, read_mb_s=(row.read_bytes_s or 0.0) / MIB,
+        write_mb_s=None if row.write_bytes_s is None else row.write_bytes_s / MIB,
         mean_read_kb=(row.read_bytes_s or 0.0) / reads / 1024 if reads else None,
         mean_write_kb=(row.write_bytes_s or 0.0) / writes / 1024 if writes else None,
         random_share=None, read_latency_ms=read_ms, write_latency_ms=write_ms, name=row.filetype,

@@ -15,8 +15,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-MEGABYTE = 1024 * 1024
-"""V$IOSTAT_FILE *_MEGABYTES are binary megabytes."""
+from advisor.units import MIB
 
 
 def number(value: Any) -> float:
@@ -61,8 +60,8 @@ def microseconds_to_ms(value: Any, timed: bool) -> float | None:
 
 
 def megabytes_to_bytes(value: Any) -> int:
-    """V$IOSTAT_FILE *_MEGABYTES to bytes."""
-    return int(number(value) * MEGABYTE)
+    """V$IOSTAT_FILE *_MEGABYTES (binary megabytes: MiB) to bytes."""
+    return int(number(value) * MIB)
 
 
 def blocks_to_bytes(blocks: Any, block_size: Any) -> int:

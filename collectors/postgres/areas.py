@@ -14,7 +14,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
-SEGMENT_BYTES_DEFAULT = 1 << 30
+from advisor.units import GIB
+
+SEGMENT_BYTES_DEFAULT = GIB
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,10 @@ import ctypes
 import mmap
 from types import TracebackType
 
+from advisor.units import MIB
+
 #: A transparent huge page on x86-64 and arm64 with 4 KiB pages.
-HUGE_PAGE = 2 << 20
+HUGE_PAGE = 2 * MIB
 #: A buffer larger than one page goes on huge pages: even an 8 KiB read into two scattered
 #: pages travels as two segments (measured on a virtio disk at QD1: 33k reads/s against
 #: fio's 38k from one contiguous buffer).

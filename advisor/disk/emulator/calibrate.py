@@ -32,8 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor.units import KIB
+
 SMALL = 4096
-LARGE = 256 * 1024
+LARGE = 256 * KIB
 READS_PER_SIZE = 120
 HOLD_S = 0.0005  # each calibration read is held like a disk would: idle threads wake up slower
 

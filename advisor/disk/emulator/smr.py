@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from advisor.errors import BadInput
+from advisor.units import MIB
 
-MIB = 1 << 20
 #: ≈ 20 GiB of persistent cache on a 5 TB drive (Skylight, FAST 2015).
 CACHE_FRACTION = 0.004
 #: Bands of 17–36 MiB were measured; 32 MiB is typical of the outer zones.

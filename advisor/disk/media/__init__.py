@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-MIB = 1 << 20
 SATURATION = 0.95
 """Utilisation above which a device is treated as unable to keep up (its queue grows without
 bound): the planner never puts more load on a device than this."""

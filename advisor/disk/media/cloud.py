@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from advisor.disk.media import MIB, SATURATION, Load, queue_factor
-
-TIB = 1 << 40
+from advisor.disk.media import SATURATION, Load, queue_factor
+from advisor.units import MIB, TIB
 
 
 @dataclass(frozen=True, slots=True)

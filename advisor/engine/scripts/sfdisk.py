@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from advisor.engine.scripts.quoting import comment, label
 from advisor.model import PlannedPartition, Script
+from advisor.units import MIB
 
-MIB = 1 << 20
 LINUX_FS = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
 GPT_TAIL_BYTES = MIB  # room for the backup GPT at the end of the disk
 
