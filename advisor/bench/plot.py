@@ -17,6 +17,7 @@ from pathlib import Path
 from advisor.errors import BadInput, Unsupported
 from advisor.jsonio import write_atomic
 from advisor.model.disk import DiskProfile, ZonePoint
+from advisor.units import DISK_MB
 
 _BARS = "▁▂▃▄▅▆▇█"
 
@@ -25,8 +26,8 @@ def sparkline(points: Sequence[ZonePoint]) -> str:
     """One block character per zone point, scaled from 0 to the fastest point."""
     if not points:
         return ""
-    top = max(p.mb_s for p in points) or 1.0
-    return "".join(_BARS[min(len(_BARS) - 1, int(p.mb_s / top * (len(_BARS) - 1) + 0.5))] for p in points)
+    top = max(p.bytes_per_s for p in points) or 1.0
+    return "".join(_BARS[min(len(_BARS) - 1, int(p.bytes_per_s / top * (len(_BARS) - 1) + 0.5))] for p in points)
 
 
 def _nice_step(top: float) -> float:
@@ -44,7 +45,7 @@ def zone_svg(profile: DiskProfile, width: int = 720, height: int = 360) -> str:
     left, right, top_pad, bottom = 64, 20, 40, 48
     plot_w, plot_h = width - left - right, height - top_pad - bottom
     points = profile.zones
-    top = max((p.mb_s for p in points), default=1.0) * 1.1 or 1.0
+    top = max((p.bytes_per_s / DISK_MB for p in points), default=1.0) * 1.1 or 1.0
     step = _nice_step(top)
 
     def x(fraction: float) -> float:
@@ -75,10 +76,10 @@ def zone_svg(profile: DiskProfile, width: int = 720, height: int = 360) -> str:
     parts.append(f'<text x="16" y="{top_pad + plot_h / 2}" text-anchor="middle" '
                  f'transform="rotate(-90 16 {top_pad + plot_h / 2})">MB/s</text>')
     if points:
-        path = " ".join(f"{x(p.fraction):.1f},{y(p.mb_s):.1f}" for p in points)
+        path = " ".join(f"{x(p.fraction):.1f},{y(p.bytes_per_s / DISK_MB):.1f}" for p in points)
         parts.append(f'<polyline points="{path}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
-        parts += [f'<circle cx="{x(p.fraction):.1f}" cy="{y(p.mb_s):.1f}" r="3" fill="#1f77b4">'
-                  f"<title>{p.fraction:.3f}: {p.mb_s:.1f} MB/s</title></circle>" for p in points]
+        parts += [f'<circle cx="{x(p.fraction):.1f}" cy="{y(p.bytes_per_s / DISK_MB):.1f}" r="3" fill="#1f77b4">'
+                  f"<title>{p.fraction:.3f}: {p.bytes_per_s / DISK_MB:.1f} MB/s</title></circle>" for p in points]
     else:
         parts.append(f'<text x="{left + plot_w / 2}" y="{top_pad + plot_h / 2}" text-anchor="middle">'
                      "no zone test in this profile</text>")

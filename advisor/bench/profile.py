@@ -38,7 +38,7 @@ def _iops(m: Measurements, key: str) -> tuple[float, Latency] | None:
 def _zones(m: Measurements) -> tuple[ZonePoint, ...]:
     points = []
     for key in sorted(k for k in m.results if k.startswith("zone.")):
-        rate = median([r.bytes_per_s for r in m.results[key]]) / 1e6
+        rate = median([r.bytes_per_s for r in m.results[key]])
         points.append(ZonePoint(round(m.zone_fractions.get(key, 0.0), 6), rate))
     return tuple(sorted(points, key=lambda p: p.fraction))
 
@@ -49,7 +49,7 @@ def _runs(m: Measurements) -> dict[str, list[float]]:
     if zone_keys:
         sweeps = min(len(m.results[k]) for k in zone_keys)
         runs["zones"] = [
-            sum(m.results[k][i].bytes_per_s for k in zone_keys) / len(zone_keys) / 1e6 for i in range(sweeps)
+            sum(m.results[k][i].bytes_per_s for k in zone_keys) / len(zone_keys) for i in range(sweeps)
         ]
     for key, results in m.results.items():
         if not key.startswith("zone."):
@@ -64,8 +64,8 @@ def _evidence(m: Measurements, zones: tuple[ZonePoint, ...]) -> Evidence:
     slope = None
     if len(zones) >= 4:
         quarter = max(1, len(zones) // 10)
-        outer = sum(p.mb_s for p in zones[:quarter]) / quarter
-        inner = sum(p.mb_s for p in zones[-quarter:]) / quarter
+        outer = sum(p.bytes_per_s for p in zones[:quarter]) / quarter
+        inner = sum(p.bytes_per_s for p in zones[-quarter:]) / quarter
         slope = outer / inner if inner > 0 else None
     spread, width = None, 0.0
     if m.results.get("band.outer"):
@@ -80,7 +80,7 @@ def _smr(kind: Classification, reason: str, cliff: WriteCliff | None) -> tuple[C
     """Drive-managed SMR when the write test fell off a cliff (not for flash: no seek sign)."""
     if cliff is None:
         return kind, reason
-    mib = cliff.written_bytes / (1 << 20)
+    mib = cliff.written_bytes / MIB
     if cliff.after_p50_ms is None or cliff.cliff_after_bytes is None:
         return kind, (f"{reason}; SMR test: no write cliff in {cliff.writes} random writes ({mib:.0f} MiB, "
                       f"p50 {cliff.before_p50_ms:.2f} ms): not drive-managed SMR, or a media cache over {mib:.0f} MiB")
@@ -89,7 +89,7 @@ def _smr(kind: Classification, reason: str, cliff: WriteCliff | None) -> tuple[C
                       f"{cliff.after_p50_ms:.1f} ms but the reads show no mechanical sign (flash cache running out)")
     factor = cliff.after_p50_ms / cliff.before_p50_ms if cliff.before_p50_ms > 0 else float("inf")
     return "smr-dm", (
-        f"random writes fell off a cliff after {cliff.cliff_after_bytes / (1 << 20):.0f} MiB: p50 "
+        f"random writes fell off a cliff after {cliff.cliff_after_bytes / MIB:.0f} MiB: p50 "
         f"{cliff.before_p50_ms:.2f} ms → {cliff.after_p50_ms:.1f} ms ({factor:.0f}×), "
         f"a drive-managed SMR media cache filling up; {reason}"
     )
@@ -126,7 +126,7 @@ def assemble(
     band_bytes = band_regions(target.size_bytes, options.band_fraction, options.block_size)["outer"].length
     if bands and band_bytes < CACHE_SAFE_BAND_BYTES:
         notes.append(
-            f"band of {band_bytes / (1 << 20):.1f} MiB is under 16x a typical 64 MiB drive cache: band IOPS may be "
+            f"band of {band_bytes / MIB:.1f} MiB is under 16x a typical 64 MiB drive cache: band IOPS may be "
             "inflated by cache hits; bench a larger target (100 GB or more) for clean band figures"
         )
     if rpm is None and kind == "rotational" and m.results.get("band.outer"):

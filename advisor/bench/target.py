@@ -188,10 +188,10 @@ def _refuse_unwritten(path: str, size: int, fix: str) -> None:
     parts = unwritten_parts(path, size)
     if parts is None or parts.total == 0:
         return
-    kinds = [f"{parts.unwritten_bytes / (1 << 20):.0f} MiB unwritten (fallocate)" if parts.unwritten_bytes else "",
-             f"{parts.hole_bytes / (1 << 20):.0f} MiB of holes (sparse)" if parts.hole_bytes else ""]
+    kinds = [f"{parts.unwritten_bytes / MIB:.0f} MiB unwritten (fallocate)" if parts.unwritten_bytes else "",
+             f"{parts.hole_bytes / MIB:.0f} MiB of holes (sparse)" if parts.hole_bytes else ""]
     raise BadInput(
-        f"{path} has {' and '.join(k for k in kinds if k)} of {size / (1 << 20):.0f} MiB: the filesystem "
+        f"{path} has {' and '.join(k for k in kinds if k)} of {size / MIB:.0f} MiB: the filesystem "
         "answers reads there with zeros without reading the disk, so the bench would measure memory",
         hint=fix,
     )

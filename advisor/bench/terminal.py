@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from advisor.bench.plot import sparkline
 from advisor.model.disk import DiskProfile, Latency
+from advisor.units import DISK_MB, MIB
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,7 +22,7 @@ def rows(profile: DiskProfile) -> list[tuple[str, str, str, str, str]]:
     """(test, value, mean ms, p50 ms, p99 ms) for every figure the profile has."""
     out: list[tuple[str, str, str, str, str]] = []
     if profile.zones:
-        rates = [p.mb_s for p in profile.zones]
+        rates = [p.bytes_per_s / DISK_MB for p in profile.zones]
         out.append(("zones outer → inner", f"{rates[0]:.1f} → {rates[-1]:.1f} MB/s", "", "", ""))
     for name, iops in profile.band_iops.items():
         out.append((f"band 1 % {name}", f"{iops:.0f} IOPS", *_lat(profile.band_latency.get(name))))
@@ -38,9 +39,9 @@ def rows(profile: DiskProfile) -> list[tuple[str, str, str, str, str]]:
         out.append(("commit (write+fdatasync)", f"{profile.commit_per_s:.0f}/s", *_lat(profile.commit_latency)))
     cliff = profile.write_cliff
     if cliff is not None:
-        written = f"{cliff.written_bytes / (1 << 20):.0f} MiB"
+        written = f"{cliff.written_bytes / MIB:.0f} MiB"
         if cliff.after_p50_ms is not None and cliff.cliff_after_bytes is not None:
-            result = f"cliff after {cliff.cliff_after_bytes / (1 << 20):.0f} MiB of {written}"
+            result = f"cliff after {cliff.cliff_after_bytes / MIB:.0f} MiB of {written}"
             shown = f"{cliff.before_p50_ms:.2f} → {cliff.after_p50_ms:.1f}"
         else:
             result, shown = f"no cliff in {written}", f"{cliff.before_p50_ms:.2f}"

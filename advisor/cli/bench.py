@@ -12,6 +12,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, stdout_console
 from advisor.errors import BadInput, ExitCode
+from advisor.units import DISK_MB
 
 if TYPE_CHECKING:
     from advisor.bench.engines import Engine
@@ -134,8 +135,8 @@ def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], writes
 
 def bench_summary(profile: DiskProfile) -> str:
     """The bench in a line: what was measured, the verdict, how many warnings."""
-    zones = (f"zones {profile.zones[0].mb_s:.0f} -> {profile.zones[-1].mb_s:.0f} MB/s, "
-             if profile.zones else "")
+    outer, inner = (profile.zones[0].bytes_per_s, profile.zones[-1].bytes_per_s) if profile.zones else (0.0, 0.0)
+    zones = f"zones {outer / DISK_MB:.0f} -> {inner / DISK_MB:.0f} MB/s, " if profile.zones else ""
     qd1 = f"QD1 {profile.qd_iops[1]:.0f} IOPS, " if 1 in profile.qd_iops else ""
     commits = f"commits {profile.commit_per_s:.0f}/s, " if profile.commit_per_s is not None else ""
     return (f"bench of {profile.target}: {zones}{qd1}{commits}classified {profile.classification}, "

@@ -32,7 +32,7 @@ from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile
-from advisor.units import STANDARD_RPM
+from advisor.units import DISK_MB, STANDARD_RPM
 
 BANDS: dict[str, predict.Band] = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}
 PRIOR_WEIGHT = 0.03
@@ -234,7 +234,7 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
             name=_safe_name(profile), capacity_bytes=profile.size_bytes, rpm=float(rpm), cylinders=None
         )
         if profile.zones:
-            r_od, rho = fit_zones([(z.fraction, z.mb_s) for z in profile.zones])
+            r_od, rho = fit_zones([(z.fraction, z.bytes_per_s / DISK_MB) for z in profile.zones])
             start = start.with_changes(r_od_mb_s=r_od, rho=rho, zones=())
         model, score = _fit_mechanics(start, obs, block)
         if best is None or score < best[0]:
@@ -252,7 +252,8 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
 def _residuals(
     model: DiskModel, profile: DiskProfile, obs: list[tuple[str, float]], block: int, report_qd: bool
 ) -> list[Residual]:
-    out = [Residual(f"zone {z.fraction:.2f}", "MB/s", z.mb_s, model.rate_mb_s(z.fraction), True) for z in profile.zones]
+    out = [Residual(f"zone {z.fraction:.2f}", "MB/s", z.bytes_per_s / DISK_MB, model.rate_mb_s(z.fraction), True)
+           for z in profile.zones]
     for name, ms in obs:
         out.append(Residual(f"{name} IOPS", "IOPS", 1000.0 / ms, 1000.0 / _predicted_ms(model, name, block), True))
     if report_qd and profile.qd_iops:

@@ -30,7 +30,6 @@ import numpy as np
 
 from advisor.disk.mechanism import BUS_BYTES_PER_S
 from advisor.disk.model import DiskModel
-from advisor.model.disk import ZonePoint
 
 Band = tuple[float, float]
 GRID = 48
@@ -226,8 +225,8 @@ def commit_rate_per_s(model: DiskModel, write_cache: str | None = None, block_by
     return 1000.0 / (revolutions * model.revolution_ms)
 
 
-def zone_curve(model: DiskModel, n: int = 11) -> list[ZonePoint]:
-    """Sustained MB/s at *n* evenly spaced LBA fractions from the outer to the inner edge."""
+def zone_curve(model: DiskModel, n: int = 11) -> list[tuple[float, float]]:
+    """(LBA fraction, sustained datasheet MB/s) at *n* evenly spaced points from the outer to the inner edge."""
     if n < 2:
         raise ValueError("a zone curve needs at least two points")
-    return [ZonePoint(fraction=i / (n - 1), mb_s=model.rate_mb_s(i / (n - 1))) for i in range(n)]
+    return [(i / (n - 1), model.rate_mb_s(i / (n - 1))) for i in range(n)]

@@ -14,6 +14,7 @@ from advisor.disk import predict
 from advisor.disk.model import DiskModel
 from advisor.disk.simulate import StreamSpec, simulate
 from advisor.model.disk import DiskProfile, ZonePoint
+from advisor.units import DISK_MB, MIB
 
 
 def synthesize_profile(
@@ -30,8 +31,8 @@ def synthesize_profile(
     for i in range(zone_points):
         x = min(i / (zone_points - 1), 0.995)
         band = (x, min(x + 0.005, 1.0))
-        run = simulate(model, [StreamSpec("read", band, 1 << 20, 1)], ios=200, seed=seed)
-        zones.append(ZonePoint(fraction=i / (zone_points - 1), mb_s=round(run.mb_s, 2)))
+        run = simulate(model, [StreamSpec("read", band, MIB, 1)], ios=200, seed=seed)
+        zones.append(ZonePoint(fraction=i / (zone_points - 1), bytes_per_s=round(run.mb_s, 2) * DISK_MB))
     bands = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}
     band_iops = {
         name: simulate(model, [StreamSpec("randread", band, block_bytes)], ios=ios, seed=seed).iops

@@ -40,6 +40,7 @@ from advisor.model import (
     Snapshot,
     Workload,
 )
+from advisor.units import DISK_MB
 from advisor.workload import since_start
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
@@ -284,7 +285,7 @@ def _disk_summary(models: Models, analysis: Analysis, new_disks: bool) -> dict[s
         profile = models.profiles.get(name)
         # a solid-state profile's model is a preset carrying only the size: its curve is not this
         # disk's; draw what the bench measured (renderers say which: render.text.curve_source)
-        curve = (tuple((round(z.fraction, 4), round(z.mb_s, 2)) for z in profile.zones)
+        curve = (tuple((round(z.fraction, 4), round(z.bytes_per_s / DISK_MB, 2)) for z in profile.zones)
                  if profile is not None and profile.classification == "solid-state"
                  else tuple((round(f, 4), round(r, 2)) for f, r in physics.zone_curve(17)))
         out[name] = DiskSummary(

@@ -209,4 +209,4 @@ class ModelPhysics:
 
     def zone_curve(self, points: int) -> list[tuple[float, float]]:
         """Sequential MB/s at *points* fractions from the outer edge."""
-        return [(float(z.fraction), float(z.mb_s)) for z in predict.zone_curve(self.model, points)]
+        return [(float(f), float(rate)) for f, rate in predict.zone_curve(self.model, points)]

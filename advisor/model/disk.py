@@ -11,9 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from advisor.model.record import Record, field
+import msgspec
 
-DISK_PROFILE_FORMAT_VERSION = 1
+from advisor.model.record import Record, field
+from advisor.units import DISK_MB, MIB
+
+DISK_PROFILE_FORMAT_VERSION = 2
+"""2: zone rates in bytes per second (``ZonePoint.bytes_per_s``, ``runs["zones"]``); version 1 held them
+as MB/s of 10^6 bytes under ``mb_s``, a megabyte other documents do not use. Version 1 files are still read."""
 
 #: ``smr-dm``: a rotational disk whose random writes fall off a cliff once its media cache is
 #: full (drive-managed SMR, invisible to sysfs); see ``DiskProfile.write_cliff``.
@@ -30,10 +35,14 @@ class Latency(Record):
 
 
 class ZonePoint(Record):
-    """Sequential read rate at one point of the LBA range (0 = outer edge)."""
+    """Sequential read rate at one point of the LBA range (0 = outer edge).
+
+    In bytes per second, so the figure has one reading: the disk side prints it in datasheet MB/s
+    (:data:`advisor.units.DISK_MB`, 10^6 bytes), the workload side's MB is 2^20.
+    """
 
     fraction: float
-    mb_s: float
+    bytes_per_s: float  # sequential read rate, bytes per second
 
 
 class WriteCliff(Record):
@@ -87,7 +96,7 @@ class DiskProfile(Record):
     rpm: int | None = None  # from the measurements or the user; for the RPM/60 check
     classification: Classification = "unknown"
     classification_reason: str = ""
-    runs: dict[str, list[float]] = field(default_factory=dict)  # test → per-run values
+    runs: dict[str, list[float]] = field(default_factory=dict)  # test → per-run values (IOPS; zones: bytes/s)
     machine: dict[str, str] = field(default_factory=dict)  # kernel, cpu, device model ...
     warnings: tuple[str, ...] = ()
     complete: bool = True  # False when stopped early (Ctrl-C, time budget)
@@ -98,7 +107,65 @@ class DiskProfile(Record):
 
 def load_disk_profile(path: Path | str) -> DiskProfile:
     """Read a profile written by ``advisor bench``; foreign, newer or impossible files are refused."""
-    from advisor.jsonio import read_document
+    from advisor.jsonio import read_regular_file
+
+    source = Path(path)
+    return decode_disk_profile(read_regular_file(source, MAX_PROFILE_BYTES, "disk profile"), source)
+
+
+MAX_PROFILE_BYTES = 64 * MIB
+"""A bench profile with every zone and queue depth is well under a MiB; a larger file is not one."""
+
+
+def decode_disk_profile(raw: bytes, source: Path | str) -> DiskProfile:
+    """A profile already in memory (a file's bytes, a repository row), version 1 or 2; *source* names it in errors."""
+    from advisor.jsonio import decode_document
     from advisor.validate import check
 
-    return check(read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION), Path(path).name)
+    if _format_version(raw) == 1:
+        raw = msgspec.json.encode(upgrade_v1(msgspec.json.decode(raw)))
+    return check(decode_document(raw, source, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION),
+                 Path(source).name)
+
+
+class _Version(msgspec.Struct):
+    document: object = None
+    format_version: object = None
+
+
+def _format_version(raw: bytes) -> object:
+    """The document's ``format_version`` when it is a disk profile; None when unreadable (the full decode says why)."""
+    try:
+        header = msgspec.json.decode(raw, type=_Version)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    return header.format_version if header.document == "disk-profile" else None
+
+
+def upgrade_v1(data: object) -> object:
+    """A version 1 profile as version 2: zone rates from MB/s (10^6 bytes) to bytes per second.
+
+    Only figures that are numbers are converted; anything else is left for the typed decode to
+    refuse with the field's name, as for any damaged file.
+    """
+    if not isinstance(data, dict):
+        return data
+    zones = data.get("zones")
+    if isinstance(zones, list):
+        data["zones"] = [_zone_v1(z) for z in zones]
+    runs = data.get("runs")
+    if isinstance(runs, dict) and isinstance(runs.get("zones"), list):
+        runs["zones"] = [v * DISK_MB if _number(v) else v for v in runs["zones"]]
+    data["format_version"] = DISK_PROFILE_FORMAT_VERSION
+    return data
+
+
+def _zone_v1(zone: object) -> object:
+    if isinstance(zone, dict) and "mb_s" in zone and "bytes_per_s" not in zone and _number(zone["mb_s"]):
+        zone = dict(zone)
+        zone["bytes_per_s"] = zone.pop("mb_s") * DISK_MB
+    return zone
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

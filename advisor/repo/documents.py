@@ -20,7 +20,6 @@ import msgspec
 from advisor.errors import BadInput, redact
 from advisor.jsonio import decode_document, encode
 from advisor.model import (
-    DISK_PROFILE_FORMAT_VERSION,
     FORMAT_VERSION,
     REPORT_FORMAT_VERSION,
     DiskProfile,
@@ -29,6 +28,7 @@ from advisor.model import (
     Snapshot,
     Workload,
 )
+from advisor.model.disk import decode_disk_profile
 from advisor.secrets import SECRET_MARKERS
 from advisor.validate import check
 
@@ -102,7 +102,7 @@ def load_bytes(raw: bytes, source: str) -> Pushable:
     elif kind == "workload":
         document = check(decode_document(raw, source, kind, Workload, FORMAT_VERSION), name)
     elif kind == "disk-profile":
-        document = check(decode_document(raw, source, kind, DiskProfile, DISK_PROFILE_FORMAT_VERSION), name)
+        document = decode_disk_profile(raw, source)  # reads version 1 too
     else:
         document = decode_document(raw, source, kind, Report, REPORT_FORMAT_VERSION)
     _refuse_secrets(raw, source)

@@ -35,6 +35,7 @@ from advisor.disk.emulator.timing import sized_model  # noqa: E402
 from advisor.disk.fit import fit_profile  # noqa: E402
 from advisor.disk.model import DiskModel  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
+from advisor.units import DISK_MB  # noqa: E402
 from tests.emulator.emu_support import memory_dir  # noqa: E402
 
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
@@ -94,7 +95,7 @@ def _check_zones(target: Target, options: BenchOptions, profile: DiskProfile, tm
         assert start < point.fraction < end
         band = (start, min(end, 2 * point.fraction - start))  # the bytes actually read
         expected.append(statistics.mean(model.rate_mb_s(x) for x in np.linspace(band[0], band[1], 9)))
-    measured = [point.mb_s for point in profile.zones]
+    measured = [point.bytes_per_s / DISK_MB for point in profile.zones]
     assert measured == pytest.approx(expected, rel=0.05)
     # the disk-model fitter reads the profile as written
     save(profile, tmp_path / "disk.json")

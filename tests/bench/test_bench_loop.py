@@ -37,7 +37,7 @@ def test_bench_a_raw_loop_device(tmp_path: Path, engine: str) -> None:
     assert profile.size_bytes == 96 << 20
     fractions = [p.fraction for p in profile.zones]
     assert len(fractions) == 6 and fractions == sorted(fractions) and 0 < fractions[0] < 0.2 < 0.8 < fractions[-1] < 1
-    assert all(p.mb_s > 0 for p in profile.zones)
+    assert all(p.bytes_per_s > 0 for p in profile.zones)
     assert set(profile.band_iops) == {"outer", "middle", "inner"} and min(profile.band_iops.values()) > 0
     assert profile.full_stroke_iops and profile.cross_surface_iops
     assert sorted(profile.qd_iops) == [1, 4, 16, 32]

@@ -108,7 +108,7 @@ def test_fio_job_file_groups_regions_and_separates_jobs() -> None:
 
 
 def test_svg_plot_is_valid_and_has_one_dot_per_zone() -> None:
-    points = tuple(ZonePoint(i / 9, 180 * (1 - 0.45 * i / 9)) for i in range(10))
+    points = tuple(ZonePoint(i / 9, 180e6 * (1 - 0.45 * i / 9)) for i in range(10))
     profile = DiskProfile("/dev/sdz & <x>", "/dev/sdz", 1 << 40, "2026-01-01T00:00:00+00:00", "builtin", 8192,
                           zones=points)
     root = ET.fromstring(zone_svg(profile))
@@ -139,7 +139,7 @@ def test_latency_spread_separates_rotation_from_a_long_flash_tail() -> None:
 def test_png_plot_is_rendered_from_the_svg(tmp_path: Path) -> None:
     if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
         pytest.skip("headless Chromium is not installed (scripts/install-system-deps.sh installs it)")
-    points = tuple(ZonePoint(i / 9, 180 * (1 - 0.45 * i / 9)) for i in range(10))
+    points = tuple(ZonePoint(i / 9, 180e6 * (1 - 0.45 * i / 9)) for i in range(10))
     profile = DiskProfile("/dev/sdz", "/dev/sdz", 1 << 40, "2026-01-01T00:00:00+00:00", "builtin", 8192, zones=points)
     out = tmp_path / "zones.png"
     write_plot(profile, out)

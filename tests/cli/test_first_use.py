@@ -128,7 +128,7 @@ def test_terminal_report_shows_area_sizes(docs: Path) -> None:
 def test_a_measured_solid_state_disk_draws_its_measured_curve(docs: Path, tmp_path: Path) -> None:
     work = sample_workload()
     profile = DiskProfile("/var/tmp/scratch", "sda", 500 * 10**9, "2026-01-01T00:00:00+00:00", "builtin", 4096,
-                          zones=(ZonePoint(0.0, 2316.0), ZonePoint(0.5, 1800.0), ZonePoint(1.0, 1238.0)),
+                          zones=(ZonePoint(0.0, 2316e6), ZonePoint(0.5, 1800e6), ZonePoint(1.0, 1238e6)),
                           band_iops={"outer": 40000.0}, classification="solid-state",
                           classification_reason="flat zones, no seek")
     save(profile, tmp_path / "sda.json")

@@ -52,7 +52,7 @@ def test_unknown_rpm_is_found_from_the_measurements(synthesized: tuple[str, Disk
 
 def test_fit_zones_is_exact_on_the_closed_form() -> None:
     model = get_model("hitachi-7k500")
-    points = [(z.fraction, z.mb_s) for z in predict.zone_curve(model, 7)]
+    points = predict.zone_curve(model, 7)
     r_od, rho = fit_zones(points)
     assert r_od == pytest.approx(64.8, rel=1e-6) and rho == pytest.approx(2.09, rel=1e-6)
 
@@ -69,4 +69,4 @@ def test_profiles_without_figures_are_refused() -> None:
     with pytest.raises(BadInput, match="neither a zone curve"):
         fit_profile(empty)
     with pytest.raises(BadInput, match="two points"):
-        fit_profile(dataclasses.replace(empty, zones=(ZonePoint(0.0, 100.0),)))
+        fit_profile(dataclasses.replace(empty, zones=(ZonePoint(0.0, 100e6),)))

@@ -72,9 +72,9 @@ def test_sequential_prediction_matches_simulation() -> None:
 def test_zone_curve_runs_from_outer_to_inner_rate() -> None:
     model = get_model("seagate-savvio-10k3")
     curve = predict.zone_curve(model, 5)
-    assert [p.fraction for p in curve] == [0.0, 0.25, 0.5, 0.75, 1.0]
-    assert curve[0].mb_s == pytest.approx(124.0) and curve[-1].mb_s == pytest.approx(124.0 / 1.85)
-    assert all(a.mb_s > b.mb_s for a, b in zip(curve, curve[1:], strict=False))
+    assert [fraction for fraction, _ in curve] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert curve[0][1] == pytest.approx(124.0) and curve[-1][1] == pytest.approx(124.0 / 1.85)
+    assert all(a[1] > b[1] for a, b in zip(curve, curve[1:], strict=False))
 
 
 def test_explicit_zone_table_drives_rates_and_radius() -> None:

@@ -94,7 +94,7 @@ def disk_profile() -> DiskProfile:
     """A profile as ``advisor bench`` writes it for a small hard disk."""
     lat = Latency(8.0, 7.5, 20.0, 35.0)
     return DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
-                       zones=(ZonePoint(0.0, 180.0), ZonePoint(0.5, 140.0), ZonePoint(1.0, 90.0)),
+                       zones=(ZonePoint(0.0, 180e6), ZonePoint(0.5, 140e6), ZonePoint(1.0, 90e6)),
                        band_iops={"outer": 140.0, "middle": 120.0, "inner": 110.0}, band_latency={"outer": lat},
                        full_stroke_iops=80.0, full_stroke_latency=lat, cross_surface_iops=70.0, qd_iops={1: 80.0,
                        4: 120.0}, qd_latency={1: lat}, commit_per_s=110.0, rpm=7200, classification="rotational",

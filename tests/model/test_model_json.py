@@ -10,6 +10,7 @@ import pytest
 from advisor.errors import BadInput
 from advisor.jsonio import read_document
 from advisor.model import (
+    DISK_PROFILE_FORMAT_VERSION,
     FORMAT_VERSION,
     CollectorRun,
     Device,
@@ -50,11 +51,11 @@ def test_snapshot_round_trip_keeps_none_and_tuples(tmp_path: Path) -> None:
 
 def test_disk_profile_int_keys_round_trip(tmp_path: Path) -> None:
     profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
-                          zones=(ZonePoint(0.0, 120.0),), qd_iops={1: 80.0, 16: 210.0},
+                          zones=(ZonePoint(0.0, 120e6),), qd_iops={1: 80.0, 16: 210.0},
                           qd_latency={1: Latency(12.0, 11.0, 30.0)})
     path = tmp_path / "d.json"
     save(profile, path)
-    assert read_document(path, "disk-profile", DiskProfile, 1) == profile
+    assert read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION) == profile
 
 
 @pytest.mark.parametrize(

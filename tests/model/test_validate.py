@@ -34,7 +34,7 @@ def _edited(tmp_path: Path, document: Any, name: str, edit: Any) -> Path:
 
 def _profile() -> DiskProfile:
     return DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
-                       zones=(ZonePoint(0.0, 120.0), ZonePoint(1.0, 60.0)), band_iops={"outer": 90.0},
+                       zones=(ZonePoint(0.0, 120e6), ZonePoint(1.0, 60e6)), band_iops={"outer": 90.0},
                        qd_iops={1: 80.0}, qd_latency={1: Latency(12.0, 11.0, 30.0)})
 
 
@@ -71,7 +71,8 @@ def test_impossible_snapshot_is_refused_naming_the_field(tmp_path: Path, edit: A
 
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: d["band_iops"].update(outer=-90.0), 'band_iops["outer"] is -90.0; a rate cannot be negative'),
-    (lambda d: d["zones"][1].update(mb_s=-60.0), "zones[1].mb_s is -60.0; a rate cannot be negative"),
+    (lambda d: d["zones"][1].update(bytes_per_s=-60e6),
+     "zones[1].bytes_per_s is -60000000.0; a rate cannot be negative"),
     (lambda d: d["qd_latency"]["1"].update(p99_ms=-1.0), 'qd_latency["1"].p99_ms is -1.0; a time cannot'),
 ])
 def test_impossible_disk_profile_is_refused(tmp_path: Path, edit: Any, message: str) -> None:

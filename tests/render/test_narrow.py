@@ -131,7 +131,7 @@ def test_bench_profile_keeps_figures_on_one_line(width: int) -> None:
     slow = Latency(12.3456, 11.9, 45.67)
     profile = DiskProfile(
         "/dev/disk/by-id/ata-ST4000DM004-2CV104_ZFN0XXXX-part3", "sdb", 4 * 1024**4, "2026-01-01T00:00:00+00:00",
-        "fio", 4096, zones=(ZonePoint(0.0, 190.25), ZonePoint(1.0, 85.5)), band_iops={"outer": 171.0},
+        "fio", 4096, zones=(ZonePoint(0.0, 190.25e6), ZonePoint(1.0, 85.5e6)), band_iops={"outer": 171.0},
         band_latency={"outer": slow}, cross_surface_iops=46.0, cross_surface_latency=slow, qd_iops={16: 131.0},
         qd_latency={16: slow}, commit_per_s=118.0, commit_latency=slow)
     console = Console(width=width, record=True, color_system=None)

@@ -22,11 +22,12 @@ from typing import Any
 from advisor.disk.media.cloud import CloudVolume
 from advisor.disk.media.smr import SmrWrites
 from advisor.disk.media.solid import SolidState, from_profile
+from advisor.disk.spec import MAX_SPEC_BYTES
 from advisor.engine.physics import DiskPhysics, ModelPhysics
 from advisor.errors import AdvisorError, BadInput
-from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model import DiskProfile
+from advisor.model.disk import MAX_PROFILE_BYTES, load_disk_profile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
-from advisor.units import MIB
 
 
 @dataclass(frozen=True)
@@ -103,17 +104,11 @@ def _model_file(device: InventoryDevice, name: str, base_dir: Path, limit: int, 
     return path
 
 
-MAX_PROFILE_BYTES = 64 * MIB
-"""A bench profile with every zone and queue depth is well under a MiB."""
-MAX_SPEC_BYTES = 1 * MIB
 
 
 def _profile(device: InventoryDevice, base_dir: Path) -> DiskProfile:
-    from advisor.jsonio import read_document
-
     assert device.profile is not None
-    path = _model_file(device, device.profile, base_dir, MAX_PROFILE_BYTES, "profile")
-    return read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION)
+    return load_disk_profile(_model_file(device, device.profile, base_dir, MAX_PROFILE_BYTES, "profile"))
 
 
 def _rotating(device: InventoryDevice, base_dir: Path, smr: SmrWrites | None, cmr_preset: str | None) -> DeviceModel:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from advisor.disk.media import SATURATION, Load, queue_factor
 from advisor.errors import BadInput
 from advisor.model import DiskProfile
+from advisor.units import DISK_MB
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ def from_profile(profile: DiskProfile, name: str) -> SolidState:
     latency = profile.full_stroke_latency
     best = max(profile.qd_iops.values(), default=0.0)
     iops = max(best, profile.full_stroke_iops or 0.0)
-    rate = max((z.mb_s for z in profile.zones), default=0.0)
+    rate = max((z.bytes_per_s for z in profile.zones), default=0.0) / DISK_MB
     if latency is None or iops <= 0 or rate <= 0:
         raise BadInput(f"device {name!r}: its bench profile lacks random-read latency, IOPS or zone rates "
                        "(run `advisor bench` with the default tests)")
