@@ -18,7 +18,7 @@ from advisor.engine.tier_fit import demand, mib_s, split_oversized
 from advisor.engine.tier_targets import targets_of, tier_items
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
-from advisor.units import KIB
+from advisor.units import DISK_MB, KIB, MIB
 
 WRITE_CLASSES = frozenset({"wal", "temp", "write-heavy"})
 SMALL_IO_BYTES = 64 * KIB
@@ -87,14 +87,14 @@ def cloud_small_io(
         share = units / model.flat.iops_cap
         if share < CAP_SHARE:
             continue
-        mb_s = sum(x.mb_s for x in loads)
+        mb_s = sum(x.iops * x.block_bytes for x in loads) / MIB  # MiB/s, as the report's area rates
         found.append(Finding(
             code="CLOUD_VOLUME_SMALL_IO", severity="high" if share >= 1.0 else "medium", subject=device,
             title=f"{device} ({model.flat.name}) gets {units:.0f} small random IOs/s: {share:.0%} of its "
                   f"{model.flat.iops_cap:.0f} IOPS cap while moving only {mb_s:.1f} MB/s",
             evidence={"device": device, "volume_class": model.flat.name, "io_per_s": round(units, 1),
                       "iops_cap": model.flat.iops_cap, "cap_share": round(share, 3), "mb_s": round(mb_s, 2),
-                      "baseline_mb_s": round(model.flat.baseline_mb_s, 1),
+                      "baseline_mb_s": round(model.flat.baseline_mb_s * DISK_MB / MIB, 1),
                       "areas": ", ".join(c.area.name for c in small), "looked_at": looked_at},
             predicted_gain=None,
             action="A throughput-optimised volume counts every IO up to 1 MiB against its cap and does not merge "

@@ -17,6 +17,7 @@ from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
 from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
 from advisor.model.inventory import InventoryDevice
+from advisor.units import DISK_MB, MIB, TIB
 from tests.engine.synth import AreaSpec, models, workload
 
 GB = 10**9
@@ -79,6 +80,19 @@ def test_no_zone_advice_on_a_cloud_volume() -> None:
     assert not zone_codes & {f.code for f in tiered.findings if f.subject == "sda" or "sda" in str(f.evidence)}
     # small random reads on a throughput volume meet its IOPS cap: said as a finding about today
     assert "CLOUD_VOLUME_SMALL_IO" in {f.code for f in tiered.findings}
+
+
+def test_the_cloud_volume_finding_states_the_load_in_the_reports_megabytes() -> None:
+    """The finding's MB/s is the areas' MB/s of the same report (2^20 bytes); it was 10^6, 4.9 % higher."""
+    cloud_sda = InventoryDevice("sda", "cloud-hdd", 2000 * GB, preset="aws-st1")
+    report = advise(workload(OLTP), models(), PlanOptions(new_disks=True, target=_devices(cloud_sda, HDD2)))
+    finding = next(f for f in report.findings if f.code == "CLOUD_VOLUME_SMALL_IO")
+    rates = {a.name: a.mb_s for a in report.areas}
+    moving = sum(rates[name] for name in str(finding.evidence["areas"]).split(", "))
+    assert finding.evidence["mb_s"] == pytest.approx(moving, abs=0.006)
+    assert f"moving only {moving:.1f} MB/s" in finding.title
+    baseline = 40 * 2000 * GB / TIB * DISK_MB / MIB  # 40 MB/s per TiB (the preset's figure), in MiB/s
+    assert finding.evidence["baseline_mb_s"] == pytest.approx(baseline, abs=0.05)
 
 
 def test_fast_tier_too_small_for_the_one_hot_object() -> None:

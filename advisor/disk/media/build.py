@@ -28,6 +28,7 @@ from advisor.errors import AdvisorError, BadInput
 from advisor.model import DiskProfile
 from advisor.model.disk import MAX_PROFILE_BYTES, load_disk_profile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
+from advisor.units import DISK_MB, MIB
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
     volume = CloudVolume(
         name=str(device.preset), capacity_bytes=device.capacity_bytes, iops_cap=float(preset["iops_cap"]),
         baseline_mb_s_per_tib=float(preset["baseline_mb_s_per_tib"]),
-        burst_mb_s_per_tib=float(preset["burst_mb_s_per_tib"]), max_mb_s=float(preset["max_mb_s"]),
+        burst_mb_s_per_tib=float(preset["burst_mb_s_per_tib"]), max_mb_s=float(preset["max_mib_s"]) * MIB / DISK_MB,
         latency_ms=float(preset["latency_ms"]), source=str(preset["source"]),
     )
     return DeviceModel(device, volume.name, volume.source, flat=volume)

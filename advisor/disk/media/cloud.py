@@ -26,7 +26,7 @@ class CloudVolume:
     iops_cap: float  # IOs per second per volume, each up to 1 MiB
     baseline_mb_s_per_tib: float
     burst_mb_s_per_tib: float
-    max_mb_s: float  # per volume
+    max_mb_s: float  # per volume, MB/s of 10^6 bytes (like the baseline)
     latency_ms: float  # per IO when idle (the backing disks' positioning time)
     source: str = ""
 
