@@ -34,8 +34,24 @@ a time that is not ISO 8601; the message names the field, e.g.
 Conventions: times are ISO 8601 with offset (server clock for `taken_at`); units are in the
 field names (`_bytes`, `_ms`, `_s`); counters are integers; **`null` means the source does not
 provide the figure** (PostgreSQL keeps no per-relation write counter; latency without
-`track_io_timing`), never a false zero. Rates: IOPS per second, MB/s with 1 MB = 1,048,576
-bytes (as iostat), mean IO sizes in KiB, latency = Δtime / Δcount in ms.
+`track_io_timing`), never a false zero. Rates: IOPS per second; every `_mb_s` field is MB/s
+with 1 MB = 1,048,576 bytes (MiB/s, as iostat and the databases count), mean IO sizes in KiB,
+latency = Δtime / Δcount in ms.
+
+Units, one meaning per name. Drive datasheets count a megabyte as 10^6 bytes, and the disk side
+keeps their figures as stated (drive presets, drive specs, the disk models, `advisor disk` and
+`advisor bench` output print MB/s of 10^6 bytes). No document carries such a figure under an
+`_mb_s` name: a disk profile's zone rates are in bytes per second (`bytes_per_s`, format 2), and
+a report's `zone_curve` pairs say in their description which megabyte they hold. Why two
+megabytes rather than one: converting the drive figures would make every preset disagree with
+its datasheet, converting the workload figures would make them disagree with `iostat -m` and the
+database views; the names keep them apart instead. Constants come from `advisor/units.py`
+(`MIB` = 2^20, `DISK_MB` = 10^6). An inventory capacity of `"16 TB"` is 16 × 10^12 bytes, as
+drives are sold.
+
+Older versions are read: a disk profile of format 1 (zone rates as MB/s of 10^6 bytes under
+`mb_s`, and `runs["zones"]` likewise) is converted to bytes per second when it is loaded, by
+`advisor report --disk`, `advisor disk fit`, an inventory's `profile` and `advisor push`.
 
 A snapshot's `views` keeps raw rows of the statistics views the collector read (PostgreSQL:
 `pg_stat_io` (16+; on 16/17 `read_bytes` etc. are derived as count × `op_bytes`, and
@@ -235,7 +251,8 @@ PROFILE_NOTE = """
 ## Disk profile (`advisor bench`)
 
 The figures measured on one disk, partition or file; `advisor report --disk` fits a disk model
-to them. See docs/bench.md.
+to them. See docs/bench.md. Format 2: zone rates in bytes per second (`ZonePoint.bytes_per_s`,
+`runs["zones"]`); `advisor bench` prints them in MB/s of 10^6 bytes, as datasheets do.
 """
 
 LAYOUT_NOTE = """

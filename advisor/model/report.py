@@ -154,7 +154,7 @@ class DiskSummary(Record):
     rpm: int | None  # None for solid state
     capacity_bytes: int
     solid_state: bool
-    zone_curve: tuple[tuple[float, float], ...]  # (LBA fraction, sequential MB/s) from outer to inner
+    zone_curve: tuple[tuple[float, float], ...]  # (LBA fraction, MB/s of 10^6 bytes as datasheets) outer to inner
     mean_ms_now: float | None  # IO-weighted mean service time of the layout now; None when not located
     size_bytes: int
 
