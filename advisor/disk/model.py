@@ -37,7 +37,7 @@ import numpy as np
 from advisor.disk.seek import SeekCurve
 from advisor.disk.zbr import FloatArray, ZoneTable, lba_of_stroke, rate_factor, stroke_of_lba, stroke_of_lba_array
 from advisor.errors import BadInput
-from advisor.units import KIB, MIB
+from advisor.units import DISK_MB, KIB, MIB
 
 WriteCache = Literal["off", "volatile", "battery"]
 WRITE_CACHE_MODES: tuple[str, ...] = ("off", "volatile", "battery")
@@ -132,7 +132,7 @@ class DiskModel:
             mean_rate = float((widths * table.rates).sum())
         else:
             mean_rate = self.r_od_mb_s * (1.0 - (1.0 - 1.0 / self.rho) / 2.0)
-        mean_track = mean_rate * boost * 1e6 * t_rev_s
+        mean_track = mean_rate * boost * DISK_MB * t_rev_s
         return max(2, round(self.capacity_bytes / mean_track / self.heads))
 
     # -- geometry -------------------------------------------------------------------

@@ -37,7 +37,7 @@ import numpy as np
 from advisor.disk.mechanism import Mechanism, Request
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
-from advisor.units import CacheMode
+from advisor.units import DISK_MB, CacheMode
 
 Pattern = Literal["randread", "read", "write", "randwrite"]
 PATTERNS: tuple[str, ...] = ("randread", "read", "write", "randwrite")
@@ -295,7 +295,7 @@ def _summarise(
                 qd=spec.qd,
                 ios=count,
                 iops=count / seconds,
-                mb_s=count * spec.block_bytes / seconds / 1e6,
+                mb_s=count * spec.block_bytes / seconds / DISK_MB,
                 mean_ms=float(arr.mean()) if count else 0.0,
                 p50_ms=float(np.percentile(arr, 50)) if count else 0.0,
                 p99_ms=float(np.percentile(arr, 99)) if count else 0.0,
@@ -306,7 +306,7 @@ def _summarise(
         ios=n,
         seconds=seconds,
         iops=n / seconds,
-        mb_s=total_bytes / seconds / 1e6,
+        mb_s=total_bytes / seconds / DISK_MB,
         mean_ms=float(all_lat.mean()) if n else 0.0,
         p50_ms=float(np.percentile(all_lat, 50)) if n else 0.0,
         p99_ms=float(np.percentile(all_lat, 99)) if n else 0.0,

@@ -20,6 +20,7 @@ from advisor.disk import predict
 from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.disk.simulate import StreamSpec, simulate
+from advisor.units import MIB
 
 SEED_LAPTOP_DESKTOP = (
     "wd-my-passport-wdbbep0010brd",
@@ -106,7 +107,7 @@ def sim_iops(name: str, band: tuple[float, float], block: int, qd: int, margin: 
 def sim_sequential_mb_s(name: str, fraction: float) -> float:
     """Simulated sequential 1 MiB read rate near LBA fraction *fraction*."""
     band = (fraction, fraction + 0.002) if fraction < 0.5 else (fraction - 0.002, fraction)
-    return simulate(get_model(name), [StreamSpec("read", band, 1 << 20)], ios=300, seed=7).mb_s
+    return simulate(get_model(name), [StreamSpec("read", band, MIB)], ios=300, seed=7).mb_s
 
 
 def sim_commits(name: str) -> float:

@@ -39,6 +39,7 @@ from advisor.disk.emulator.timing import TimingSpec, timing_spec
 __all__ = ["EmulatedDisk", "PathOverhead", "SmrSpec", "TimingSpec", "cleanup_stale", "emulated_disk",
            "prepare_backing"]
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
+from advisor.units import MIB
 
 CACHE_MODES = ("off", "volatile", "lying")
 OWNER_XATTR = "user.advisor.emulator"
@@ -221,7 +222,7 @@ def emulated_disk(
         raise BadInput(f"unknown cache mode {cache!r}", hint=f"use one of {', '.join(CACHE_MODES)}")
     if not scale > 0:
         raise BadInput("scale must be positive")
-    if size_bytes < (1 << 20) or size_bytes % SECTOR:
+    if size_bytes < MIB or size_bytes % SECTOR:
         raise BadInput("size must be at least 1 MiB and a multiple of 512 bytes")
     spec: TimingSpec = timing_spec(preset_or_model, cache=cache, seed=seed, size_bytes=size_bytes,
                                    smr=smr.as_kwargs() if smr else None)

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from advisor.errors import BadInput
-from advisor.units import MIB
+from advisor.units import DISK_MB, MIB
 
 #: ≈ 20 GiB of persistent cache on a 5 TB drive (Skylight, FAST 2015).
 CACHE_FRACTION = 0.004
@@ -53,7 +53,7 @@ class SmrSpec:
     @property
     def clean_s(self) -> float:
         """Seconds one band clean takes (read, merge, rewrite)."""
-        return self.band_bytes / (self.clean_mb_s * 1e6)
+        return self.band_bytes / (self.clean_mb_s * DISK_MB)
 
     def as_kwargs(self) -> dict[str, Any]:
         """Plain JSON for the emulator's server process."""

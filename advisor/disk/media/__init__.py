@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from advisor.units import DISK_MB
+
 SATURATION = 0.95
 """Utilisation above which a device is treated as unable to keep up (its queue grows without
 bound): the planner never puts more load on a device than this."""
@@ -37,7 +39,7 @@ class Load:
     @property
     def mb_s(self) -> float:
         """Bytes moved per second, in MB (10^6)."""
-        return self.iops * self.block_bytes / 1e6
+        return self.iops * self.block_bytes / DISK_MB
 
 
 class FlatMedium(Protocol):
