@@ -1,11 +1,18 @@
 """Sizes, rates and drive constants: one definition for every module.
 
-Binary units throughout, as docs/json-format.md states: a KiB is 1,024 bytes, a MiB
-1,048,576 (iostat's MB), so ``read_mb_s`` and ``mean_read_kb`` mean the same thing whether
-they come from two snapshots or from one. Sizes a user types (``4k``, ``512M``, ``1.5GiB``)
-are binary too, like ``truncate`` and ``fio``. The one exception is a device capacity in an
-inventory (:func:`parse_capacity`): ``"16 TB"`` there means 16 * 10^12 bytes, as drives are
-sold, and ``"16 TiB"`` 16 * 2^40.
+Every size constant is defined here and imported (tests/packaging/test_unit_constants.py
+fails on a size written out in digits anywhere else). One meaning per name:
+
+* Sizes and the rates of every document are binary, as docs/json-format.md states: a KiB is
+  1,024 bytes, a MiB 1,048,576 (iostat's MB), so ``read_mb_s`` and ``mean_read_kb`` mean the
+  same thing whether they come from two snapshots, one snapshot or a report import. Sizes a
+  user types (``4k``, ``512M``, ``1.5GiB``) are binary too, like ``truncate`` and ``fio``.
+* Drive figures keep the datasheets' megabyte, :data:`DISK_MB` (10^6 bytes): the presets, a
+  drive spec's ``r_od_mb_s``, the disk models and what ``advisor disk``/``advisor bench``
+  print. Such a figure enters a document only under a name that says so (a disk profile's
+  ``bytes_per_s``), never as an ``_mb_s`` field.
+* A device capacity in an inventory (:func:`parse_capacity`): ``"16 TB"`` means 16 * 10^12
+  bytes, as drives are sold, and ``"16 TiB"`` 16 * 2^40.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ GIB = 1 << 30
 TIB = 1 << 40
 
 DISK_MB = 10**6
-"""The megabyte of disk rates (the disk model's and the bench's MB/s), as drive datasheets quote them."""
+"""The megabyte of drive rates (presets, drive specs, the disk models, ``disk``/``bench`` output), as
+datasheets quote them; a document stores such a rate in bytes per second."""
 
 _SIZE_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORECASE)
