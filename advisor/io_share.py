@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from advisor.counters import counter_delta
 from advisor.model import Snapshot, WaitProfile
 
 TIMING_ADVICE = {
@@ -73,13 +74,6 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _delta(before: float | None, after: float | None) -> float | None:
-    """after - before; a counter that went backwards was reset, so what it shows now is the delta."""
-    if before is None or after is None:
-        return None
-    return after - before if after >= before else after
-
-
 def _summed(rows: Iterable[Row], columns: Iterable[str]) -> float | None:
     """Sum of *columns* over *rows*; NULL cells are 0 (impossible ops), a missing column None."""
     total = 0.0
@@ -108,7 +102,7 @@ def _database_delta(a: Snapshot, b: Snapshot, column: str) -> float | None:
     common = set(before) & set(after)
     if not common:
         return None
-    return sum(_delta(before[name], after[name]) or 0.0 for name in common)
+    return sum(counter_delta(before[name], after[name])[0] or 0.0 for name in common)
 
 
 def _client_io(snapshot: Snapshot, objects: tuple[str, ...], columns: Iterable[str]) -> float | None:
@@ -120,7 +114,7 @@ def _client_io(snapshot: Snapshot, objects: tuple[str, ...], columns: Iterable[s
 
 
 def _view_delta(a: Snapshot, b: Snapshot, read: Callable[[Snapshot], float | None]) -> float | None:
-    return _delta(read(a), read(b))
+    return counter_delta(read(a), read(b))[0]
 
 
 def _setting_on(a: Snapshot, b: Snapshot, name: str) -> bool:
@@ -131,7 +125,7 @@ def _data_parts(a: Snapshot, b: Snapshot) -> dict[str, float | None]:
     if b.server.major >= 16 and a.views.get("pg_stat_io") and b.views.get("pg_stat_io"):
         objects = ("relation", "temp relation")
         return {
-            part: _delta(_client_io(a, objects, columns), _client_io(b, objects, columns))
+            part: counter_delta(_client_io(a, objects, columns), _client_io(b, objects, columns))[0]
             for part, columns in IO_TIME_COLUMNS.items()
         }
     return {

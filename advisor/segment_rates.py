@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
+from advisor.counters import counter_delta
 from advisor.model import SegmentIO, SegmentRate
 from advisor.units import MIB
 
@@ -74,17 +75,21 @@ def totals_rate(totals: SegmentIO, seconds: float, *, lower_bound: bool = False)
 
 
 def delta(before: SegmentIO, after: SegmentIO) -> tuple[SegmentIO, bool]:
-    """Counters of *after* minus *before*; a counter that went backwards counts from zero (reset)."""
+    """Counters of *after* minus *before*, and whether the segment's counters restarted.
+
+    A segment's statistics restart together (truncate, move, instance restart): a new
+    ``data_object_id``, or any counter going backwards (:func:`advisor.counters.counter_delta`),
+    means every counter of *after* counts since the restart, so each is its own delta (a
+    lower bound), whatever order the counters are read in.
+    """
     changes: dict[str, int | None] = {}
     reset = before.data_object_id is not None and before.data_object_id != after.data_object_id
     for name in COUNTERS:
-        first, last = getattr(before, name), getattr(after, name)
-        if last is None or first is None:
-            changes[name] = None if last is None else (last if reset else None)
-        elif last < first or reset:
-            changes[name], reset = last, True
-        else:
-            changes[name] = last - first
+        change, backwards = counter_delta(getattr(before, name), getattr(after, name))
+        changes[name] = change
+        reset = reset or backwards
+    if reset:  # counted since the restart: the later reading, known even where the earlier one was not
+        changes = {name: getattr(after, name) for name in COUNTERS}
     return with_counters(after, changes), reset
 
 
@@ -96,9 +101,9 @@ def with_counters(segment: SegmentIO, counters: Mapping[str, int | None]) -> Seg
     return replace(segment, **counters)  # type: ignore[arg-type]  # every COUNTERS field is int | None
 
 
-def diff_segments(a: Sequence[SegmentIO], b: Sequence[SegmentIO], seconds: float,
-                  warnings: list[str]) -> tuple[SegmentRate, ...]:
-    """Rates of every segment of sample *b*; new, vanished and reset segments are named in *warnings*."""
+def diff_segments(a: Sequence[SegmentIO], b: Sequence[SegmentIO],
+                  seconds: float) -> tuple[tuple[SegmentRate, ...], tuple[str, ...]]:
+    """Rates of every segment of sample *b*, and warnings naming the new, vanished and reset segments."""
     before = {s.segment_id: s for s in a}
     after_ids = {s.segment_id for s in b}
     rates, new, reset_ids = [], [], []
@@ -112,6 +117,7 @@ def diff_segments(a: Sequence[SegmentIO], b: Sequence[SegmentIO], seconds: float
             new.append(segment.segment_id)
             rates.append(totals_rate(segment, seconds))
     gone = [s.segment_id for s in a if s.segment_id not in after_ids]
+    warnings = []
     if new:
         warnings.append(f"segments first seen in the second sample, rated from zero (upper bounds): {_few(new)}")
     if gone:
@@ -119,7 +125,7 @@ def diff_segments(a: Sequence[SegmentIO], b: Sequence[SegmentIO], seconds: float
     if reset_ids:
         warnings.append(f"segment counters restarted (truncate, move or restart) for: {_few(reset_ids)}; "
                         "their rates are lower bounds")
-    return tuple(rates)
+    return tuple(rates), tuple(warnings)
 
 
 def _few(ids: list[str], limit: int = 5) -> str:

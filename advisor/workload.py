@@ -17,10 +17,11 @@ the server did not time the IO (never a false 0).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from advisor import __version__
+from advisor.counters import counter_delta
 from advisor.errors import BadInput, StatsReset
 from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload, new_file_io
@@ -143,21 +144,6 @@ def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool, always_refuse: Col
     return warnings
 
 
-def _delta(before: int | None, after: int | None) -> tuple[int | None, bool]:
-    """(Δ, went_backwards); a counter going backwards was reset: the later value is the delta."""
-    if before is None or after is None:
-        return None, False
-    if after < before:
-        return after, True
-    return after - before, False
-
-
-def _fdelta(before: float | None, after: float | None) -> float | None:
-    if before is None or after is None:
-        return None
-    return after - before if after >= before else after
-
-
 def _per(value: float | None, seconds: float) -> float | None:
     return None if value is None else value / seconds
 
@@ -170,14 +156,14 @@ def _ratio(num: float | None, den: int | None) -> float | None:
 
 def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
     """Rates of one file between two samples of its counters."""
-    reads, back_r = _delta(a.reads, b.reads)
-    writes, back_w = _delta(a.writes, b.writes)
-    read_bytes, back_rb = _delta(a.read_bytes, b.read_bytes)
-    write_bytes, back_wb = _delta(a.write_bytes, b.write_bytes)
-    single, _ = _delta(a.single_block_reads, b.single_block_reads)
-    syncs, _ = _delta(a.syncs, b.syncs)
-    read_time = _fdelta(a.read_time_ms, b.read_time_ms) if timing else None
-    write_time = _fdelta(a.write_time_ms, b.write_time_ms) if timing else None
+    reads, back_r = counter_delta(a.reads, b.reads)
+    writes, back_w = counter_delta(a.writes, b.writes)
+    read_bytes, back_rb = counter_delta(a.read_bytes, b.read_bytes)
+    write_bytes, back_wb = counter_delta(a.write_bytes, b.write_bytes)
+    single, _ = counter_delta(a.single_block_reads, b.single_block_reads)
+    syncs, _ = counter_delta(a.syncs, b.syncs)
+    read_time = counter_delta(a.read_time_ms, b.read_time_ms)[0] if timing else None
+    write_time = counter_delta(a.write_time_ms, b.write_time_ms)[0] if timing else None
     # Positional: this runs once per file (100,000 per diff).
     return FileRate(
         b.file_id,
@@ -300,6 +286,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
     backwards = [r.file_id for r in rates if r.lower_bound]
     if backwards:
         warnings.append(f"counters went backwards (reset) for: {_sample(backwards)}; their rates are lower bounds")
+    segments, segment_warnings = diff_segments(a.segments, b.segments, seconds)
     return Workload(
         server=b.server,
         started_at=a.taken_at,
@@ -309,8 +296,8 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         wait=interval_wait(a, b, _wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
-        segments=diff_segments(a.segments, b.segments, seconds, warnings),  # before warnings: it adds to them
-        warnings=tuple(warnings),
+        segments=segments,
+        warnings=(*warnings, *segment_warnings),
         source="snapshots",
         tool_version=__version__,
     )
@@ -361,9 +348,3 @@ def since_start(snapshot: Snapshot) -> Workload:
     return replace(workload, warnings=snapshot.warnings + workload.warnings + (SINCE_START_WARNING,),
                    source="snapshot")
 
-
-def diff_many(snapshots: Sequence[Snapshot], *, allow_reset: bool = False) -> list[Workload]:
-    """Workloads of each consecutive pair, in the order given."""
-    if len(snapshots) < 2:
-        raise BadInput("need at least two snapshots")
-    return [diff(a, b, allow_reset=allow_reset) for a, b in zip(snapshots, snapshots[1:], strict=False)]

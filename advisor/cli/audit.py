@@ -3,8 +3,9 @@
 Input is a live server (``--dsn``: one snapshot, cumulative IO shares) or saved snapshots
 (``--snapshot A.json [B.json]``: one gives cumulative shares, two give IO per second; take
 them with ``advisor collect --interval N --keep-snapshots DIR``). The page is a list of
-sections; the disk maps are the first. Another section (findings) is added by appending its JSON under a new key and its
-renderables to ``sections`` in :func:`audit`.
+sections; the disk maps are the first. Which workload is judged and the report itself are the
+engine's (:func:`advisor.engine.audit_map.build_audit`); another section is added by appending
+its JSON under a new key and its renderables to ``sections`` in :func:`audit`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from pathlib import Path
 import typer
 
 from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
-from advisor.cli.reporting import DEFAULT_PRESET
+from advisor.engine.disk_models import DEFAULT_PRESET
 from advisor.errors import BadInput
 from advisor.jsonio import dumps
-from advisor.model import AuditReport, Snapshot, Workload
+from advisor.model import Snapshot
 
 
 def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
@@ -37,34 +38,6 @@ AUDIT_MODEL = (f"disk model: the {DEFAULT_PRESET} preset for every disk, the def
 """Which model the findings assumed and why, printed above them."""
 
 
-def audit_workload(snapshots: list[Snapshot]) -> Workload:
-    """Rates of the pair (resets accepted as warnings, another server refused), or of one snapshot
-    since the server started; both through :mod:`advisor.workload`."""
-    from advisor.workload import diff, since_start
-
-    last = snapshots[-1]
-    if last.layout is None:
-        runs = "; ".join(f"{r.name}: {r.status} {r.reason or ''}".strip() for r in last.runs if r.name == "host")
-        raise BadInput(f"the snapshot has no host layout ({runs or 'host collector did not run'})",
-                       hint="collect on the database host")
-    if len(snapshots) == 1:
-        return since_start(last)
-    return diff(snapshots[0], last, allow_reset=True, always_refuse=("identity",))
-
-
-def build_audit(snapshots: list[Snapshot]) -> AuditReport:
-    """Disk maps of the last snapshot (heat from the pair when there are two) and the engine's
-    findings for the layout as it is (default drive preset)."""
-    from advisor.cli.reporting import load_models
-    from advisor.engine.advise import audit_findings
-    from advisor.engine.audit_map import build_audit_maps
-
-    workload = audit_workload(snapshots)
-    models, _ = load_models(None, None, None)  # notes: see AUDIT_MODEL
-    maps = build_audit_maps(workload, cumulative=len(snapshots) == 1)
-    return AuditReport(snapshots[-1].server, snapshots[-1].taken_at, maps, tuple(audit_findings(workload, models)))
-
-
 def audit(
     extra: list[Path] = typer.Argument(None, help="Second snapshot (after --snapshot A.json)."),
     snapshot: list[Path] = typer.Option(None, "--snapshot", "-s", help="Snapshot file(s) from advisor collect."),
@@ -76,6 +49,8 @@ def audit(
     """Map each disk from outer to inner edge: partitions and database areas, coloured by IO."""
     from rich.text import Text
 
+    from advisor.engine.audit_map import build_audit
+    from advisor.engine.disk_models import load_models
     from advisor.model import load_snapshot
     from advisor.render.diskmap import render_disk_maps
     from advisor.render.terminal import findings_section
@@ -88,7 +63,8 @@ def audit(
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {output_format.value} is not offered by audit; use terminal or json")
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
-    result = build_audit(snapshots)
+    models, _ = load_models(None, None, None)  # the note: AUDIT_MODEL
+    result = build_audit(snapshots, models)
     if output_format is OutputFormat.json:
         emit(dumps(result), output)
         return

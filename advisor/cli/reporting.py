@@ -1,4 +1,7 @@
-"""Shared by ``advisor report`` and ``advisor plan``: disk models from options, output, scripts.
+"""Shared by ``advisor report`` and ``advisor plan``: output, scripts, the target inventory.
+
+Which physics judges which disk is the engine's (:mod:`advisor.engine.disk_models`); its
+``load_models`` is reachable from here for the commands that call it.
 
 Heavy imports (numpy through the disk model, rich) happen inside the functions so
 ``advisor --help`` stays fast.
@@ -6,99 +9,27 @@ Heavy imports (numpy through the disk model, rich) happen inside the functions s
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
-from advisor.errors import AdvisorError, BadInput
+from advisor.engine.disk_models import DEFAULT_PRESET as DEFAULT_PRESET  # plan, audit
+from advisor.engine.disk_models import MODEL_NOTE as MODEL_NOTE  # plan
+from advisor.engine.disk_models import load_models as load_models  # report, plan, fleet
 from advisor.render.safe import shown
 
 if TYPE_CHECKING:
-    from advisor.disk.model import DiskModel
     from advisor.engine.advise import Models
-    from advisor.engine.physics import DiskPhysics
     from advisor.engine.planner import PlanOptions
-    from advisor.model import DiskProfile, Report, Workload
-
-DEFAULT_PRESET = "class-7200-desktop"
-
-
-def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) -> tuple[Models, list[str]]:
-    """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
-
-    A measured profile applies to the disk it was measured on (its ``device``); the preset or
-    spec (default: a 7200 rpm desktop class) applies to every other disk.
-    """
-    from advisor.disk.presets import get_model
-    from advisor.engine.advise import Models
-    from advisor.engine.physics import ModelPhysics
-
-    notes: list[str] = []
-    if preset and spec:
-        raise BadInput("give either --preset or --spec, not both")
-    if spec is not None:
-        base = get_model(str(spec))
-        basis = f"the drive spec {spec} (--spec)"
-    elif preset:
-        base = get_model(preset)
-        basis = f"the {preset} preset (--preset)"
-    else:
-        base = get_model(DEFAULT_PRESET)
-        basis = f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
-    default: DiskPhysics = ModelPhysics(base)
-    per_disk: dict[str, DiskPhysics] = {}
-    profiles: dict[str, DiskProfile] = {}
-    for path in disk or []:
-        profile, physics = _profile_physics(path, base if (preset or spec) else None)
-        name = posixpath.basename(profile.device or profile.target) or profile.target
-        per_disk[name] = physics
-        profiles[name] = profile
-        if len(disk or []) == 1 and not preset and not spec:
-            default = physics
-    if profiles:
-        measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
-        basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
-    notes.append(MODEL_NOTE + basis)
-    return Models(default=default, per_disk=per_disk, profiles=profiles), notes
-
-
-MODEL_NOTE = "disk model: "
-"""Start of the note that says which model the advice assumed and why; it goes into the report
-(every format shows it with the summary), not to stderr."""
+    from advisor.model import Report, Workload
 
 
 def target_model_note(notes: list[str]) -> list[str]:
     """With ``--target`` the model note also says the inventory's devices bring their own models."""
     return [f"{n} for today's disks; the --target inventory's devices by their own profile, preset or spec"
             if n.startswith(MODEL_NOTE) else n for n in notes]
-
-
-def _fit_kind(profile: DiskProfile) -> str:
-    return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
-
-
-def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
-    from advisor.disk.fit import fit_profile
-    from advisor.engine.physics import ModelPhysics
-    from advisor.model import load_disk_profile
-
-    profile = load_disk_profile(path)
-    if profile.classification == "solid-state":
-        from advisor.disk.presets import get_model
-
-        # no zones or seeks to fit: the model only carries the size; SOLID_STATE stops the zone plan
-        flat = (base or get_model(DEFAULT_PRESET)).with_changes(name=f"solid-state {profile.target}")
-        return profile, ModelPhysics(flat, solid_state=True)
-    try:
-        fitted = fit_profile(profile, base)
-    except AdvisorError:
-        raise
-    except (ValueError, ArithmeticError) as exc:
-        raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
-    return profile, ModelPhysics(fitted.model)
 
 
 def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = False) -> PlanOptions:

@@ -9,7 +9,6 @@ and the reason.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import typer
@@ -41,11 +40,7 @@ def where(
     locations = locator.locate_many([str(p) for p in paths])
     rates: list[DiskStatRate] = []
     if interval > 0:
-        names = set(locator.devices) | set(locator.partitions)
-        first, t0 = diskstats.sample(names)
-        time.sleep(interval)
-        second, t1 = diskstats.sample(names)
-        rates = diskstats.diskstats_rates(first, second, t1 - t0)
+        rates = diskstats.sample_rates(set(locator.devices) | set(locator.partitions), interval)
 
     from advisor.render.locations import Notes, devices_table, location_row, locations_table, rates_table
 

@@ -54,6 +54,7 @@ def workload(
 
 
 def _print_terminal(result: object, sort: str, top: int) -> None:
+    from advisor.area_rates import tablespace_rates
     from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
     from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
@@ -80,7 +81,7 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     else:
         for line in describe(wait):
             console.print(line, markup=False, highlight=False)
-    console.print(tablespace_table(result))
+    console.print(tablespace_table(tablespace_rates(result.rates), result.interval_s))
     console.print(file_table(result, sort, top, console.width))
     why = no_write_counter(result)
     if why is not None:

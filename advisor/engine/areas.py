@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from advisor.area_rates import RateSum
 from advisor.model import FileRate, HostLayout, Location
 from advisor.units import MIB, mean_kib_of_rates
 
@@ -58,11 +59,14 @@ class Area:
     """A placeable unit: one tablespace, the WAL/redo, temp, archive/FRA or control files, or
     one object placed alone (:mod:`advisor.engine.hot_objects`; ``tablespace`` is where it is now).
 
-    Rates are sums over the area's files; ``random_share`` and mean IO sizes are weighted by
-    reads. ``size_bytes`` sums the files whose size is known; ``files_size_unknown`` counts
-    the others (an imported report states none), so a plan can refuse instead of planning a
-    tablespace as if it held nothing. Zone figures are fractions of the whole disk (0 = outer edge) or None when no file
-    of the area could be located.
+    Rates are sums over the area's files (:mod:`advisor.area_rates`); ``random_share`` and
+    mean IO sizes are weighted by reads. ``size_bytes`` sums the files whose size is known;
+    ``files_size_unknown`` counts the others (an imported report states none), so a plan can
+    refuse instead of planning a tablespace as if it held nothing. Write rates are those
+    counted: ``files_writes_unknown`` files (PostgreSQL relations, whose writes no counter
+    sees) add none, so the physics places the IO the server measured and no more. Zone
+    figures are fractions of the whole disk (0 = outer edge) or None when no file of the area
+    could be located.
     """
 
     name: str
@@ -90,6 +94,7 @@ class Area:
     placement_reason: str | None = None
     disks: tuple[str, ...] = field(default_factory=tuple)
     files_size_unknown: int = 0
+    files_writes_unknown: int = 0
 
     @property
     def iops(self) -> float:
@@ -126,21 +131,16 @@ class Area:
 
 
 class _Accumulator:
-    """Running sums for one area while the files are scanned (one pass, no sorting)."""
+    """One area while the files are scanned: its rates (:class:`advisor.area_rates.RateSum`, the
+    one per-area sum) and where its files are (one pass, no sorting)."""
 
-    __slots__ = (
-        "kind", "tablespace", "size", "r_iops", "w_iops", "r_mb", "w_mb", "syncs", "random_num",
-        "random_den", "files", "paths", "containers", "relations", "zones", "disk_bytes", "part_bytes",
-        "unknown_reason", "size_unknown",
-    )
+    __slots__ = ("kind", "tablespace", "sums", "paths", "containers", "relations", "zones", "disk_bytes",
+                 "part_bytes", "unknown_reason")
 
     def __init__(self, kind: AreaKind, tablespace: str | None) -> None:
         self.kind = kind
         self.tablespace = tablespace
-        self.size = 0
-        self.r_iops = self.w_iops = self.r_mb = self.w_mb = self.syncs = 0.0
-        self.random_num = self.random_den = 0.0
-        self.files = 0
+        self.sums = RateSum()
         self.paths: list[str] = []
         self.containers: dict[str, None] = {}
         self.relations: list[Relation] = []
@@ -148,7 +148,6 @@ class _Accumulator:
         self.disk_bytes: dict[str, int] = {}
         self.part_bytes: dict[str, int] = {}
         self.unknown_reason: str | None = None
-        self.size_unknown = 0
 
 
 def area_key(rate: FileRate) -> tuple[AreaKind, str]:
@@ -211,26 +210,13 @@ def _add_location(acc: _Accumulator, loc: Location | None, size: int) -> None:
 
 
 def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
-    size = rate.size_bytes
-    if size is None:
-        acc.size_unknown += 1  # said, not taken as 0: see Area.files_size_unknown
-        size = 0
-    acc.size += size
-    acc.r_iops += rate.read_iops
-    acc.w_iops += rate.write_iops or 0.0
-    acc.r_mb += rate.read_mb_s
-    acc.w_mb += rate.write_mb_s or 0.0
-    acc.syncs += rate.syncs_per_s or 0.0
-    if rate.random_share is not None and rate.read_iops > 0:
-        acc.random_num += rate.random_share * rate.read_iops
-        acc.random_den += rate.read_iops
-    acc.files += 1
+    acc.sums.add(rate)
     if len(acc.paths) < 64:
         acc.paths.append(rate.path)
     acc.containers[rate.container] = None
     if rate.name and len(acc.relations) < 4096:
         acc.relations.append(Relation(rate.container, rate.name, rate.kind))
-    _add_location(acc, index.find(rate.path), size)
+    _add_location(acc, index.find(rate.path), rate.size_bytes or 0)
 
 
 def _freeze(name: str, acc: _Accumulator) -> Area:
@@ -241,20 +227,24 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
     if zone is None and acc.zones:
         zone = max(acc.zones.values(), key=lambda z: z[0])
     zone_mean = zone[1] / zone[0] if zone and zone[0] > 0 else None
+    sums = acc.sums.totals()
+    # the physics places the IO that was counted: uncounted writes (PostgreSQL relations) add
+    # no load, and files_writes_unknown says how many files that is
+    write_iops, write_mb = sums.write_iops or 0.0, sums.write_mb_s or 0.0
     return Area(
         name=name,
         kind=acc.kind,
         tablespace=acc.tablespace,
-        size_bytes=acc.size,
-        read_iops=acc.r_iops,
-        write_iops=acc.w_iops,
-        read_mb_s=acc.r_mb,
-        write_mb_s=acc.w_mb,
-        syncs_per_s=acc.syncs,
-        random_share=acc.random_num / acc.random_den if acc.random_den > 0 else None,
-        mean_read_kb=mean_kib_of_rates(acc.r_mb, acc.r_iops),
-        mean_write_kb=mean_kib_of_rates(acc.w_mb, acc.w_iops),
-        files=acc.files,
+        size_bytes=sums.size_bytes,
+        read_iops=sums.read_iops,
+        write_iops=write_iops,
+        read_mb_s=sums.read_mb_s,
+        write_mb_s=write_mb,
+        syncs_per_s=sums.syncs_per_s or 0.0,
+        random_share=sums.random_share,
+        mean_read_kb=sums.mean_read_kb,
+        mean_write_kb=mean_kib_of_rates(write_mb, write_iops),
+        files=sums.files,
         paths=tuple(acc.paths),
         containers=tuple(acc.containers),
         relations=tuple(acc.relations),
@@ -266,7 +256,8 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
         placement_known=known,
         placement_reason=acc.unknown_reason,
         disks=tuple(sorted(acc.disk_bytes)),
-        files_size_unknown=acc.size_unknown,
+        files_size_unknown=sums.files_size_unknown,
+        files_writes_unknown=sums.files_writes_unknown,
     )
 
 

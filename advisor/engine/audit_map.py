@@ -2,20 +2,38 @@
 where each partition and each database area sits, and how much of the IO it takes.
 
 Built from a :class:`~advisor.model.Workload` (two snapshots diffed, or one snapshot as a
-diff against a zero baseline, :func:`advisor.workload.since_start`), so counters become rates
-in one place and a counter that went backwards is treated by the workload's rule. Areas are
-the engine's (:func:`advisor.engine.areas.area_key`). Heat is IO per second over an interval,
-or each area's share of all IO since the counters started (*cumulative*). Renderers only draw
-the rows (:mod:`advisor.render.diskmap`).
+diff against a zero baseline, :func:`advisor.workload.since_start`; :func:`audit_workload`
+chooses), so counters become rates in one place and a counter that went backwards is
+treated by the workload's rule. Areas are the engine's
+(:func:`advisor.engine.areas.area_key`). Heat is IO per second over an interval, or each
+area's share of all IO since the counters started (*cumulative*). Renderers only draw the
+rows (:mod:`advisor.render.diskmap`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from advisor.engine.areas import area_key
-from advisor.model import AuditMaps, DiskMap, DiskStat, DiskStatRate, FileRate, HostLayout, Location, MapRow, Workload
+from advisor.errors import BadInput
+from advisor.model import (
+    AuditMaps,
+    AuditReport,
+    DiskMap,
+    DiskStat,
+    DiskStatRate,
+    FileRate,
+    HostLayout,
+    Location,
+    MapRow,
+    Snapshot,
+    Workload,
+)
+
+if TYPE_CHECKING:
+    from advisor.engine.advise import Models
 
 
 def area_label(rate: FileRate) -> str:
@@ -126,3 +144,34 @@ def build_audit_maps(workload: Workload, *, cumulative: bool = False) -> AuditMa
     return AuditMaps(tuple(maps), tuple(replace(r, heat=r.io / hottest_area) for r in unplaced),
                      "IO (cumulative)" if cumulative else "IO/s", None if cumulative else workload.interval_s,
                      layout.warnings)
+
+
+def audit_workload(snapshots: Sequence[Snapshot]) -> Workload:
+    """The workload an audit judges: the rates of the first and last snapshot (resets accepted
+    as warnings, another server refused), or of one snapshot since the server started.
+
+    Raises :class:`BadInput` when the last snapshot has no host layout (nothing to map), with
+    what the host collector said.
+    """
+    from advisor.workload import diff, since_start
+
+    if not snapshots:
+        raise BadInput("no snapshot to audit")
+    last = snapshots[-1]
+    if last.layout is None:
+        runs = "; ".join(f"{r.name}: {r.status} {r.reason or ''}".strip() for r in last.runs if r.name == "host")
+        raise BadInput(f"the snapshot has no host layout ({runs or 'host collector did not run'})",
+                       hint="collect on the database host")
+    if len(snapshots) == 1:
+        return since_start(last)
+    return diff(snapshots[0], last, allow_reset=True, always_refuse=("identity",))
+
+
+def build_audit(snapshots: Sequence[Snapshot], models: Models) -> AuditReport:
+    """Disk maps of the last snapshot (heat from the pair when there are two, else each area's
+    share since the counters started) and the findings for the layout as it is under *models*."""
+    from advisor.engine.advise import audit_findings
+
+    workload = audit_workload(snapshots)
+    maps = build_audit_maps(workload, cumulative=len(snapshots) == 1)
+    return AuditReport(snapshots[-1].server, snapshots[-1].taken_at, maps, tuple(audit_findings(workload, models)))

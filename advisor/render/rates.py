@@ -1,14 +1,13 @@
-"""Workload rates as tables: per tablespace (summed) and per file, sorted by IOPS.
+"""Workload rates as tables: per tablespace and per file, sorted by IOPS.
 
-Shared by ``advisor workload`` and ``advisor collect --interval`` output checks. A rate the
-server does not provide (writes per PostgreSQL relation, latency without timing) shows as
-``-``, never as 0.
+Formatting only: the per-tablespace sums come in as rows from
+:func:`advisor.area_rates.tablespace_rates`. A rate the server does not provide (writes per
+PostgreSQL relation, latency without timing) shows as ``-``, never as 0.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from advisor.model import FileRate, Workload
@@ -21,57 +20,9 @@ if TYPE_CHECKING:
     from rich.measure import Measurement
     from rich.table import Table
 
+    from advisor.area_rates import TablespaceRates
+
 SORT_KEYS = ("iops", "mbs", "size", "name")
-
-
-@dataclass(frozen=True, slots=True)
-class AreaRate:
-    """Rates summed over the files of one tablespace (and kind) of one container."""
-
-    tablespace: str
-    kind: str
-    files: int
-    size_bytes: int | None  # None when any file's size is unknown (imported reports)
-    read_iops: float
-    write_iops: float | None
-    read_mb_s: float
-    write_mb_s: float | None
-    lower_bound: bool
-
-
-def _add(total: float | None, value: float | None) -> float | None:
-    if value is None:
-        return total
-    return value if total is None else total + value
-
-
-def by_tablespace(rates: tuple[FileRate, ...]) -> list[AreaRate]:
-    """Sum file rates per (tablespace, kind); unknown write rates stay unknown."""
-    groups: dict[tuple[str, str], list[FileRate]] = defaultdict(list)
-    for rate in rates:
-        groups[(rate.tablespace, rate.kind)].append(rate)
-    areas = []
-    for (tablespace, kind), members in groups.items():
-        write_iops: float | None = None
-        write_mb: float | None = None
-        for m in members:
-            write_iops = _add(write_iops, m.write_iops)
-            write_mb = _add(write_mb, m.write_mb_s)
-        areas.append(
-            AreaRate(
-                tablespace=tablespace,
-                kind=kind,
-                files=len(members),
-                size_bytes=None if any(m.size_bytes is None for m in members)
-                else sum(m.size_bytes or 0 for m in members),
-                read_iops=sum(m.read_iops for m in members),
-                write_iops=write_iops,
-                read_mb_s=sum(m.read_mb_s for m in members),
-                write_mb_s=write_mb,
-                lower_bound=any(m.lower_bound for m in members),
-            )
-        )
-    return sorted(areas, key=lambda a: (-(a.read_iops + (a.write_iops or 0)), a.tablespace, a.kind))
 
 
 def sort_files(rates: tuple[FileRate, ...], key: str) -> list[FileRate]:
@@ -95,16 +46,18 @@ def mib(size: int | None) -> str:
     return "?" if size is None else f"{size / MIB:,.1f}"
 
 
-def tablespace_table(workload: Workload) -> Table:
-    """Rich table of per-tablespace rates (figures on one line; a long name is cut with "…")."""
-    table = plain_table(f"Per tablespace over {workload.interval_s:,.1f} s")
+def tablespace_table(rows: Sequence[TablespaceRates], interval_s: float) -> Table:
+    """Rich table of the per-tablespace rows :func:`advisor.area_rates.tablespace_rates` summed,
+    in their order (figures on one line; a long name is cut with "…")."""
+    table = plain_table(f"Per tablespace over {interval_s:,.1f} s")
     headers = ["tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"]
     add_columns(table, headers, right=tuple(headers[2:]), shrink=("tablespace",))
-    for area in by_tablespace(workload.rates):
-        mark = "*" if area.lower_bound else ""
-        table.add_row(one_line(area.tablespace), area.kind, str(area.files), mib(area.size_bytes),
-                      fmt(area.read_iops) + mark,
-                      fmt(area.write_iops), fmt(area.read_mb_s, 2), fmt(area.write_mb_s, 2))
+    for row in rows:
+        sums = row.totals
+        mark = "*" if sums.lower_bound else ""
+        table.add_row(one_line(row.tablespace), row.kind, str(sums.files), mib(sums.known_size_bytes),
+                      fmt(sums.read_iops) + mark,
+                      fmt(sums.write_iops), fmt(sums.read_mb_s, 2), fmt(sums.write_mb_s, 2))
     return table
 
 

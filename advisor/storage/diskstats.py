@@ -10,7 +10,7 @@ ms doing IO, weighted ms; kernel 4.18+ adds four discard fields and 5.5+ two flu
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from advisor.model import DiskStat, DiskStatRate
@@ -62,6 +62,20 @@ def sample(names: Iterable[str] | None = None, proc: Path = Path("/proc/diskstat
         wanted = set(names)
         rows = [r for r in rows if r.name in wanted]
     return rows, at
+
+
+def sample_rates(names: Iterable[str] | None, seconds: float, proc: Path = Path("/proc/diskstats"),
+                 sleep: Callable[[float], None] = time.sleep) -> list[DiskStatRate]:
+    """iostat -x figures of the devices *names* (all when None) over *seconds* from now.
+
+    Reads diskstats, waits, reads again; the rates use the monotonic clock between the two
+    readings, not *seconds*, so a late wake-up does not inflate them.
+    """
+    wanted = None if names is None else set(names)
+    first, start = sample(wanted, proc)
+    sleep(seconds)
+    second, end = sample(wanted, proc)
+    return diskstats_rates(first, second, end - start)
 
 
 def diskstats_rates(a: Iterable[DiskStat], b: Iterable[DiskStat], seconds: float) -> list[DiskStatRate]:

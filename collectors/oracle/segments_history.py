@@ -142,4 +142,5 @@ def history_segments(conn: Any, source: str, major: int, binds: Mapping[str, Any
     last = _summed([r for r in statspack if units.count(r.snap_id) == end], _STATSPACK_COUNTERS, containers, block)
     if not last:
         return (), ["Statspack holds no segment statistics for these snaps (they need snap level 7 or higher)"]
-    return diff_segments(first, last, interval_s, warnings), warnings
+    rates, changes = diff_segments(first, last, interval_s)
+    return rates, [*warnings, *changes]

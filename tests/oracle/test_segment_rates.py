@@ -28,8 +28,8 @@ def test_diff_of_two_samples_names_new_gone_and_reset_segments() -> None:
     after = [_seg(physical_reads=700, physical_read_requests=110, segment_scans=4),
              _seg("ORCL:SCOTT.NEW", physical_reads=60),
              _seg("ORCL:SCOTT.BACK", physical_reads=30)]
-    warnings: list[str] = []
-    rates = {r.segment_id: r for r in diff_segments(before, after, 60.0, warnings)}
+    rated, warnings = diff_segments(before, after, 60.0)
+    rates = {r.segment_id: r for r in rated}
     table = rates["ORCL:SCOTT.T"]
     assert table.read_iops == pytest.approx(1.0) and not table.lower_bound
     assert table.scans_per_s is None  # unknown in the first sample: no delta
@@ -43,12 +43,22 @@ def test_diff_of_two_samples_names_new_gone_and_reset_segments() -> None:
 
 
 def test_a_new_data_object_id_restarts_every_counter() -> None:
-    warnings: list[str] = []
-    (rate,) = diff_segments([_seg(physical_reads=900, physical_writes=50)],
-                            [_seg(dataobj=11, physical_reads=60, physical_writes=600)], 60.0, warnings)
+    (rate,), _ = diff_segments([_seg(physical_reads=900, physical_writes=50)],
+                               [_seg(dataobj=11, physical_reads=60, physical_writes=600)], 60.0)
     assert rate.lower_bound and rate.read_iops == pytest.approx(1.0) and rate.write_iops == pytest.approx(10.0)
 
 
 def test_only_counters_can_be_replaced() -> None:
     with pytest.raises(ValueError, match="not segment counters"):
         with_counters(_seg(), {"owner": 1})
+
+
+def test_a_counter_going_backwards_restarts_every_counter_whatever_their_order() -> None:
+    """Segment statistics restart together: a counter read before the one that went backwards
+    (physical_reads before segment_scans) counts since the restart too, not as a difference."""
+    (rate,), warnings = diff_segments([_seg(physical_reads=100, segment_scans=50)],
+                                      [_seg(physical_reads=160, segment_scans=3)], 60.0)
+    assert rate.lower_bound
+    assert rate.read_iops == pytest.approx(160 / 60)  # not (160 - 100) / 60: the reads restarted with the scans
+    assert rate.scans_per_s == pytest.approx(3 / 60)
+    assert any("restarted" in w and "ORCL:SCOTT.T" in w for w in warnings)

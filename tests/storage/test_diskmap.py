@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.engine.audit_map import build_audit_maps
+from advisor.engine.audit_map import audit_workload, build_audit, build_audit_maps
+from advisor.engine.disk_models import load_models
+from advisor.errors import BadInput, StatsReset
 from advisor.model import (
     Device,
     DiskStat,
@@ -116,6 +118,23 @@ def test_rates_mode_and_terminal_rendering() -> None:
     text = console.export_text()
     assert "sdb  100.0 GiB  ST4000DM004" in text and "tablespace fast" in text and "IO/s" in text
     assert "areas with no known disk position" in text
+
+
+def test_the_engine_chooses_since_start_for_one_snapshot_and_diff_for_two() -> None:
+    one = _snapshot("2026-01-01T01:00:00+00:00", FILES)
+    alone = audit_workload([one])
+    assert alone.source == "snapshot" and alone.interval_s == 3600.0  # since the server started
+    later = _snapshot("2026-01-01T01:00:10+00:00", [replace(f, reads=f.reads * 2) for f in FILES])
+    pair = audit_workload([one, later])
+    assert pair.source == "snapshots" and pair.interval_s == 10.0
+    reset = replace(later, server=replace(SERVER, started_at="2026-01-01T01:00:05+00:00"))
+    assert any("restart" in w for w in audit_workload([one, reset]).warnings)  # a reset is a warning
+    with pytest.raises(StatsReset, match="identity"):
+        audit_workload([one, replace(later, server=replace(SERVER, identity="43"))])
+    with pytest.raises(BadInput, match="no host layout"):
+        audit_workload([replace(one, layout=None)])
+    report = build_audit([one, later], load_models(None, None, None)[0])
+    assert report.maps.heat_unit == "IO/s" and report.taken_at == later.taken_at
 
 
 def _advisor(*args: str) -> subprocess.CompletedProcess[str]:

@@ -83,6 +83,35 @@ def test_rates_skip_vanished_and_reset_devices() -> None:
         diskstats.diskstats_rates(a, b, 0)
 
 
+def test_sample_rates_reads_waits_and_reads_again(tmp_path: Path) -> None:
+    """The sampling loop `advisor where --interval` uses: what changed in the file while it
+    waited becomes the rates of the named devices only (a device whose counters went back is dropped)."""
+    proc = tmp_path / "diskstats"
+    proc.write_text("   8 0 sdq 100 0 800 50 10 0 80 30 0 40 80\n   8 16 sdr 7 0 8 1 1 0 8 1 0 1 1\n"
+                    "   8 32 sds 900 0 8 1 1 0 8 1 0 1 1\n")
+    waited = []
+
+    def io_while_waiting(seconds: float) -> None:
+        waited.append(seconds)
+        proc.write_text("   8 0 sdq 300 0 2400 250 50 0 400 70 0 140 180\n   8 16 sdr 9 0 9 2 2 0 9 2 0 2 2\n"
+                        "   8 32 sds 3 0 8 1 1 0 8 1 0 1 1\n")
+
+    rates = diskstats.sample_rates(["sdq", "sds"], 0.5, proc, io_while_waiting)
+    assert waited == [0.5]
+    assert [r.name for r in rates] == ["sdq"]  # sdr not asked for; sds went backwards
+    sdq = rates[0]
+    assert sdq.r_s / sdq.w_s == pytest.approx(200 / 40)
+    assert sdq.read_mb_s * (1 << 20) / sdq.r_s == pytest.approx(1600 * 512 / 200)  # 4 KiB per read
+    assert (sdq.r_await_ms, sdq.w_await_ms) == (1.0, 1.0)
+
+
+def test_sample_rates_on_this_machine() -> None:
+    names = {row.name for row in diskstats.sample()[0]}
+    rates = diskstats.sample_rates(names, 0.05)
+    assert {r.name for r in rates} <= names and rates
+    assert all(0.0 <= r.util <= 1.0 and r.r_s >= 0 and r.w_s >= 0 for r in rates)
+
+
 @pytest.mark.root
 def test_diskstats_sees_direct_writes_on_one_partition(three_zone_disk) -> None:  # type: ignore[no-untyped-def]
     part = three_zone_disk.partition("middle")

@@ -8,7 +8,7 @@ import pytest
 
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStat, FileIO, HostLayout, Partition, ServerInfo, Snapshot, WaitProfile
-from advisor.workload import diff, diff_many
+from advisor.workload import diff
 
 
 def server(dbms: str = "postgres", **changes: object) -> ServerInfo:
@@ -131,9 +131,6 @@ def test_order_and_kind_are_checked() -> None:
         diff(snap(T1, ()), snap(T0, ()))
     with pytest.raises(BadInput, match="different database kinds"):
         diff(snap(T0, ()), snap(T1, (), server("oracle")))
-    with pytest.raises(BadInput):
-        diff_many([snap(T0, ())])
-    assert len(diff_many([snap(T0, ()), snap(T1, ()), snap("2026-01-02T00:00:20+00:00", ())])) == 2
 
 
 def test_diskstats_rates_follow_iostat() -> None:

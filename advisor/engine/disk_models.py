@@ -1,0 +1,95 @@
+"""Which physics judges which disk: measured profiles, a preset, or a drive spec.
+
+``advisor report``, ``plan``, ``audit`` and the fleet all answer the same question before
+they advise: a disk measured by ``advisor bench`` is judged by a model fitted to its profile
+(or as solid state); every other disk by the preset or spec the user named, or by the
+default preset. The answer comes with a note that says which model was assumed and why; it
+goes into the report (:data:`MODEL_NOTE` starts it).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from advisor.errors import AdvisorError, BadInput
+
+if TYPE_CHECKING:
+    from advisor.disk.model import DiskModel
+    from advisor.engine.advise import Models
+    from advisor.engine.physics import DiskPhysics
+    from advisor.model import DiskProfile
+
+DEFAULT_PRESET = "class-7200-desktop"
+"""The drive class assumed when nothing was measured or named."""
+
+MODEL_NOTE = "disk model: "
+"""Start of the note that says which model the advice assumed and why; it goes into the report
+(every format shows it with the summary), not to stderr."""
+
+
+def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None) -> tuple[Models, list[str]]:
+    """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
+
+    A measured profile applies to the disk it was measured on (its ``device``); the preset or
+    spec (default: a 7200 rpm desktop class) applies to every other disk. With one profile
+    and nothing named, that profile judges every disk. Raises :class:`BadInput` for both
+    ``preset`` and ``spec``, or a profile no model can be fitted to.
+    """
+    from advisor.disk.presets import get_model
+    from advisor.engine.advise import Models
+    from advisor.engine.physics import ModelPhysics
+
+    if preset and spec:
+        raise BadInput("give either --preset or --spec, not both")
+    if spec is not None:
+        base = get_model(str(spec))
+        basis = f"the drive spec {spec} (--spec)"
+    elif preset:
+        base = get_model(preset)
+        basis = f"the {preset} preset (--preset)"
+    else:
+        base = get_model(DEFAULT_PRESET)
+        basis = f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
+    default: DiskPhysics = ModelPhysics(base)
+    per_disk: dict[str, DiskPhysics] = {}
+    profiles: dict[str, DiskProfile] = {}
+    paths = list(disk or [])
+    for path in paths:
+        profile, physics = _profile_physics(path, base if (preset or spec) else None)
+        name = posixpath.basename(profile.device or profile.target) or profile.target
+        per_disk[name] = physics
+        profiles[name] = profile
+        if len(paths) == 1 and not preset and not spec:
+            default = physics
+    if profiles:
+        measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
+        basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
+    return Models(default=default, per_disk=per_disk, profiles=profiles), [MODEL_NOTE + basis]
+
+
+def _fit_kind(profile: DiskProfile) -> str:
+    return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
+
+
+def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
+    from advisor.disk.fit import fit_profile
+    from advisor.engine.physics import ModelPhysics
+    from advisor.model import load_disk_profile
+
+    profile = load_disk_profile(path)
+    if profile.classification == "solid-state":
+        from advisor.disk.presets import get_model
+
+        # no zones or seeks to fit: the model only carries the size; SOLID_STATE stops the zone plan
+        flat = (base or get_model(DEFAULT_PRESET)).with_changes(name=f"solid-state {profile.target}")
+        return profile, ModelPhysics(flat, solid_state=True)
+    try:
+        fitted = fit_profile(profile, base)
+    except AdvisorError:
+        raise
+    except (ValueError, ArithmeticError) as exc:
+        raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
+    return profile, ModelPhysics(fitted.model)

@@ -1,0 +1,42 @@
+"""Which physics judges which disk (advisor.engine.disk_models), and the note that says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.engine.disk_models import DEFAULT_PRESET, MODEL_NOTE, load_models
+from advisor.engine.physics import ModelPhysics
+from advisor.errors import BadInput
+from advisor.model import DiskProfile, save
+
+
+def _ssd_profile(tmp_path: Path) -> Path:
+    path = tmp_path / "nvme.json"
+    save(DiskProfile(target="/dev/nvme0n1", device="/dev/nvme0n1", size_bytes=500 * 10**9,
+                     measured_at="2026-11-21T09:00:00+00:00", engine="builtin", block_size_bytes=4096,
+                     band_iops={"outer": 9000.0, "inner": 9100.0}, classification="solid-state",
+                     classification_reason="outer and inner bands equally fast"), path)
+    return path
+
+
+def test_nothing_named_is_the_default_preset_and_says_so() -> None:
+    models, notes = load_models(None, None, None)
+    assert isinstance(models.default, ModelPhysics) and models.per_disk == {}
+    assert notes == [f"{MODEL_NOTE}the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"]
+
+
+def test_a_measured_disk_keeps_its_profile_and_the_preset_judges_the_others(tmp_path: Path) -> None:
+    profile = _ssd_profile(tmp_path)
+    alone, notes = load_models([profile], None, None)
+    assert alone.default is alone.per_disk["nvme0n1"]  # one profile, nothing named: it judges every disk
+    assert notes == [f"{MODEL_NOTE}nvme0n1 measured by advisor bench (solid state, no zones)"]
+    both, notes = load_models([profile], "class-10k", None)
+    assert both.default is not both.per_disk["nvme0n1"] and set(both.profiles) == {"nvme0n1"}
+    assert notes[0].endswith("; other disks: the class-10k preset (--preset)")
+
+
+def test_preset_and_spec_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="either --preset or --spec"):
+        load_models(None, "class-10k", tmp_path / "drive.toml")
