@@ -17,15 +17,17 @@ import shlex
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
+from tests.docs.page_servers import PageSetup, audit_inputs, findings_inputs, report_inputs, where_inputs
 from tests.docs.page_setup import SETUP
 from tests.docs.transcript import REPO, environment, mismatches, run
-from tests.helpers.pg import available_versions, running_postgres
+from tests.helpers.pg import PgServer, available_versions, running_postgres
 
 MINIMUM = {
     "awr-import.md": 8,
@@ -41,12 +43,17 @@ MINIMUM = {
 NOT_RUN = {
     ("tiers.md", "advisor inventory --check host.toml", 2):
         "reads the profile of the bench before it, which ran on a directory of the machine the page was made on",
+    ("report.md", 'advisor collect --dsn "host=127.0.0.1 port=42347 user=postgres dbname=postgres" --interval 20 '
+                  "-o w.json", 1):
+        "its w.json is the loop-disk workload of scripts/report_sample.py (a 2 GiB loop disk, pgbench for a "
+        "minute), committed as tests/docs/fixtures/report-sample-w.json; collect --interval runs in collect.md",
 }
 """Transcripts not run, by page, command and occurrence, with the reason (printed with the others)."""
 
 _DRAWN = re.compile(r"[─━┃│╭╮╰╯┏┓┗┛┡┩╇┳┻]")
 _INPUT = re.compile(r"\.(json|toml|html|txt|csv|sql|lst)$")
 _DSN_PORT = re.compile(r"port[= ](\d+)|@[\w.]+:(\d+)")
+_COMMAND = re.compile(r"(?:[A-Z_]+=\S+ )*advisor ")
 
 
 FROM_BLOCKS = {
@@ -80,12 +87,13 @@ def _page_transcripts(page: str) -> list[Transcript]:
     text = (DOCS / page).read_text(encoding="utf-8")
     found: list[Transcript] = []
     for block in blocks(text):
-        found.extend(t for t in transcripts(block) if t.command.startswith("advisor "))
+        found.extend(t for t in transcripts(block) if _COMMAND.match(t.command))
     return found
 
 
-def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[str]) -> str:
-    """Empty when *command* can run here; else what it needs."""
+def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[str],
+                      mapped: tuple[str, ...] = ()) -> str:
+    """Empty when *command* can run here; else what it needs (*mapped*: live paths made for the page)."""
     try:
         words = shlex.split(command, comments=True)
     except ValueError:
@@ -93,9 +101,12 @@ def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[
     ports = [p for match in _DSN_PORT.findall(command) for p in match if p]
     if any(port != "1" and port not in live for port in ports) or "PORT" in command:
         return "needs a server the page's set-up started"
-    if any(w.startswith(("/dev/", "/tmp/", "/var/", "/work/", "/srv/")) and not Path(w).exists() for w in words):
+    machine = ("/dev/", "/tmp/", "/var/", "/work/", "/srv/")
+    if any(w.startswith(machine) and not w.startswith(mapped) and not Path(w).exists() for w in words):
         return "names a device or directory of the machine the page was made on"
     outputs = {words[i + 1] for i, word in enumerate(words[:-1]) if word in ("-o", "--output")}
+    while words and re.fullmatch(r"[A-Z_]+=\S+", words[0]):  # COLUMNS=80 advisor ...
+        words = words[1:]
     if words[:2] == ["advisor", "sample"]:  # writes its sample under its own name, or -o
         return ""
     for word in words[1:]:
@@ -112,8 +123,11 @@ def page_width(transcript: Transcript) -> int:
     return max([80, *(len(line) for line in drawn)])
 
 
-def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int) -> None:
-    """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones."""
+def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
+                paths: dict[str, str] | None = None) -> None:
+    """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones,
+    *paths* the page's directories (the machine it was made on) to the ones its set-up made."""
+    paths = paths or {}
     for name in ("tests", "pyproject.toml"):
         (workdir / name).symlink_to(REPO / name)
     for make in SETUP.values():
@@ -131,7 +145,9 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int) -
             continue
         for shown, live in ports.items():
             command = re.sub(rf"\bport={shown}\b", f"port={live}", command)
-        why = _why_not_runnable(command, workdir, written, set(ports.values()))
+        for shown, live in paths.items():
+            command = command.replace(shown, live)
+        why = _why_not_runnable(command, workdir, written, set(ports.values()), tuple(paths.values()))
         if why:
             not_run.append(f"{transcript.command}: {why}")
             continue
@@ -155,25 +171,31 @@ def test_page_transcripts_keep_their_shape(page: str, tmp_path: Path) -> None:
 
 
 ON_A_SERVER = {
-    "collect.md": ({"43769": "pg", "33937": "pg"}, 7),
-    "exit-codes.md": ({"33937": "pg", "52399": "web"}, 12),
+    "collect.md": PageSetup({"43769": "pg", "33937": "pg"}, 7),
+    "exit-codes.md": PageSetup({"33937": "pg", "52399": "web"}, 12),
+    "audit.md": PageSetup({"55705": "pg"}, 3, audit_inputs),
+    "findings.md": PageSetup({}, 3, findings_inputs),
+    "report.md": PageSetup({}, 6, report_inputs),
+    "where.md": PageSetup({}, 5, where_inputs),
 }
-"""Pages whose transcripts talk to a server: the page's port → a live PostgreSQL or web server."""
+"""Pages whose transcripts talk to a server or need inputs made on one (:mod:`tests.docs.page_servers`):
+the page's port → a live PostgreSQL or web server, and the transcripts that must run."""
 
 
 @pytest.fixture(scope="module")
-def live_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PgServer, dict[str, str]]]:
     """A PostgreSQL server (with the grant-less role ``monitor`` of exit-codes.md) and a web server."""
     versions = available_versions()
     if not versions:
         pytest.skip("no PostgreSQL server binaries on this machine")
-    with running_postgres(max(versions), tmp_path_factory.mktemp("pg")) as server:
+    with running_postgres(max(versions), tmp_path_factory.mktemp("pg"),
+                          settings={"track_io_timing": "on"}) as server:
         server.psql("CREATE ROLE monitor LOGIN")
         web = HTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
         thread = threading.Thread(target=web.serve_forever, daemon=True)
         thread.start()
         try:
-            yield {"pg": str(server.port), "web": str(web.server_address[1])}
+            yield server, {"pg": str(server.port), "web": str(web.server_address[1])}
         finally:
             web.shutdown()
 
@@ -181,6 +203,11 @@ def live_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
 @pytest.mark.pg
 @pytest.mark.slow
 @pytest.mark.parametrize("page", sorted(ON_A_SERVER))
-def test_page_transcripts_on_real_servers(page: str, tmp_path: Path, live_ports: dict[str, str]) -> None:
-    ports, minimum = ON_A_SERVER[page]
-    _check_page(page, tmp_path, {shown: live_ports[kind] for shown, kind in ports.items()}, minimum)
+def test_page_transcripts_on_real_servers(page: str, tmp_path: Path,
+                                          live_server: tuple[PgServer, dict[str, str]]) -> None:
+    server, live = live_server
+    setup = ON_A_SERVER[page]
+    with ExitStack() as stack:
+        paths = setup.make(tmp_path, server, stack) if setup.make else {}
+        ports = {shown: live[kind] for shown, kind in setup.ports.items()}
+        _check_page(page, tmp_path, ports, setup.minimum, paths)
