@@ -123,3 +123,25 @@ def _fill(path: Path, mebibytes: int) -> None:
             handle.write(os.urandom(1 << 20))
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def bench_inputs(workdir: Path, _: PgServer, stack: ExitStack) -> dict[str, str]:
+    """What bench.md's refusals act on: a loop device of its own (never a device in use), an
+    existing scratch path, a fallocated and a sparse file, a directory on tmpfs."""
+    from tests.helpers.loopdisk import scratch_disk
+
+    if os.geteuid() != 0:
+        pytest.skip("the page's loop device needs root")
+    disk = stack.enter_context(scratch_disk(64 << 20, None, fs=None, image_dir=workdir / "loop"))
+    advdoc = workdir / "advdoc"
+    (advdoc / "mnt").mkdir(parents=True)
+    (advdoc / "exists.tmp").write_text("keep me\n")
+    scratch = workdir / "scratch-G"
+    scratch.mkdir()
+    subprocess.run(["fallocate", "-l", "256M", str(scratch / "fa.dat")], check=True)
+    with (scratch / "sp.dat").open("wb") as sparse:
+        sparse.truncate(256 << 20)
+    memory = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="advisor-docs-"))
+    stack.callback(shutil.rmtree, memory, True)
+    return {"/dev/loop1": disk.device, "/var/tmp/advdoc": str(advdoc), "/work/scratch-G": str(scratch),
+            "/dev/shm": str(memory)}

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
-from tests.docs.page_servers import FIXTURES, PageSetup, audit_inputs, findings_inputs, report_inputs, where_inputs
+from tests.docs.page_servers import FIXTURES, PageSetup, audit_inputs, bench_inputs, findings_inputs, report_inputs, where_inputs
 from tests.docs.page_setup import SETUP
 from tests.docs.transcript import REPO, environment, mismatches, run
 from tests.helpers.pg import PgServer, available_versions, running_postgres
@@ -48,6 +48,23 @@ NOT_RUN = {
                   "-o w.json", 1):
         "its w.json is the loop-disk workload of scripts/report_sample.py (a 2 GiB loop disk, pgbench for a "
         "minute), committed as tests/docs/fixtures/report-sample-w.json; collect --interval runs in collect.md",
+    ("bench.md", "advisor bench /tmp/vda-locked --quick", 1):
+        "needs root without the capabilities that bypass file modes (setpriv) on a mode-000 node: "
+        "tests/bench/test_bench_safety.py makes exactly that refusal",
+    ("bench.md", "advisor bench --scratch-file /tmp/advisor.scratch --size 1G --quick -o vm-disk.json", 1):
+        "a 45 s bench of this machine's disk; the same command with a 0.5 s budget per test makes report.md's "
+        "vda.json, and tests/cli/test_first_use.py checks its output at 80 columns",
+    ("bench.md", "advisor bench --scratch-file /var/tmp/advdoc-G/term.tmp --size 256M --engine fio --tests "
+                 "band,stroke --budget-per-test 6 --runs 1 -o part.json &", 1):
+        "the page's kill -TERM $! needs the shell that started it; tests/bench/test_bench_safety.py sends SIGTERM",
+    ("bench.md", "advisor bench --scratch-file /var/tmp/advdoc/mnt/bench.tmp --size 256M --tests commit --rpm 7200 "
+                 "--quick", 2):
+        "the command above again, on a drive emulated with --cache lying: here it would bench the same disk twice",
+    ("bench.md", "advisor bench /dev/loop0 --quick -o disk.json --plot zones.svg", 1):
+        "a bench of the emulated drive in real time (minutes); tests/bench/test_bench_loop.py benches it",
+    ("bench.md", "advisor bench --scratch-file /var/tmp/advdoc-G/mnt/bench.tmp --size 512M --tests smr "
+                 "--budget-per-test 60", 1):
+        "a 60 s budget on the emulated SMR drive; tests/bench/test_bench_smr.py runs the same test",
 }
 """Transcripts not run, by page, command and occurrence, with the reason (printed with the others)."""
 
@@ -185,6 +202,7 @@ ON_A_SERVER = {
     "findings.md": PageSetup({}, 3, findings_inputs),
     "report.md": PageSetup({}, 6, report_inputs),
     "where.md": PageSetup({}, 5, where_inputs),
+    "bench.md": PageSetup({}, 7, bench_inputs),
 }
 """Pages whose transcripts talk to a server or need inputs made on one (:mod:`tests.docs.page_servers`):
 the page's port → a live PostgreSQL or web server, and the transcripts that must run."""
