@@ -62,7 +62,8 @@ def snapshots(workdir: Path, server: PgServer, names: list[str], between: Callab
 def _reads_then_commits(index: int) -> str:
     """Random index lookups between the first two snapshots, single-row commits between the next."""
     if index == 0:
-        return "SELECT count(pad) FROM doc_orders WHERE id IN (SELECT (random() * 20000)::int FROM generate_series(1, 700));"
+        return ("SELECT count(pad) FROM doc_orders "
+                "WHERE id IN (SELECT (random() * 20000)::int FROM generate_series(1, 700));")
     return "".join(f"INSERT INTO doc_orders VALUES ({30000 + index * 1000 + n}, 'c');" for n in range(300))
 
 

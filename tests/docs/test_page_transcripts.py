@@ -25,7 +25,15 @@ from pathlib import Path
 import pytest
 
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
-from tests.docs.page_servers import FIXTURES, PageSetup, audit_inputs, bench_inputs, findings_inputs, report_inputs, where_inputs
+from tests.docs.page_servers import (
+    FIXTURES,
+    PageSetup,
+    audit_inputs,
+    bench_inputs,
+    findings_inputs,
+    report_inputs,
+    where_inputs,
+)
 from tests.docs.page_setup import SETUP
 from tests.docs.transcript import REPO, environment, mismatches, run
 from tests.helpers.pg import PgServer, available_versions, running_postgres
