@@ -2,22 +2,26 @@
 
 Each page's transcripts run in order in a fresh directory that sees the repository's
 ``tests/`` (the committed Oracle fixtures) and ``pyproject.toml`` the way the source tree
-does, so a command may use a file an earlier one wrote. A transcript runs when every input
-file it names exists there or was written before it, and when it needs no server other than
-the closed port 1 the error examples use; the others need a set-up the page describes in
-prose (a fleet repository, an edited snapshot) and are counted, not run. ``MINIMUM`` pins
-how many run per page, so an example that stops running fails here instead of silently
-dropping out. Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
+does, so a command may use a file an earlier one wrote. Pages whose examples need a server, a
+disk or inputs made on one get them from :mod:`tests.docs.page_servers` (a live PostgreSQL,
+loop devices, snapshots and bench profiles made for real); the page's ports and the
+directories of the machine it was made on are mapped to those. A transcript runs when every
+input file it names exists there or was written before it; the rest are counted and printed
+with the reason (``NOT_RUN``, a session's ``closed`` ports). ``MINIMUM`` and each set-up's
+minimum pin how many run per page, so an example that stops running fails here instead of
+silently dropping out. Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
+``ADVISOR_DOCS_RECORD=DIR`` writes each page's real outputs to DIR for regenerating a page.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
@@ -31,11 +35,13 @@ from tests.docs.page_servers import (
     audit_inputs,
     bench_inputs,
     findings_inputs,
+    fleet_after,
+    fleet_inputs,
     report_inputs,
     where_inputs,
 )
 from tests.docs.page_setup import SETUP
-from tests.docs.transcript import REPO, environment, mismatches, run
+from tests.docs.transcript import REPO, Outcome, environment, mismatches, run
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
 MINIMUM = {
@@ -144,9 +150,24 @@ def _why_not_runnable(command: str, workdir: Path, written: set[str], live: set[
         return ""
     for word in words[1:]:
         if _INPUT.search(word) and word not in outputs and word not in written:
+            if any(char in word for char in "*?[") and any(workdir.glob(word)):  # the shell expands it
+                continue
             if not (workdir / word).exists() and not word.startswith("/nonexistent"):
                 return f"input {word} is not committed"
     return ""
+
+
+RECORD = "ADVISOR_DOCS_RECORD"
+"""Set to a directory: each page's real outputs of this run are written there as ``PAGE.txt``,
+``$ command``, output, ``[exit N]``, ready to paste when a page is regenerated (ports and paths
+are this run's: put the page's back)."""
+
+
+def _record(page: str, command: str, outcome: Outcome) -> None:
+    directory = os.environ.get(RECORD)
+    if directory:
+        with (Path(directory) / f"{page.removesuffix('.md')}.txt").open("a", encoding="utf-8") as out:
+            out.write(f"$ {command}\n{outcome.output.rstrip()}\n[exit {outcome.returncode}]\n\n")
 
 
 def page_width(transcript: Transcript) -> int:
@@ -157,10 +178,12 @@ def page_width(transcript: Transcript) -> int:
 
 
 def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
-                paths: dict[str, str] | None = None) -> None:
+                paths: dict[str, str] | None = None, after: Callable[[str], None] | None = None,
+                closed: dict[str, str] | None = None) -> None:
     """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones,
-    *paths* the page's directories (the machine it was made on) to the ones its set-up made."""
-    paths = paths or {}
+    *paths* the page's directories (the machine it was made on) to the ones its set-up made,
+    *after* runs after each transcript, *closed* says why the page's other ports are not run."""
+    paths, closed = paths or {}, closed or {}
     for name in ("tests", "pyproject.toml"):
         (workdir / name).symlink_to(REPO / name)
     for make in SETUP.values():
@@ -175,6 +198,10 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
         seen[command] = seen.get(command, 0) + 1
         if (page, command, seen[command]) in NOT_RUN:
             not_run.append(f"{command}: {NOT_RUN[page, command, seen[command]]}")
+            continue
+        session = next((why for port, why in closed.items() if f"port={port} " in command), "")
+        if session:
+            not_run.append(f"{command}: {session}")
             continue
         for shown, live in ports.items():
             command = re.sub(rf"\bport={shown}\b", f"port={live}", command)
@@ -192,6 +219,9 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
             written.add(words[2])
         for problem in mismatches(transcript, outcome):
             problems.append(f"docs/{page}:{transcript.line}: {transcript.command}\n    {problem}")
+        _record(page, command, outcome)
+        if after:
+            after(transcript.command)
     print(f"{page}: {ran} run, {len(not_run)} not run:\n  " + "\n  ".join(not_run))
     assert not problems, "\n".join(problems)
     assert ran >= minimum, f"only {ran} transcripts of docs/{page} ran (pinned {minimum})"
@@ -211,6 +241,11 @@ ON_A_SERVER = {
     "report.md": PageSetup({}, 6, report_inputs),
     "where.md": PageSetup({}, 5, where_inputs),
     "bench.md": PageSetup({}, 7, bench_inputs),
+    "fleet.md": PageSetup({"58207": "pg"}, 15, fleet_inputs, after=fleet_after, closed={
+        "52049": "the spool session stops, restarts and turns its repository read-only between commands, and "
+                 "prunes partitions made by hand: tests/repo/test_push_failures.py, test_spool.py and "
+                 "test_retention.py replay those steps",
+        "35985": "a repository refusing documents and TLS: tests/repo/test_push.py"}),
 }
 """Pages whose transcripts talk to a server or need inputs made on one (:mod:`tests.docs.page_servers`):
 the page's port → a live PostgreSQL or web server, and the transcripts that must run."""
@@ -244,4 +279,6 @@ def test_page_transcripts_on_real_servers(page: str, tmp_path: Path,
     with ExitStack() as stack:
         paths = setup.make(tmp_path, server, stack) if setup.make else {}
         ports = {shown: live[kind] for shown, kind in setup.ports.items()}
-        _check_page(page, tmp_path, ports, setup.minimum, paths)
+        after = setup.after
+        _check_page(page, tmp_path, ports, setup.minimum, paths,
+                    (lambda command: after(tmp_path, server, command)) if after else None, setup.closed)
