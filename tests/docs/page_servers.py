@@ -10,7 +10,6 @@ of ``scripts/report_sample.py``) are the committed output of that run (``fixture
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import shutil
 import subprocess
@@ -18,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,10 +37,10 @@ class PageSetup:
     ports: dict[str, str]
     minimum: int
     make: MakeInputs | None = None
-    after: Callable[[Path, PgServer, str], None] | None = None
-    """Run after each transcript (with its command): steps the page does between its commands."""
-    closed: dict[str, str] = field(default_factory=dict)
-    """Ports of a session the page shows but its set-up cannot replay → why, and what covers it."""
+    before: Callable[[Path, PgServer, str], None] | None = None
+    """Run before each transcript (with its command): steps the page takes between its commands."""
+    env: Callable[[Path], dict[str, str]] | None = None
+    """Environment the page's commands ran with (by work directory)."""
 
 
 def advisor(workdir: Path, *args: str) -> None:
@@ -151,47 +150,3 @@ def bench_inputs(workdir: Path, _: PgServer, stack: ExitStack) -> dict[str, str]
     return {"/dev/loop1": disk.device, "/var/tmp/advdoc": str(advdoc), "/work/scratch-G": str(scratch),
             "/dev/shm": str(memory)}
 
-
-FLEET_START = dt.datetime(2026, 11, 20, 0, 0, 4, tzinfo=dt.UTC)
-ORACLE = (("SALES", "1000000", "sales1", 1.0, False), ("HR", "1000001", "hr1", 3.0, True),
-          ("DWH", "1000002", "dwh1", 2.0, False))
-"""fleet.md's Oracle instances: (database, DBID, instance, read latency factor, Statspack instead of AWR)."""
-
-
-def fleet_inputs(workdir: Path, server: PgServer, _: ExitStack) -> dict[str, str]:
-    """fleet.md's session: a fresh repository database, five PostgreSQL instances x 8 snapshots derived
-    from a real pair on a loop disk (``tests/repo/fleetgen.py``) and two hourly reports of three Oracle
-    instances rendered by the fixture generators, as the page describes them."""
-    from advisor.model import save
-    from tests.repo.awrgen import report_of, sizes_of
-    from tests.repo.fleetgen import derive, real_pair
-
-    if os.geteuid() != 0:
-        pytest.skip("the fleet's real pair is collected on a loop disk: needs root")
-    server.psql("CREATE DATABASE fleetdoc")
-    pair = real_pair(workdir / "pair")
-    for instance, series in derive(*pair, 5, 8, FLEET_START):
-        for number, snapshot in enumerate(series):
-            save(snapshot, workdir / f"db{instance:03d}-{number:02d}.json")
-    for n, (db, dbid, instance_name, latency, statspack) in enumerate(ORACLE):
-        for hour in (8, 12):
-            report_of(workdir / _report_name(db, hour, statspack), db_name=db, dbid=dbid, instance=instance_name,
-                      host=f"ora{n}.example.net", begin=dt.datetime(2026, 11, 20, hour), snap=100 + hour,
-                      latency=latency, statspack=statspack)
-    sizes_of(workdir / "sales-sizes.csv", db_name="SALES", dbid="1000000")
-    return {}
-
-
-def _report_name(db: str, hour: int, statspack: bool) -> str:
-    return f"{db.lower()}-{hour:02d}.{'txt' if statspack else 'html'}"
-
-
-def fleet_after(workdir: Path, server: PgServer, command: str) -> None:
-    """After the page's ``repo init``: the four imports the page does not show ("one import of six")."""
-    if not command.startswith("advisor repo init"):
-        return
-    for db, _, _, _, statspack in ORACLE[1:]:
-        for hour in (8, 12):
-            name = _report_name(db, hour, statspack)
-            advisor(workdir, "collect", "--from-report", name, "--push", server.dsn_for("fleetdoc"),
-                    "-o", name.rsplit(".", 1)[0] + ".json")

@@ -29,14 +29,13 @@ from pathlib import Path
 import pytest
 
 from tests.docs.mdpage import DOCS, Transcript, blocks, transcripts
+from tests.docs.page_fleet import fleet_before, fleet_env, fleet_inputs
 from tests.docs.page_servers import (
     FIXTURES,
     PageSetup,
     audit_inputs,
     bench_inputs,
     findings_inputs,
-    fleet_after,
-    fleet_inputs,
     report_inputs,
     where_inputs,
 )
@@ -178,12 +177,12 @@ def page_width(transcript: Transcript) -> int:
 
 
 def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
-                paths: dict[str, str] | None = None, after: Callable[[str], None] | None = None,
-                closed: dict[str, str] | None = None) -> None:
+                paths: dict[str, str] | None = None, before: Callable[[str], None] | None = None,
+                page_env: dict[str, str] | None = None) -> None:
     """Run the page's runnable transcripts in order; *ports* maps the page's ports to live ones,
-    *paths* the page's directories (the machine it was made on) to the ones its set-up made,
-    *after* runs after each transcript, *closed* says why the page's other ports are not run."""
-    paths, closed = paths or {}, closed or {}
+    *paths* the page's directories (the machine it was made on, or a DSN's port) to the ones its
+    set-up made, *before* runs before each transcript, *page_env* is the page's environment."""
+    paths = paths or {}
     for name in ("tests", "pyproject.toml"):
         (workdir / name).symlink_to(REPO / name)
     for make in SETUP.values():
@@ -199,19 +198,20 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
         if (page, command, seen[command]) in NOT_RUN:
             not_run.append(f"{command}: {NOT_RUN[page, command, seen[command]]}")
             continue
-        session = next((why for port, why in closed.items() if f"port={port} " in command), "")
-        if session:
-            not_run.append(f"{command}: {session}")
-            continue
         for shown, live in ports.items():
             command = re.sub(rf"\bport={shown}\b", f"port={live}", command)
         for shown, live in paths.items():
             command = command.replace(shown, live)
-        why = _why_not_runnable(command, workdir, written, set(ports.values()), tuple(paths.values()))
+        live = set(ports.values()) | {p for value in paths.values() for m in _DSN_PORT.findall(value) for p in m if p}
+        why = _why_not_runnable(command, workdir, written, live, tuple(paths.values()))
         if why:
             not_run.append(f"{transcript.command}: {why}")
             continue
-        outcome = run(command, workdir, {**env, "COLUMNS": str(page_width(transcript))})
+        if before:
+            before(transcript.command)
+        outcome = run(command, workdir, {**env, **(page_env or {}), "COLUMNS": str(page_width(transcript))})
+        for shown, live in paths.items():  # the run's output in the page's terms (its paths and ports)
+            outcome.output = outcome.output.replace(live, shown)
         ran += 1
         words = shlex.split(command, comments=True)
         written.update(words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output"))
@@ -219,9 +219,7 @@ def _check_page(page: str, workdir: Path, ports: dict[str, str], minimum: int,
             written.add(words[2])
         for problem in mismatches(transcript, outcome):
             problems.append(f"docs/{page}:{transcript.line}: {transcript.command}\n    {problem}")
-        _record(page, command, outcome)
-        if after:
-            after(transcript.command)
+        _record(page, transcript.command, outcome)
     print(f"{page}: {ran} run, {len(not_run)} not run:\n  " + "\n  ".join(not_run))
     assert not problems, "\n".join(problems)
     assert ran >= minimum, f"only {ran} transcripts of docs/{page} ran (pinned {minimum})"
@@ -241,11 +239,7 @@ ON_A_SERVER = {
     "report.md": PageSetup({}, 6, report_inputs),
     "where.md": PageSetup({}, 5, where_inputs),
     "bench.md": PageSetup({}, 7, bench_inputs),
-    "fleet.md": PageSetup({"58207": "pg"}, 15, fleet_inputs, after=fleet_after, closed={
-        "52049": "the spool session stops, restarts and turns its repository read-only between commands, and "
-                 "prunes partitions made by hand: tests/repo/test_push_failures.py, test_spool.py and "
-                 "test_retention.py replay those steps",
-        "35985": "a repository refusing documents and TLS: tests/repo/test_push.py"}),
+    "fleet.md": PageSetup({"58207": "pg"}, 34, fleet_inputs, before=fleet_before, env=fleet_env),
 }
 """Pages whose transcripts talk to a server or need inputs made on one (:mod:`tests.docs.page_servers`):
 the page's port → a live PostgreSQL or web server, and the transcripts that must run."""
@@ -279,6 +273,7 @@ def test_page_transcripts_on_real_servers(page: str, tmp_path: Path,
     with ExitStack() as stack:
         paths = setup.make(tmp_path, server, stack) if setup.make else {}
         ports = {shown: live[kind] for shown, kind in setup.ports.items()}
-        after = setup.after
+        before = setup.before
         _check_page(page, tmp_path, ports, setup.minimum, paths,
-                    (lambda command: after(tmp_path, server, command)) if after else None, setup.closed)
+                    (lambda command: before(tmp_path, server, command)) if before else None,
+                    setup.env(tmp_path) if setup.env else None)
