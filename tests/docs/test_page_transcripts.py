@@ -7,9 +7,9 @@ disk or inputs made on one get them from :mod:`tests.docs.page_servers` (a live 
 loop devices, snapshots and bench profiles made for real); the page's ports and the
 directories of the machine it was made on are mapped to those. A transcript runs when every
 input file it names exists there or was written before it; the rest are counted and printed
-with the reason (``NOT_RUN``, a session's ``closed`` ports). ``MINIMUM`` and each set-up's
-minimum pin how many run per page, so an example that stops running fails here instead of
-silently dropping out. Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
+with the reason (``NOT_RUN``). ``MINIMUM`` and each set-up's minimum pin how many run per
+page, so an example that stops running fails here instead of silently dropping out.
+Structure, not numbers, is compared (:mod:`tests.docs.transcript`).
 ``ADVISOR_DOCS_RECORD=DIR`` writes each page's real outputs to DIR for regenerating a page.
 """
 
@@ -66,7 +66,7 @@ NOT_RUN = {
         "tests/bench/test_bench_safety.py makes exactly that refusal",
     ("bench.md", "advisor bench --scratch-file /tmp/advisor.scratch --size 1G --quick -o vm-disk.json", 1):
         "a 45 s bench of this machine's disk; the same command with a 0.5 s budget per test makes report.md's "
-        "vda.json, and tests/cli/test_first_use.py checks its output at 80 columns",
+        "vda.json, and tests/cli/test_narrow_bench_inventory.py checks its output at 80 columns",
     ("bench.md", "advisor bench --scratch-file /var/tmp/advdoc-G/term.tmp --size 256M --engine fio --tests "
                  "band,stroke --budget-per-test 6 --runs 1 -o part.json &", 1):
         "the page's kill -TERM $! needs the shell that started it; tests/bench/test_bench_safety.py sends SIGTERM",
