@@ -45,6 +45,8 @@ def fleet_inputs(workdir: Path, server: PgServer, stack: ExitStack) -> dict[str,
 
     if os.geteuid() != 0:
         pytest.skip("the fleet's real pair is collected on a loop disk: needs root")
+    if 18 not in available_versions():
+        pytest.skip("the fleet's real pair is collected on PostgreSQL 18, not installed here")
     server.psql("CREATE DATABASE fleetdoc")
     pair = real_pair(workdir / "pair")
     for instance, series in derive(*pair, 5, 8, START):
