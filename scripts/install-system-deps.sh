@@ -7,9 +7,9 @@
 # xfsprogs/btrfs-progs: file placement on XFS, and btrfs reported as unknown; libaio1: native
 # AIO for the bench's queued reads (python-libaio loads libaio.so.1); systemd: systemd-analyze
 # verify checks the units `advisor schedule` writes (about 10 MB; it installs and verifies in a
-# container without running as PID 1).
+# container without running as PID 1); jq: the JSON examples of docs/report.md, run by the docs tests.
 set -euo pipefail
-packages=(postgresql-15 postgresql-15-repack fio fdisk e2fsprogs util-linux mount fuse3 libfuse3-3 chromium kmod xfsprogs btrfs-progs libaio1 systemd)
+packages=(postgresql-15 postgresql-15-repack fio fdisk e2fsprogs util-linux mount fuse3 libfuse3-3 chromium kmod xfsprogs btrfs-progs libaio1 systemd jq)
 missing=()
 for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

@@ -12,6 +12,10 @@ the disk and part are page-cache hits. The workload is then reported as a DBA wo
 once more with its diskstats removed to show the database's own figures next to the
 calibrated ones. Needs root (loop devices, mounts) and the PostgreSQL 18 binaries;
 everything is removed at the end.
+
+The docs tests run the page's commands on this run's ``w.json``: after regenerating the page,
+refresh it with ``--keep DIR`` and ``cp DIR/w.json tests/docs/fixtures/report-sample-w.json``
+(docs/plan.md's "A real run" plans the same file).
 """
 
 from __future__ import annotations

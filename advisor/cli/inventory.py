@@ -31,14 +31,21 @@ def inventory(
     from advisor.model.inventory import inventory_toml, load_inventory
 
     if check is not None:
+        import textwrap
+
+        from advisor.cli.common import stdout_console
         from advisor.disk.media.build import build_device_model
 
         checked = load_inventory(check)
+        width = stdout_console().width
         for device in checked.devices:
             model = build_device_model(device, check.parent)
             size = f"{device.count} x {device.capacity_bytes / 1e9:,.1f} GB"
-            typer.echo(f"{shown(device.name)}: {device.medium}, {size}, "
-                       f"model {shown(model.model_name)} ({shown(model.source)})")
+            line = (f"{shown(device.name)}: {device.medium}, {size}, "
+                    f"model {shown(model.model_name)} ({shown(model.source)})")
+            # wrapped at the terminal's (or COLUMNS') width between words: a name one types stays whole
+            typer.echo(textwrap.fill(line, width=width, subsequent_indent="  ", break_long_words=False,
+                                     break_on_hyphens=False))
         return
     from advisor.jsonio import write_atomic
     from advisor.storage.inventory import discover

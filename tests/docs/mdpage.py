@@ -116,9 +116,9 @@ def transcripts(block: Block) -> list[Transcript]:
         elif line.startswith("$ "):
             found.append(Transcript(line[2:].strip(), line=number))
         elif found:
-            exit_line = re.fullmatch(r"\[exit (\d+)\]", line.strip())
+            exit_line = re.fullmatch(r"\[exit (\d+)\]|\(exit (\d+)\)", line.strip())
             if exit_line:
-                found[-1].exit_code = int(exit_line.group(1))
+                found[-1].exit_code = int(exit_line.group(1) or exit_line.group(2))
             else:
                 found[-1].output.append(line)
     return found

@@ -52,3 +52,12 @@ def test_shell_lines_join_continuations_and_drop_comments() -> None:
 def test_inline_commands_are_spans_with_arguments_outside_fences() -> None:
     text = "Run `advisor audit --snapshot a.json b.json`; `advisor collect` says so.\n```\n`advisor x y z`\n```\n"
     assert inline_commands(text) == ["advisor audit --snapshot a.json b.json"]
+
+
+def test_a_device_name_first_is_the_machine_s_and_an_exit_in_parentheses_counts() -> None:
+    page = transcripts(Block("t", 1, "$ advisor audit --snapshot a.json b.json\nloop5  1.0 GiB  loop\n(exit 0)"))[0]
+    assert page.exit_code == 0 and page.output == ["loop5  1.0 GiB  loop"]
+    assert mismatches(page, Outcome(0, "vda  256.0 GiB  virtio\n")) == []
+    assert any("starts with" in problem for problem in mismatches(page, Outcome(0, "Findings\n")))
+    failed = transcripts(Block("t", 1, "$ advisor where /x\nadvisor: /x: no such file or directory\n(exit 6)"))[0]
+    assert failed.exit_code == 6

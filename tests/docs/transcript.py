@@ -21,6 +21,8 @@ from tests.docs.mdpage import Transcript
 REPO = Path(__file__).resolve().parents[2]
 _RULE = re.compile(r"^[\s┃┡━╇┩─]*[─━]{3,}[\s┃┡━╇┩─]*$")
 _BOX = re.compile(r"[┃│╭╮╰╯┏┓┗┛┡┩╇┳┻]")
+_DEVICE = re.compile(r"(loop|sd|vd|xvd|hd|nvme|md|dm-|mmcblk)\w*")
+"""A block device's name: the machine's (``loop5`` there, ``vda`` here), so a word like any other."""
 
 
 @dataclass
@@ -110,5 +112,7 @@ def _first_word(lines: list[str]) -> str:
         if _BOX.search(line) or _RULE.match(line):
             continue
         word = re.match(r"\s*([A-Za-z][\w-]*)", line)
+        if word and _DEVICE.fullmatch(word.group(1)):
+            return "<device>"
         return word.group(1) if word else ""
     return ""
