@@ -25,7 +25,7 @@ def one_line_6(done: subprocess.CompletedProcess[str], words: str) -> None:
 
 def workload_file(tmp_path: Path) -> Path:
     from advisor.model import save
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     path = tmp_path / "w.json"
     save(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6))]), path)

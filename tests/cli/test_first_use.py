@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from advisor.model import DiskProfile, Snapshot, ZonePoint, save
-from tests.render.conftest import sample_workload
+from tests.helpers.workloads import sample_workload
 from tests.storage.test_diskmap import SERVER, _file, _layout
 
 DATA_DIRECTORY = "/var/lib/postgresql/18/main"

@@ -38,7 +38,7 @@ def test_the_awr_sample_is_the_tested_fixture() -> None:
 def test_the_tiers_workload_is_what_the_model_classes_write(tmp_path: Path) -> None:
     """The sample stays the workload docs/tiers.md describes (specs as the page lists them)."""
     from advisor.model import save
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     specs = [
         AreaSpec("orders", size_gb=300, read_iops=900, write_iops=120, zone=(0.30, 0.34)),

@@ -11,7 +11,7 @@ import pytest
 from advisor.engine.advise import advise
 from advisor.engine.calibrate import calibrate_reads
 from advisor.model import DiskStatRate, Partition, Report, Workload
-from tests.engine.synth import DISK_BYTES, GB, AreaSpec, models, workload
+from tests.helpers.workloads import DISK_BYTES, GB, AreaSpec, models, workload
 
 PARTS = (
     Partition("sda1", "sda", 1, 1 << 20, int(0.3 * DISK_BYTES)),

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from advisor.model import save
-from tests.engine.synth import AreaSpec, workload
-from tests.render.conftest import sample_workload
+from tests.helpers.workloads import AreaSpec, sample_workload, workload
 
 
 def advisor(*args: str) -> subprocess.CompletedProcess[str]:

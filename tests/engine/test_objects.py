@@ -13,7 +13,7 @@ import sqlparse
 
 from advisor.engine.hot_objects import group_with_objects, relation_objects, worth_alone
 from advisor.model import SegmentRate, Workload, save
-from tests.engine.synth import GB, AreaSpec, workload
+from tests.helpers.workloads import GB, AreaSpec, workload
 
 HOSTILE = 'X"; DROP TABLE T; --'
 
@@ -165,7 +165,7 @@ def test_oracle_tablespace_names_fit_the_release(version_num: int, limit: int) -
 def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:
     from advisor.engine.advise import advise
     from advisor.engine.planner import PlanOptions
-    from tests.engine.synth import models
+    from tests.helpers.workloads import models
 
     load = _oracle_workload()
     options = PlanOptions(new_disks=True)

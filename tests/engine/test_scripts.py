@@ -16,7 +16,7 @@ from advisor.engine.advise import Models, advise
 from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan, Script
-from tests.engine.synth import AreaSpec, model, workload
+from tests.helpers.workloads import AreaSpec, model, workload
 
 EVIL = 'x"; drop table t; --'
 EVIL_NL = "y\nDROP TABLE t; --"

@@ -18,7 +18,7 @@ from advisor.engine.advise import advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import judge
 from advisor.model import save
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.workloads import AreaSpec, models, workload
 
 ALREADY_GOOD = [AreaSpec("hot", size_gb=10, read_iops=90, zone=(0.0, 0.02)),
                 AreaSpec("cold", size_gb=100, read_iops=0.5, zone=(0.3, 0.5))]

@@ -19,8 +19,8 @@ import pytest
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, load_snapshot, load_workload, save
 from advisor.validate import check, problems, scrub_workload
+from tests.helpers.workloads import sample_workload
 from tests.model.test_model_json import _snapshot
-from tests.render.conftest import sample_workload
 
 
 def _edited(tmp_path: Path, document: Any, name: str, edit: Any) -> Path:
@@ -90,7 +90,7 @@ def test_sound_documents_load_unchanged(tmp_path: Path) -> None:
 
 def test_a_report_the_engine_writes_is_possible() -> None:
     from advisor.engine.advise import advise
-    from tests.engine.synth import models
+    from tests.helpers.workloads import models
 
     report = advise(sample_workload(), models())
     assert report.findings and report.plan is not None

@@ -61,7 +61,7 @@ def test_bad_inventory_is_one_line_exit_6(tmp_path: Path, change: tuple[str, str
 
 def _workload(tmp_path: Path) -> Path:
     from advisor.model import save as save_doc
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     path = tmp_path / "w.json"
     save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6)),
@@ -220,7 +220,7 @@ def test_plan_target_does_not_claim_the_default_preset_for_the_new_devices(tmp_p
 
 def test_smr_hm_only_inventory_blames_random_writes(tmp_path: Path) -> None:
     from advisor.model import save as save_doc
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     work = tmp_path / "w.json"
     save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=20, write_iops=30, zone=(0.5, 0.6))]), work)

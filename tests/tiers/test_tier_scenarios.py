@@ -17,7 +17,7 @@ from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
 from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
 from advisor.model.inventory import InventoryDevice
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.workloads import AreaSpec, models, workload
 
 GB = 10**9
 HERE = Path(".")
