@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.engine.advise import advise
-from tests.engine.test_calibration import HOT, WAL, mib, on_partitions, rows, stat
+from tests.engine.calibration_rows import HOT, WAL, mib, on_partitions, rows, stat
 from tests.helpers.workloads import models
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import sqlparse
 
 from advisor.engine.hot_objects import group_with_objects, relation_objects, worth_alone
 from advisor.model import SegmentRate, Workload, save
+from tests.helpers.cli import run_advisor
 from tests.helpers.workloads import GB, AreaSpec, workload
 
 HOSTILE = 'X"; DROP TABLE T; --'
@@ -84,9 +83,8 @@ def _oracle_workload(segment_name: str = "ORDERS_IDX", read_iops: float = 250.0)
 
 
 def _plan(path: Path, scripts: Path) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-m", "advisor", "plan", "--workload", str(path), "--preset",
-                           "class-7200-desktop", "--format", "json", "--scripts", str(scripts), "--scripts-anyway"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(path), "--preset", "class-7200-desktop", "--format", "json",
+                       "--scripts", str(scripts), "--scripts-anyway")
     assert done.returncode == 0, done.stderr
     document: dict[str, object] = json.loads(done.stdout)
     return document
