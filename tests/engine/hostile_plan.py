@@ -84,12 +84,12 @@ def sqlplus_statements(text: str) -> list[sqlparse.sql.Statement]:
     return statements
 
 
-def literals(statement: sqlparse.sql.Statement) -> list[str]:
+def literals_of(statement: sqlparse.sql.Statement) -> list[str]:
     """The string literals of *statement* as the parser reads them (quotes undone)."""
     return [t.value[1:-1].replace("''", "'") for t in statement.flatten() if t.ttype in sqlparse.tokens.String.Single]
 
 
-def idents(statement: sqlparse.sql.Statement) -> list[str]:
+def idents_of(statement: sqlparse.sql.Statement) -> list[str]:
     """The quoted identifiers of *statement* as the parser reads them (quotes undone)."""
     return [t.value[1:-1].replace('""', '"') for t in statement.flatten() if t.ttype in sqlparse.tokens.Name
             and t.value.startswith('"')] + [

@@ -19,8 +19,8 @@ from tests.engine.hostile_plan import (
     PGDATA,
     QUOTED_DIR,
     hostile_plan,
-    idents,
-    literals,
+    idents_of,
+    literals_of,
     script_named,
     sql_statements,
     sqlplus_statements,
@@ -39,13 +39,13 @@ def test_postgres_sql_survives_hostile_names_and_paths() -> None:
     assert kinds.count("SELECT") == 2
     assert len(statements) == 3 + 8 + 2
     assert "DROP" not in kinds
-    idents = [name for s in statements for name in idents(s)]
+    idents = [name for s in statements for name in idents_of(s)]
     assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
     assert EVIL_NL in idents, "a name with a line break is kept exactly (psql reads it inside the quotes)"
-    created = [name for s in statements if s.get_type() == "CREATE" for name in idents(s)]
+    created = [name for s in statements if s.get_type() == "CREATE" for name in idents_of(s)]
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", name) for name in created), "new tablespace names need no quotes"
     assert len(set(created)) == len(created)
-    locations = [lit for s in statements if s.get_type() == "CREATE" for lit in literals(s)]
+    locations = [lit for s in statements if s.get_type() == "CREATE" for lit in literals_of(s)]
     assert all(loc.startswith(QUOTED_DIR + "/") for loc in locations), locations
 
 
@@ -88,12 +88,12 @@ def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> 
     if version_num >= 120000:
         moves = [s for s in statements if "MOVE DATAFILE" in str(s).upper()]
         assert len(moves) == 2  # two files of the hostile tablespace; the other's name holds a line break
-        literals = [lit for s in moves for lit in literals(s)]
+        literals = [lit for s in moves for lit in literals_of(s)]
         assert "/db/it's evil/f0" in literals and any(lit.startswith(QUOTED_DIR) for lit in literals)
     else:
         assert "OFFLINE NORMAL" in text.upper() and "RENAME FILE" in text.upper()
         offline = [s for s in statements if "OFFLINE" in str(s).upper()]
-        assert EVIL in [i for s in offline for i in idents(s)]
+        assert EVIL in [i for s in offline for i in idents_of(s)]
         shell = script_named(plan, "oracle_move_files.sh").text
         assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
         moved = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("mv ")]
@@ -115,7 +115,7 @@ def test_asm_files_get_intelligent_data_placement_with_caveats() -> None:
     hot = [s for s in statements if "HOT MIRRORHOT" in str(s)]
     cold = [s for s in statements if "COLD MIRRORCOLD" in str(s)]
     assert hot and len(hot) + len(cold) + 1 == len(statements)  # plus one REBALANCE
-    assert "+DATA/orcl/datafile/evil.259.1/f0" in [lit for s in hot for lit in literals(s)]
+    assert "+DATA/orcl/datafile/evil.259.1/f0" in [lit for s in hot for lit in literals_of(s)]
     assert "deprecated" in idp.caveat and "11.2" in idp.caveat and "thin" in idp.caveat
     oracle_sql = next((s for s in plan.scripts if s.name == "oracle.sql"), None)
     assert oracle_sql is None or "MOVE DATAFILE '+DATA" not in oracle_sql.text
@@ -157,7 +157,7 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
     lines = text.splitlines()
     # CONTROL_FILES is a list setting: one literal per file, never one literal holding the list
     control = [s for s in statements if "CONTROL_FILES" in str(s)]
-    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in literals(control[0])] == ["f0", "f1"]
+    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in literals_of(control[0])] == ["f0", "f1"]
     assert lines.count("SHUTDOWN IMMEDIATE") == 2 and lines.count("STARTUP MOUNT") == 2  # SYSTEM and undo
     flat = " ".join(text.split())
     assert flat.count("ALTER DATABASE OPEN;") == 2
@@ -212,7 +212,7 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
     sql = next(s["text"] for s in plan["scripts"] if s["name"] == "oracle.sql")
     statements = sqlplus_statements(sql)
     moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
-    assert moves and all(literals(s)[0].startswith("/u0") for s in moves)
+    assert moves and all(literals_of(s)[0].startswith("/u0") for s in moves)
     assert "ADD LOGFILE GROUP" in sql
 
 
