@@ -15,8 +15,8 @@ import pytest
 
 from advisor.disk.emulator import system as sysx
 from advisor.errors import ExitCode
-from tests.emulator.emu_support import read_latencies, require_fuse_and_loop
 from tests.helpers.cli import run_advisor, start_advisor
+from tests.helpers.emulated import read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 
