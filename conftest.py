@@ -15,6 +15,9 @@ import pytest
 
 from advisor.secrets import forget_all
 
+# Fixtures used by more than one test directory (tests/README.md, "Helpers").
+pytest_plugins = ["tests.helpers.fixtures"]
+
 
 @pytest.fixture(autouse=True)
 def _no_remembered_secrets() -> Iterator[None]:

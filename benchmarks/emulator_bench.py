@@ -35,7 +35,7 @@ from advisor.disk.emulator.device import EmulatedDisk, emulated_disk  # noqa: E4
 from advisor.disk.emulator.timing import constant, sized_model  # noqa: E402
 from advisor.disk.presets import get_model  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
-from tests.emulator.emu_support import (  # noqa: E402
+from tests.helpers.emulated import (  # noqa: E402
     commit_rate,
     memory_dir,
     parallel_read_latencies,

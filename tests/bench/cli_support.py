@@ -1,32 +1,15 @@
-"""Run ``advisor bench`` as a real subprocess and read what it wrote."""
+"""What the ``advisor bench`` tests share beyond running the CLI (tests/helpers/cli.py does that)."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def advisor(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """``python -m advisor ARGS`` with stdout/stderr captured (stderr is not a terminal)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT, check=False)
-
-
-def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
-    """The single ``advisor: error:`` line; fails on tracebacks or extra chatter."""
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert "Traceback" not in result.stderr, result.stderr
-    assert len(lines) == 1 and lines[0].startswith("advisor: error: "), result.stderr
-    return lines[0]
+from tests.helpers.cli import TREE, start_advisor
 
 
 def require_root() -> None:
@@ -41,8 +24,7 @@ def signalled(args: list[str], ready: Callable[[subprocess.Popen[str]], None],
 
     The process is killed if anything goes wrong, so no test leaves a bench running.
     """
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = start_advisor(*args, cwd=TREE)
     try:
         ready(proc)
         proc.send_signal(sig)

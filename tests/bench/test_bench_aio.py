@@ -26,7 +26,7 @@ from advisor.bench.runner import BenchRun
 from advisor.bench.suite import BenchOptions
 from advisor.bench.target import Target, create_scratch, release
 from advisor.errors import DeviceError
-from tests.emulator.emu_support import memory_dir
+from tests.helpers.emulated import memory_dir
 
 SIZE = 32 << 20
 

@@ -36,7 +36,7 @@ from advisor.disk.fit import fit_profile  # noqa: E402
 from advisor.disk.model import DiskModel  # noqa: E402
 from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
 from advisor.units import DISK_MB  # noqa: E402
-from tests.emulator.emu_support import memory_dir  # noqa: E402
+from tests.helpers.emulated import memory_dir  # noqa: E402
 
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
 SCALE = 10.0

@@ -10,7 +10,8 @@ import pytest
 
 from advisor.jsonio import read_document
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
-from tests.bench.cli_support import advisor, require_root
+from tests.bench.cli_support import require_root
+from tests.helpers.cli import run_advisor
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -24,7 +25,7 @@ def test_bench_a_raw_loop_device(tmp_path: Path, engine: str) -> None:
     with scratch_disk(96 << 20, None, fs=None, image_dir=tmp_path / "img", direct_io=True) as disk:
         with open(disk.device, "rb") as device:
             before = device.read(1 << 20)
-        result = advisor("bench", disk.device, "--engine", engine, "--budget-per-test", "1.5", "--zones", "6",
+        result = run_advisor("bench", disk.device, "--engine", engine, "--budget-per-test", "1.5", "--zones", "6",
                          "-o", str(output), "--plot", str(plot))
         with open(disk.device, "rb") as device:
             after = device.read(1 << 20)
@@ -56,7 +57,7 @@ def test_bench_a_scratch_file_on_ext4_with_commit(tmp_path: Path) -> None:
         mountpoint = disk.partitions[0].mountpoint
         assert mountpoint is not None
         scratch = mountpoint / "bench.tmp"
-        result = advisor("bench", "--scratch-file", str(scratch), "--size", "64M", "--engine", "builtin",
+        result = run_advisor("bench", "--scratch-file", str(scratch), "--size", "64M", "--engine", "builtin",
                          "--tests", "band,commit", "--budget-per-test", "1.5", "--rpm", "7200", "--format", "json")
         left_behind = scratch.exists()
     assert no_leaks(tmp_path / "img")
@@ -75,7 +76,7 @@ def test_bench_a_scratch_file_on_ext4_with_commit(tmp_path: Path) -> None:
 def test_reuse_scratch_keeps_a_file_it_did_not_create(tmp_path: Path) -> None:
     scratch = tmp_path / "mine.dat"
     scratch.write_bytes(os.urandom(1 << 20) * 20)
-    result = advisor("bench", "--scratch-file", str(scratch), "--reuse-scratch", "--size", "32M",
+    result = run_advisor("bench", "--scratch-file", str(scratch), "--reuse-scratch", "--size", "32M",
                      "--engine", "builtin", "--tests", "stroke,commit", "--budget-per-test", "1", "--format", "json")
     assert result.returncode == 0, result.stderr
     assert scratch.exists() and scratch.stat().st_size == 32 << 20

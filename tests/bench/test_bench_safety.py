@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +14,8 @@ import pytest
 from advisor.errors import ExitCode
 from advisor.jsonio import read_document
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
-from tests.bench.cli_support import advisor, one_error_line, require_root, signalled
+from tests.bench.cli_support import require_root, signalled
+from tests.helpers.cli import one_error_line, run_advisor
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 
 
@@ -26,7 +26,7 @@ def test_commit_test_on_a_mounted_device_is_refused(tmp_path: Path) -> None:
         part = disk.partitions[0]
         before = (part.mountpoint / "canary").write_bytes(b"x" * 4096) if part.mountpoint else None
         for target in (disk.device, part.device):
-            result = advisor("bench", target, "--tests", "commit", "--quick")
+            result = run_advisor("bench", target, "--tests", "commit", "--quick")
             line = one_error_line(result)
             assert result.returncode == ExitCode.UNSAFE, line
             assert f"mounted at {part.mountpoint}" in line and "--scratch-file" in line
@@ -40,7 +40,7 @@ def test_commit_test_on_an_unmounted_device_is_refused(tmp_path: Path) -> None:
     require_root()
     with scratch_disk(64 << 20, [("raw", 0.9)], fs=None, image_dir=tmp_path) as disk:
         for tests in ("zones,commit", "smr"):
-            result = advisor("bench", disk.partitions[0].device, "--tests", tests, "--quick")
+            result = run_advisor("bench", disk.partitions[0].device, "--tests", tests, "--quick")
             assert result.returncode == ExitCode.UNSAFE
             assert "never writes to devices" in one_error_line(result)
             assert result.stdout == ""
@@ -52,7 +52,7 @@ def test_write_test_on_a_file_not_named_as_scratch_is_refused(tmp_path: Path, te
     datafile = tmp_path / "datafile"
     datafile.write_bytes(os.urandom(1 << 20) * 32)
     before = datafile.read_bytes()
-    result = advisor("bench", str(datafile), "--tests", test)
+    result = run_advisor("bench", str(datafile), "--tests", test)
     assert result.returncode == ExitCode.UNSAFE
     line = one_error_line(result)
     assert f"refusing the {test} test" in line and "not named as scratch" in line
@@ -62,7 +62,7 @@ def test_write_test_on_a_file_not_named_as_scratch_is_refused(tmp_path: Path, te
 def test_existing_scratch_path_is_not_overwritten(tmp_path: Path) -> None:
     precious = tmp_path / "precious.dat"
     precious.write_bytes(b"keep me")
-    result = advisor("bench", "--scratch-file", str(precious), "--size", "32M", "--tests", "commit")
+    result = run_advisor("bench", "--scratch-file", str(precious), "--size", "32M", "--tests", "commit")
     assert result.returncode == ExitCode.UNSAFE
     assert "--reuse-scratch" in one_error_line(result)
     assert precious.read_bytes() == b"keep me"
@@ -73,7 +73,7 @@ def test_scratch_file_on_tmpfs_explains_o_direct(tmp_path: Path) -> None:
         pytest.skip("no tmpfs at /dev/shm on this machine")
     path = Path("/dev/shm") / f"advisor-bench-{uuid.uuid4().hex}"
     try:
-        result = advisor("bench", "--scratch-file", str(path), "--size", "32M", "--quick")
+        result = run_advisor("bench", "--scratch-file", str(path), "--size", "32M", "--quick")
         line = one_error_line(result)
         assert result.returncode == ExitCode.DEVICE
         assert "O_DIRECT" in line and "tmpfs" in line and "ext4" in line
@@ -84,8 +84,8 @@ def test_scratch_file_on_tmpfs_explains_o_direct(tmp_path: Path) -> None:
 
 
 def test_missing_target_and_double_target_are_usage_errors(tmp_path: Path) -> None:
-    assert advisor("bench", str(tmp_path / "nope")).returncode == ExitCode.BAD_INPUT
-    both = advisor("bench", "/dev/null", "--scratch-file", str(tmp_path / "s"))
+    assert run_advisor("bench", str(tmp_path / "nope")).returncode == ExitCode.BAD_INPUT
+    both = run_advisor("bench", "/dev/null", "--scratch-file", str(tmp_path / "s"))
     assert both.returncode == ExitCode.BAD_INPUT and "exactly one target" in one_error_line(both)
     assert not (tmp_path / "s").exists()
 
@@ -166,13 +166,13 @@ def test_fallocated_and_sparse_files_are_refused_with_the_fix(tmp_path: Path) ->
     with sparse.open("wb") as handle:
         handle.write(os.urandom(1 << 20))  # 1 MiB written, then 31 MiB of hole
         handle.truncate(32 << 20)
-    refused = advisor("bench", str(fallocated), "--tests", "stroke", "--engine", "builtin")
+    refused = run_advisor("bench", str(fallocated), "--tests", "stroke", "--engine", "builtin")
     line = one_error_line(refused)
     assert refused.returncode == ExitCode.BAD_INPUT
     assert "32 MiB unwritten (fallocate)" in line and f"--scratch-file {fallocated} --reuse-scratch --fill" in line
-    holes = advisor("bench", str(sparse), "--tests", "stroke", "--engine", "builtin")
+    holes = run_advisor("bench", str(sparse), "--tests", "stroke", "--engine", "builtin")
     assert holes.returncode == ExitCode.BAD_INPUT and "31 MiB of holes (sparse)" in one_error_line(holes)
-    reused = advisor("bench", "--scratch-file", str(fallocated), "--reuse-scratch", "--size", "32M",
+    reused = run_advisor("bench", "--scratch-file", str(fallocated), "--reuse-scratch", "--size", "32M",
                      "--tests", "stroke", "--engine", "builtin")
     assert reused.returncode == ExitCode.BAD_INPUT and "add --fill" in one_error_line(reused)
     assert sparse.stat().st_size == 32 << 20 and fallocated.stat().st_size == 32 << 20
@@ -183,7 +183,7 @@ def test_fill_writes_a_reused_scratch_file_then_benches_it(tmp_path: Path) -> No
 
     scratch = tmp_path / "fallocated.dat"
     subprocess.run(["fallocate", "-l", "32M", str(scratch)], check=True)
-    filled = advisor("bench", "--scratch-file", str(scratch), "--reuse-scratch", "--fill", "--size", "32M",
+    filled = run_advisor("bench", "--scratch-file", str(scratch), "--reuse-scratch", "--fill", "--size", "32M",
                      "--tests", "stroke", "--engine", "builtin", "--budget-per-test", "0.5", "--runs", "1",
                      "--format", "json")
     assert filled.returncode == 0, filled.stderr
@@ -227,11 +227,9 @@ def test_a_device_the_kernel_will_not_open_explains_why_and_names_a_scratch_file
         part = disk.partitions[0]
         node = tmp_path / "locked-part"
         os.mknod(node, stat_mod.S_IFBLK | 0o000, os.stat(part.device).st_rdev)
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "COLUMNS": "200"}
         caps = "-dac_override,-dac_read_search"
-        result = subprocess.run(["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", sys.executable, "-m",
-                                 "advisor", "bench", str(node), "--quick", "--tests", "zones"],
-                                capture_output=True, text=True, timeout=120, env=env, check=False)
+        result = run_advisor("bench", str(node), "--quick", "--tests", "zones", env={"COLUMNS": "200"},
+                             prefix=["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"])
         line = one_error_line(result)
         assert result.returncode == ExitCode.DEVICE, line
         assert "may not read the device" in line and "--scratch-file" in line
@@ -241,7 +239,7 @@ def test_a_device_the_kernel_will_not_open_explains_why_and_names_a_scratch_file
 
 def test_a_piped_bench_says_each_test_as_it_starts_and_ends_with_a_summary(tmp_path: Path) -> None:
     """``bench --quick`` piped was silent for 44 s and ended with no word of its verdict."""
-    result = advisor("bench", "--scratch-file", str(tmp_path / "s.scratch"), "--size", "64M", "--engine", "builtin",
+    result = run_advisor("bench", "--scratch-file", str(tmp_path / "s.scratch"), "--size", "64M", "--engine", "builtin",
                      "--tests", "zones,band", "--zones", "4", "--runs", "1", "--budget-per-test", "0.5",
                      "--format", "json", "-o", str(tmp_path / "p.json"))
     assert result.returncode == 0, result.stderr

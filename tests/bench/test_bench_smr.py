@@ -22,7 +22,7 @@ from advisor.bench.smr import CLIFF_MIN_MS, find_cliff
 from advisor.bench.suite import BenchOptions, parse_tests
 from advisor.bench.target import create_scratch, release
 from advisor.model.disk import DiskProfile
-from tests.emulator.emu_support import memory_dir
+from tests.helpers.emulated import memory_dir
 
 PRESET = "class-5400-nas"
 SIZE = 512 << 20

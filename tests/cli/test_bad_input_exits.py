@@ -7,14 +7,9 @@ tests/tiers/test_inventory.py; an empty repository ``schema_version`` in tests/r
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=120)
+from tests.helpers.cli import run_advisor
 
 
 def one_line_6(done: subprocess.CompletedProcess[str], words: str) -> None:
@@ -25,7 +20,7 @@ def one_line_6(done: subprocess.CompletedProcess[str], words: str) -> None:
 
 def workload_file(tmp_path: Path) -> Path:
     from advisor.model import save
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     path = tmp_path / "w.json"
     save(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6))]), path)
@@ -38,16 +33,17 @@ def test_a_nul_in_a_documents_text_is_bad_input(tmp_path: Path) -> None:
     assert '"orders"' in text
     damaged = tmp_path / "nul.json"
     damaged.write_text(text.replace('"orders"', '"ord\\u0000ers"', 1))
-    one_line_6(run("report", "--workload", str(damaged), "--preset", "class-7200-desktop"), "NUL character")
+    one_line_6(run_advisor("report", "--workload", str(damaged), "--preset", "class-7200-desktop"), "NUL character")
     literal = tmp_path / "backslash.json"  # the six characters \u0000 written as text are a name like any other
     literal.write_text(text.replace('"orders"', '"ord\\\\u0000ers"', 1))
-    assert run("report", "--workload", str(literal), "--preset", "class-7200-desktop", "-f", "json").returncode == 0
+    assert run_advisor("report", "--workload", str(literal), "--preset", "class-7200-desktop", "-f",
+                       "json").returncode == 0
 
 
 def test_output_into_a_missing_directory_is_bad_input(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "such"
-    one_line_6(run("inventory", "-o", str(missing / "inv.toml")), "does not exist")
-    one_line_6(run("plan", "--workload", str(workload_file(tmp_path)), "--preset", "class-7200-desktop",
+    one_line_6(run_advisor("inventory", "-o", str(missing / "inv.toml")), "does not exist")
+    one_line_6(run_advisor("plan", "--workload", str(workload_file(tmp_path)), "--preset", "class-7200-desktop",
                    "-f", "json", "-o", str(missing / "plan.json")), "does not exist")
     assert not missing.exists()
 
@@ -59,7 +55,7 @@ def _capped(*args: str) -> subprocess.CompletedProcess[str]:
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
-    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=30, preexec_fn=cap)
+    return run_advisor(*args, timeout=30, preexec_fn=cap)
 
 
 def test_a_drive_spec_that_is_a_device_or_fifo_is_refused_unread(tmp_path: Path) -> None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.model import DiskProfile, Snapshot, ZonePoint, save
-from tests.render.conftest import sample_workload
-from tests.storage.test_diskmap import SERVER, _file, _layout
+from tests.helpers.cli import advisor_argv, advisor_env, run_advisor
+from tests.helpers.snapshots import SERVER, file_io, two_disk_layout
+from tests.helpers.workloads import sample_workload
 
 DATA_DIRECTORY = "/var/lib/postgresql/18/main"
 RELATION = f"{DATA_DIRECTORY}/base/16384/16402"
@@ -25,9 +25,9 @@ RELATION = f"{DATA_DIRECTORY}/base/16384/16402"
 
 def _snapshot(taken_at: str, reads: int, wal_writes: int) -> Snapshot:
     server = dataclasses.replace(SERVER, settings={"data_directory": DATA_DIRECTORY})
-    files = (_file("app/16394", RELATION, "data", "pg_default", reads, None),
-             _file("wal", "/fast/a", "wal", "", 10, wal_writes))
-    layout = _layout()
+    files = (file_io("app/16394", RELATION, "data", "pg_default", reads, None),
+             file_io("wal", "/fast/a", "wal", "", 10, wal_writes))
+    layout = two_disk_layout()
     layout = dataclasses.replace(layout, locations=(*layout.locations, dataclasses.replace(
         layout.locations[2], path=RELATION)))
     return Snapshot(server, taken_at, files, layout=layout)
@@ -41,13 +41,6 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     save(sample_workload(), root / "w.json")
     return root
 
-
-def _advisor(*args: str, columns: int | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    if columns is not None:
-        env["COLUMNS"] = str(columns)
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=120,
-                          env=env, cwd=cwd)
 
 
 def _widest(text: str) -> int:
@@ -65,13 +58,13 @@ def _commands(docs: Path) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("command", ["report", "plan", "audit", "workload", "where", "disk show", "disk presets"])
 def test_piped_output_takes_columns_and_keeps_typed_names_whole(docs: Path, command: str) -> None:
-    done = _advisor(*_commands(docs)[command], columns=80)
+    done = run_advisor(*_commands(docs)[command], env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stderr
     assert _widest(done.stdout) <= 80, f"{command} at COLUMNS=80:\n{done.stdout}"
-    wide = _advisor(*_commands(docs)[command])
+    wide = run_advisor(*_commands(docs)[command], env={"COLUMNS": None})
     assert wide.returncode == 0 and _widest(wide.stdout) <= 120, "no COLUMNS: the documented 120"
     if command == "disk presets":
-        listed = _advisor("disk", "presets", "--format", "json", columns=80)
+        listed = run_advisor("disk", "presets", "--format", "json", env={"COLUMNS": "80"})
         names = [line.split('"')[3] for line in listed.stdout.splitlines() if '"name"' in line]
         assert names and all(f" {name} " in done.stdout for name in names), "preset names are typed: never cut"
     if command == "workload":
@@ -81,14 +74,14 @@ def test_piped_output_takes_columns_and_keeps_typed_names_whole(docs: Path, comm
 @pytest.mark.parametrize("command", ["report", "plan", "audit"])
 def test_terminal_output_to_a_file_is_one_documented_width(docs: Path, command: str, tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
-    done = _advisor(*_commands(docs)[command], "-o", str(out), columns=200)
+    done = run_advisor(*_commands(docs)[command], "-o", str(out), env={"COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert 100 < _widest(text) <= 120, "files are 120 columns whatever COLUMNS says"
 
 
 def test_disk_map_share_is_computed_over_an_interval(docs: Path) -> None:
-    done = _advisor("audit", "-s", str(docs / "a.json"), str(docs / "b.json"), columns=100)
+    done = run_advisor("audit", "-s", str(docs / "a.json"), str(docs / "b.json"), env={"COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.startswith(" ") and line.strip()}
     # 30 reads/s of the relation and 30 writes/s of the WAL: halves of the database's 60 IO/s
@@ -98,7 +91,7 @@ def test_disk_map_share_is_computed_over_an_interval(docs: Path) -> None:
 
 
 def test_workload_shows_the_real_file_and_why_writes_are_unknown(docs: Path) -> None:
-    done = _advisor("workload", str(docs / "a.json"), str(docs / "b.json"), columns=120)
+    done = run_advisor("workload", str(docs / "a.json"), str(docs / "b.json"), env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr
     assert "base/16384/16402" in done.stdout and "app/16394" not in done.stdout
     assert "PostgreSQL keeps no per-relation write counter" in done.stdout
@@ -109,17 +102,17 @@ def test_every_report_format_states_the_model_and_why(docs: Path) -> None:
     w = str(docs / "w.json")
     default = "disk model: the class-7200-desktop preset, the default: no --disk, --preset or --spec given"
     for fmt in ("terminal", "markdown", "html", "json"):
-        done = _advisor("report", "--workload", w, "-f", fmt, columns=200)
+        done = run_advisor("report", "--workload", w, "-f", fmt, env={"COLUMNS": "200"})
         assert done.returncode == 0 and default in done.stdout, (fmt, done.stdout[:400])
-    given = _advisor("plan", "--workload", w, "--preset", "class-10k", columns=200)
+    given = run_advisor("plan", "--workload", w, "--preset", "class-10k", env={"COLUMNS": "200"})
     assert "disk model: the class-10k preset (--preset)" in given.stdout
     assert " advisor plan " in given.stdout.splitlines()[0], "plan's box is not titled 'advisor report'"
-    audit = _advisor("audit", "-s", str(docs / "a.json"), str(docs / "b.json"), columns=200)
+    audit = run_advisor("audit", "-s", str(docs / "a.json"), str(docs / "b.json"), env={"COLUMNS": "200"})
     assert "disk model: the class-7200-desktop preset for every disk, the default" in audit.stdout
 
 
 def test_terminal_report_shows_area_sizes(docs: Path) -> None:
-    done = _advisor("report", "--workload", str(docs / "w.json"), columns=120)
+    done = run_advisor("report", "--workload", str(docs / "w.json"), env={"COLUMNS": "120"})
     areas = done.stdout[done.stdout.index("Areas"):]
     for name, size in (("orders", "37.3 GiB"), ("archive", "74.5 GiB"), ("WAL", "3.7 GiB")):
         assert any(name in line and size in line for line in areas.splitlines()), areas
@@ -133,19 +126,19 @@ def test_a_measured_solid_state_disk_draws_its_measured_curve(docs: Path, tmp_pa
                           classification_reason="flat zones, no seek")
     save(profile, tmp_path / "sda.json")
     save(work, tmp_path / "w.json")
-    done = _advisor("report", "--workload", str(tmp_path / "w.json"), "--disk", str(tmp_path / "sda.json"),
-                    columns=120)
+    done = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--disk", str(tmp_path / "sda.json"),
+                    env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr
     assert "sda (solid-state /var/tmp/scratch, measured by advisor bench):" in done.stdout
     assert "2316 MB/s" in done.stdout and "1238 MB/s" in done.stdout and "180 MB/s" not in done.stdout
     assert "disk model: sda measured by advisor bench (solid state, no zones)" in done.stdout
-    html = _advisor("report", "--workload", str(tmp_path / "w.json"), "--disk", str(tmp_path / "sda.json"),
+    html = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--disk", str(tmp_path / "sda.json"),
                     "-f", "html")
     assert "measured by advisor bench" in html.stdout
 
 
 def test_inventory_says_which_devices_need_a_model_before_check(tmp_path: Path) -> None:
-    done = _advisor("inventory", "--loop", "-o", str(tmp_path / "host.toml"))
+    done = run_advisor("inventory", "--loop", "-o", str(tmp_path / "host.toml"))
     assert done.returncode == 0, done.stderr
     import tomllib
 
@@ -154,7 +147,7 @@ def test_inventory_says_which_devices_need_a_model_before_check(tmp_path: Path) 
     assert unmodelled, "this host's virtual disk has no model sysfs could name"
     for name in unmodelled:
         assert f"device {name} has no model yet" in done.stderr and "inventory --check" in done.stderr
-    checked = _advisor("inventory", "--check", str(tmp_path / "host.toml"))
+    checked = run_advisor("inventory", "--check", str(tmp_path / "host.toml"))
     assert checked.returncode == 6 and unmodelled[0] in checked.stderr, "--check refuses what the note said"
 
 
@@ -184,11 +177,11 @@ def test_a_virtual_disk_is_named_as_the_host_names_it_and_its_reason_said_once(t
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     save(_virtual_snapshot("2026-01-01T01:00:00+00:00", 100), a)
     save(_virtual_snapshot("2026-01-01T01:00:10+00:00", 4000), b)
-    report = _advisor("report", "--snapshot", str(a), str(b), "--force", "--min-gain", "0", columns=200)
+    report = run_advisor("report", "--snapshot", str(a), str(b), "--force", "--min-gain", "0", env={"COLUMNS": "200"})
     assert report.returncode == 0, report.stderr
     parts = report.stdout[report.stdout.index("Partitions from the outer edge"):].split("Disk map")[0]
     assert "│ vda " in parts and "disk1" not in report.stdout, "today's disk keeps the host's name"
-    audit = _advisor("audit", "-s", str(a), str(b), columns=200)
+    audit = run_advisor("audit", "-s", str(a), str(b), env={"COLUMNS": "200"})
     assert audit.returncode == 0, audit.stderr
     assert audit.stdout.count("PLACEMENT_UNKNOWN") == 1, "one cause (the virtual disk), one finding"
     said = audit.stdout.replace("\n", " ").count(VIRTUAL)
@@ -197,7 +190,7 @@ def test_a_virtual_disk_is_named_as_the_host_names_it_and_its_reason_said_once(t
 
 
 def test_plan_names_new_disks_and_says_so(docs: Path) -> None:
-    done = _advisor("plan", "--workload", str(docs / "w.json"), columns=200)
+    done = run_advisor("plan", "--workload", str(docs / "w.json"), env={"COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     assert "disk1: a new disk of the model (today's: sda), not a disk of this host." in done.stdout
 
@@ -211,10 +204,10 @@ def test_piped_output_does_not_take_the_terminal_width_of_stderr(docs: Path) -> 
 
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 146, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     try:
-        done = subprocess.run([sys.executable, "-m", "advisor", "report", "--workload", str(docs / "w.json")],
-                              stdout=subprocess.PIPE, stderr=follower, stdin=follower, text=True, timeout=120, env=env)
+        done = subprocess.run(advisor_argv("report", "--workload", str(docs / "w.json")), stdout=subprocess.PIPE,
+                              stderr=follower, stdin=follower, text=True, timeout=120,
+                              env=advisor_env({"COLUMNS": None}))
     finally:
         os.close(follower)
         os.close(leader)

@@ -8,20 +8,16 @@ fit 80 columns with every name one types (a device, a preset, a test) whole.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers.cli import run_advisor
 
 
 def _advisor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(REPO), "ADVISOR_SQL_DIR": str(REPO / "sql")}
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300,
-                          env=env, cwd=cwd, check=False)
+    return run_advisor(*args, env={"COLUMNS": "80"}, cwd=cwd)
 
 
 def _too_wide(text: str) -> list[str]:

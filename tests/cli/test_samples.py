@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from advisor.samples import SAMPLES, sample_bytes
+from tests.helpers.cli import run_advisor
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _advisor(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300,
-                          cwd=cwd, env=env)
-
 
 def test_samples_are_listed_written_and_never_overwrite(tmp_path: Path) -> None:
-    listed = _advisor(tmp_path, "sample")
+    listed = run_advisor("sample", cwd=tmp_path)
     assert listed.returncode == 0 and [line.split()[0] for line in listed.stdout.splitlines()] == list(SAMPLES)
     for name in SAMPLES:
-        done = _advisor(tmp_path, "sample", name)
+        done = run_advisor("sample", name, cwd=tmp_path)
         assert done.returncode == 0 and (tmp_path / name).read_bytes() == sample_bytes(name), done.stderr
-    again = _advisor(tmp_path, "sample", "sizes12.txt")
+    again = run_advisor("sample", "sizes12.txt", cwd=tmp_path)
     assert again.returncode == 6 and "exists; not overwritten" in again.stderr
-    unknown = _advisor(tmp_path, "sample", "nope.json")
+    unknown = run_advisor("sample", "nope.json", cwd=tmp_path)
     assert unknown.returncode == 6 and "advisor sample` lists them" in unknown.stderr
 
 
@@ -38,7 +31,7 @@ def test_the_awr_sample_is_the_tested_fixture() -> None:
 def test_the_tiers_workload_is_what_the_model_classes_write(tmp_path: Path) -> None:
     """The sample stays the workload docs/tiers.md describes (specs as the page lists them)."""
     from advisor.model import save
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     specs = [
         AreaSpec("orders", size_gb=300, read_iops=900, write_iops=120, zone=(0.30, 0.34)),
@@ -59,10 +52,11 @@ def test_the_tiers_workload_is_what_the_model_classes_write(tmp_path: Path) -> N
 
 def test_the_plan_page_oracle_example_runs_from_the_samples(tmp_path: Path) -> None:
     for name in ("awr_12.1.0.2.html", "sizes12.txt"):
-        assert _advisor(tmp_path, "sample", name).returncode == 0
-    assert _advisor(tmp_path, "collect", "--from-report", "awr_12.1.0.2.html", "-o", "awr12.json").returncode == 0
-    done = _advisor(tmp_path, "plan", "--workload", "awr12.json", "--preset", "class-10k", "--sizes", "sizes12.txt",
-                    "-f", "json")
+        assert run_advisor("sample", name, cwd=tmp_path).returncode == 0
+    assert run_advisor("collect", "--from-report", "awr_12.1.0.2.html", "-o", "awr12.json",
+                       cwd=tmp_path).returncode == 0
+    done = run_advisor("plan", "--workload", "awr12.json", "--preset", "class-10k", "--sizes", "sizes12.txt",
+                    "-f", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)["plan"]
     sizes = {p["areas"][0]: p["size_bytes"] for p in plan["partitions"] if len(p["areas"]) == 1}
@@ -70,19 +64,19 @@ def test_the_plan_page_oracle_example_runs_from_the_samples(tmp_path: Path) -> N
 
 
 def test_the_tiers_example_runs_from_the_sample(tmp_path: Path) -> None:
-    assert _advisor(tmp_path, "sample", "oltp-2tb-workload.json", "-o", "workload.json").returncode == 0
+    assert run_advisor("sample", "oltp-2tb-workload.json", "-o", "workload.json", cwd=tmp_path).returncode == 0
     (tmp_path / "inventory.toml").write_text(
         'host = "db-new"\nheadroom = 0.3\n\n[[device]]\nname = "nvme0"\nmedium = "nvme"\ncapacity = "1 TB"\n'
         'preset = "nvme-gen4"\n\n[[device]]\nname = "hdd"\nmedium = "hdd"\ncapacity = "16 TB"\ncount = 4\n'
         'preset = "class-7200-desktop"\n\n[[device]]\nname = "smr0"\nmedium = "smr-dm"\ncapacity = "20 TB"\n')
-    done = _advisor(tmp_path, "plan", "--workload", "workload.json", "--target", "inventory.toml", "-f", "json")
+    done = run_advisor("plan", "--workload", "workload.json", "--target", "inventory.toml", "-f", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["plan"]["tiers"] is not None
     assert report["warnings"][0] == ("disk model: each device of the --target inventory by its own profile, "
                                      "preset or spec")
-    both = _advisor(tmp_path, "report", "--workload", "workload.json", "--target", "inventory.toml", "--preset",
-                    "class-10k", "-f", "json")
+    both = run_advisor("report", "--workload", "workload.json", "--target", "inventory.toml", "--preset",
+                    "class-10k", "-f", "json", cwd=tmp_path)
     assert json.loads(both.stdout)["warnings"][0] == ("disk model: the class-10k preset (--preset) for today's disks; "
                                                       "the --target inventory's devices by their own profile, preset "
                                                       "or spec")

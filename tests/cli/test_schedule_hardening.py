@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
+from tests.helpers.cli import run_advisor
+
 DSN = "host=db1 dbname=shop user=advisor"
 REPO = "host=repo dbname=fleet user=collector"
 
 
 def schedule(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ADVISOR, "schedule", *args], capture_output=True, text=True, timeout=60)
+    return run_advisor("schedule", *args)
 
 
 def argv(overrides: dict[str, str]) -> list[str]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from advisor.collect import sampling
 from advisor.collect.context import CollectContext, CollectOptions
 from advisor.collect.registry import Collector, Connects, DatabaseCollector, Observes, ReadsHistory, discover
 from advisor.errors import ConnectionFailed, ExitCode
 from advisor.model import FileIO, ServerInfo, WaitProfile
+from tests.helpers.cli import run_advisor
 
 
 def test_builtin_plugins_offer_what_they_implement() -> None:
@@ -23,8 +21,7 @@ def test_builtin_plugins_offer_what_they_implement() -> None:
 
 
 def test_an_unknown_dbms_is_refused_with_the_installed_choices() -> None:
-    done = subprocess.run([sys.executable, "-m", "advisor", "collect", "--dbms", "mysql"], capture_output=True,
-                          text=True, timeout=120)
+    done = run_advisor("collect", "--dbms", "mysql")
     assert done.returncode == int(ExitCode.BAD_INPUT)
     assert "--dbms 'mysql': use oracle or postgres" in done.stderr
     assert "Traceback" not in done.stderr

@@ -22,14 +22,11 @@ import pytest
 
 from advisor.cli.demo import emulation_possible
 from advisor.demo.cleanup import leftovers
+from tests.helpers.cli import run_advisor, start_advisor
 
 REPO = Path(__file__).resolve().parents[2]
 CAN_EMULATE = emulation_possible()
 
-
-def _demo(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", "demo", *args], capture_output=True, text=True,
-                          cwd=REPO, timeout=timeout, check=False)
 
 
 def _assert_clean(workdir: Path) -> None:
@@ -45,7 +42,8 @@ def _assert_clean(workdir: Path) -> None:
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
 def test_quick_demo_applies_the_plan_and_measures_an_improvement(tmp_path: Path) -> None:
     summary_path = tmp_path / "summary.json"
-    done = _demo("--quick", "--workdir", str(tmp_path), "--summary-json", str(summary_path), "--format", "json")
+    done = run_advisor("demo", "--quick", "--workdir", str(tmp_path), "--summary-json", str(summary_path), "--format",
+                       "json", cwd=REPO, timeout=600)
     assert done.returncode in (0, 4), done.stderr[-3000:]
     summary: dict[str, Any] = json.loads(summary_path.read_text())
     assert json.loads(done.stdout) == summary
@@ -112,9 +110,7 @@ def _summary_of(data: dict[str, Any]) -> Any:
 def test_host_load_during_the_after_runs_voids_the_claim(tmp_path: Path) -> None:
     """Busy loops on every core from the first after run on: the host's share grows, the demo claims nothing."""
     summary_path = tmp_path / "summary.json"
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", "demo", "--quick", "--workdir", str(tmp_path),
-                             "--summary-json", str(summary_path)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_advisor("demo", "--quick", "--workdir", str(tmp_path), "--summary-json", str(summary_path), cwd=REPO)
     loads: list[subprocess.Popen[bytes]] = []
     try:
         assert proc.stderr is not None
@@ -161,8 +157,7 @@ def test_host_load_during_the_after_runs_voids_the_claim(tmp_path: Path) -> None
 @pytest.mark.slow
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
 def test_sigterm_midway_stops_and_removes_everything(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", "demo", "--quick", "--workdir", str(tmp_path)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_advisor("demo", "--quick", "--workdir", str(tmp_path), cwd=REPO)
     seen: list[str] = []
     try:
         assert proc.stderr is not None
@@ -193,7 +188,8 @@ def test_sigterm_midway_stops_and_removes_everything(tmp_path: Path) -> None:
 @pytest.mark.pg
 @pytest.mark.slow
 def test_simulated_demo_is_labelled_and_predicts_a_gain(tmp_path: Path) -> None:
-    done = _demo("--simulated", "--quick", "--workdir", str(tmp_path), "--format", "json")
+    done = run_advisor("demo", "--simulated", "--quick", "--workdir", str(tmp_path), "--format", "json", cwd=REPO,
+                       timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "SIMULATED" in done.stderr
     summary = json.loads(done.stdout)
@@ -211,14 +207,15 @@ def test_simulated_demo_is_labelled_and_predicts_a_gain(tmp_path: Path) -> None:
 
 
 def test_bad_format_is_a_one_line_error(tmp_path: Path) -> None:
-    done = _demo("--simulated", "--format", "html", "--workdir", str(tmp_path), timeout=60)
+    done = run_advisor("demo", "--simulated", "--format", "html", "--workdir", str(tmp_path), timeout=60, cwd=REPO)
     assert done.returncode == 6
     assert done.stderr.strip().splitlines() == ["advisor: error: --format: use terminal or json"]
     assert list(tmp_path.iterdir()) == []
 
 
 def test_unknown_preset_is_refused_before_anything_starts(tmp_path: Path) -> None:
-    done = _demo("--simulated", "--preset", "no-such-drive", "--workdir", str(tmp_path), timeout=60)
+    done = run_advisor("demo", "--simulated", "--preset", "no-such-drive", "--workdir", str(tmp_path), timeout=60,
+                       cwd=REPO)
     assert done.returncode == 6
     assert done.stderr.strip().splitlines() == [
         "advisor: error: unknown drive preset 'no-such-drive' (see `advisor disk presets`)"]
@@ -226,7 +223,7 @@ def test_unknown_preset_is_refused_before_anything_starts(tmp_path: Path) -> Non
 
 
 def test_missing_workdir_is_refused(tmp_path: Path) -> None:
-    done = _demo("--simulated", "--workdir", str(tmp_path / "nope"), timeout=60)
+    done = run_advisor("demo", "--simulated", "--workdir", str(tmp_path / "nope"), timeout=60, cwd=REPO)
     assert done.returncode == 6
     assert "is not a directory" in done.stderr
     assert "Traceback" not in done.stderr
@@ -251,8 +248,7 @@ def test_running_as_root_runs_the_server_as_another_account() -> None:
 def test_a_demo_killed_with_sigkill_is_cleaned_up_by_the_next_one(tmp_path: Path) -> None:
     from advisor.demo.cleanup import cleanup_stale
 
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", "demo", "--quick", "--workdir", str(tmp_path)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = start_advisor("demo", "--quick", "--workdir", str(tmp_path), cwd=REPO, stdout=subprocess.DEVNULL)
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -284,10 +280,10 @@ def test_without_root_the_demo_falls_back_to_the_simulated_story() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="advisor-nonroot-"))
     try:
         workdir.chmod(0o777)
-        argv = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=+dac_read_search",
-                "--ambient-caps=+dac_read_search", "env", f"HOME={workdir}",
-                sys.executable, "-m", "advisor", "demo", "--quick", "--format", "json", "--workdir", str(workdir)]
-        done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
+        as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=+dac_read_search",
+                     "--ambient-caps=+dac_read_search"]
+        done = run_advisor("demo", "--quick", "--format", "json", "--workdir", str(workdir), prefix=as_nobody,
+                           env={"HOME": str(workdir)}, cwd=REPO)
         assert done.returncode == 0, done.stderr[-3000:]
         assert "SIMULATED run (not root)" in " ".join(done.stderr.split())
         summary = json.loads(done.stdout)

@@ -25,7 +25,7 @@ from advisor.demo.timesplit import TimeSplit, compare_with_retry, judge, split_r
 from advisor.disk.emulator.calibrate import realtime_thread
 from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.iotrace import recording
-from tests.emulator.emu_support import memory_dir, require_fuse_and_loop
+from tests.helpers.emulated import memory_dir, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

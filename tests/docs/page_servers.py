@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -45,9 +45,7 @@ class PageSetup:
 
 def advisor(workdir: Path, *args: str) -> None:
     """Run ``advisor ARGS`` in *workdir* as a set-up step; a failure stops the page with its output."""
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES.parents[2]), "ADVISOR_SQL_DIR": str(FIXTURES.parents[2] / "sql")}
-    done = subprocess.run([sys.executable, "-m", "advisor", *args], cwd=workdir, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = run_advisor(*args, cwd=workdir)
     assert done.returncode == 0, f"set-up step advisor {' '.join(args)} failed: {done.stdout}{done.stderr}"
 
 

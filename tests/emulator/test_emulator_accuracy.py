@@ -35,7 +35,7 @@ from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.presets import get_model
 from advisor.disk.simulate import StreamSpec, simulate
-from tests.emulator.emu_support import (
+from tests.helpers.emulated import (
     memory_dir,
     parallel_read_latencies,
     read_cycles,

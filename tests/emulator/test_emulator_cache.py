@@ -8,7 +8,7 @@ import pytest
 
 from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.presets import get_model
-from tests.emulator.emu_support import commit_rate, emulator_leaks, memory_dir, require_fuse_and_loop
+from tests.helpers.emulated import commit_rate, emulator_leaks, memory_dir, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 

@@ -8,7 +8,6 @@ import select
 import signal
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,11 +15,11 @@ import pytest
 
 from advisor.disk.emulator import system as sysx
 from advisor.errors import ExitCode
-from tests.emulator.emu_support import read_latencies, require_fuse_and_loop
+from tests.helpers.cli import run_advisor, start_advisor
+from tests.helpers.emulated import read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 
-ADVISOR = [sys.executable, "-m", "advisor"]
 
 
 def _readline(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> str:
@@ -34,10 +33,7 @@ def _readline(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> str:
 def test_emulate_prints_the_device_and_cleans_up_on_signal(tmp_path: Path, sig: signal.Signals) -> None:
     require_fuse_and_loop()
     backing = tmp_path / "disk.img"
-    proc = subprocess.Popen(
-        [*ADVISOR, "disk", "emulate", "class-10k", "--size", "64M", "--backing", str(backing), "--scale", "10"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = start_advisor("disk", "emulate", "class-10k", "--size", "64M", "--backing", str(backing), "--scale", "10")
     try:
         device = _readline(proc)
         assert re.fullmatch(r"/dev/loop\d+", device), device
@@ -64,8 +60,7 @@ def test_emulate_refuses_a_file_it_did_not_create(tmp_path: Path) -> None:
     foreign = tmp_path / "important.dat"
     foreign.write_bytes(b"keep me")
     started = time.monotonic()
-    done = subprocess.run([*ADVISOR, "disk", "emulate", "class-10k", "--size", "64M", "--backing", str(foreign)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = run_advisor("disk", "emulate", "class-10k", "--size", "64M", "--backing", str(foreign))
     assert done.returncode == ExitCode.UNSAFE
     assert done.stdout == ""
     assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1
@@ -75,8 +70,7 @@ def test_emulate_refuses_a_file_it_did_not_create(tmp_path: Path) -> None:
 
 
 def test_emulate_rejects_an_unknown_preset(tmp_path: Path) -> None:
-    done = subprocess.run([*ADVISOR, "disk", "emulate", "no-such-drive", "--backing", str(tmp_path / "d.img")],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = run_advisor("disk", "emulate", "no-such-drive", "--backing", str(tmp_path / "d.img"))
     assert done.returncode == ExitCode.BAD_INPUT, done.stderr
     assert "no-such-drive" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "d.img").exists()
@@ -84,12 +78,10 @@ def test_emulate_rejects_an_unknown_preset(tmp_path: Path) -> None:
 
 def test_emulate_smr_options_need_smr_and_a_cache_of_a_band(tmp_path: Path) -> None:
     backing = tmp_path / "d.img"
-    without = subprocess.run([*ADVISOR, "disk", "emulate", "class-5400-nas", "--size", "64M", "--backing",
-                              str(backing), "--media-cache", "8M"], capture_output=True, text=True, timeout=60,
-                             check=False)
+    without = run_advisor("disk", "emulate", "class-5400-nas", "--size", "64M", "--backing", str(backing),
+                          "--media-cache", "8M")
     assert without.returncode == ExitCode.BAD_INPUT and "add --smr" in without.stderr
-    small = subprocess.run([*ADVISOR, "disk", "emulate", "class-5400-nas", "--size", "64M", "--backing",
-                            str(backing), "--smr", "--media-cache", "1M", "--band", "4M"], capture_output=True,
-                           text=True, timeout=60, check=False)
+    small = run_advisor("disk", "emulate", "class-5400-nas", "--size", "64M", "--backing", str(backing), "--smr",
+                        "--media-cache", "1M", "--band", "4M")
     assert small.returncode == ExitCode.BAD_INPUT and "at least one band" in small.stderr
     assert "Traceback" not in without.stderr + small.stderr and not backing.exists()

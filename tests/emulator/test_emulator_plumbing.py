@@ -16,7 +16,7 @@ from advisor.disk.emulator import system as sysx
 from advisor.disk.emulator.device import OWNER_XATTR, emulated_disk, prepare_backing
 from advisor.disk.emulator.timing import TimingSpec, constant
 from advisor.errors import BadInput, DeviceError, UnsafeTarget
-from tests.emulator.emu_support import emulator_leaks, memory_dir, read_latencies, require_fuse_and_loop
+from tests.helpers.emulated import emulator_leaks, memory_dir, read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.presets import get_model
-from tests.emulator.emu_support import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
+from tests.helpers.emulated import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
 from tests.helpers.pg import available_versions, running_postgres
 
 pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]

@@ -10,7 +10,7 @@ from advisor.engine.areas import group_areas
 from advisor.engine.classify import classify
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, FileRate, HostLayout, Location, Workload
-from tests.engine.synth import DISK_BYTES, AreaSpec, models, workload
+from tests.helpers.workloads import DISK_BYTES, AreaSpec, models, workload
 
 
 def rate(file_id: str, path: str, kind: str = "data", ts: str = "ts", read_iops: float = 10.0,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.engine.advise import advise
-from tests.engine.synth import models
-from tests.engine.test_calibration import HOT, WAL, mib, on_partitions, rows, stat
+from tests.engine.calibration_rows import HOT, WAL, mib, on_partitions, rows, stat
+from tests.helpers.workloads import models
 
 
 def test_cache_lost_keeps_the_database_reads_and_says_so() -> None:

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.model import save
-from tests.engine.synth import AreaSpec, workload
-from tests.render.conftest import sample_workload
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
+from tests.helpers.cli import run_advisor
+from tests.helpers.workloads import AreaSpec, sample_workload, workload
 
 
 @pytest.fixture()
@@ -28,7 +22,7 @@ def workload_file(tmp_path: Path) -> Path:
 
 def test_plan_two_disks_json_and_scripts(workload_file: Path, tmp_path: Path) -> None:
     scripts = tmp_path / "scripts"
-    done = advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--disks", "2",
+    done = run_advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--disks", "2",
                    "--format", "json", "--scripts", str(scripts))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -50,7 +44,7 @@ def test_plan_two_disks_json_and_scripts(workload_file: Path, tmp_path: Path) ->
 
 def test_report_workload_markdown_to_file(workload_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.md"
-    done = advisor("report", "--workload", str(workload_file), "--preset", "class-10k", "--format", "markdown",
+    done = run_advisor("report", "--workload", str(workload_file), "--preset", "class-10k", "--format", "markdown",
                    "-o", str(out))
     assert done.returncode == 0, done.stderr
     text = out.read_text()
@@ -61,9 +55,9 @@ def test_report_workload_markdown_to_file(workload_file: Path, tmp_path: Path) -
 def test_not_io_bound_workload_gets_no_plan_unless_forced(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     save(workload([AreaSpec("hot", read_iops=100, zone=(0.9, 0.95))], io_share=0.04), path)
-    plain = json.loads(advisor("report", "--workload", str(path), "--format", "json").stdout)
+    plain = json.loads(run_advisor("report", "--workload", str(path), "--format", "json").stdout)
     assert [f["code"] for f in plain["findings"]][0] == "NOT_IO_BOUND" and plain["plan"] is None
-    forced = json.loads(advisor("report", "--workload", str(path), "--format", "json", "--force").stdout)
+    forced = json.loads(run_advisor("report", "--workload", str(path), "--format", "json", "--force").stdout)
     assert forced["plan"] is not None
 
 
@@ -82,7 +76,7 @@ def test_bad_input_is_one_line_exit_6_and_writes_nothing(
     corrupt.write_text('{"document": "workload", "format_version": 1, "server": ')
     out = tmp_path / "out.json"
     argv = [a.replace("{corrupt}", str(corrupt)).replace("{good}", str(workload_file)) for a in args]
-    done = advisor(*argv, "-o", str(out))
+    done = run_advisor(*argv, "-o", str(out))
     assert done.returncode == 6, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("advisor: error:") and message in lines[0]
@@ -99,13 +93,13 @@ def test_measured_profile_is_fitted_and_used_for_its_disk(workload_file: Path, t
                       target="/dev/sda")
     path = tmp_path / "disk.json"
     save(profile, path)
-    done = advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format", "json")
+    done = run_advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["disks"]["sda"]["model"].startswith("fitted-") and report["disks"]["sda"]["rpm"] == 5400
     ssd = replace(profile, classification="solid-state", classification_reason="no seek cost measured")
     save(ssd, path)
-    flat = json.loads(advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format",
+    flat = json.loads(run_advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format",
                               "json").stdout)
     assert "SOLID_STATE" in {f["code"] for f in flat["findings"]} and flat["plan"] is None
     assert not {"HOT_ON_INNER", "CROSS_SURFACE"} & {f["code"] for f in flat["findings"]}
@@ -120,7 +114,7 @@ def test_output_into_a_fifo_writes_through_it_and_keeps_it(workload_file: Path, 
     received: list[str] = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
-    done = advisor("report", "--workload", str(workload_file), "--format", "json", "-o", str(fifo))
+    done = run_advisor("report", "--workload", str(workload_file), "--format", "json", "-o", str(fifo))
     reader.join(timeout=60)
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO (like /dev/null) must not be replaced by a file"
@@ -140,7 +134,7 @@ def test_lying_cache_is_found_from_a_profile_without_rpm(workload_file: Path, tm
     for profile, expected in ((honest, False), (lying, True)):
         path = tmp_path / "disk.json"
         save(profile, path)
-        done = advisor("report", "--workload", str(workload_file), "--disk", str(path), "--preset",
+        done = run_advisor("report", "--workload", str(workload_file), "--disk", str(path), "--preset",
                        "class-7200-desktop", "--format", "json")
         assert done.returncode == 0, done.stderr
         codes = {f["code"]: f for f in json.loads(done.stdout)["findings"]}

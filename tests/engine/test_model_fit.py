@@ -11,7 +11,7 @@ from __future__ import annotations
 from advisor.engine.advise import advise
 from advisor.engine.model_fit import QUEUE_GAIN, RATE_SLACK
 from advisor.engine.physics import ModelPhysics
-from tests.engine.synth import AreaSpec, model, models, workload
+from tests.helpers.workloads import AreaSpec, model, models, workload
 
 ZONE_CODES = {"HOT_ON_INNER", "CROSS_SURFACE", "WAL_SHARES_ACTUATOR", "COMMIT_BOUND"}
 

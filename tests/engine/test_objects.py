@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +11,8 @@ import sqlparse
 
 from advisor.engine.hot_objects import group_with_objects, relation_objects, worth_alone
 from advisor.model import SegmentRate, Workload, save
-from tests.engine.synth import GB, AreaSpec, workload
+from tests.helpers.cli import run_advisor
+from tests.helpers.workloads import GB, AreaSpec, workload
 
 HOSTILE = 'X"; DROP TABLE T; --'
 
@@ -84,9 +83,8 @@ def _oracle_workload(segment_name: str = "ORDERS_IDX", read_iops: float = 250.0)
 
 
 def _plan(path: Path, scripts: Path) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-m", "advisor", "plan", "--workload", str(path), "--preset",
-                           "class-7200-desktop", "--format", "json", "--scripts", str(scripts), "--scripts-anyway"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(path), "--preset", "class-7200-desktop", "--format", "json",
+                       "--scripts", str(scripts), "--scripts-anyway")
     assert done.returncode == 0, done.stderr
     document: dict[str, object] = json.loads(done.stdout)
     return document
@@ -165,7 +163,7 @@ def test_oracle_tablespace_names_fit_the_release(version_num: int, limit: int) -
 def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:
     from advisor.engine.advise import advise
     from advisor.engine.planner import PlanOptions
-    from tests.engine.synth import models
+    from tests.helpers.workloads import models
 
     load = _oracle_workload()
     options = PlanOptions(new_disks=True)

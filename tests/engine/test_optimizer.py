@@ -19,7 +19,7 @@ from advisor.engine.optimizer import (
 )
 from advisor.engine.physics import ModelPhysics, weighted_mean_ms
 from advisor.errors import BadInput
-from tests.engine.synth import model
+from tests.helpers.workloads import model
 
 
 def random_items(rng: random.Random, n: int) -> list[PlaceItem]:

@@ -9,7 +9,7 @@ import pytest
 from advisor.engine.optimizer import PlaceItem, _cost_fn, _row, bands_of, local_search, streams_of, visits_of
 from advisor.engine.order_cost import SplitCost, incremental_search, profile_times
 from advisor.engine.physics import ModelPhysics
-from tests.engine.synth import model
+from tests.helpers.workloads import model
 
 
 def _items(rng: random.Random, n: int, with_log: bool) -> list[PlaceItem]:

@@ -12,7 +12,7 @@ import pytest
 
 from advisor.disk.mechanism import Mechanism
 from advisor.engine.advise import advise
-from tests.engine.synth import AreaSpec, model, models, workload
+from tests.helpers.workloads import AreaSpec, model, models, workload
 
 
 @pytest.mark.slow

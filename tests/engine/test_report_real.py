@@ -10,8 +10,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -20,16 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.hotcold import hot_and_cold
 from tests.helpers.loopdisk import no_leaks
 from tests.helpers.pagecache import evict
 
 if TYPE_CHECKING:
     from tests.helpers.pg import PgServer
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture()
@@ -85,15 +80,15 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
         outer, inner = disk.partition("outer"), disk.partition("inner")
         assert outer.mountpoint is not None
         evict(spaces["hot"])  # the reads must reach the disk: the report counts only those
-        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
+        assert run_advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
         pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
         time.sleep(1.1)  # let the backend's statistics reach the shared counters
-        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
-        live = advisor("report", "--dsn", pg.dsn, "--interval", "1", "--format", "json", "--force")
+        assert run_advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
+        live = run_advisor("report", "--dsn", pg.dsn, "--interval", "1", "--format", "json", "--force")
         assert live.returncode == 0, live.stderr
         assert {"hot", "cold"} <= {a["name"] for a in json.loads(live.stdout)["areas"]}
         mount_root = outer.mountpoint / "plan"
-        planned = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "json", "--force",
+        planned = run_advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "json", "--force",
                           "--mount-root", str(mount_root))
         assert planned.returncode == 0, planned.stderr
         moved = _apply_postgres_sql(pg, json.loads(planned.stdout)["plan"])
@@ -102,7 +97,7 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
         inner_range = (inner.start_bytes / size, (inner.start_bytes + inner.size_bytes) / size)
         outer_range = (outer.start_bytes / size, (outer.start_bytes + outer.size_bytes) / size)
         name = disk.name
-    done = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--preset", "class-7200-desktop",
+    done = run_advisor("report", "--snapshot", str(snap_a), str(snap_b), "--preset", "class-7200-desktop",
                    "--format", "json", "--force")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -120,12 +115,12 @@ def test_report_from_real_snapshots_locates_rates_and_plans(root_dir: Path) -> N
     assert times["hot"]["after_ms"] <= times["hot"]["before_ms"]
     for finding in report["findings"]:
         assert {"code", "severity", "evidence", "predicted_gain"} <= set(finding)
-    audit = advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
+    audit = run_advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
     assert audit.returncode == 0, audit.stderr
     audited = json.loads(audit.stdout)
     assert "maps" in audited and isinstance(audited["findings"], list)
     # audit shows the same findings as the report (same engine, same default drive preset)
     assert [(f["code"], f["subject"]) for f in audited["findings"]] == \
         [(f["code"], f["subject"]) for f in report["findings"]]
-    html = advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "html", "--force")
+    html = run_advisor("report", "--snapshot", str(snap_a), str(snap_b), "--format", "html", "--force")
     assert html.returncode == 0 and 'class="diskmap"' in html.stdout and ">hot<" in html.stdout

@@ -15,7 +15,7 @@ from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
 from advisor.render.terminal import render_terminal
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.workloads import AreaSpec, models, workload
 
 KINDS = ["data", "index", "wal", "temp", "archive", "control", "undo", "toast"]
 

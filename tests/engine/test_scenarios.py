@@ -8,7 +8,7 @@ from advisor.engine.advise import Models, advise
 from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, DiskProfile, Partition, Report
-from tests.engine.synth import DISK_BYTES, AreaSpec, model, models, workload
+from tests.helpers.workloads import DISK_BYTES, AreaSpec, model, models, workload
 
 
 def codes(report: Report) -> set[str]:

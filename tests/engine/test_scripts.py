@@ -6,98 +6,32 @@ import json
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import sqlparse
 
 from advisor.engine.advise import Models, advise
 from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
-from advisor.model import Plan, Script
-from tests.engine.synth import AreaSpec, model, workload
-
-EVIL = 'x"; drop table t; --'
-EVIL_NL = "y\nDROP TABLE t; --"
-QUOTED_DIR = "/srv/it's \"new\" $(touch /tmp/pwned)"
-PGDATA = "/var/lib/pg/o'brien `id` data"
-
-
-def _plan(dbms: str = "postgres", version_num: int = 180001, asm: bool = False) -> Plan:
-    def path(name: str) -> str:
-        return f"+DATA/orcl/datafile/{name}.259.1" if asm else f"/db/it's {name}"
-
-    specs = [
-        AreaSpec(EVIL, size_gb=1, read_iops=200, path=path("evil"), files=2),
-        AreaSpec(EVIL_NL, size_gb=1, read_iops=50, path=path("evil2")),
-        AreaSpec("WAL", kind="wal" if dbms == "postgres" else "redo", size_gb=0.3, write_iops=50, random_share=None,
-                 syncs=20, path="/db/wal's"),
-        AreaSpec("TEMP'S", kind="temp", size_gb=0.5, read_iops=5, write_iops=5, random_share=None, path=path("tmp")),
-        AreaSpec("arch", kind="archive" if dbms == "postgres" else "fra", size_gb=1, write_iops=1, write_kb=1024,
-                 random_share=None, path="/arch/it's"),
-    ]
-    w = workload(specs, dbms=dbms, version_num=version_num, with_layout=False)
-    w = w.__class__(**{**{f: getattr(w, f) for f in w.__dataclass_fields__},
-                       "server": w.server.__class__(**{**{f: getattr(w.server, f) for f in
-                                                          w.server.__dataclass_fields__},
-                                                       "settings": {"data_directory": PGDATA}})})
-    m = Models(default=ModelPhysics(model(capacity=20 * 10**9)))
-    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms))
-    assert report.plan is not None
-    return report.plan
-
-
-def _script(plan: Plan, name: str) -> Script:
-    return next(s for s in plan.scripts if s.name == name)
-
-
-def _statements(text: str) -> list[sqlparse.sql.Statement]:
-    """The SQL statements of *text*; psql meta-command lines (``\\connect``) are psql's, not SQL."""
-    sql = "\n".join(line for line in text.splitlines() if not line.startswith("\\"))
-    parsed = sqlparse.parse(sql)
-    return [s for s in parsed if s.get_type() != "UNKNOWN" or s.token_first(skip_cm=True) is not None]
-
-
-SQLPLUS_COMMANDS = ("SET DEFINE OFF", "WHENEVER SQLERROR EXIT FAILURE", "PAUSE ", "SHUTDOWN IMMEDIATE",
-                    "STARTUP MOUNT")
-
-
-def _sqlplus_statements(text: str) -> list[sqlparse.sql.Statement]:
-    """The SQL statements of a SQL*Plus script, after checking its line discipline.
-
-    SQL*Plus reads lines first: a command must be alone on its line, each statement one line
-    ending in ``;``, no comment line ends in ``;``, and ``SET DEFINE OFF`` comes before any ``&``.
-    """
-    comments = [line for line in text.splitlines() if line.startswith("-- ")]
-    assert not [c for c in comments if c.rstrip().endswith(";")], "SQL*Plus ends a statement at a comment's ';'"
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("-- ")]
-    assert lines[0] == "SET DEFINE OFF" and "&" not in text.split("SET DEFINE OFF", 1)[0]
-    statements = []
-    for line in lines:
-        if line.startswith(SQLPLUS_COMMANDS):
-            continue
-        assert line.endswith(";") and line.count(";") >= 1, line
-        parsed = _statements(line)
-        assert len(parsed) == 1 or all(str(p).strip().endswith(";") for p in parsed), line
-        statements.append(parsed[0])
-    return statements
-
-
-def _literals(statement: sqlparse.sql.Statement) -> list[str]:
-    return [t.value[1:-1].replace("''", "'") for t in statement.flatten() if t.ttype in sqlparse.tokens.String.Single]
-
-
-def _idents(statement: sqlparse.sql.Statement) -> list[str]:
-    return [t.value[1:-1].replace('""', '"') for t in statement.flatten() if t.ttype in sqlparse.tokens.Name
-            and t.value.startswith('"')] + [
-        t.value[1:-1].replace('""', '"') for t in statement.flatten()
-        if t.ttype in sqlparse.tokens.String.Symbol]
+from tests.engine.hostile_plan import (
+    EVIL,
+    EVIL_NL,
+    PGDATA,
+    QUOTED_DIR,
+    hostile_plan,
+    idents_of,
+    literals_of,
+    script_named,
+    sql_statements,
+    sqlplus_statements,
+)
+from tests.helpers.cli import run_advisor
+from tests.helpers.workloads import AreaSpec, model, workload
 
 
 def test_postgres_sql_survives_hostile_names_and_paths() -> None:
-    plan = _plan()
-    statements = _statements(_script(plan, "postgres.sql").text)
+    plan = hostile_plan()
+    statements = sql_statements(script_named(plan, "postgres.sql").text)
     kinds = [s.get_type() for s in statements]
     # 2 data tablespaces: CREATE + 3 ALTER each; temp: CREATE; temp_tablespaces ALTER + SELECT; archive ALTER + SELECT
     assert kinds.count("CREATE") == 3
@@ -105,19 +39,19 @@ def test_postgres_sql_survives_hostile_names_and_paths() -> None:
     assert kinds.count("SELECT") == 2
     assert len(statements) == 3 + 8 + 2
     assert "DROP" not in kinds
-    idents = [name for s in statements for name in _idents(s)]
+    idents = [name for s in statements for name in idents_of(s)]
     assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
     assert EVIL_NL in idents, "a name with a line break is kept exactly (psql reads it inside the quotes)"
-    created = [name for s in statements if s.get_type() == "CREATE" for name in _idents(s)]
+    created = [name for s in statements if s.get_type() == "CREATE" for name in idents_of(s)]
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", name) for name in created), "new tablespace names need no quotes"
     assert len(set(created)) == len(created)
-    locations = [lit for s in statements if s.get_type() == "CREATE" for lit in _literals(s)]
+    locations = [lit for s in statements if s.get_type() == "CREATE" for lit in literals_of(s)]
     assert all(loc.startswith(QUOTED_DIR + "/") for loc in locations), locations
 
 
 def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
-    plan = _plan()
-    wal = _script(plan, "move_wal.sh").text
+    plan = hostile_plan()
+    wal = script_named(plan, "move_wal.sh").text
     check = subprocess.run(["bash", "-n"], input=wal, text=True, capture_output=True)
     assert check.returncode == 0, check.stderr
     assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PGDATA=", "NEW_WAL=")))
@@ -125,7 +59,7 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
                          capture_output=True, check=True, cwd=tmp_path)
     wal_label = next(p.label for p in plan.partitions if "WAL" in p.areas)
     assert out.stdout.split("\n") == [PGDATA, f"{QUOTED_DIR}/{wal_label}/pg_wal"]
-    repack = _script(plan, "postgres_repack.sh").text
+    repack = script_named(plan, "postgres_repack.sh").text
     assert subprocess.run(["bash", "-n"], input=repack, text=True).returncode == 0
     script = tmp_path / "repack.sh"
     script.write_text(repack)
@@ -145,22 +79,22 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version_num", [190000, 110204])
 def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> None:
-    plan = _plan("oracle", version_num)
-    sql = _script(plan, "oracle.sql").text
-    statements = _sqlplus_statements(sql)
+    plan = hostile_plan("oracle", version_num)
+    sql = script_named(plan, "oracle.sql").text
+    statements = sqlplus_statements(sql)
     kinds = [s.get_type() for s in statements]
     assert "DROP" not in kinds and set(kinds) <= {"ALTER"}
     text = " ".join(" ".join(str(s).split()) for s in statements)
     if version_num >= 120000:
         moves = [s for s in statements if "MOVE DATAFILE" in str(s).upper()]
         assert len(moves) == 2  # two files of the hostile tablespace; the other's name holds a line break
-        literals = [lit for s in moves for lit in _literals(s)]
+        literals = [lit for s in moves for lit in literals_of(s)]
         assert "/db/it's evil/f0" in literals and any(lit.startswith(QUOTED_DIR) for lit in literals)
     else:
         assert "OFFLINE NORMAL" in text.upper() and "RENAME FILE" in text.upper()
         offline = [s for s in statements if "OFFLINE" in str(s).upper()]
-        assert EVIL in [i for s in offline for i in _idents(s)]
-        shell = _script(plan, "oracle_move_files.sh").text
+        assert EVIL in [i for s in offline for i in idents_of(s)]
+        shell = script_named(plan, "oracle_move_files.sh").text
         assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
         moved = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("mv ")]
         assert all(len(m) == 3 for m in moved) and len(moved) == 2
@@ -175,20 +109,20 @@ def test_oracle_sql_survives_hostile_names(version_num: int, tmp_path: Path) -> 
 
 
 def test_asm_files_get_intelligent_data_placement_with_caveats() -> None:
-    plan = _plan("oracle", 190000, asm=True)
-    idp = _script(plan, "oracle_asm_idp.sql")
-    statements = _sqlplus_statements(idp.text)
+    plan = hostile_plan("oracle", 190000, asm=True)
+    idp = script_named(plan, "oracle_asm_idp.sql")
+    statements = sqlplus_statements(idp.text)
     hot = [s for s in statements if "HOT MIRRORHOT" in str(s)]
     cold = [s for s in statements if "COLD MIRRORCOLD" in str(s)]
     assert hot and len(hot) + len(cold) + 1 == len(statements)  # plus one REBALANCE
-    assert "+DATA/orcl/datafile/evil.259.1/f0" in [lit for s in hot for lit in _literals(s)]
+    assert "+DATA/orcl/datafile/evil.259.1/f0" in [lit for s in hot for lit in literals_of(s)]
     assert "deprecated" in idp.caveat and "11.2" in idp.caveat and "thin" in idp.caveat
     oracle_sql = next((s for s in plan.scripts if s.name == "oracle.sql"), None)
     assert oracle_sql is None or "MOVE DATAFILE '+DATA" not in oracle_sql.text
 
 
 def test_sfdisk_script_makes_an_aligned_gpt_on_a_real_image(tmp_path: Path) -> None:
-    plan = _plan()
+    plan = hostile_plan()
     script = next(s for s in plan.scripts if s.language == "sfdisk")
     image = tmp_path / "disk.img"
     with image.open("wb") as handle:
@@ -218,18 +152,18 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
     w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
     report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"))
     assert report.plan is not None
-    text = _script(report.plan, "oracle.sql").text
-    statements = _sqlplus_statements(text)
+    text = script_named(report.plan, "oracle.sql").text
+    statements = sqlplus_statements(text)
     lines = text.splitlines()
     # CONTROL_FILES is a list setting: one literal per file, never one literal holding the list
     control = [s for s in statements if "CONTROL_FILES" in str(s)]
-    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in _literals(control[0])] == ["f0", "f1"]
+    assert len(control) == 1 and [lit.rsplit("/", 1)[1] for lit in literals_of(control[0])] == ["f0", "f1"]
     assert lines.count("SHUTDOWN IMMEDIATE") == 2 and lines.count("STARTUP MOUNT") == 2  # SYSTEM and undo
     flat = " ".join(text.split())
     assert flat.count("ALTER DATABASE OPEN;") == 2
     assert 'ALTER TABLESPACE "USERS" OFFLINE NORMAL;' in flat and 'ALTER TABLESPACE "SYSTEM" OFFLINE' not in flat
     assert "SET CONTROL_FILES = '" in flat and "SCOPE=SPFILE" in flat
-    shell = _script(report.plan, "oracle_move_files.sh").text
+    shell = script_named(report.plan, "oracle_move_files.sh").text
     assert subprocess.run(["bash", "-n"], input=shell, text=True).returncode == 0
     copies = [shlex.split(line) for line in shell.splitlines() if line.strip().startswith("cp ")]
     assert [c[2] for c in copies] == ["/u01/ctl's/f0", "/u01/ctl's/f1"]
@@ -266,20 +200,19 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
     if not fixture.exists():
         pytest.skip("the AWR fixtures of the Oracle tests are not present")
     work = tmp_path / "awr.json"
-    run = [sys.executable, "-m", "advisor"]
-    subprocess.run([*run, "collect", "--from-report", str(fixture), "-o", str(work)], check=True,
-                   capture_output=True, timeout=120)
+    collected = run_advisor("collect", "--from-report", str(fixture), "-o", str(work))
+    assert collected.returncode == 0, collected.stderr
     # a report states no file sizes: a plan needs --sizes, or --assume-size as here
-    done = subprocess.run([*run, "plan", "--workload", str(work), "--preset", "class-10k", "--disks", "2",
-                           "--assume-size", "10G", "--format", "json"], capture_output=True, text=True, timeout=120)
+    done = run_advisor("plan", "--workload", str(work), "--preset", "class-10k", "--disks", "2",
+                       "--assume-size", "10G", "--format", "json")
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)["plan"]
     wal_disks = {p["disk"] for p in plan["partitions"] if "redo" in p["areas"]}
     assert len(wal_disks) == 1 and all(p["areas"] == ["redo"] for p in plan["partitions"] if p["disk"] in wal_disks)
     sql = next(s["text"] for s in plan["scripts"] if s["name"] == "oracle.sql")
-    statements = _sqlplus_statements(sql)
+    statements = sqlplus_statements(sql)
     moves = [s for s in statements if "MOVE DATAFILE" in str(s)]
-    assert moves and all(_literals(s)[0].startswith("/u0") for s in moves)
+    assert moves and all(literals_of(s)[0].startswith("/u0") for s in moves)
     assert "ADD LOGFILE GROUP" in sql
 
 
@@ -288,7 +221,7 @@ def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None
     report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions())
     assert report.plan is not None
     target = next(p.target for p in report.plan.placements if p.area == "pg_global")
-    sql = _script(report.plan, "postgres.sql").text
+    sql = script_named(report.plan, "postgres.sql").text
     assert f"-- pg_global (shared catalogs) -> partition {target}: no SQL moves it" in sql
     assert "with the data directory itself" in sql
     assert not re.search(r"(?i)create tablespace \S*global", sql) and 'TABLESPACE "pg_global"' not in sql

@@ -172,10 +172,10 @@ def test_repack_script_moves_oddly_named_tables_with_the_real_pg_repack(pg15: Pg
 
 def test_oracle_script_literals_and_names_read_back_on_a_real_parser(pg15: PgServer) -> None:
     """Oracle quotes literals and identifiers as standard SQL does: PostgreSQL reads them back exactly."""
-    from tests.engine.test_scripts import EVIL, _plan, _script, _sqlplus_statements
+    from tests.engine.hostile_plan import EVIL, hostile_plan, script_named, sqlplus_statements
 
-    plan = _plan("oracle", 110204)
-    statements = _sqlplus_statements(_script(plan, "oracle.sql").text)
+    plan = hostile_plan("oracle", 110204)
+    statements = sqlplus_statements(script_named(plan, "oracle.sql").text)
     literals = [t.value for s in statements for t in s.flatten() if t.ttype in sqlparse.tokens.String.Single]
     names = sorted({t.value for s in statements for t in s.flatten() if t.value.startswith('"')})
     assert literals and names

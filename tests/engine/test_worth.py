@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import msgspec
@@ -18,7 +17,8 @@ from advisor.engine.advise import advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import judge
 from advisor.model import save
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.cli import run_advisor
+from tests.helpers.workloads import AreaSpec, models, workload
 
 ALREADY_GOOD = [AreaSpec("hot", size_gb=10, read_iops=90, zone=(0.0, 0.02)),
                 AreaSpec("cold", size_gb=100, read_iops=0.5, zone=(0.3, 0.5))]
@@ -31,9 +31,8 @@ def _report(specs: list[AreaSpec], tmp_path: Path, *extra: str) -> tuple[subproc
     tmp_path.mkdir(parents=True, exist_ok=True)
     path, scripts = tmp_path / "w.json", tmp_path / "scripts"
     save(workload(specs), path)
-    done = subprocess.run([sys.executable, "-m", "advisor", "report", "--workload", str(path), "--preset",
-                           "class-7200-desktop", "--format", "json", "--scripts", str(scripts), *extra],
-                          capture_output=True, text=True, timeout=300)
+    done = run_advisor("report", "--workload", str(path), "--preset", "class-7200-desktop", "--format", "json",
+                       "--scripts", str(scripts), *extra)
     assert done.returncode == 0, done.stderr
     return done, scripts
 

@@ -242,8 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     from collections import Counter
 
     from advisor.engine.advise import advise
-    from tests.engine.synth import models
-    from tests.render.conftest import sample_workload
+    from tests.helpers.workloads import models, sample_workload
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=3000, help="inventory cases (a fifth as many render cases)")

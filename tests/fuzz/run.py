@@ -78,7 +78,7 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
     document = _load(case.target, paths[0])
     if case.target == "workload" and case.seed % ADVISE_EVERY == 0:
         from advisor.engine.advise import advise
-        from tests.engine.synth import models
+        from tests.helpers.workloads import models
 
         return [document, advise(document, models())]
     return [document]

@@ -112,7 +112,7 @@ def documents() -> dict[str, bytes]:
     """Every seed document as advisor writes it, by a file name that says what it is."""
     from advisor.collectors.awr import read_report
     from advisor.workload import diff
-    from tests.render.conftest import sample_workload
+    from tests.helpers.workloads import sample_workload
 
     docs: dict[str, bytes] = {}
     for name, (a, b) in snapshot_pairs().items():

@@ -40,7 +40,7 @@ def test_every_mutation_changes_a_report(mutation: object) -> None:
 
 
 def test_checker_flags_impossible_output() -> None:
-    from tests.render.conftest import sample_workload
+    from tests.helpers.workloads import sample_workload
 
     work = sample_workload()
     bad = dataclasses.replace(work, rates=(dataclasses.replace(work.rates[0], read_latency_ms=float("nan")),

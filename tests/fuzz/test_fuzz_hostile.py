@@ -17,16 +17,6 @@ INVENTORY_CASES = 400
 RENDER_CASES = 150
 
 
-@pytest.fixture(scope="module")
-def report() -> Report:
-    """A real report with findings and a plan (the engine on the render tests' workload)."""
-    from advisor.engine.advise import advise
-    from tests.engine.synth import models
-    from tests.render.conftest import sample_workload
-
-    return advise(sample_workload(), models())
-
-
 @pytest.mark.slow
 def test_inventory_fuzz_keeps_the_property(tmp_path: Path) -> None:
     rng = random.Random(SEED)

@@ -10,6 +10,10 @@ unmounts, detaches and deletes everything it created, even when the body raised.
 ``no_leaks`` is the check tests assert after cleanup: no loop device still points at an
 image under the directory and nothing is mounted below it.
 
+``write_file`` and ``read_raw`` are the ground truth of placement tests: bytes a test can
+recognise, fsynced so they have a physical address, read back from the device past the file
+system. ``is_root`` says whether this machine can make scratch disks at all.
+
 Stable API (used by the storage, bench, emulator and demo tests)::
 
     with scratch_disk(256 << 20, [("outer", 0.3), ("middle", 0.3), ("inner", 0.3)],
@@ -22,6 +26,7 @@ Stable API (used by the storage, bench, emulator and demo tests)::
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -229,3 +234,29 @@ def no_leaks(image_dir: Path) -> bool:
     if problems:
         raise AssertionError("; ".join(problems))
     return True
+
+
+def is_root() -> bool:
+    """Root, with losetup and sfdisk: what a scratch disk needs."""
+    return os.geteuid() == 0 and shutil.which("losetup") is not None and shutil.which("sfdisk") is not None
+
+
+def write_file(path: Path, size: int, seed: int = 0) -> bytes:
+    """Write *size* recognisable bytes and fsync them (so they have a physical address)."""
+    block = (f"advisor-{seed}-{path.name}-".encode() * 200)[:4096]
+    data = (block * (size // len(block) + 1))[:size]
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return data
+
+
+def read_raw(device: str, offset: int, length: int) -> bytes:
+    """Read bytes from the block device, bypassing the file system (the ground truth)."""
+    subprocess.run(["blockdev", "--flushbufs", device], check=False, capture_output=True)
+    fd = os.open(device, os.O_RDONLY)
+    try:
+        return os.pread(fd, length, offset)
+    finally:
+        os.close(fd)

@@ -12,36 +12,20 @@ from advisor.jsonio import read_document
 from advisor.model import (
     DISK_PROFILE_FORMAT_VERSION,
     FORMAT_VERSION,
-    CollectorRun,
-    Device,
     DiskProfile,
     FileIO,
-    HostLayout,
     Latency,
-    Location,
-    ServerInfo,
     Snapshot,
     ZonePoint,
     load_snapshot,
     save,
 )
-
-
-def _snapshot() -> Snapshot:
-    server = ServerInfo("postgres", "18.1", 180001, "db1", "app", "7312", "2026-11-21T09:00:00+00:00",
-                        {"io": "2026-11-20T00:00:00+00:00", "database:app": None})
-    files = (
-        FileIO("app/16384", "/pg/base/5/16384", "data", "fast", "app", 8192 * 10, 12, None, 12 * 8192, None,
-               read_time_ms=None, segment_paths=("/pg/base/5/16384.1",)),
-    )
-    layout = HostLayout("db1", devices=(Device("sda", "/dev/sda", 10**12, rotational=True),),
-                        locations=(Location("/pg/base/5/16384", "sda", "sda1", 0.1, 0.2, 3),))
-    return Snapshot(server, "2026-11-21T09:05:00+00:00", files, (CollectorRun("postgres", "ok", 0.2),), layout=layout)
+from tests.helpers.snapshots import small_snapshot
 
 
 def test_snapshot_round_trip_keeps_none_and_tuples(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    snap = _snapshot()
+    snap = small_snapshot()
     save(snap, path)
     assert load_snapshot(path) == snap
     data = json.loads(path.read_text())
@@ -71,7 +55,7 @@ def test_disk_profile_int_keys_round_trip(tmp_path: Path) -> None:
 )
 def test_foreign_or_broken_documents_are_refused(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "s.json"
-    save(_snapshot(), path)
+    save(small_snapshot(), path)
     data = json.loads(path.read_text())
     mutate(data)
     path.write_text(json.dumps(data))
@@ -81,7 +65,7 @@ def test_foreign_or_broken_documents_are_refused(tmp_path: Path, mutate, message
 
 def test_truncated_file_names_the_position(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    save(_snapshot(), path)
+    save(small_snapshot(), path)
     path.write_text(path.read_text()[:200])
     with pytest.raises(BadInput, match=r"not valid JSON \(line \d+"):
         load_snapshot(path)
@@ -114,7 +98,7 @@ def test_write_atomic_refuses_a_directory(tmp_path: Path) -> None:
 
 
 def _big_snapshot(rows: int) -> Snapshot:
-    base = _snapshot()
+    base = small_snapshot()
     files = tuple(
         FileIO(f"app/{n}", f"/pg/base/5/{n}", "index", "fäst", "app", 8192, n, None, n * 8192, None, name=f"t{n}")
         for n in range(rows)
@@ -138,7 +122,7 @@ def test_fast_encoder_writes_what_the_generic_walk_describes(rows: int) -> None:
 def test_encoder_maps_nan_to_null_and_survives_huge_integers() -> None:
     from advisor.jsonio import encode
 
-    snap = _snapshot()
+    snap = small_snapshot()
     odd = Snapshot(snap.server, snap.taken_at, snap.files, views={"x": [{"nan": float("nan"), "big": 1 << 70}]})
     data = json.loads(encode(odd))
     assert data["views"]["x"] == [{"nan": None, "big": 1 << 70}]  # 70-bit ints go through the fallback

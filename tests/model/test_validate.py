@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +17,9 @@ import pytest
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, load_snapshot, load_workload, save
 from advisor.validate import check, problems, scrub_workload
-from tests.model.test_model_json import _snapshot
-from tests.render.conftest import sample_workload
+from tests.helpers.cli import run_advisor
+from tests.helpers.snapshots import small_snapshot
+from tests.helpers.workloads import sample_workload
 
 
 def _edited(tmp_path: Path, document: Any, name: str, edit: Any) -> Path:
@@ -64,7 +63,7 @@ def test_impossible_workload_is_refused_naming_the_field(tmp_path: Path, edit: A
     (lambda d: d["layout"]["locations"][0].update(zone_end=7.0), "layout.locations[0].zone_end is 7.0; a share"),
 ])
 def test_impossible_snapshot_is_refused_naming_the_field(tmp_path: Path, edit: Any, message: str) -> None:
-    path = _edited(tmp_path, _snapshot(), "snap.json", edit)
+    path = _edited(tmp_path, small_snapshot(), "snap.json", edit)
     with pytest.raises(BadInput, match=r"^snap\.json: " + re.escape(message)):
         load_snapshot(path)
 
@@ -82,7 +81,7 @@ def test_impossible_disk_profile_is_refused(tmp_path: Path, edit: Any, message: 
 
 
 def test_sound_documents_load_unchanged(tmp_path: Path) -> None:
-    for document, load in ((sample_workload(), load_workload), (_snapshot(), load_snapshot),
+    for document, load in ((sample_workload(), load_workload), (small_snapshot(), load_snapshot),
                            (_profile(), load_disk_profile)):
         path = tmp_path / "doc.json"
         save(document, path)
@@ -91,7 +90,7 @@ def test_sound_documents_load_unchanged(tmp_path: Path) -> None:
 
 def test_a_report_the_engine_writes_is_possible() -> None:
     from advisor.engine.advise import advise
-    from tests.engine.synth import models
+    from tests.helpers.workloads import models
 
     report = advise(sample_workload(), models())
     assert report.findings and report.plan is not None
@@ -116,8 +115,7 @@ def test_scrub_drops_figures_and_rows_with_warnings() -> None:
 def test_report_and_plan_refuse_a_negative_rate_with_exit_6(tmp_path: Path, command: list[str]) -> None:
     path = _edited(tmp_path, sample_workload(), "workload.json", lambda d: d["rates"][1].update(read_iops=-3.4))
     out = tmp_path / "out.json"
-    done = subprocess.run([sys.executable, "-m", "advisor", *command, str(path), "--preset", "hdd-7200", "-o",
-                           str(out)], capture_output=True, text=True, timeout=120)
+    done = run_advisor(*command, str(path), "--preset", "hdd-7200", "-o", str(out))
     assert done.returncode == 6, done.stderr
     assert done.stderr.strip() == ("advisor: error: workload.json: rates[1].read_iops is -3.4; "
                                    "a rate cannot be negative")

@@ -23,6 +23,10 @@ from typing import Any
 import oracledb
 import oracledb.errors as driver_errors
 
+from advisor.collect.context import CollectContext, build_snapshot
+from advisor.collect.registry import run_isolated
+from advisor.collectors.oracle import OracleCollector
+from advisor.model import Snapshot
 from tests.oracle.oracle_catalog import CATALOG
 from tests.oracle.oracle_sqlshape import shape
 
@@ -125,3 +129,20 @@ class ReplayCursor:
 
     def close(self) -> None:
         self._rows = []
+
+
+Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
+"""The ``replay`` fixture (tests/oracle/conftest.py): queue a connection, get the call log."""
+
+
+def take(replay: Replay, conn: ReplayConnection, options: dict[str, Any] | None = None) -> Snapshot:
+    """One snapshot exactly as `advisor collect` takes it: connect, collect, close."""
+    replay(conn)
+    collector = OracleCollector()
+    opened = collector.connect("dbhost/orclpdb", dict(options or {}, user="advisor", password="s3cret"))
+    assert opened is conn
+    context = CollectContext()
+    runs = [run_isolated(collector.name, lambda: collector.collect(opened, context))]
+    collector.close(opened)
+    assert [r.status for r in runs] == ["ok"], runs
+    return build_snapshot(context, runs)

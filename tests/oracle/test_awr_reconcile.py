@@ -8,8 +8,6 @@ lost ten files of eleven without a word) yields every file.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,16 +19,12 @@ from advisor.collectors.awr import html, read_report, text
 from advisor.collectors.awr.reconcile import strict_shortfalls
 from advisor.errors import BadInput, ExitCode
 from advisor.model import refuse_shortfalls
+from tests.helpers.cli import run_advisor
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WITH_FILES = ["awr_11.2.0.3_rac.html", "awr_11.2.0.4.html", "awr_12.1.0.2.html", "awr_12.2.0.1_cdb.html",
               "awr_11.2.0.4.txt", "statspack_11.2.0.4.txt", "statspack_11.2.0.4_dwh.txt"]
 DWH = "statspack_11.2.0.4_dwh.txt"
-
-
-def run_advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, check=False,
-                          timeout=120)
 
 
 def file_rows(name: str) -> list[tuple[str, str, list[int]]]:

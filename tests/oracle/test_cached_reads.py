@@ -8,14 +8,13 @@ Statspack report whose timings are all zero. Every run goes through the real com
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.collectors.awr import read_report
 from advisor.engine.cached_reads import estimate
+from tests.helpers.cli import run_advisor
 from tests.oracle import cached_truth as C
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -56,14 +55,10 @@ def _uniauth_disk_reads_s() -> float:
 DISK_READS_S = _uniauth_disk_reads_s()  # about 23.4: 98 % of 1,226 r/s came from a cache
 
 
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
-
-
 @pytest.fixture(scope="module")
 def cached_workload(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cached") / "workload.json"
-    done = advisor("collect", "--from-report", str(FIXTURES / "awr_11.2.0.4_cached.html"), "-o", str(out))
+    done = run_advisor("collect", "--from-report", str(FIXTURES / "awr_11.2.0.4_cached.html"), "-o", str(out))
     assert done.returncode == 0, done.stderr
     return out
 
@@ -107,7 +102,7 @@ def test_without_read_times_the_share_is_unknown() -> None:
 
 
 def test_workload_shows_cached_and_disk_visible_reads(cached_workload: Path) -> None:
-    done = advisor("workload", str(cached_workload))
+    done = run_advisor("workload", str(cached_workload))
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())  # the line wraps at the output's width
     line = text[text.index("TS_UNIAUTH ("):]
@@ -119,12 +114,12 @@ def test_workload_shows_cached_and_disk_visible_reads(cached_workload: Path) -> 
 
 def test_untimed_report_says_the_share_is_unknown(tmp_path: Path) -> None:
     out = tmp_path / "w.json"
-    assert advisor("collect", "--from-report", str(FIXTURES / "statspack_11.2.0.4_untimed.txt"), "-o",
+    assert run_advisor("collect", "--from-report", str(FIXTURES / "statspack_11.2.0.4_untimed.txt"), "-o",
                    str(out)).returncode == 0
-    shown = advisor("workload", str(out))
+    shown = run_advisor("workload", str(out))
     assert "6 files (1,412.0 r/s) have no usable read time" in shown.stdout
     assert "timed_statistics off" in shown.stdout and "unknown" in shown.stdout
-    done = advisor("report", "--workload", str(out), "--assume-size", "10G", "--preset", "class-7200-desktop",
+    done = run_advisor("report", "--workload", str(out), "--assume-size", "10G", "--preset", "class-7200-desktop",
                    "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -134,7 +129,7 @@ def test_untimed_report_says_the_share_is_unknown(tmp_path: Path) -> None:
 
 
 def test_report_finds_the_cached_file_only(cached_workload: Path) -> None:
-    done = advisor("report", "--workload", str(cached_workload), "--assume-size", "10G", "--preset",
+    done = run_advisor("report", "--workload", str(cached_workload), "--assume-size", "10G", "--preset",
                    "class-7200-desktop", "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -151,7 +146,7 @@ def test_report_finds_the_cached_file_only(cached_workload: Path) -> None:
 def _tier_plan(workload: Path, tmp_path: Path, cache: str) -> dict:  # type: ignore[type-arg]
     inventory = tmp_path / "inventory.toml"
     inventory.write_text(INVENTORY)
-    done = advisor("plan", "--workload", str(workload), "--target", str(inventory), "--assume-size", "100G",
+    done = run_advisor("plan", "--workload", str(workload), "--target", str(inventory), "--assume-size", "100G",
                    "--cache", cache, "--format", "json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -175,7 +170,7 @@ def test_the_plan_follows_the_cache_option(cached_workload: Path, tmp_path: Path
 
 
 def test_a_bad_cache_value_is_one_line_exit_6(cached_workload: Path) -> None:
-    done = advisor("plan", "--workload", str(cached_workload), "--assume-size", "10G", "--cache", "maybe")
+    done = run_advisor("plan", "--workload", str(cached_workload), "--assume-size", "10G", "--cache", "maybe")
     assert done.returncode == 6
     assert done.stderr.strip().count("\n") == 0 and "--cache 'maybe': use kept or lost" in done.stderr
     assert not done.stdout
@@ -184,7 +179,8 @@ def test_a_bad_cache_value_is_one_line_exit_6(cached_workload: Path) -> None:
 def test_the_zone_plan_follows_the_cache_option(cached_workload: Path) -> None:
     plans = {}
     for cache in ("kept", "lost"):
-        done = advisor("plan", "--workload", str(cached_workload), "--preset", "class-7200-desktop", "--assume-size",
+        done = run_advisor("plan", "--workload", str(cached_workload), "--preset", "class-7200-desktop",
+                           "--assume-size",
                        "10G", "--cache", cache, "--format", "json")
         assert done.returncode == 0, done.stderr
         plans[cache] = {t["area"]: t for t in json.loads(done.stdout)["plan"]["service_times"]}

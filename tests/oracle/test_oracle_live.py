@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from advisor.collect.context import CollectContext, build_snapshot
-from advisor.collect.registry import run_isolated
-from advisor.collectors.oracle import OracleCollector
 from advisor.model import FileRate, Snapshot
 from advisor.workload import file_rate, zero_baseline
-from tests.oracle.oracle_replay import ReplayConnection
+from tests.oracle.oracle_replay import Replay, take
 from tests.oracle.oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, Scenario
-
-Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
-
-
-def take(replay: Replay, conn: ReplayConnection, options: dict[str, Any] | None = None) -> Snapshot:
-    """One snapshot exactly as `advisor collect` takes it: connect, collect, close."""
-    replay(conn)
-    collector = OracleCollector()
-    opened = collector.connect("dbhost/orclpdb", dict(options or {}, user="advisor", password="s3cret"))
-    assert opened is conn
-    context = CollectContext()
-    runs = [run_isolated(collector.name, lambda: collector.collect(opened, context))]
-    collector.close(opened)
-    assert [r.status for r in runs] == ["ok"], runs
-    return build_snapshot(context, runs)
 
 
 def rates(first: Snapshot, second: Snapshot) -> dict[str, FileRate]:

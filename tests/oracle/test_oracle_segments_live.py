@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from advisor.collectors.oracle import segments as live_segments
 from advisor.model import SegmentRate, Snapshot, Workload
 from advisor.workload import diff
-from tests.oracle.oracle_replay import ReplayConnection, dpy_error, ora_error
+from tests.oracle.oracle_replay import Replay, ReplayConnection, dpy_error, ora_error, take
 from tests.oracle.oracle_scenarios import INTERVAL_S, SCENARIOS
 from tests.oracle.oracle_segments import DROPPED, SEGMENTS, Seg, segment_rows
-from tests.oracle.test_oracle_live import take
 
-Replay = Callable[[ReplayConnection], list[dict[str, Any]]]
 MIB_S = 8192 / 2**20 / INTERVAL_S
 
 

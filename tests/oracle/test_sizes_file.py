@@ -8,14 +8,14 @@ sizes files are the ``sizes`` query's rows printed as SQL*Plus prints them
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.render.safe import markdown_cell
-from tests.oracle.sizes_shapes import Row, sqlplus_csv, sqlplus_grid
+from tests.helpers.cli import run_advisor
+from tests.oracle.sizes_rows import COLUMNS_11, COLUMNS_12, rows_11, rows_12
+from tests.oracle.sizes_shapes import sqlplus_csv, sqlplus_grid
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 1 << 30
@@ -35,58 +35,6 @@ capacity = "4 TB"
 count = 2
 preset = "class-7200-desktop"
 """
-COLUMNS_11 = ("db_name", "dbid", "taken_at", "kind", "tablespace", "file_name", "bytes")
-COLUMNS_12 = ("db_name", "dbid", "taken_at", "kind", "container", "tablespace", "file_name", "bytes")
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
-
-
-def _row(kind: str, tablespace: str, name: str, size: int, container: str = "", db: str = "ORCL",
-         dbid: str = "1234567890") -> Row:
-    return {"db_name": db, "dbid": dbid, "taken_at": "2026-11-20T10:05:00", "kind": kind, "container": container,
-            "tablespace": tablespace, "file_name": name, "bytes": str(size)}
-
-
-def rows_11() -> list[Row]:
-    """The 11.2.0.4 fixture's database: USERS big and busy, the rest small; 14 rows over two pages."""
-    return [
-        _row("datafile", "SYSAUX", "/u01/oradata/ORCL/sysaux01.dbf", 2 * GIB),
-        _row("datafile", "SYSTEM", "/u01/oradata/ORCL/system01.dbf", 1 * GIB),
-        _row("datafile", "UNDOTBS1", "/u01/oradata/ORCL/undotbs01.dbf", 4 * GIB),
-        _row("datafile", "USERS", "/u02/oradata/ORCL/users01.dbf", 300 * GIB),
-        _row("datafile", "USERS", "/u02/oradata/ORCL/users02.dbf", 200 * GIB),
-        _row("datafile", "USERS", "/u02/oradata/ORCL/users03.dbf", 100 * GIB),  # no IO: not in the report
-        _row("tempfile", "TEMP", "/u03/oradata/ORCL/temp01.dbf", 32 * GIB),
-        _row("redo", "", "/u04/oradata/ORCL/redo01a.log", 512 << 20),
-        _row("redo", "", "/u05/oradata/ORCL/redo01b.log", 512 << 20),
-        _row("redo", "", "/u04/oradata/ORCL/redo02a.log", 512 << 20),
-        _row("redo", "", "/u05/oradata/ORCL/redo02b.log", 512 << 20),
-        _row("control", "", "/u01/oradata/ORCL/control01.ctl", 18 << 20),
-        _row("control", "", "/u04/oradata/ORCL/control02.ctl", 18 << 20),
-        _row("fra", "ARCHIVED LOG", "/u06/fra", 150 * GIB),
-    ]
-
-
-def rows_12() -> list[Row]:
-    """The 12.2 CDB fixture: its files are in PDB SALES; the root has tablespaces of the same names."""
-    pdb = "SALES"
-    return [
-        _row("datafile", "SYSAUX", "/u01/oradata/ORCL/sysaux01.dbf", 3 * GIB, pdb),
-        _row("datafile", "SYSTEM", "/u01/oradata/ORCL/system01.dbf", 1 * GIB, pdb),
-        _row("datafile", "SYSTEM", "/u01/oradata/ORCL/root_system01.dbf", 1 * GIB, "CDB$ROOT"),
-        _row("datafile", "UNDOTBS1", "/u01/oradata/ORCL/undotbs01.dbf", 8 * GIB, pdb),
-        _row("datafile", "USERS", "+DATA/ORCL/A1B2C3D4E5F6/DATAFILE/users01.dbf", 400 * GIB, pdb),
-        _row("datafile", "USERS", "+DATA/ORCL/A1B2C3D4E5F6/DATAFILE/users02.dbf", 200 * GIB, pdb),
-        _row("tempfile", "TEMP", "/u03/oradata/ORCL/temp01.dbf", 20 * GIB, pdb),
-        _row("redo", "", "+REDO/ORCL/ONLINELOG/group_1.261.1", 1 * GIB),
-        _row("redo", "", "+REDO/ORCL/ONLINELOG/group_2.262.1", 1 * GIB),
-        _row("control", "", "+DATA/ORCL/CONTROLFILE/current.260.1", 20 << 20),
-        _row("fra", "ARCHIVED LOG", "+FRA", 300 * GIB),
-    ]
-
-
 @pytest.fixture()
 def inventory(tmp_path: Path) -> Path:
     path = tmp_path / "inventory.toml"
@@ -96,7 +44,7 @@ def inventory(tmp_path: Path) -> Path:
 
 def _import(report: str, tmp_path: Path, *extra: str) -> Path:
     out = tmp_path / "workload.json"
-    done = advisor("collect", "--from-report", str(FIXTURES / report), "-o", str(out), *extra)
+    done = run_advisor("collect", "--from-report", str(FIXTURES / report), "-o", str(out), *extra)
     assert done.returncode == 0, done.stderr
     return out
 
@@ -110,7 +58,7 @@ def test_an_import_without_sizes_is_refused_by_both_plans(tmp_path: Path, invent
     data = json.loads(work.read_text())
     assert all(r["size_bytes"] is None for r in data["rates"]), "a report states no size: unknown, not 0"
     for args in (("--target", str(inventory)), ("--preset", "class-7200-desktop")):
-        done = advisor("plan", "--workload", str(work), *args)
+        done = run_advisor("plan", "--workload", str(work), *args)
         assert done.returncode == 6, done.stdout
         line = done.stderr.strip()
         assert "\n" not in line and "--sizes" in line and "advisor sql show sizes --dbms oracle --version 12" in line
@@ -120,15 +68,15 @@ def test_an_import_without_sizes_is_refused_by_both_plans(tmp_path: Path, invent
 
 def test_report_shows_findings_and_the_same_line_instead_of_a_plan(tmp_path: Path) -> None:
     work = _import("awr_11.2.0.4.txt", tmp_path)
-    done = advisor("report", "--workload", str(work), "--format", "json")
+    done = run_advisor("report", "--workload", str(work), "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["plan"] is None and report["areas"]
     assert all(a["size_bytes"] is None for a in report["areas"])  # unknown, not a false 0
     line = next(w for w in report["warnings"] if w.startswith("No plan: file sizes unknown"))
-    refused = advisor("plan", "--workload", str(work), "--preset", "class-7200-desktop")
+    refused = run_advisor("plan", "--workload", str(work), "--preset", "class-7200-desktop")
     assert refused.returncode == 6 and line in refused.stderr
-    markdown = advisor("report", "--workload", str(work), "--format", "markdown")
+    markdown = run_advisor("report", "--workload", str(work), "--format", "markdown")
     plan_section = markdown.stdout.split("## Plan", 1)[1]
     assert markdown_cell(line) in plan_section
     areas_section = markdown.stdout.split("## Areas", 1)[1].split("## Plan", 1)[0]
@@ -142,7 +90,7 @@ def test_sqlplus_csv_sizes_reach_the_tier_plan(tmp_path: Path, inventory: Path) 
     data = json.loads(work.read_text())
     assert data["sizes"]["file_format"] == "sqlplus-csv" and data["sizes"]["taken_at"] == "2026-11-20T10:05:00"
     assert data["sizes"]["files_unknown"] == 0
-    done = advisor("plan", "--workload", str(work), "--target", str(inventory), "--format", "json")
+    done = run_advisor("plan", "--workload", str(work), "--target", str(inventory), "--format", "json")
     assert done.returncode == 0, done.stderr
     sizes_of = _tier_sizes(json.loads(done.stdout))
     assert sizes_of["USERS"] == 600 * GIB and sizes_of["SYSTEM"] == 1 * GIB  # the root's SYSTEM is not SALES'
@@ -158,7 +106,7 @@ def test_sqlplus_grid_sizes_reach_the_zone_plan(tmp_path: Path) -> None:
     assert text.count("FILE_NAME") == 2, "the fixture must cross a page break"
     sizes.write_text(text)
     work = _import("awr_11.2.0.4.txt", tmp_path)
-    done = advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop",
+    done = run_advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop",
                    "--disks", "2", "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -174,7 +122,7 @@ def test_sqlplus_grid_sizes_reach_the_zone_plan(tmp_path: Path) -> None:
 
 def test_assume_size_plans_and_marks_every_output(tmp_path: Path, inventory: Path) -> None:
     work = _import("awr_12.2.0.1_cdb.html", tmp_path)
-    done = advisor("plan", "--workload", str(work), "--target", str(inventory), "--assume-size", "10G",
+    done = run_advisor("plan", "--workload", str(work), "--target", str(inventory), "--assume-size", "10G",
                    "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -182,7 +130,7 @@ def test_assume_size_plans_and_marks_every_output(tmp_path: Path, inventory: Pat
     assert set(_tier_sizes(report).values()) == {10 * GIB}
     assert any(w.startswith("sizes assumed:") for w in report["warnings"])
     for fmt in ("terminal", "markdown", "html"):
-        shown = advisor("plan", "--workload", str(work), "--target", str(inventory), "--assume-size", "10G",
+        shown = run_advisor("plan", "--workload", str(work), "--target", str(inventory), "--assume-size", "10G",
                         "--format", fmt)
         assert shown.returncode == 0, shown.stderr
         assert shown.stdout.count("assumed") >= len(report["areas"]), fmt
@@ -200,7 +148,7 @@ def test_bad_sizes_files_are_one_line_naming_file_and_line(tmp_path: Path, mutat
     sizes = tmp_path / "sizes.csv"
     sizes.write_text(sqlplus_csv(COLUMNS_11, mutate(rows_11())))
     work = _import("awr_11.2.0.4.txt", tmp_path)
-    done = advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop")
+    done = run_advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop")
     assert done.returncode == 6, done.stdout
     line = done.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
@@ -215,7 +163,7 @@ def test_truncated_sizes_files_are_refused(tmp_path: Path, shape: str) -> None:
     cut = full[: full.index("redo02a")]  # cut in the middle of a row, the footer lost
     sizes.write_text(cut)
     work = _import("awr_11.2.0.4.txt", tmp_path)
-    done = advisor("collect", "--from-report", str(FIXTURES / "awr_11.2.0.4.txt"), "--sizes", str(sizes),
+    done = run_advisor("collect", "--from-report", str(FIXTURES / "awr_11.2.0.4.txt"), "--sizes", str(sizes),
                    "-o", str(tmp_path / "out.json"))
     assert done.returncode == 6 and str(sizes) in done.stderr and "truncated" in done.stderr
     assert not (tmp_path / "out.json").exists()
@@ -227,5 +175,5 @@ def test_feedback_count_that_disagrees_is_truncation(tmp_path: Path) -> None:
     sizes = tmp_path / "sizes.csv"
     sizes.write_text(text)
     work = _import("awr_11.2.0.4.txt", tmp_path)
-    done = advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop")
+    done = run_advisor("plan", "--workload", str(work), "--sizes", str(sizes), "--preset", "class-7200-desktop")
     assert done.returncode == 6 and "says 15 rows but 14 were read" in done.stderr

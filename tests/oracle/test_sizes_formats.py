@@ -8,8 +8,8 @@ import pytest
 
 from advisor.errors import BadInput
 from advisor.sizes.formats import read_sizes
+from tests.oracle.sizes_rows import COLUMNS_11, COLUMNS_12, rows_11, rows_12
 from tests.oracle.sizes_shapes import psql_aligned, psql_csv, sqlplus_csv, sqlplus_grid
-from tests.oracle.test_sizes_file import COLUMNS_11, COLUMNS_12, rows_11, rows_12
 
 GIB = 1 << 30
 

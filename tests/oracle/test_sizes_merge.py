@@ -10,8 +10,8 @@ from advisor.engine.areas import group_areas
 from advisor.sizes.formats import read_sizes
 from advisor.sizes.merge import merge_sizes, size_unknown
 from advisor.sizes.need import assume_sizes, missing_sizes_line
+from tests.oracle.sizes_rows import COLUMNS_11, rows_11
 from tests.oracle.sizes_shapes import sqlplus_csv
-from tests.oracle.test_sizes_file import COLUMNS_11, rows_11
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 1 << 30
@@ -67,7 +67,7 @@ def test_an_older_document_with_zero_sizes_from_a_report_counts_as_unknown() -> 
 
 def test_a_report_without_per_file_data_takes_every_container_by_kind(tmp_path: Path) -> None:
     """19c "No data exists" for File IO Stats: the type-level Data File row holds all data files, root included."""
-    from tests.oracle.test_sizes_file import COLUMNS_12, rows_12
+    from tests.oracle.sizes_rows import COLUMNS_12, rows_12
 
     path = tmp_path / "sizes.csv"
     path.write_text(sqlplus_csv(COLUMNS_12, rows_12()))
@@ -81,7 +81,7 @@ def test_a_report_without_per_file_data_takes_every_container_by_kind(tmp_path: 
 
 def test_unlisted_files_go_to_their_own_container(tmp_path: Path) -> None:
     """Two PDBs with a USERS each; a USERS file of the second PDB without IO joins that PDB's area."""
-    from tests.oracle.test_sizes_file import COLUMNS_12
+    from tests.oracle.sizes_rows import COLUMNS_12
 
     work = read_report(FIXTURES / "awr_12.2.0.1_cdb.html")
     hr_users = replace(next(r for r in work.rates if r.tablespace == "USERS"), file_id="data:/u05/hr/users01.dbf",

@@ -7,21 +7,15 @@ at a glance whether 16/17 were covered.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from advisor.collect.context import CollectContext
-from advisor.collectors.postgres import PostgresCollector
 from tests.helpers.pg import PgServer, available_versions, running_postgres
+from tests.helpers.pg_checks import EXERCISED
 
 VERSIONS = available_versions()
-EXERCISED: set[int] = set()
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -54,19 +48,3 @@ def shared_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         server.psql("CREATE TABLE other (id int) TABLESPACE slow; INSERT INTO other VALUES (1);", dbname="app2")
         yield server
 
-
-def collect_context(server: PgServer) -> CollectContext:
-    """One snapshot's worth of collector output from *server*, through the plugin itself."""
-    collector = PostgresCollector()
-    session = collector.connect(server.dsn, {})
-    try:
-        context = CollectContext()
-        collector.collect(session, context)
-        return context
-    finally:
-        collector.close(session)
-
-
-def run_advisor(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``advisor`` console script (a real process: exit code, stderr)."""
-    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=120, env=env)

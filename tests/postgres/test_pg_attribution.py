@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import VERSIONS_FOR_TESTS, running_postgres
-from tests.postgres.conftest import EXERCISED, run_advisor
+from tests.helpers.pg_checks import EXERCISED
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

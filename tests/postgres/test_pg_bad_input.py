@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from advisor.model import load_snapshot
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, free_port, running_postgres
-from tests.postgres.conftest import EXERCISED, run_advisor
+from tests.helpers.pg_checks import EXERCISED
 
 pytestmark = pytest.mark.pg
 SECRET = "Sekr1t-pa55"

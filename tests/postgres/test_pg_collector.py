@@ -9,8 +9,9 @@ import pytest
 
 from advisor.collectors.postgres import PostgresCollector
 from advisor.model import load_snapshot
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
-from tests.postgres.conftest import collect_context, run_advisor
+from tests.helpers.pg_checks import collect_context
 
 pytestmark = pytest.mark.pg
 
@@ -100,7 +101,7 @@ def test_session_is_read_only_and_named(shared_server: PgServer) -> None:
 
 
 def test_dsn_from_pg_environment(shared_server: PgServer, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("PG")}
     env.update(PGHOST="127.0.0.1", PGPORT=str(shared_server.port), PGUSER="postgres", PGDATABASE="app2")
     out = tmp_path / "snap.json"
     done = run_advisor("collect", "-o", str(out), env=env)
@@ -122,7 +123,7 @@ def test_failing_host_plugin_gives_partial_output(shared_server: PgServer, tmp_p
         "    def collect(self, conn, context):\n"
         "        raise OSError('cannot read /sys/block')\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(site))
+    env = {"PYTHONPATH": str(site)}
     out = tmp_path / "snap.json"
     done = run_advisor("collect", "--dsn", shared_server.dsn, "-o", str(out), env=env)
     assert done.returncode == 4, done.stderr

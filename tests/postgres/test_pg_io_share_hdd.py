@@ -16,9 +16,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.emulator.emu_support import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
+from tests.helpers.cli import run_advisor
+from tests.helpers.emulated import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, running_postgres
-from tests.postgres.conftest import run_advisor
 
 pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
 

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from advisor.demo.embedded import owned_dir
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import available_versions, running_postgres
-from tests.postgres.conftest import EXERCISED, run_advisor
+from tests.helpers.pg_checks import EXERCISED
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

@@ -15,8 +15,8 @@ import pytest
 
 from advisor.collect import sampling
 from advisor.collect.context import CollectOptions
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, running_postgres
-from tests.postgres.conftest import run_advisor
 
 pytestmark = pytest.mark.pg
 

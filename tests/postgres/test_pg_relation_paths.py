@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.helpers.pg import PgServer
-from tests.postgres.conftest import collect_context
+from tests.helpers.pg_checks import collect_context
 
 pytestmark = pytest.mark.pg
 

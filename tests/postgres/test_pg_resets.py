@@ -11,8 +11,9 @@ from advisor.collect.context import build_snapshot
 from advisor.errors import StatsReset
 from advisor.model import Snapshot, save
 from advisor.workload import diff
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, running_postgres
-from tests.postgres.conftest import EXERCISED, collect_context, run_advisor
+from tests.helpers.pg_checks import EXERCISED, collect_context
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

@@ -18,8 +18,9 @@ from urllib.parse import quote
 import pytest
 
 from advisor.engine.scripts.quoting import literal
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, free_port, running_postgres
-from tests.postgres.conftest import EXERCISED, run_advisor
+from tests.helpers.pg_checks import EXERCISED
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

@@ -15,7 +15,7 @@ from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
 from advisor.render.terminal import render_terminal
-from tests.render.conftest import sample_workload
+from tests.helpers.workloads import sample_workload
 
 
 def test_json_has_the_documented_fields_and_round_trips(report: Report) -> None:

@@ -18,8 +18,7 @@ from advisor.render.locations import Notes, devices_table, locations_table, rate
 from advisor.render.markdown import render_markdown
 from advisor.render.terminal import render_terminal
 from advisor.units import GIB, human_bytes
-from tests.engine.synth import models
-from tests.render.conftest import sample_workload
+from tests.helpers.workloads import models, sample_workload
 
 WIDTHS = [80, 200]
 BASE = "/var/lib/postgresql/18/main/pg_tblspc/16390/PG_18_202406281/16384"

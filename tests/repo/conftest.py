@@ -10,24 +10,15 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
 _COUNTER = itertools.count()
-
-
-def run_advisor(*args: str, env: dict[str, str] | None = None,
-                timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The installed ``advisor`` console script as a real process (exit code, one-line errors)."""
-    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +57,3 @@ def real_snapshots(repo_server: PgServer, tmp_path_factory: pytest.TempPathFacto
         paths.append(path)
     return paths
 
-
-def count(server: PgServer, dsn: str, query: str) -> int:
-    """One integer from *query* run in the database of *dsn*."""
-    dbname = dsn.split("dbname=")[1].split()[0]
-    return int(server.psql(query, dbname=dbname))

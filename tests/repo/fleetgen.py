@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -33,22 +31,22 @@ def real_pair(root: Path) -> tuple[Snapshot, Snapshot]:
     from tests.helpers.hotcold import hot_and_cold
     from tests.helpers.pagecache import evict
 
-    advisor = str(Path(sys.executable).with_name("advisor"))
     with hot_and_cold(root, 256 << 20) as (_disk, pg, spaces):
         pg.restart()  # empty shared buffers: the scans below must read the files
         evict(spaces["hot"])
         evict(spaces["cold"])
         paths = [root / "a.json", root / "b.json"]
-        _collect(advisor, pg.dsn, paths[0])
+        _collect(pg.dsn, paths[0])
         pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM cold; SELECT count(*) FROM hot;")
         time.sleep(1.1)  # the backend's statistics reach the shared counters
-        _collect(advisor, pg.dsn, paths[1])
+        _collect(pg.dsn, paths[1])
     return load_snapshot(paths[0]), load_snapshot(paths[1])
 
 
-def _collect(advisor: str, dsn: str, path: Path) -> None:
-    done = subprocess.run([advisor, "collect", "--dsn", dsn, "-o", str(path)], capture_output=True, text=True,
-                          timeout=120)
+def _collect(dsn: str, path: Path) -> None:
+    from tests.helpers.cli import run_advisor
+
+    done = run_advisor("collect", "--dsn", dsn, "-o", str(path))
     assert done.returncode == 0, done.stderr
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from advisor.model import Snapshot, save
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions
-from tests.repo.conftest import count, run_advisor
+from tests.helpers.pg_checks import count
 from tests.repo.fleetgen import derive, real_pair
 
 pytestmark = [pytest.mark.pg, pytest.mark.root, pytest.mark.slow]

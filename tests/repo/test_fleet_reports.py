@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
+from tests.helpers.pg_checks import count
 from tests.repo.awrgen import report_of, sizes_of
-from tests.repo.conftest import count, run_advisor
 
 pytestmark = [pytest.mark.pg]
 

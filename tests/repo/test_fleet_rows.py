@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
-from tests.repo.conftest import run_advisor
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from advisor.cli.fleet_show import _area_rates
 from advisor.engine.advise import advise
 from advisor.engine.planner import PlanOptions
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.workloads import AreaSpec, models, workload
 
 
 def test_fleet_area_rates_are_the_reports_mib_per_second() -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from advisor.repo.schema import MIGRATIONS
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
-from tests.repo.conftest import count, run_advisor
+from tests.helpers.pg_checks import count
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 

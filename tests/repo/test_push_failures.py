@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from tests.helpers.cli import run_advisor, start_advisor
 from tests.helpers.pg import PgServer
-from tests.repo.conftest import ADVISOR, count, run_advisor
+from tests.helpers.pg_checks import count
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 
@@ -60,8 +60,8 @@ def test_eight_pushers_creating_one_month_all_arrive(repo_server: PgServer, repo
     spool = tmp_path / "spool"
     with psycopg.connect(repo) as holder:
         holder.execute("SELECT pg_advisory_xact_lock(hashtext('advisor.ensure_month'))")
-        pushers = [subprocess.Popen([ADVISOR, "push", "--repo", repo, "--spool", str(spool), str(p)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in paths]
+        pushers = [start_advisor("push", "--repo", repo, "--spool", str(spool), str(p))
+                   for p in paths]
         deadline = time.monotonic() + 120
         while _waiting_on_lock(repo) < PUSHERS and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -80,8 +80,8 @@ def test_eight_pushers_at_once_in_fresh_months(repo_server: PgServer, repo: str,
     """No lock held by the test: eight processes started together, three months in a row."""
     for month in ("2027-03", "2027-04", "2027-05"):
         paths = _variants(real_snapshots[0], tmp_path, month, PUSHERS)
-        pushers = [subprocess.Popen([ADVISOR, "push", "--repo", repo, "--spool", str(tmp_path / "spool"), str(p)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in paths]
+        pushers = [start_advisor("push", "--repo", repo, "--spool", str(tmp_path / "spool"), str(p))
+                   for p in paths]
         outcomes = [(p.wait(120), p.stderr.read() if p.stderr else "") for p in pushers]
         assert [code for code, _ in outcomes] == [0] * PUSHERS, outcomes
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3 * PUSHERS

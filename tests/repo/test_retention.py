@@ -11,8 +11,9 @@ import pytest
 
 from advisor.errors import BadInput
 from advisor.repo.retention import parse_duration
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer
-from tests.repo.conftest import count, run_advisor
+from tests.helpers.pg_checks import count
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

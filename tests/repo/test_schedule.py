@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.repo.conftest import run_advisor
+from tests.helpers.cli import run_advisor
 
 DSN = "host=db1 port=5432 user=advisor dbname=shop sslmode=verify-full"
 REPO = "host=repo.example.net dbname=fleet user=collector sslmode=require"

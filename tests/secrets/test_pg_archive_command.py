@@ -9,19 +9,17 @@ the command stays readable. The same snapshot then passes the push's secret chec
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from advisor.repo.documents import load_file
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
 PSQL_SECRET = "Pg7Leak4 x"
 CURL_SECRET = "Cu8Leak9"
 ARCHIVE_COMMAND = (
@@ -42,8 +40,7 @@ def test_snapshot_holds_the_archive_command_without_its_passwords(server: PgServ
     shown = server.psql("SHOW archive_command").strip()
     assert PSQL_SECRET in shown and CURL_SECRET in shown  # the server really has them
     out = tmp_path / "snapshot.json"
-    done = subprocess.run([ADVISOR, "collect", "--dsn", server.dsn, "-o", str(out)], capture_output=True,
-                          text=True, timeout=120)
+    done = run_advisor("collect", "--dsn", server.dsn, "-o", str(out))
     assert done.returncode in (0, 4), done.stderr
     raw = out.read_text()
     for piece in ("Pg7Leak4", "Cu8Leak9"):

@@ -7,7 +7,6 @@ a test failed, and a session-level check fails the run if anything leaked.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -16,15 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.loopdisk import ScratchDisk, no_leaks, scratch_disk
+from tests.helpers.loopdisk import ScratchDisk, is_root, no_leaks, scratch_disk
 
 NEEDS_ROOT = "needs root: loop devices, partitions and mounts"
 DISK_BYTES = 384 << 20
 LAYOUT = [("outer", 0.3), ("middle", 0.3), ("inner", 0.39)]
-
-
-def is_root() -> bool:
-    return os.geteuid() == 0 and shutil.which("losetup") is not None and shutil.which("sfdisk") is not None
 
 
 @pytest.fixture(scope="session")
@@ -50,27 +45,6 @@ def three_zone_disk(storage_root: Path) -> Iterator[ScratchDisk]:
         pytest.skip(NEEDS_ROOT)
     with scratch_disk(DISK_BYTES, LAYOUT, image_dir=storage_root / "three") as disk:
         yield disk
-
-
-def write_file(path: Path, size: int, seed: int = 0) -> bytes:
-    """Write *size* recognisable bytes and fsync them (so they have a physical address)."""
-    block = (f"advisor-{seed}-{path.name}-".encode() * 200)[:4096]
-    data = (block * (size // len(block) + 1))[:size]
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return data
-
-
-def read_raw(device: str, offset: int, length: int) -> bytes:
-    """Read bytes from the block device, bypassing the file system (the ground truth)."""
-    subprocess.run(["blockdev", "--flushbufs", device], check=False, capture_output=True)
-    fd = os.open(device, os.O_RDONLY)
-    try:
-        return os.pread(fd, length, offset)
-    finally:
-        os.close(fd)
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ outer and inner partitions of a real loop disk."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,12 +13,8 @@ from advisor.collect.context import CollectContext
 from advisor.collect.registry import run_isolated
 from advisor.collectors.host import HostCollector
 from advisor.model import FileIO, ServerInfo
-from tests.helpers.loopdisk import ScratchDisk
-from tests.storage.conftest import write_file
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=120)
+from tests.helpers.cli import run_advisor
+from tests.helpers.loopdisk import ScratchDisk, write_file
 
 
 def _server(data_directory: str) -> ServerInfo:
@@ -105,15 +99,15 @@ def test_audit_places_pg18_tablespaces_on_outer_and_inner(three_zone_disk: Scrat
             "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
             "CHECKPOINT;"
         )
-        done = advisor("audit", "--dsn", pg.dsn, "--format", "json")
+        done = run_advisor("audit", "--dsn", pg.dsn, "--format", "json")
         assert done.returncode == 0, done.stderr
-        terminal = advisor("audit", "--dsn", pg.dsn)
+        terminal = run_advisor("audit", "--dsn", pg.dsn)
         assert terminal.returncode == 0, terminal.stderr
-        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
+        assert run_advisor("collect", "--dsn", pg.dsn, "-o", str(snap_a)).returncode == 0
         pg.psql("SELECT count(*) FROM hot; SELECT count(*) FROM hot; SELECT count(*) FROM hot;")
         time.sleep(1.1)  # let the backend's statistics reach the shared counters
-        assert advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
-    heat = advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
+        assert run_advisor("collect", "--dsn", pg.dsn, "-o", str(snap_b)).returncode == 0
+    heat = run_advisor("audit", "--snapshot", str(snap_a), str(snap_b), "--format", "json")
     assert heat.returncode == 0, heat.stderr
     rated = json.loads(heat.stdout)["maps"]
     assert rated["heat_unit"] == "IO/s" and rated["interval_s"] > 0

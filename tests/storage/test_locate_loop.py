@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from advisor.storage.locate import Locator
-from tests.helpers.loopdisk import ScratchDisk
-from tests.storage.conftest import read_raw, write_file
+from tests.helpers.loopdisk import ScratchDisk, read_raw, write_file
 
 pytestmark = [pytest.mark.root]
 
@@ -141,8 +140,7 @@ def test_unsynced_file_gets_a_position_only_with_sync(three_zone_disk: ScratchDi
 
 
 def test_whole_disk_file_system(storage_root: Path) -> None:
-    from tests.helpers.loopdisk import scratch_disk
-    from tests.storage.conftest import is_root
+    from tests.helpers.loopdisk import is_root, scratch_disk
 
     if not is_root():
         pytest.skip("needs root")
@@ -178,8 +176,7 @@ def test_tmpfs_and_overlay_are_unknown_with_reason(tmpfs_dir: Path) -> None:
 def test_xfs_is_located_and_btrfs_is_unknown_with_reason(storage_root: Path) -> None:
     import shutil
 
-    from tests.helpers.loopdisk import scratch_disk
-    from tests.storage.conftest import is_root
+    from tests.helpers.loopdisk import is_root, scratch_disk
 
     if not is_root():
         pytest.skip("needs root")
@@ -206,8 +203,7 @@ def test_xfs_is_located_and_btrfs_is_unknown_with_reason(storage_root: Path) -> 
 
 def test_misaligned_partition_is_flagged(storage_root: Path) -> None:
     from advisor.storage.sysfs import Sysfs
-    from tests.helpers.loopdisk import scratch_disk
-    from tests.storage.conftest import is_root
+    from tests.helpers.loopdisk import is_root, scratch_disk
 
     if not is_root():
         pytest.skip("needs root")

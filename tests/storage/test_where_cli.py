@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.loopdisk import ScratchDisk, find_leaks, no_leaks, scratch_disk
-from tests.storage.conftest import is_root, write_file
+from tests.helpers.cli import run_advisor
+from tests.helpers.loopdisk import ScratchDisk, find_leaks, is_root, no_leaks, scratch_disk, write_file
 
 pytestmark = [pytest.mark.root]
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_where_json_places_files_and_reports_bad_paths(three_zone_disk: ScratchDisk) -> None:
@@ -28,8 +24,8 @@ def test_where_json_places_files_and_reports_bad_paths(three_zone_disk: ScratchD
     write_file(outer.mountpoint / "cli-outer.dat", 2 << 20)
     write_file(inner.mountpoint / "cli-inner.dat", 2 << 20)
     missing = str(outer.mountpoint / "no-such-file")
-    done = advisor("where", str(outer.mountpoint / "cli-outer.dat"), missing, str(inner.mountpoint / "cli-inner.dat"),
-                   "--format", "json", "--extents")
+    done = run_advisor("where", str(outer.mountpoint / "cli-outer.dat"), missing,
+                       str(inner.mountpoint / "cli-inner.dat"), "--format", "json", "--extents")
     assert done.returncode == 6, done.stderr
     assert f"{missing}: no such file or directory" in done.stderr and "Traceback" not in done.stderr
     rows = json.loads(done.stdout)
@@ -51,9 +47,8 @@ def test_where_terminal_and_exit_zero_when_all_paths_read(three_zone_disk: Scrat
     assert middle.mountpoint is not None
     write_file(middle.mountpoint / "term.dat", 1 << 20)
     (tmpfs_dir / "mem").write_text("x")
-    done = subprocess.run([sys.executable, "-m", "advisor", "where", str(middle.mountpoint / "term.dat"),
-                           str(tmpfs_dir / "mem"), "--interval", "0.2"],
-                          capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "160"})
+    done = run_advisor("where", str(middle.mountpoint / "term.dat"), str(tmpfs_dir / "mem"), "--interval", "0.2",
+                       env={"COLUMNS": "160"})
     assert done.returncode == 0, done.stderr  # tmpfs is an answer, not an error
     out = done.stdout
     assert str(middle.mountpoint / "term.dat") in out and "tmpfs lives in memory" in out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,11 @@ import pytest
 from advisor.model import DiskProfile, Latency, save
 from advisor.model.inventory import Inventory, InventoryDevice, inventory_toml, load_inventory
 from advisor.storage.inventory import discover
+from tests.helpers.cli import run_advisor
 from tests.helpers.inventories import GOOD_INVENTORY
 from tests.helpers.loopdisk import scratch_disk
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
 GOOD = GOOD_INVENTORY
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ADVISOR, *args], capture_output=True, text=True, timeout=120)
 
 
 def test_round_trip_and_units(tmp_path: Path) -> None:
@@ -53,7 +48,7 @@ def test_round_trip_and_units(tmp_path: Path) -> None:
 def test_bad_inventory_is_one_line_exit_6(tmp_path: Path, change: tuple[str, str], message: str) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD.replace(*change, 1))
-    done = _run("inventory", "--check", str(path))
+    done = run_advisor("inventory", "--check", str(path))
     assert done.returncode == 6, done.stderr
     assert done.stderr.startswith("advisor: error: ") and message in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
@@ -61,7 +56,7 @@ def test_bad_inventory_is_one_line_exit_6(tmp_path: Path, change: tuple[str, str
 
 def _workload(tmp_path: Path) -> Path:
     from advisor.model import save as save_doc
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     path = tmp_path / "w.json"
     save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=200, zone=(0.5, 0.6)),
@@ -73,7 +68,7 @@ def _workload(tmp_path: Path) -> Path:
 def test_device_without_a_model_is_named(tmp_path: Path) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD.replace('preset = "nvme-gen4"\n', ""))
-    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    done = run_advisor("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
     assert done.returncode == 6
     assert "device 'nvme0' (nvme) has no model" in done.stderr and "advisor bench" in done.stderr
 
@@ -86,7 +81,7 @@ def test_contradictory_media_are_refused(tmp_path: Path) -> None:
     save(profile, tmp_path / "nvme.json")
     path = tmp_path / "inv.toml"
     path.write_text(GOOD.replace('preset = "class-7200-desktop"', 'profile = "nvme.json"'))
-    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    done = run_advisor("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
     assert done.returncode == 6
     assert "listed as hdd but its profile nvme.json measured solid state" in done.stderr
 
@@ -95,7 +90,7 @@ def test_tiered_plan_writes_a_directory_per_device(tmp_path: Path) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD)
     out = tmp_path / "scripts"
-    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "--scripts", str(out),
+    done = run_advisor("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "--scripts", str(out),
                 "--format", "json", "-o", str(tmp_path / "plan.json"))
     assert done.returncode == 0, done.stderr
     assert (out / "nvme0" / "sfdisk.txt").is_file() and (out / "postgres.sql").is_file()
@@ -109,7 +104,7 @@ def test_tiered_plan_writes_a_directory_per_device(tmp_path: Path) -> None:
 def test_inventory_too_small(tmp_path: Path) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD.replace('count = 4\n', "").replace('"16 TB"', '"1 GB"').replace('"960 GB"', '"2 GB"'))
-    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
+    done = run_advisor("plan", "--workload", str(_workload(tmp_path)), "--target", str(path))
     assert done.returncode == 6 and "GB short; nothing planned" in done.stderr, done.stderr
 
 
@@ -123,7 +118,7 @@ def test_discover_finds_a_loop_device(tmp_path: Path) -> None:
         assert entry.capacity_bytes == 96 << 20 and entry.profile == "loop.json" and entry.path == disk.device
         assert all(not d.name.startswith("loop") for d in discover().devices)
         out = tmp_path / "inv.toml"
-        done = _run("inventory", "--loop", "-o", str(out))
+        done = run_advisor("inventory", "--loop", "-o", str(out))
         assert done.returncode == 0, done.stderr
         loaded = load_inventory(out)
         assert isinstance(loaded, Inventory) and name in {d.name for d in loaded.devices}
@@ -131,7 +126,7 @@ def test_discover_finds_a_loop_device(tmp_path: Path) -> None:
 
 
 def _check(path: Path | str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([ADVISOR, "inventory", "--check", str(path)], capture_output=True, text=True, timeout=60)
+    done = run_advisor("inventory", "--check", str(path))
     assert done.returncode == 6, (done.returncode, done.stderr)
     assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
     return done
@@ -212,7 +207,7 @@ def test_an_nvme_with_a_drive_preset_says_what_the_preset_is(tmp_path: Path) -> 
 def test_plan_target_does_not_claim_the_default_preset_for_the_new_devices(tmp_path: Path) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD)
-    done = _run("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "-f", "json")
+    done = run_advisor("plan", "--workload", str(_workload(tmp_path)), "--target", str(path), "-f", "json")
     assert done.returncode == 0, done.stderr
     assert "no --disk/--preset/--spec given" not in done.stderr
     assert "today's disks ('before') are modelled with the class-7200-desktop preset" in done.stderr
@@ -220,13 +215,13 @@ def test_plan_target_does_not_claim_the_default_preset_for_the_new_devices(tmp_p
 
 def test_smr_hm_only_inventory_blames_random_writes(tmp_path: Path) -> None:
     from advisor.model import save as save_doc
-    from tests.engine.synth import AreaSpec, workload
+    from tests.helpers.workloads import AreaSpec, workload
 
     work = tmp_path / "w.json"
     save_doc(workload([AreaSpec("orders", size_gb=10, read_iops=20, write_iops=30, zone=(0.5, 0.6))]), work)
     path = tmp_path / "smr.toml"
     path.write_text('[[device]]\nname = "smr"\nmedium = "smr-hm"\ncapacity = "20 TB"\n')
-    done = _run("plan", "--workload", str(work), "--target", str(path))
+    done = run_advisor("plan", "--workload", str(work), "--target", str(path))
     assert done.returncode == 6, done.stderr
     assert "cannot take 30 random writes/s of orders: host-managed SMR takes no random writes" in done.stderr
     assert "IOPS" not in done.stderr
@@ -235,6 +230,6 @@ def test_smr_hm_only_inventory_blames_random_writes(tmp_path: Path) -> None:
 def test_check_prints_a_hostile_device_name_escaped(tmp_path: Path) -> None:
     path = tmp_path / "inv.toml"
     path.write_text(GOOD.replace('name = "nvme0"', 'name = "nvme\\u001b]0;pwned\\u0007"'))
-    done = _run("inventory", "--check", str(path))
+    done = run_advisor("inventory", "--check", str(path))
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "nvme\\x1b]0;pwned\\x07: nvme, 1 x 960.0 GB" in done.stdout

@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from advisor.sizes.formats import read_sizes
+from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, available_versions, client_tool, running_postgres
 
 SQL = Path(__file__).resolve().parents[2] / "sql" / "postgres" / "sizes.v14.sql"
-
-
-def advisor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +43,7 @@ def _psql(server: PgServer, *options: str) -> str:
 @pytest.fixture(scope="module")
 def workload(server: PgServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("w") / "workload.json"
-    done = advisor("collect", "--dsn", server.dsn_for("postgres", "watcher"), "--interval", "1", "-o", str(out))
+    done = run_advisor("collect", "--dsn", server.dsn_for("postgres", "watcher"), "--interval", "1", "-o", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     wal = next(r for r in data["rates"] if r["kind"] == "wal")
@@ -66,7 +62,7 @@ def test_psql_sizes_reach_the_plan(server: PgServer, workload: Path, tmp_path: P
     assert wal_bytes >= 16 << 20  # at least one WAL segment
     system_id = server.psql("SELECT system_identifier FROM pg_control_system()")
     assert {r.dbid for r in table.rows} == {system_id}
-    done = advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset", "class-7200-desktop",
+    done = run_advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset", "class-7200-desktop",
                    "--force", "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -77,7 +73,7 @@ def test_psql_sizes_reach_the_plan(server: PgServer, workload: Path, tmp_path: P
         temp = next(i for i, line in enumerate(lines) if ",temp,pg_default," in line)
         lines[temp] = lines[temp].rsplit(",", 1)[0] + ",123456789"
         sizes.write_text("\n".join(lines) + "\n")
-        again = advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset",
+        again = run_advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset",
                         "class-7200-desktop", "--force", "--format", "json")
         assert again.returncode == 0, again.stderr
         temp_sizes = {a["name"]: a["size_bytes"] for a in json.loads(again.stdout)["areas"] if a["kind"] == "temp"}
@@ -90,14 +86,14 @@ def test_a_sizes_file_of_another_cluster_is_refused(server: PgServer, workload: 
     system_id = server.psql("SELECT system_identifier FROM pg_control_system()")
     sizes = tmp_path / "other.csv"
     sizes.write_text(text.replace(system_id, "7000000000000000001"))
-    done = advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset", "class-7200-desktop",
+    done = run_advisor("plan", "--workload", str(workload), "--sizes", str(sizes), "--preset", "class-7200-desktop",
                    "--force")
     assert done.returncode == 6 and "refused" in done.stderr and "line 2" in done.stderr
 
 
 def test_a_live_workload_plans_without_a_sizes_file(workload: Path) -> None:
     """A live snapshot carries its sizes: nothing asks for --sizes, nothing is marked assumed."""
-    done = advisor("plan", "--workload", str(workload), "--preset", "class-7200-desktop", "--force",
+    done = run_advisor("plan", "--workload", str(workload), "--preset", "class-7200-desktop", "--force",
                    "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

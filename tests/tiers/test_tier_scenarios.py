@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,8 @@ from advisor.engine.tiers import knapsack_baseline, plan_tiers
 from advisor.errors import BadInput
 from advisor.model.inventory import InventoryDevice
 from advisor.units import DISK_MB, MIB, TIB
-from tests.engine.synth import AreaSpec, models, workload
+from tests.helpers.cli import run_advisor
+from tests.helpers.workloads import AreaSpec, models, workload
 
 GB = 10**9
 HERE = Path(".")
@@ -274,7 +273,6 @@ def _inventory(tmp_path: Path, text: str) -> Path:
     return path
 
 
-ADVISOR = str(Path(sys.executable).with_name("advisor"))
 ORACLE_11_INVENTORY = """
 [[device]]
 name = "ssd0"
@@ -296,9 +294,8 @@ capacity = "8 TB"
 
 def test_plan_exits_0_with_the_finding_and_6_when_nothing_fits(tmp_path: Path) -> None:
     work = _save_workload(tmp_path, ORACLE_11)
-    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
-                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(work), "--target", str(_inventory(tmp_path, ORACLE_11_INVENTORY)),
+                       "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [f["subject"] for f in report["findings"] if f["code"] == "AREA_EXCEEDS_DEVICE"] == ["TS_UNIAUTH"]
@@ -306,8 +303,8 @@ def test_plan_exits_0_with_the_finding_and_6_when_nothing_fits(tmp_path: Path) -
     tiny = ORACLE_11_INVENTORY.replace('"480 GB"', '"10 GB"').replace('"4 TB"', '"100 GB"').replace(
         '"8 TB"', '"2 TB"').replace('capacity = "2 TB"', 'capacity = "2 TB"\ncount = 1')
     big = [AreaSpec(f"big{n}", size_gb=300 + n, read_iops=10, zone=(0.1 * n, 0.1 * n + 0.05)) for n in range(3)]
-    done = subprocess.run([ADVISOR, "plan", "--workload", str(_save_workload(tmp_path, big)), "--target",
-                           str(_inventory(tmp_path, tiny))], capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(_save_workload(tmp_path, big)), "--target", str(_inventory(tmp_path,
+                       tiny)))
     assert done.returncode == 6 and done.stderr.count("\n") == 1, done.stderr
     assert "biggest shortfall: big2" in done.stderr and "(and 2 other areas)" in done.stderr
 
@@ -316,13 +313,12 @@ def test_a_big_plan_says_each_phase_on_stderr_when_piped(tmp_path: Path) -> None
     specs = [AreaSpec(f"ts{i:03d}", size_gb=1 + i % 7, read_iops=300.0 / (i + 1), zone=None, placement_known=False)
              for i in range(PROGRESS_MIN_AREAS)]
     small = _save_workload(tmp_path, specs[:20], dbms="postgres")
-    done = subprocess.run([ADVISOR, "plan", "--workload", str(small), "--preset", "class-7200-desktop", "--force",
-                           "--format", "json"], capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(small), "--preset", "class-7200-desktop", "--force", "--format",
+                       "json")
     assert done.returncode == 0 and "planning:" not in done.stderr, done.stderr
     work = _save_workload(tmp_path, specs, dbms="postgres")
-    done = subprocess.run([ADVISOR, "plan", "--workload", str(work), "--target",
-                           str(_inventory(tmp_path, ORACLE_11_INVENTORY)), "--force", "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_advisor("plan", "--workload", str(work), "--target", str(_inventory(tmp_path, ORACLE_11_INVENTORY)),
+                       "--force", "--format", "json")
     assert done.returncode == 0, done.stderr
     phases = [line.removeprefix("advisor: planning: ") for line in done.stderr.splitlines() if "planning:" in line]
     assert phases[:2] == ["tier search", "device orders"] and "fast-tier curve" in phases

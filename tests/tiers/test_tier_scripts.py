@@ -13,8 +13,8 @@ from advisor.engine.advise import advise
 from advisor.engine.planner import PlanOptions
 from advisor.model.inventory import InventoryDevice
 from advisor.storage.nodes import remove_made_nodes, wait_partition_nodes
-from tests.engine.synth import AreaSpec, models, workload
 from tests.helpers.loopdisk import scratch_disk
+from tests.helpers.workloads import AreaSpec, models, workload
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(os.geteuid() != 0, reason="loop devices need root")]
 MIB = 1 << 20

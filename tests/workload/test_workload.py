@@ -7,35 +7,9 @@ import dataclasses
 import pytest
 
 from advisor.errors import BadInput, StatsReset
-from advisor.model import DiskStat, FileIO, HostLayout, Partition, ServerInfo, Snapshot, WaitProfile
+from advisor.model import DiskStat, HostLayout, Partition, WaitProfile
 from advisor.workload import diff
-
-
-def server(dbms: str = "postgres", **changes: object) -> ServerInfo:
-    base = ServerInfo(
-        dbms=dbms,  # type: ignore[arg-type]
-        version="18.1",
-        version_num=180001,
-        host="db1",
-        name="db1:5432",
-        identity="7300000000000000001",
-        started_at="2026-01-01T00:00:00+00:00",
-        stats_reset={"wal": "2026-01-01T00:00:00+00:00", "bgwriter": "2026-01-01T00:00:00+00:00",
-                     "database:app": None},
-        settings={"track_io_timing": "on", "track_wal_io_timing": "on", "timed_statistics": "TRUE"},
-    )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
-
-
-def fio(file_id: str, reads: int, writes: int | None = None, **more: object) -> FileIO:
-    return FileIO(file_id=file_id, path=f"/d/{file_id}", kind="data", tablespace="ts", container="app",
-                  size_bytes=1 << 20, reads=reads, writes=writes, read_bytes=reads * 8192,
-                  write_bytes=None if writes is None else writes * 8192, **more)  # type: ignore[arg-type]
-
-
-def snap(at: str, files: tuple[FileIO, ...], srv: ServerInfo | None = None, **more: object) -> Snapshot:
-    return Snapshot(server=srv or server(), taken_at=at, files=files, **more)  # type: ignore[arg-type]
-
+from tests.helpers.counters import fio, server, snap
 
 T0, T1 = "2026-01-02T00:00:00+00:00", "2026-01-02T00:00:10+00:00"
 

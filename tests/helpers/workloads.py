@@ -1,4 +1,9 @@
-"""Synthetic workloads with known right answers, built from the real model classes."""
+"""Synthetic workloads with known right answers, built from the real model classes.
+
+:func:`workload` builds one from :class:`AreaSpec` rows (size, rates, zone on disk ``sda``);
+:func:`models` is the physics of a 7200 rpm desktop drive for it; :func:`sample_workload` is the
+one many tests share (WAL, hot data, history, archive and temp: several findings and a plan).
+"""
 
 from __future__ import annotations
 
@@ -96,3 +101,21 @@ def workload(specs: Sequence[AreaSpec], io_share: float | None = 0.6, dbms: str 
         layout = HostLayout("db1", devices=devs, partitions=tuple(partitions), locations=tuple(locs))
     return Workload(server(dbms, version_num), "2026-11-21T09:00:00+00:00", "2026-11-21T09:05:00+00:00", 300.0,
                     tuple(rates), wait=WaitProfile(io_wait_share=io_share, samples=100), layout=layout)
+
+
+def sample_workload() -> Workload:
+    """WAL at the outer edge, hot data inner, archive outer: several findings and a plan."""
+    parts = [Partition("sda1", "sda", 1, 1 << 20, 100 * GB, ("/u01",), "ext4", True),
+             Partition("sda2", "sda", 2, 100 * GB + (1 << 20), 200 * GB, ("/u02",), "ext4", True),
+             Partition("sda3", "sda", 3, 300 * GB + (1 << 20), 199 * GB, ("/u03",), "ext4", True)]
+    return workload([
+        AreaSpec("WAL", kind="wal", size_gb=4, write_iops=90, write_kb=16, random_share=None, syncs=45,
+                 zone=(0.0, 0.008), path="/u01/pg_wal"),
+        AreaSpec("orders", size_gb=40, read_iops=180, zone=(0.62, 0.70), files=4, path="/u03/ts_orders"),
+        AreaSpec("history", size_gb=60, read_iops=8, read_kb=128, random_share=0.1, zone=(0.25, 0.37), files=3,
+                 path="/u02/ts_hist"),
+        AreaSpec("archive", kind="archive", size_gb=80, write_iops=1.5, write_kb=1024, random_share=None,
+                 zone=(0.01, 0.17), path="/u01/archive"),
+        AreaSpec("temp", kind="temp", size_gb=5, read_iops=6, write_iops=6, read_kb=64, write_kb=64,
+                 random_share=None, zone=(0.40, 0.41), path="/u02/temp"),
+    ], partitions=parts)

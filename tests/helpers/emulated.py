@@ -1,4 +1,7 @@
-"""Shared checks for the emulator tests: prerequisites, O_DIRECT readers, leak detection."""
+"""Shared checks for tests that run the emulated HDD: prerequisites, O_DIRECT readers, leak detection.
+
+Used by the emulator, bench, demo and PostgreSQL-on-emulated-disk tests, and by benchmarks/emulator_bench.py.
+"""
 
 from __future__ import annotations
 
