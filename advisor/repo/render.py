@@ -1,6 +1,6 @@
 """The fleet ranking as a terminal table, json, markdown or html: drawing only, no computation.
 
-The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 80):
+The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 120):
 the instance id, which ``fleet show`` takes, is never cut; host/name and the evidence go
 under it in the same cell, the advice wraps. Markdown and html carry every column.
 """
