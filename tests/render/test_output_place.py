@@ -129,5 +129,5 @@ def test_table_cells_are_escaped_and_a_code_span_is_kept() -> None:
                      "| `WAL_SHARES` | 2 |"]
     assert all(line.count("|") - line.count("\\|") == 3 for line in lines), "every row has the header's cells"
     page = html_table(("n",), [("<b>&",)], css_class="fleet", line_per_row=True)
-    assert page == '<table class="fleet"><thead><tr><th>n</th></tr></thead><tbody>\n<tr><td>&lt;b&gt;&amp;</td></tr>\n' \
-                   "</tbody></table>"
+    assert page == ('<table class="fleet"><thead><tr><th>n</th></tr></thead><tbody>\n'
+                    "<tr><td>&lt;b&gt;&amp;</td></tr>\n</tbody></table>")
