@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from advisor.render.output import FILE_WIDTH as FILE_WIDTH
 from advisor.render.output import OutputFormat as OutputFormat
 from advisor.render.output import emit as emit
-from advisor.render.output import file_console as file_console
-from advisor.render.output import output_width as output_width
 from advisor.render.output import require_format as require_format
 from advisor.render.output import stderr_console as stderr_console
 from advisor.render.output import stdout_console as stdout_console
