@@ -11,14 +11,18 @@ its JSON under a new key and its renderables to ``sections`` in :func:`audit`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
+from advisor.cli.common import OutputFormat, emit, require_format
 from advisor.engine.disk_models import DEFAULT_PRESET
 from advisor.errors import BadInput
 from advisor.jsonio import dumps
 from advisor.model import Snapshot
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
@@ -60,28 +64,23 @@ def audit(
         raise BadInput("give either --dsn or --snapshot FILE [FILE]")
     if len(files) > 2:
         raise BadInput("at most two snapshots (A and B) can be compared")
-    if output_format not in (OutputFormat.terminal, OutputFormat.json):
-        raise BadInput(f"--format {output_format.value} is not offered by audit; use terminal or json")
+    require_format(output_format, "audit", (OutputFormat.terminal, OutputFormat.json))
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
     models, _ = load_models(None, None, None)  # the note: AUDIT_MODEL
     result = build_audit(snapshots, models)
-    if output_format is OutputFormat.json:
-        emit(dumps(result), output)
-        return
-    console = stdout_console() if output is None else file_console()
-    model = Text(AUDIT_MODEL, style="dim")
-    sections = [*render_disk_maps(result.maps, console.width), model, *findings_section(result.findings)]
-    if output is not None:
-        for section in sections:
+
+    def terminal(console: Console) -> None:
+        model = Text(AUDIT_MODEL, style="dim")
+        for section in [*render_disk_maps(result.maps, console.width), model, *findings_section(result.findings)]:
             console.print(section)
-        emit(console.export_text(), output)
-        return
-    for section in sections:
-        console.print(section)
-    said = {m.disk.reason for m in result.maps.maps if not m.disk.placement_known and m.disk.reason}
-    for warning in result.maps.warnings:
-        if not any(reason in warning for reason in said):  # the map and PLACEMENT_UNKNOWN said it
-            console.print(f"note: {warning}", markup=False, highlight=False)
+        if output is not None:
+            return  # the notes go to the terminal only; a file holds the maps and findings
+        said = {m.disk.reason for m in result.maps.maps if not m.disk.placement_known and m.disk.reason}
+        for warning in result.maps.warnings:
+            if not any(reason in warning for reason in said):  # the map and PLACEMENT_UNKNOWN said it
+                console.print(f"note: {warning}", markup=False, highlight=False)
+
+    emit(output_format, output, terminal=terminal, json=lambda: dumps(result))
 
 
 def register(app: typer.Typer) -> None:

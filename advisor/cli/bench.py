@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, stdout_console
+from advisor.cli.common import OutputFormat, emit
 from advisor.errors import BadInput, ExitCode
 from advisor.units import DISK_MB
 
@@ -28,10 +28,10 @@ def _progress() -> contextlib.AbstractContextManager[Callable[[str, int, int], N
 
 
 def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat, plot: Path | None) -> None:
-    from advisor.bench.plot import write_plot
-    from advisor.bench.terminal import render
     from advisor.jsonio import dumps
     from advisor.model import save
+    from advisor.render.disk_profile import render
+    from advisor.render.zone_plot import write_plot
 
     if output is not None:
         save(profile, output)
@@ -39,12 +39,9 @@ def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat,
     if plot is not None:
         write_plot(profile, plot)
         typer.echo(f"wrote {plot}", err=True)
-    if fmt == OutputFormat.json:
-        typer.echo(dumps(profile))
-    elif fmt == OutputFormat.terminal:
-        render(profile, stdout_console())
-    else:
+    if fmt not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {fmt.value} is not offered by bench", hint="use terminal or json")
+    emit(fmt, None, terminal=lambda console: render(profile, console), json=lambda: dumps(profile))
 
 
 def bench(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, emit
+from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, write_output
 from advisor.cli.sizes_options import sizes_option
 from advisor.collect.context import CollectOptions
 from advisor.collect.registry import ReadsHistory
@@ -62,7 +62,7 @@ def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | No
             if strict:  # refused before anything is written
                 refuse_shortfalls(work.coverage, str(path))
             warn_unknown(work)  # said now, refused by plan: a report states no sizes
-            emit(encode(work), output)
+            write_output(encode(work), output)
             return
     raise BadInput(f"{path} is not a report any installed reader understands (AWR or Statspack text/HTML)")
 
@@ -118,12 +118,12 @@ def collect(
         if statspack or awr:
             if not isinstance(plugins.database, ReadsHistory):
                 raise Unsupported(f"the {dbms} collector cannot read stored history (--statspack/--awr)")
-            emit(encode(plugins.database.history(session.conn, options)), output)
+            write_output(encode(plugins.database.history(session.conn, options)), output)
             return
         if interval <= 0:
             snapshot = sampling.take_snapshot(plugins, session.conn, options)
             say_preconditions(snapshot)
-            emit(encode(snapshot), output)
+            write_output(encode(snapshot), output)
             typer.echo(f"advisor: {snapshot_summary(snapshot)}", err=True)
             failed = sampling.failed_runs(snapshot)
         else:
@@ -163,7 +163,7 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
         write_atomic(keep / "snapshot-a.json", encode(first))
         write_atomic(keep / "snapshot-b.json", encode(second))
     workload = diff(first, second, allow_reset=allow_reset)
-    emit(encode(workload), output)
+    write_output(encode(workload), output)
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {snapshot_summary(second)}; workload over {workload.interval_s:.0f} s: "

@@ -9,12 +9,9 @@ import is listed as failed with its error; the command still exits 0.
 
 from __future__ import annotations
 
-import json
-
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
-from advisor.errors import BadInput
+from advisor.cli.common import OutputFormat, emit, require_format
 
 
 def collectors(
@@ -22,27 +19,12 @@ def collectors(
 ) -> None:
     """List collector plugins: name, dbms, what they offer, distribution, version, status."""
     from advisor.collect.registry import discover
+    from advisor.render.collectors import collectors_json, collectors_table
 
-    if output_format not in (OutputFormat.terminal, OutputFormat.json):
-        raise BadInput(f"--format {output_format.value} is not offered by collectors; use terminal or json")
+    require_format(output_format, "collectors", (OutputFormat.terminal, OutputFormat.json))
     plugins = discover()
-    if output_format is OutputFormat.json:
-        rows = [
-            {"name": p.name, "target": p.target, "dbms": p.dbms, "distribution": p.distribution,
-             "version": p.version, "status": p.status, "error": p.error, "capabilities": list(p.capabilities)}
-            for p in plugins
-        ]
-        emit(json.dumps(rows, indent=2), None)
-        return
-    from rich.table import Table
-
-    table = Table(title="Collector plugins (entry point group advisor.collectors)", title_justify="left")
-    for column in ("name", "dbms", "offers", "distribution", "version", "status", "entry point / error"):
-        table.add_column(column)
-    for p in plugins:
-        table.add_row(p.name, p.dbms, " ".join(p.capabilities), p.distribution, p.version, p.status,
-                      p.error or p.target)
-    stdout_console().print(table)
+    emit(output_format, None, terminal=lambda console: collectors_table(plugins, console),
+         json=lambda: collectors_json(plugins))
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from advisor.cli.common import OutputFormat
+from advisor.cli.common import OutputFormat, emit
 from advisor.errors import BadInput, ExitCode
 
 
@@ -89,10 +89,10 @@ def demo(
     summary.elapsed_s = elapsed_since(start)
     if summary_json is not None:
         write_atomic(summary_json, summary.to_json())
-    if output_format == OutputFormat.json:
-        typer.echo(summary.to_json(), nl=False)
-    else:
-        typer.echo(render_text(summary), nl=False)
+    final = summary
+    emit(output_format, None, json=final.to_json,
+         terminal=lambda console: console.print(render_text(final), markup=False, highlight=False, soft_wrap=True,
+                                                end=""))
     if not summary.measurement_valid:
         raise typer.Exit(int(ExitCode.PARTIAL))
 

@@ -8,21 +8,20 @@ from typing import Any
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit
+from advisor.cli.common import OutputFormat, emit, write_output
 from advisor.errors import BadInput
 
 disk_app = typer.Typer(help="HDD physics model: presets, predictions, simulation, fitting.", no_args_is_help=True)
 _FORMAT = typer.Option(OutputFormat.terminal, "--format", help="terminal or json.")
 
 
-def _dump(data: Any, output: Path | None = None) -> None:
-    emit(json.dumps(data, indent=2, sort_keys=False), output)
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False)
 
 
-def _wants_json(fmt: OutputFormat) -> bool:
+def _check_format(fmt: OutputFormat) -> None:
     if fmt not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {fmt.value} is not offered by advisor disk", hint="use terminal or json")
-    return fmt == OutputFormat.json
 
 
 def _model_arg(preset: str | None, spec: Path | None) -> str:
@@ -35,19 +34,12 @@ def _model_arg(preset: str | None, spec: Path | None) -> str:
 def presets_cmd(fmt: OutputFormat = _FORMAT) -> None:
     """List the drive presets with their class and description."""
     from advisor.disk.presets import list_presets
+    from advisor.render.disk_model import presets_table
 
+    _check_format(fmt)
     infos = list_presets()
-    if _wants_json(fmt):
-        _dump(
-            [
-                {"name": p.name, "class": p.drive_class, "description": p.description, "sources": p.sources}
-                for p in infos
-            ]
-        )
-        return
-    from advisor.cli.disk_render import presets_table
-
-    presets_table(infos)
+    emit(fmt, None, terminal=lambda console: presets_table(infos, console), json=lambda: _json(
+        [{"name": p.name, "class": p.drive_class, "description": p.description, "sources": p.sources} for p in infos]))
 
 
 @disk_app.command(name="show")
@@ -70,12 +62,10 @@ def show_cmd(
         **describe(drive.model, parse_size(bs)),
         "sources": drive.sources,
     }
-    if _wants_json(fmt):
-        _dump(data)
-        return
-    from advisor.cli.disk_render import show_tables
+    from advisor.render.disk_model import show_tables
 
-    show_tables(data)
+    _check_format(fmt)
+    emit(fmt, None, terminal=lambda console: show_tables(data, console), json=lambda: _json(data))
 
 
 @disk_app.command(name="simulate")
@@ -99,15 +89,11 @@ def simulate_cmd(
 
     model = get_model(_model_arg(preset, spec))
     run = simulate(model, stream_specs(pattern, band, qd, bs, streams, flush_every), ios=ios, seed=seed)
-    from advisor.cli.disk_render import simulation_dict
+    from advisor.render.disk_model import simulation_dict, simulation_table
 
     data = simulation_dict(model.name, run, seed)
-    if _wants_json(fmt):
-        _dump(data)
-        return
-    from advisor.cli.disk_render import simulation_table
-
-    simulation_table(data)
+    _check_format(fmt)
+    emit(fmt, None, terminal=lambda console: simulation_table(data, console), json=lambda: _json(data))
 
 
 @disk_app.command(name="fit")
@@ -123,21 +109,18 @@ def fit_cmd(
     from advisor.disk.spec import to_toml
     from advisor.model import load_disk_profile
 
-    as_json = _wants_json(fmt)
+    _check_format(fmt)
     profile = load_disk_profile(profile_path)
     result = fit_profile(profile, get_model(base) if base else None)
     fitted = ("r_od_mb_s", "rho", "seek_track_ms", "seek_avg_ms", "seek_full_ms", "overhead_ms", "rpm")
     sources = dict.fromkeys(fitted, f"fitted to {profile_path.name} ({profile.measured_at})")
     toml_text = to_toml(result.model, f"fitted to {profile.target}", sources)
     if output is not None:
-        emit(toml_text, output)
-    from advisor.cli.disk_render import fit_dict, fit_table
+        write_output(toml_text, output)
+    from advisor.render.disk_model import fit_dict, fit_table
 
     data = fit_dict(result, toml_text)
-    if as_json:
-        _dump(data)
-    else:
-        fit_table(data, show_toml=output is None)
+    emit(fmt, None, terminal=lambda console: fit_table(data, output is None, console), json=lambda: _json(data))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit
 
 if TYPE_CHECKING:
     from advisor.repo.fleet import FleetReport
@@ -92,22 +92,9 @@ def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, li
     """Render the ranking in *fmt* to stdout or atomically to *output*."""
     from advisor.repo import render
 
-    if fmt is OutputFormat.json:
-        emit(render.render_json(result), output)
-    elif fmt is OutputFormat.markdown:
-        emit(render.render_markdown(result, limit), output)
-    elif fmt is OutputFormat.html:
-        emit(render.render_html(result, limit), output)
-    elif output is None:
-        render.render_terminal(result, stdout_console(), limit)
-    else:
-        import io
-
-        from advisor.render.safe import safe_console
-
-        console = safe_console(file=io.StringIO(), width=200, record=True, color_system=None)
-        render.render_terminal(result, console, limit)
-        emit(console.export_text(), output)
+    emit(fmt, output, terminal=lambda console: render.render_terminal(result, console, limit),
+         json=lambda: render.render_json(result), markdown=lambda: render.render_markdown(result, limit),
+         html=lambda: render.render_html(result, limit))
 
 
 @fleet_app.command("report")

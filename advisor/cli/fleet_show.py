@@ -11,11 +11,14 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit
 from advisor.errors import BadInput
 from advisor.render.safe import html_text, markdown_cell, rich_text
+from advisor.render.tables import html_table, markdown_table
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from advisor.engine.advise import Models
     from advisor.model import Report
     from advisor.repo.fleet import InstanceAdvice, Judging, WindowAdvice
@@ -66,26 +69,18 @@ def _space_row(r: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _markdown_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(markdown_cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+    return "\n".join(markdown_table(headers, rows)) + "\n"
 
 
 def _html_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+    return html_table(headers, rows, css_class="fleet") + "\n"
 
 
 def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, until: dt.datetime, windows: int,
                   label: str, judging: Judging, fmt: OutputFormat, output: Path | None) -> None:
     """Advise one instance and print its windows, tablespaces and the chosen window's report."""
-    from advisor.cli.reporting import output_report
-    from advisor.repo.fleet import fleet_report, resolve_instance, tablespace_rates
-
-    if output is not None and fmt is OutputFormat.terminal:
-        raise BadInput("--output with the terminal format: use --format markdown, html or json for a file")
     from advisor.cli.fleet import warn_skipped
+    from advisor.repo.fleet import fleet_report, resolve_instance, tablespace_rates
 
     key = resolve_instance(conn, name)
     reports: dict[str, Report] = {}
@@ -107,41 +102,33 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     title = f"{item.instance_id} ({item.host}/{item.name}): {item.evidence} {item.first_at} .. {item.last_at}"
     rows = [_window_row(w) for w in _windows(item)]
     report = reports[label]
-    if fmt is OutputFormat.json:
-        from advisor.jsonio import encode
+    from advisor.jsonio import encode
+    from advisor.render.html import render_html
+    from advisor.render.markdown import render_markdown
+    from advisor.render.terminal import render_terminal
 
-        emit(encode({"document": "fleet-instance", "format_version": 2, "instance": item, "window": label,
-                     "tablespaces": rates,
-                     "report": report}), output)
-        return
-    if fmt is OutputFormat.markdown:
-        from advisor.render.markdown import render_markdown
+    def terminal(console: Console) -> None:
+        _terminal(console, title, rows, spaces, label)
+        render_terminal(report, console)
 
-        emit(f"# {markdown_cell(title)}\n\n## Windows\n\n{_markdown_table(WINDOW_HEADERS, rows)}\n"
-             f"## Tablespaces ({markdown_cell(label)})\n\n{_markdown_table(SPACE_HEADERS, spaces)}\n"
-             f"{render_markdown(report)}", output)
-        return
-    if fmt is OutputFormat.html:
-        from advisor.render.html import render_html
-
-        page = render_html(report)
-        head = (f"<h1>{html_text(title)}</h1>\n{_html_table(WINDOW_HEADERS, rows)}"
-                f"<h2>Tablespaces ({html_text(label)})</h2>\n{_html_table(SPACE_HEADERS, spaces)}")
-        at = page.find("<body")
-        at = page.find(">", at) + 1 if at >= 0 else 0
-        emit(page[:at] + head + page[at:], output)
-        return
-    _terminal(title, rows, spaces, label)
-    output_report(report, OutputFormat.terminal, None)
+    emit(fmt, output, terminal=terminal,
+         json=lambda: encode({"document": "fleet-instance", "format_version": 2, "instance": item, "window": label,
+                              "tablespaces": rates, "report": report}),
+         markdown=lambda: (f"# {markdown_cell(title)}\n\n## Windows\n\n{_markdown_table(WINDOW_HEADERS, rows)}\n"
+                           f"## Tablespaces ({markdown_cell(label)})\n\n{_markdown_table(SPACE_HEADERS, spaces)}\n"
+                           f"{render_markdown(report)}"),
+         html=lambda: render_html(report, before=f"<h1>{html_text(title)}</h1>\n{_html_table(WINDOW_HEADERS, rows)}"
+                                                 f"<h2>Tablespaces ({html_text(label)})</h2>\n"
+                                                 f"{_html_table(SPACE_HEADERS, spaces)}"))
 
 
-def _terminal(title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, ...]], label: str) -> None:
+def _terminal(console: Console, title: str, rows: list[tuple[str, ...]], spaces: list[tuple[str, ...]],
+              label: str) -> None:
     """Two tables that fit 80 columns: a window's label (what --window takes) is never cut, the advice wraps."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    console = stdout_console()
     table = Table(title=rich_text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   collapse_padding=True)
     table.add_column("window\nsource", no_wrap=True)

@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
+from advisor.cli.common import OutputFormat, emit
 from advisor.engine.disk_models import DEFAULT_PRESET as DEFAULT_PRESET  # plan, audit
 from advisor.engine.disk_models import MODEL_NOTE as MODEL_NOTE  # plan
 from advisor.engine.disk_models import load_models as load_models  # report, plan, fleet
 from advisor.render.safe import shown
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from advisor.engine.advise import Models
     from advisor.engine.planner import PlanOptions
     from advisor.model import Report, Workload
@@ -48,31 +50,20 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
                   verbose: bool = False, title: str = "advisor report") -> None:
     """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
     *verbose* lists every warning on the terminal instead of one line per kind)."""
-    if fmt is OutputFormat.terminal:
+    from advisor.render.html import render_html
+    from advisor.render.json import render_json
+    from advisor.render.markdown import render_markdown
+
+    def terminal(console: Console) -> None:
         from advisor.engine.audit_map import build_audit_maps
         from advisor.render.terminal import render_terminal
 
         has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
         maps = build_audit_maps(workload) if workload is not None and has_disks else None
-        if output is None:
-            render_terminal(report, stdout_console(), maps, verbose, title)
-            return
-        console = file_console()
         render_terminal(report, console, maps, verbose, title)
-        emit(console.export_text(), output)
-        return
-    if fmt is OutputFormat.json:
-        from advisor.render.json import render_json
 
-        emit(render_json(report), output)
-    elif fmt is OutputFormat.markdown:
-        from advisor.render.markdown import render_markdown
-
-        emit(render_markdown(report), output)
-    else:
-        from advisor.render.html import render_html
-
-        emit(render_html(report), output)
+    emit(fmt, output, terminal=terminal, json=lambda: render_json(report), markdown=lambda: render_markdown(report),
+         html=lambda: render_html(report))
 
 
 def advise_and_output(

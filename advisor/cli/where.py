@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, emit, stdout_console
-from advisor.errors import BadInput, ExitCode
+from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, emit, require_format
+from advisor.errors import ExitCode
 from advisor.model import DiskStatRate
 from advisor.render.safe import shown
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def where(
@@ -31,8 +35,7 @@ def where(
                                       "show no position)."),
 ) -> None:
     """Show where each path's bytes lie on its disk (0 = outer edge, 1 = inner edge)."""
-    if output_format not in (OutputFormat.terminal, OutputFormat.json):
-        raise BadInput(f"--format {output_format.value} is not offered by where; use terminal or json")
+    require_format(output_format, "where", (OutputFormat.terminal, OutputFormat.json))
     from advisor.storage import diskstats
     from advisor.storage.locate import Locator
 
@@ -44,15 +47,13 @@ def where(
 
     from advisor.render.locations import Notes, devices_table, location_row, locations_table, rates_table
 
-    if output_format is OutputFormat.json:
+    def document() -> str:
         rows = [location_row(loc, extents) for loc in locations]
-        if interval > 0:
-            document: object = {"locations": rows, "diskstats": [_rate_row(r) for r in rates]}
-        else:
-            document = rows
-        emit(json.dumps(document, indent=2), None)
-    else:
-        console, notes = stdout_console(), Notes()
+        whole: object = {"locations": rows, "diskstats": [_rate_row(r) for r in rates]} if interval > 0 else rows
+        return json.dumps(whole, indent=2)
+
+    def terminal(console: Console) -> None:
+        notes = Notes()
         console.print(locations_table(locations, notes, extents))
         if locator.devices:
             console.print(devices_table(sorted(locator.devices.values(), key=lambda d: d.name), notes))
@@ -60,6 +61,8 @@ def where(
             console.print(rates_table(rates, interval))
         for line in notes.lines():
             console.print(line, markup=False, highlight=False)
+
+    emit(output_format, None, terminal=terminal, json=document)
     if locator.failed_paths:
         for loc in locations:
             if loc.path in locator.failed_paths:

@@ -8,12 +8,16 @@ warnings and marks the affected rates as lower bounds with ``*``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit, stdout_console
+from advisor.cli.common import OutputFormat, emit, require_format, write_output
 from advisor.errors import BadInput
 from advisor.render.safe import shown
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def workload(
@@ -32,8 +36,7 @@ def workload(
     from advisor.render.rates import SORT_KEYS
     from advisor.workload import diff
 
-    if output_format not in (OutputFormat.terminal, OutputFormat.json):
-        raise BadInput(f"--format {output_format.value} is not offered by workload; use terminal or json")
+    require_format(output_format, "workload", (OutputFormat.terminal, OutputFormat.json))
     if sort not in SORT_KEYS:
         raise BadInput(f"--sort {sort!r}: use one of {', '.join(SORT_KEYS)}")
     if len(files) == 2:
@@ -44,16 +47,15 @@ def workload(
         raise BadInput(f"give two snapshots or one workload, not {len(files)} files")
     if strict:
         refuse_shortfalls(result.coverage, str(files[-1]))
-    if output is not None:
-        emit(dumps(result), output)
-    if output_format is OutputFormat.json:
-        if output is None:
-            emit(dumps(result), None)
-        return
-    _print_terminal(result, sort, top)
+    if output is not None:  # the workload document; what is printed follows --format
+        write_output(dumps(result), output)
+        if output_format is OutputFormat.json:
+            return
+    emit(output_format, None, terminal=lambda console: _print_terminal(console, result, sort, top),
+         json=lambda: dumps(result))
 
 
-def _print_terminal(result: object, sort: str, top: int) -> None:
+def _print_terminal(console: Console, result: object, sort: str, top: int) -> None:
     from advisor.area_rates import tablespace_rates
     from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
@@ -61,7 +63,6 @@ def _print_terminal(result: object, sort: str, top: int) -> None:
     from advisor.render.segments import print_segments
 
     assert isinstance(result, Workload)
-    console = stdout_console()
     server = result.server
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
                   f"({result.interval_s:,.1f} s, {len(result.rates)} files)")

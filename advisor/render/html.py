@@ -78,12 +78,13 @@ def _plan(report: Report) -> str:
     return out
 
 
-def render_html(report: Report) -> str:
-    """The whole report as a standalone HTML page."""
+def render_html(report: Report, before: str = "") -> str:
+    """The whole report as a standalone HTML page; *before* is HTML put first in its body (what
+    ``fleet show`` says about the instance above the report of its window)."""
     summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(report))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>advisor report</title><style>{CSS}</style></head><body>"
+        f"<title>advisor report</title><style>{CSS}</style></head><body>{before}"
         f'<h1>advisor report</h1><ul class="summary">{summary}</ul>'
         f"<h2>Findings</h2>{_findings(report)}"
         f"<h2>Disk map</h2>{disk_map_svg(report)}"

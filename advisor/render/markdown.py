@@ -6,6 +6,7 @@ import re
 
 from advisor.model import Report
 from advisor.render.safe import markdown_cell, shown
+from advisor.render.tables import code_span, markdown_table
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
 
 _cell = markdown_cell
@@ -17,23 +18,17 @@ def render_markdown(report: Report) -> str:
     out += [f"- {_cell(line)}" for line in summary_lines(report)]
     out += ["", "## Findings", ""]
     if report.findings:
-        out += ["| severity | code | subject | predicted gain | evidence | action |", "|---|---|---|---|---|---|"]
-        for f in report.findings:
-            out.append(
-                f"| {f.severity} | `{f.code}` | {_cell(f.subject)} | {gain_text(f)} | "
-                f"{_cell(evidence_text(f.evidence))} | {_cell(f.action)} |"
-            )
+        out += markdown_table(("severity", "code", "subject", "predicted gain", "evidence", "action"),
+                              [(f.severity, code_span(f.code), f.subject, gain_text(f), evidence_text(f.evidence),
+                                f.action) for f in report.findings])
     else:
         out.append("No findings.")
-    out += ["", "## Areas", "", "| area | class | IO share | IOPS | MB/s | reads on disk | size | disk | zone |",
-            "|---|---|---|---|---|---|---|---|---|"]
-    for a in report.areas:
-        zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
-        out.append(
-            f"| {_cell(a.name)} | {a.area_class} | {pct(a.io_share)} | {a.iops:.1f} | {a.mb_s:.2f} | "
-            f"{pct(a.disk_read_share)} | {size_text(a.size_bytes, a.size_assumed)} | {_cell(a.disk or '-')} | "
-            f"{zone} |"
-        )
+    out += ["", "## Areas", ""]
+    out += markdown_table(("area", "class", "IO share", "IOPS", "MB/s", "reads on disk", "size", "disk", "zone"),
+                          [(a.name, a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
+                            pct(a.disk_read_share), size_text(a.size_bytes, a.size_assumed), a.disk or "-",
+                            "-" if a.zone_start is None or a.zone_end is None
+                            else f"{a.zone_start:.0%}-{a.zone_end:.0%}") for a in report.areas])
     out += ["", *[f"- {_cell(w)}" for w in report_notes(report)]]
     plan, assumed = report.plan, assumed_areas(report)
     out += ["", "## Plan", ""]
@@ -45,19 +40,17 @@ def render_markdown(report: Report) -> str:
             f"({pct(plan.predicted_gain)} faster; search: {plan.method}).", "",
             *([f"**No change worth making:** {_cell(plan.not_worth_it)}; the scripts are not written "
                "(`--scripts-anyway` writes them).", ""] if plan.not_worth_it else []),
-            "| area | IOPS | before ms | after ms | target | zone |", "|---|---|---|---|---|---|",
         ]
         targets = {p.area: p for p in plan.placements}
-        for t in plan.service_times:
-            p = targets[t.area]
-            out.append(f"| {_cell(t.area)} | {t.iops:.1f} | {t.before_ms:.2f} | {t.after_ms:.2f} | {_cell(p.target)} | "
-                       f"{p.zone_start:.1%}-{p.zone_end:.1%} |")
-        out += ["", "### Partitions (outer edge first)", "", "| disk | # | label | start | end | size | areas |",
-                "|---|---|---|---|---|---|---|"]
-        for part in plan.partitions:
-            out.append(f"| {_cell(part.disk)} | {part.number} | {_cell(part.label)} | {part.start_fraction:.1%} | "
-                       f"{part.end_fraction:.1%} | {size_text(part.size_bytes, bool(assumed & set(part.areas)))} | "
-                       f"{_cell(', '.join(part.areas))} |")
+        out += markdown_table(("area", "IOPS", "before ms", "after ms", "target", "zone"),
+                              [(t.area, f"{t.iops:.1f}", f"{t.before_ms:.2f}", f"{t.after_ms:.2f}", p.target,
+                                f"{p.zone_start:.1%}-{p.zone_end:.1%}")
+                               for t in plan.service_times for p in (targets[t.area],)])
+        out += ["", "### Partitions (outer edge first)", ""]
+        out += markdown_table(("disk", "#", "label", "start", "end", "size", "areas"),
+                              [(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
+                                f"{part.end_fraction:.1%}", size_text(part.size_bytes, bool(assumed & set(part.areas))),
+                                ", ".join(part.areas)) for part in plan.partitions])
         out += [f"- {_cell(n)}" for n in plan.notes]
         if plan.tiers is not None:
             from advisor.render.tiers import markdown_lines

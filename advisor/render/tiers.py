@@ -12,7 +12,8 @@ from rich.table import Table
 
 from advisor.model import TierPlan
 from advisor.render.safe import html_text as escape
-from advisor.render.safe import markdown_cell, rich_text
+from advisor.render.safe import rich_text
+from advisor.render.tables import html_table, markdown_table
 from advisor.render.text import pct, size_text
 from advisor.units import human_bytes
 
@@ -71,10 +72,7 @@ def terminal_tables(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> l
 
 
 def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    cell = markdown_cell
-
-    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
-            *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows), ""]
+    return [*markdown_table(columns, rows), ""]
 
 
 def markdown_lines(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> list[str]:
@@ -91,9 +89,7 @@ def markdown_lines(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> li
 
 
 def _html_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return html_table(columns, rows, sections=False)
 
 
 def html_section(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> str:

@@ -1,6 +1,6 @@
 """The fleet ranking as a terminal table, json, markdown or html: drawing only, no computation.
 
-The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 80):
+The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 120):
 the instance id, which ``fleet show`` takes, is never cut; host/name and the evidence go
 under it in the same cell, the advice wraps. Markdown and html carry every column.
 """
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from advisor.jsonio import encode
 from advisor.render.safe import html_text, markdown_cell, rich_text
+from advisor.render.tables import html_table, markdown_table
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
 from advisor.repo.fleet_model import headline
 
@@ -99,24 +100,20 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:
     """A GitHub-flavoured markdown table."""
     right = (0, 4, 5, 6, 7, 8, 10, 11)
-    lines = [f"# {markdown_cell(_title(report))}", "", "| " + " | ".join(HEADERS) + " |",
-             "|" + "|".join("---:" if n in right else "---" for n in range(len(HEADERS))) + "|"]
-    lines += ["| " + " | ".join(markdown_cell(c) for c in row(item, report.min_gain)) + " |"
-              for item in report.instances[:limit]]
+    lines = [f"# {markdown_cell(_title(report))}", "",
+             *markdown_table(HEADERS, [row(item, report.min_gain) for item in report.instances[:limit]], right)]
     return "\n".join(lines) + "\n"
 
 
 def render_html(report: FleetReport, limit: int | None = None) -> str:
     """One self-contained page (no scripts, no external resources)."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
-    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row(item, report.min_gain)) + "</tr>\n"
-                   for item in report.instances[:limit])
+    table = html_table(HEADERS, [row(item, report.min_gain) for item in report.instances[:limit]], css_class="fleet",
+                       line_per_row=True)
     return (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>advisor fleet</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
         "padding:2px 6px}td:nth-child(n+5):nth-child(-n+12){text-align:right}</style></head><body>\n"
-        f"<h1>{html_text(_title(report))}</h1>\n<table class=\"fleet\"><thead><tr>{head}</tr></thead><tbody>\n"
-        f"{body}</tbody></table>\n</body></html>\n"
+        f"<h1>{html_text(_title(report))}</h1>\n{table}\n</body></html>\n"
     )
 
 

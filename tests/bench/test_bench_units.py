@@ -13,12 +13,12 @@ import pytest
 from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm
 from advisor.bench.engines import Job, Region
 from advisor.bench.engines.fio import job_file
-from advisor.bench.plot import sparkline, write_plot, zone_svg
 from advisor.bench.stats import stability_warnings, summarize_ns
 from advisor.bench.suite import BenchOptions, band_regions, jobs_for, parse_tests, runs_for
 from advisor.bench.target import Target
 from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile, ZonePoint
+from advisor.render.zone_plot import sparkline, write_plot, zone_svg
 from advisor.units import parse_size
 
 

@@ -53,10 +53,10 @@ def test_inventory_checker_flags_an_accepted_absurd_device(tmp_path: Path, monke
 
 def test_render_checker_flags_a_raw_escape_and_a_broken_row(report: Report, monkeypatch: pytest.MonkeyPatch) -> None:
     import advisor.render.markdown as markdown
-    from advisor.repo import render as fleet
+    import advisor.render.tables as tables
 
     assert hostile.render_problem(random.Random(1), report) is None
-    monkeypatch.setattr(fleet, "markdown_cell", lambda text: text)
+    monkeypatch.setattr(tables, "markdown_cell", lambda text: text)  # every table's cells (the fleet's first)
     problem = hostile.render_problem(random.Random(1), report)
     assert problem is not None and problem.startswith("fleet markdown:"), problem
     monkeypatch.undo()

@@ -124,8 +124,8 @@ class _Report:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_bench_profile_keeps_figures_on_one_line(width: int) -> None:
-    from advisor.bench.terminal import render
     from advisor.model.disk import DiskProfile, Latency, ZonePoint
+    from advisor.render.disk_profile import render
 
     slow = Latency(12.3456, 11.9, 45.67)
     profile = DiskProfile(

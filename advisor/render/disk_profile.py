@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.bench.plot import sparkline
 from advisor.model.disk import DiskProfile, Latency
+from advisor.render.zone_plot import sparkline
 from advisor.units import DISK_MB, MIB
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Terminal tables and JSON shapes of `advisor disk` (kept apart so disk.py stays thin)."""
+"""Terminal tables and JSON shapes of `advisor disk`: drawing only, the figures come from the disk package."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from advisor.cli.common import stdout_console
-
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from advisor.disk.fit import FitResult
     from advisor.disk.presets import PresetInfo
     from advisor.disk.simulate import SimResult
@@ -24,7 +24,7 @@ def _table(title: str, columns: Sequence[str]) -> Any:
     return table
 
 
-def presets_table(infos: Sequence[PresetInfo]) -> None:
+def presets_table(infos: Sequence[PresetInfo], console: Console) -> None:
     """One row per preset."""
     from rich.table import Table
 
@@ -35,13 +35,12 @@ def presets_table(infos: Sequence[PresetInfo]) -> None:
     table.add_column("description", ratio=1)
     for info in infos:
         table.add_row(info.name, info.drive_class, info.description)
-    stdout_console().print(table)
+    console.print(table)
 
 
-def show_tables(data: dict[str, Any]) -> None:
+def show_tables(data: dict[str, Any], console: Console) -> None:
     """Model summary, zone curve, seek curve and predictions."""
     model = data["model"]
-    console = stdout_console()
     console.print(f"{data['name']} ({data['class']}): {data['description']}")
     console.print(
         f"{model['capacity_bytes'] / 1e9:.0f} GB, {model['rpm']:.0f} rpm (T_rev {model['revolution_ms']:.2f} ms), "
@@ -68,7 +67,7 @@ def simulation_dict(name: str, run: SimResult, seed: int) -> dict[str, Any]:
     return {"drive": name, "seed": seed, **data}
 
 
-def simulation_table(data: dict[str, Any]) -> None:
+def simulation_table(data: dict[str, Any], console: Console) -> None:
     """Totals and one row per stream."""
     table = _table(
         f"{data['drive']}: {data['ios']} IOs in {data['seconds']:.2f} simulated s",
@@ -88,7 +87,7 @@ def simulation_table(data: dict[str, Any]) -> None:
         f"{data['p50_ms']:.2f}",
         f"{data['p99_ms']:.2f}",
     )
-    stdout_console().print(table)
+    console.print(table)
 
 
 def fit_dict(result: FitResult, toml_text: str) -> dict[str, Any]:
@@ -114,7 +113,7 @@ def fit_dict(result: FitResult, toml_text: str) -> dict[str, Any]:
     }
 
 
-def fit_table(data: dict[str, Any], show_toml: bool) -> None:
+def fit_table(data: dict[str, Any], show_toml: bool, console: Console) -> None:
     """Residual table, then the TOML unless it went to a file."""
     table = _table(
         f"fit: RMS error {data['rms_error']:.1%} over the fitted figures",
@@ -128,7 +127,6 @@ def fit_table(data: dict[str, Any], show_toml: bool) -> None:
             f"{r['error']:+.1%}",
             "yes" if r["fitted"] else "reported",
         )
-    console = stdout_console()
     console.print(table)
     if show_toml:
         console.print(data["toml"], markup=False, highlight=False)
