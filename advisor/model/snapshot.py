@@ -55,7 +55,6 @@ __all__ = [
     "Workload",
     "load_snapshot",
     "load_workload",
-    "new_file_io",
     "save",
 ]
 
@@ -183,10 +182,6 @@ class SegmentRate(Record):
     unoptimized_read_iops: float | None = None
     direct_write_share: float | None = None
     lower_bound: bool = False
-
-
-new_file_io = FileIO
-"""The FileIO constructor under its older name (a Record is built as fast as any constructor could)."""
 
 
 class CollectorRun(Record):
