@@ -86,18 +86,21 @@ def _shown(value: Any) -> str:
 
 
 def decode(
-    table: Mapping[str, Any], cls: type[T], where: str, words: Callable[[Problem], str | None] | None = None
+    table: Mapping[str, Any], cls: type[T], where: str, words: Callable[[Problem], str | None] | None = None,
+    at: str = "$",
 ) -> T:
     """*table* as a *cls* record; a refusal is one BadInput line naming the field by its path.
 
     *words* may give the message of a problem in the file's own terms (None: the default).
+    *at* is the path of *table* in its file, for a table decoded on its own (msgspec names
+    the key of a ``dict[str, Record]`` entry ``[...]``, so such entries are decoded one by one).
     """
     try:
         return msgspec.convert(table, cls)
     except msgspec.ValidationError as exc:
         problem = problem_of(str(exc), table, cls)
         message = (words(problem) if words is not None else None) or problem.default_message()
-        raise BadInput(f"{where}: {message} - at `{problem.path}`") from None
+        raise BadInput(f"{where}: {message} - at `{at}{problem.path[1:]}`") from None
 
 
 def problem_of(error: str, table: Mapping[str, Any], cls: type) -> Problem:
@@ -115,7 +118,7 @@ def problem_of(error: str, table: Mapping[str, Any], cls: type) -> Problem:
             value = value[step]
         else:
             value = None
-    target = _type_at(cls, steps)
+    target = type_at(cls, steps)
     if found := _UNKNOWN.fullmatch(text):
         return Problem("unknown", path, steps, found.group("key"), None, "", _fields(target), text)
     if found := _MISSING.fullmatch(text):
@@ -154,7 +157,7 @@ def _fields(cls: Any) -> tuple[str, ...]:
     return tuple(getattr(cls, "__struct_fields__", ()))
 
 
-def _type_at(cls: Any, steps: tuple[str | int, ...]) -> Any:
+def type_at(cls: Any, steps: tuple[str | int, ...]) -> Any:
     """The annotation the value at *steps* was decoded as."""
     tp: Any = cls
     for step in steps:
