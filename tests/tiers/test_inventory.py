@@ -281,3 +281,19 @@ def test_the_decoded_records_carry_the_rules() -> None:
         msgspec.convert({"device": [device], "headroom": -0.5}, InventoryFile)
     with pytest.raises(msgspec.ValidationError, match=r"length <= 256 - at `\$.device`"):
         msgspec.convert({"device": [device] * 257}, InventoryFile)
+
+
+def test_media_presets_are_typed_records() -> None:
+    """The media presets file is decoded into one record class per section, each figure a positive number."""
+    import msgspec
+
+    from advisor.disk.media.build import CloudPreset, MediaPresetFile, SmrPreset, SolidPreset, media_presets
+
+    presets = media_presets()
+    assert isinstance(presets["nvme-gen4"], SolidPreset) and presets["nvme-gen4"].mb_s > 0
+    assert isinstance(presets["aws-st1"], CloudPreset) and isinstance(presets["smr-hm"], SmrPreset)
+    assert presets["smr-hm"].host_managed is True and presets["smr-dm"].host_managed is None
+    bad = {"solid": {"x": {"description": "", "read_ms": 0.0, "write_ms": 1.0, "max_iops": 1.0, "mb_s": 1.0,
+                           "source": ""}}, "cloud": {}, "smr": {}}
+    with pytest.raises(msgspec.ValidationError, match="> 0.0"):
+        msgspec.convert(bad, MediaPresetFile)
