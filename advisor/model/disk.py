@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from advisor.model.kinds import Share, Timestamp
 from advisor.model.record import Record, field
 
 DISK_PROFILE_FORMAT_VERSION = 1
@@ -32,7 +33,7 @@ class Latency(Record):
 class ZonePoint(Record):
     """Sequential read rate at one point of the LBA range (0 = outer edge)."""
 
-    fraction: float
+    fraction: Share
     mb_s: float
 
 
@@ -66,7 +67,7 @@ class DiskProfile(Record):
     target: str
     device: str | None
     size_bytes: int
-    measured_at: str
+    measured_at: Timestamp
     engine: str  # "builtin" | "fio"
     block_size_bytes: int
     zones: tuple[ZonePoint, ...] = ()
