@@ -32,9 +32,9 @@ from pathlib import Path
 from types import TracebackType
 
 from advisor.collectors.postgres import size_helper
-from advisor.collectors.postgres.size_helper import HEADER, MISSING, UNREADABLE, sizes_of
-
-__all__ = ["HELPER", "MISSING", "UNREADABLE", "SizeReader", "stat_sizes"]
+from advisor.collectors.postgres.size_helper import HEADER, sizes_of
+from advisor.collectors.postgres.size_helper import MISSING as MISSING  # the codes callers compare with
+from advisor.collectors.postgres.size_helper import UNREADABLE as UNREADABLE
 
 HELPER = Path(size_helper.__file__)
 """The helper's source file, run by path (``-m`` would import the advisor package, which ``-I`` hides)."""
