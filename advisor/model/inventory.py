@@ -6,7 +6,10 @@ with: a measured bench profile (``profile``), a preset (``preset``: a drive pres
 rotating media, a media preset for solid state and cloud volumes) or a drive spec file
 (``spec``). ``advisor inventory`` writes one for this host from sysfs; a DBA edits it, or
 writes one by hand for a machine that does not exist yet (docs/tiers.md). The file is TOML so
-people can edit it; :func:`load_inventory` reads and validates it, naming the field at fault.
+people can edit it; :func:`load_inventory` decodes it with msgspec into :class:`InventoryFile`
+records, whose types carry the rules (the media a ``Literal``, ``count`` and ``headroom``
+bounded ``Meta`` types), and each refusal says the rule in words and ends with the field's
+path as the JSON documents' errors do (``- at `$.device[1].count```).
 
 Limits (docs/tiers.md): the file is read only when it is a regular file of at most
 :data:`MAX_INVENTORY_BYTES`; at most :data:`MAX_DEVICE_ENTRIES` ``[[device]]`` tables and
