@@ -217,7 +217,7 @@ def _annotation_is_text(tp: Any) -> bool:
     return typing.get_origin(tp) is tuple and all(a in (str, Ellipsis) for a in typing.get_args(tp))
 
 
-_NUMBER, _TIMESTAMP, _RESETS, _NESTED = range(4)
+_NUMBER, _SHARE, _TIMESTAMP, _RESETS, _NESTED = range(5)
 
 
 @cache
@@ -230,11 +230,11 @@ def _plan(cls: type) -> tuple[tuple[str, int], ...]:
     from advisor.model.kinds import is_timestamp
 
     hints = typing.get_type_hints(cls)
-    numbers = _numeric_fields(cls)[0]
+    numbers, shares = _numeric_fields(cls)[0], _shares(cls)
     plan: list[tuple[str, int]] = []
     for f in dataclasses.fields(cls):
         if f.name in numbers:
-            plan.append((f.name, _NUMBER))
+            plan.append((f.name, _SHARE if f.name in shares else _NUMBER))
         elif is_timestamp(_annotations(cls)[f.name]):
             plan.append((f.name, _TIMESTAMP))
         elif f.name == "stats_reset":
@@ -247,7 +247,7 @@ def _plan(cls: type) -> tuple[tuple[str, int], ...]:
 @cache
 def _detail_plan(cls: type) -> tuple[tuple[str, int], ...]:
     """The plan of *cls* without its number fields."""
-    return tuple(step for step in _plan(cls) if step[1] != _NUMBER)
+    return tuple(step for step in _plan(cls) if step[1] not in (_NUMBER, _SHARE))
 
 
 def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
@@ -257,14 +257,12 @@ def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
 
 def _walk_fields(obj: Any, where: str, plan: tuple[tuple[str, int], ...]) -> Iterable[Problem]:
     prefix = f"{where}." if where else ""
-    cls: type = type(obj)
-    shares = _shares(cls)
     for name, action in plan:
         value = getattr(obj, name)
         if value is None:
             continue
-        if action == _NUMBER:
-            if why := number_problem(name, value, name in shares):
+        if action <= _SHARE:
+            if why := number_problem(name, value, action == _SHARE):
                 yield Problem(prefix + name, value, why)
         elif action == _TIMESTAMP:
             if isinstance(value, str) and (why := _timestamp_problem(value)):
