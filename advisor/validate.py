@@ -14,7 +14,8 @@ between 0 and 1, ids are unique, timestamps are ISO 8601. It runs in two modes:
   first row. A report is evidence; one bad cell must not hide the rest of it.
 
 The rules are driven by the dataclasses' own annotations, so a new numeric field is checked
-without being listed here; only exceptions are listed (signed figures, shares, timestamps).
+without being listed here: a share or a time is one by its type (:mod:`advisor.model.kinds`,
+whose constraints msgspec also applies while decoding); only signed figures are listed.
 """
 
 from __future__ import annotations
@@ -39,12 +40,6 @@ LARGEST = 1e300
 SIGNED = frozenset({"predicted_gain"})
 """Fields that may be negative (a plan can predict a loss)."""
 
-SHARES = frozenset({"random_share", "io_wait_share", "direct_read_share", "segment_coverage", "fraction",
-                    "zone_start", "zone_end", "zone_mean", "start_fraction", "end_fraction"})
-"""Fields that are fractions of a whole: between 0 and 1."""
-
-TIMESTAMPS = frozenset({"taken_at", "started_at", "ended_at", "measured_at", "generated_at"})
-"""ISO 8601 fields; an empty string means "not known"."""
 
 EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
@@ -78,13 +73,13 @@ def _what(name: str) -> str:
     return "a count" if name.endswith("s") else "this figure"
 
 
-def number_problem(name: str, value: float) -> str | None:
-    """Why *value* cannot be the figure *name*, or None when it can."""
+def number_problem(name: str, value: float, share: bool = False) -> str | None:
+    """Why *value* cannot be the figure *name* (a :data:`~advisor.model.kinds.Share` when *share*), or None."""
     if value != value:  # NaN
         return f"{_what(name)} must be a number"
     if not -LARGEST <= value <= LARGEST:
         return f"{_what(name)} must be finite"
-    if name in SHARES and not 0.0 <= value <= 1.0:
+    if share and not 0.0 <= value <= 1.0:
         return "a share must be between 0 and 1"
     if value < 0 and name not in SIGNED:
         return f"{_what(name)} cannot be negative"
@@ -108,12 +103,27 @@ def _timestamp_problem(value: str) -> str | None:
 
 
 @cache
+def _annotations(cls: type) -> dict[str, Any]:
+    """*cls*'s field annotations with their constraints (``Annotated[float, Meta(...)]``)."""
+    return typing.get_type_hints(cls, include_extras=True)
+
+
+@cache
+def _shares(cls: type) -> frozenset[str]:
+    """The fields of *cls* typed :data:`~advisor.model.kinds.Share`."""
+    from advisor.model.kinds import is_share  # advisor.model imports this module: no cycle at import
+
+    return frozenset(name for name, tp in _annotations(cls).items() if is_share(tp))
+
+
+@cache
 def _numeric_fields(cls: type) -> tuple[tuple[str, ...], tuple[tuple[float, float], ...]]:
     """The number fields of *cls* and each one's (low, high) bounds."""
     hints = typing.get_type_hints(cls)
     names = tuple(f.name for f in dataclasses.fields(cls)
                   if f.name not in OPAQUE and _annotation_is_number(hints[f.name]))
-    bounds = tuple((-LARGEST if n in SIGNED else 0.0, 1.0 if n in SHARES else LARGEST) for n in names)
+    shares = _shares(cls)
+    bounds = tuple((-LARGEST if n in SIGNED else 0.0, 1.0 if n in shares else LARGEST) for n in names)
     return names, bounds
 
 
@@ -207,7 +217,7 @@ def _annotation_is_text(tp: Any) -> bool:
     return typing.get_origin(tp) is tuple and all(a in (str, Ellipsis) for a in typing.get_args(tp))
 
 
-_NUMBER, _TIMESTAMP, _RESETS, _NESTED = range(4)
+_NUMBER, _SHARE, _TIMESTAMP, _RESETS, _NESTED = range(5)
 
 
 @cache
@@ -217,13 +227,15 @@ def _plan(cls: type) -> tuple[tuple[str, int], ...]:
     Text fields (str, bool, literals, tuples of str) can hold nothing to check and are left
     out; a field that may hold rows is checked when it does.
     """
+    from advisor.model.kinds import is_timestamp
+
     hints = typing.get_type_hints(cls)
-    numbers = _numeric_fields(cls)[0]
+    numbers, shares = _numeric_fields(cls)[0], _shares(cls)
     plan: list[tuple[str, int]] = []
     for f in dataclasses.fields(cls):
         if f.name in numbers:
-            plan.append((f.name, _NUMBER))
-        elif f.name in TIMESTAMPS:
+            plan.append((f.name, _SHARE if f.name in shares else _NUMBER))
+        elif is_timestamp(_annotations(cls)[f.name]):
             plan.append((f.name, _TIMESTAMP))
         elif f.name == "stats_reset":
             plan.append((f.name, _RESETS))
@@ -235,7 +247,7 @@ def _plan(cls: type) -> tuple[tuple[str, int], ...]:
 @cache
 def _detail_plan(cls: type) -> tuple[tuple[str, int], ...]:
     """The plan of *cls* without its number fields."""
-    return tuple(step for step in _plan(cls) if step[1] != _NUMBER)
+    return tuple(step for step in _plan(cls) if step[1] not in (_NUMBER, _SHARE))
 
 
 def _walk_dataclass(obj: Any, where: str) -> Iterable[Problem]:
@@ -249,8 +261,8 @@ def _walk_fields(obj: Any, where: str, plan: tuple[tuple[str, int], ...]) -> Ite
         value = getattr(obj, name)
         if value is None:
             continue
-        if action == _NUMBER:
-            if why := number_problem(name, value):
+        if action <= _SHARE:
+            if why := number_problem(name, value, action == _SHARE):
                 yield Problem(prefix + name, value, why)
         elif action == _TIMESTAMP:
             if isinstance(value, str) and (why := _timestamp_problem(value)):

@@ -24,7 +24,7 @@ from advisor import __version__
 from advisor.counters import counter_delta
 from advisor.errors import BadInput, StatsReset
 from advisor.io_share import interval_wait
-from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload, new_file_io
+from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.segment_rates import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
 from advisor.units import mean_kib, mib_per_s
@@ -202,7 +202,7 @@ def zero_baseline(file: FileIO) -> FileIO:
     Positional through the fast constructor, not ``dataclasses.replace``: one per file of a
     snapshot read alone (100,000 on a large cluster).
     """
-    return new_file_io(
+    return FileIO(
         file.file_id, file.path, file.kind, file.tablespace, file.container, file.size_bytes,
         0, _zero_int(file.writes), 0, _zero_int(file.write_bytes), _zero_int(file.single_block_reads),
         _zero_float(file.read_time_ms), _zero_float(file.write_time_ms), _zero_int(file.syncs),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import types
 import typing
 
 from advisor import model
@@ -26,9 +27,9 @@ keys are exactly the fields below (generated from `advisor/model/` by
 different `document` kind and a newer `format_version`, so a file is either understood
 completely or rejected with exit code 6. They also refuse figures that cannot be true
 (`advisor/validate.py`, run by every `load_*`): a negative, NaN or infinite count, size,
-rate or time (only a plan's `predicted_gain` may be negative), a share (`random_share`,
-`io_wait_share`, zone fractions ...) outside 0..1, a `file_id` or `segment_id` that repeats,
-a time that is not ISO 8601; the message names the field, e.g.
+rate or time (only a plan's `predicted_gain` may be negative), a share (type `float (0..1)`:
+`random_share`, `io_wait_share`, zone fractions ...) outside 0..1, a `file_id` or `segment_id`
+that repeats, a time (`str (ISO 8601)`) that is not ISO 8601; the message names the field, e.g.
 `workload.json: rates[3].size_bytes is -1; a size cannot be negative`.
 
 Conventions: times are ISO 8601 with offset (server clock for `taken_at`); units are in the
@@ -263,6 +264,17 @@ The classes below describe `layout`; docs/where.md explains how positions are me
 
 
 def _type_name(tp: object) -> str:
+    """The annotation as the table shows it; a constrained type says its rule (``float (0..1)``)."""
+    from advisor.model.kinds import SHARE, TIMESTAMP
+
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return " \\| ".join(_type_name(arg) for arg in typing.get_args(tp))
+    if typing.get_origin(tp) is typing.Annotated:
+        base, *metas = typing.get_args(tp)
+        rule = " (0..1)" if SHARE in metas else " (ISO 8601)" if TIMESTAMP in metas else ""
+        return _type_name(base) + rule
+    if tp is type(None):
+        return "None"
     text = re.sub(r"advisor\.model\.(?:\w+\.)?", "", str(tp).replace("typing.", ""))
     return text.replace("<class '", "").replace("'>", "").replace("|", "\\|")
 
@@ -280,7 +292,7 @@ def _comments(cls: type) -> dict[str, str]:
 
 def table(cls: type) -> str:
     """Markdown table of one dataclass's fields."""
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     comments = _comments(cls)
     lines = [f"### {cls.__name__}", "", "| field | type | meaning |", "|---|---|---|"]
     for field in dataclasses.fields(cls):

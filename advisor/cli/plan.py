@@ -25,6 +25,22 @@ import typer
 
 from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import OutputFormat
+from advisor.cli.plan_options import (
+    disk_option,
+    force_option,
+    format_option,
+    headroom_option,
+    knapsack_option,
+    min_gain_option,
+    mount_root_option,
+    output_option,
+    preset_option,
+    scripts_anyway_option,
+    scripts_option,
+    spec_option,
+    target_option,
+    verbose_option,
+)
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
@@ -35,26 +51,23 @@ if TYPE_CHECKING:
 
 def plan(
     workload: Path = typer.Option(..., "--workload", help="Workload file to place."),
-    disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile of the target disk."),
-    preset: str | None = typer.Option(None, "--preset", help="Drive preset of the target disks."),
-    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file (drive.toml) of the target disks."),
+    disk: list[Path] = disk_option("Measured disk profile of the target disk."),
+    preset: str | None = preset_option("Drive preset of the target disks."),
+    spec: Path | None = spec_option("Drive spec file (drive.toml) of the target disks."),
     disks: int = typer.Option(1, "--disks", min=1, max=64, help="Number of identical target disks (actuators)."),
-    headroom: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help="Growth room per area (0.3 = 30 %)."),
+    headroom: float = headroom_option("Growth room per area (0.3 = 30 %)."),
     dbms: str | None = typer.Option(None, "--dbms", help="Scripts for postgres or oracle (default: the workload's)."),
-    mount_root: str = typer.Option("/srv/advisor", "--mount-root", help="Where the new partitions will mount."),
+    mount_root: str = mount_root_option("Where the new partitions will mount."),
     device: str = typer.Option("/dev/sdX", "--device", help="Device name written into the sfdisk script."),
-    force: bool = typer.Option(False, "--force", help="Plan even when the database is not IO bound."),
-    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the plan report here (atomically)."),
-    scripts: Path | None = typer.Option(None, "--scripts", help="Write the scripts into this directory."),
-    scripts_anyway: bool = typer.Option(False, "--scripts-anyway", help="With --scripts: write them even when the "
-                                        "plan gains under --min-gain."),
-    min_gain: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which "
-                                   "a plan is 'no change worth making' and writes no scripts."),
-    target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
-    knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
-                                  "baseline instead of the searched plan (to compare)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
+    force: bool = force_option(),
+    fmt: OutputFormat = format_option(),
+    output: Path | None = output_option("Write the plan report here (atomically)."),
+    scripts: Path | None = scripts_option("Write the scripts into this directory."),
+    scripts_anyway: bool = scripts_anyway_option(),
+    min_gain: float = min_gain_option(),
+    target: Path | None = target_option(),
+    knapsack: bool = knapsack_option(),
+    verbose: bool = verbose_option(),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
     cache: str = cache_option(),

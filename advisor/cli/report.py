@@ -16,6 +16,22 @@ import typer
 
 from advisor.cli.cache_option import cache_kept, cache_option
 from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
+from advisor.cli.plan_options import (
+    disk_option,
+    force_option,
+    format_option,
+    headroom_option,
+    knapsack_option,
+    min_gain_option,
+    mount_root_option,
+    output_option,
+    preset_option,
+    scripts_anyway_option,
+    scripts_option,
+    spec_option,
+    target_option,
+    verbose_option,
+)
 from advisor.cli.sizes_options import assume_option, sizes_option
 from advisor.errors import BadInput
 
@@ -59,24 +75,21 @@ def report(
     dbms: str = typer.Option("postgres", "--dbms", help="Database collector for --dsn (see `advisor collectors`)."),
     interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S,
                                    help="Seconds between the two live samples."),
-    disk: list[Path] = typer.Option(None, "--disk", help="Measured disk profile(s) from `advisor bench`."),
-    preset: str | None = typer.Option(None, "--preset", help="Drive preset for disks without a profile."),
-    spec: Path | None = typer.Option(None, "--spec", help="Drive spec file (drive.toml) instead of a preset."),
-    headroom: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help="Growth room per area in the plan."),
-    force: bool = typer.Option(False, "--force", help="Plan even when the database is not IO bound."),
-    mount_root: str = typer.Option("/srv/advisor", "--mount-root", help="Where the planned partitions mount."),
+    disk: list[Path] = disk_option("Measured disk profile(s) from `advisor bench`."),
+    preset: str | None = preset_option("Drive preset for disks without a profile."),
+    spec: Path | None = spec_option("Drive spec file (drive.toml) instead of a preset."),
+    headroom: float = headroom_option("Growth room per area in the plan."),
+    force: bool = force_option(),
+    mount_root: str = mount_root_option("Where the planned partitions mount."),
     allow_reset: bool = typer.Option(False, "--allow-reset", help="Warn instead of refusing on counter resets."),
-    fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (atomically)."),
-    scripts: Path | None = typer.Option(None, "--scripts", help="Write the plan's scripts into this directory."),
-    scripts_anyway: bool = typer.Option(False, "--scripts-anyway", help="With --scripts: write them even when the "
-                                        "plan gains under --min-gain."),
-    min_gain: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which "
-                                   "a plan is 'no change worth making' and writes no scripts."),
-    target: Path | None = typer.Option(None, "--target", help="Inventory of the target machine: a tiered plan."),
-    knapsack: bool = typer.Option(False, "--knapsack", help="With --target: lay out the IO-density knapsack "
-                                  "baseline instead of the searched plan (to compare)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind)."),
+    fmt: OutputFormat = format_option(),
+    output: Path | None = output_option("Write the report here (atomically)."),
+    scripts: Path | None = scripts_option("Write the plan's scripts into this directory."),
+    scripts_anyway: bool = scripts_anyway_option(),
+    min_gain: float = min_gain_option(),
+    target: Path | None = target_option(),
+    knapsack: bool = knapsack_option(),
+    verbose: bool = verbose_option(),
     strict: bool = typer.Option(False, "--strict", help="Refuse (exit 6) a workload imported from a report that "
                                 "falls short of the report's own totals."),
     sizes: Path | None = sizes_option(),

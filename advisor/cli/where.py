@@ -21,6 +21,7 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 
 def where(
@@ -54,11 +55,14 @@ def where(
 
     def terminal(console: Console) -> None:
         notes = Notes()
-        console.print(locations_table(locations, notes, extents))
+        tables = [locations_table(locations, notes, extents)]
         if locator.devices:
-            console.print(devices_table(sorted(locator.devices.values(), key=lambda d: d.name), notes))
+            tables.append(devices_table(sorted(locator.devices.values(), key=lambda d: d.name), notes))
         if rates:
-            console.print(rates_table(rates, interval))
+            tables.append(rates_table(rates, interval))
+        for table in tables:
+            console.print(edgeless(table))
+            console.print()
         for line in notes.lines():
             console.print(line, markup=False, highlight=False)
 
@@ -68,6 +72,17 @@ def where(
             if loc.path in locator.failed_paths:
                 typer.echo(f"advisor: {shown(loc.path)}: {shown(loc.reason)}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT))
+
+
+def edgeless(table: Table) -> Table:
+    """*table* without the blank cell at each end of its lines (and the blank line above and
+    below it, printed apart): two more cells for the path.
+
+    At 80 columns the path column is what gives way; those two cells keep a 21-character
+    file name (``1613_fsm_segment_file``) whole next to a disk ``sda`` and partition ``sda3``.
+    """
+    table.show_edge = False
+    return table
 
 
 def _rate_row(rate: DiskStatRate) -> dict[str, object]:

@@ -36,8 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from advisor.disk.model import DiskModel
-from advisor.disk.seektable import seek_table
-from advisor.disk.sptf import choose_reads, prepare_windows
+from advisor.disk.sptf import ReadChooser
 from advisor.units import CACHE_MODES, DISK_MB, CacheMode
 
 # seek cylinder, start angle (turns), media transfer s, end seek cylinder, sustained B/s there
@@ -122,17 +120,21 @@ class Mechanism:
         self.dirty_bytes = 0
         self._geo_cache: dict[tuple[int, int], Geometry] = {}
         self._geo_limit = 65536
-        self._seek_table: array[float] | None = None  # built on the first choice among several
-        self._bound: list[float] = []
-        self._reach: list[int] = []
-        self._window = 0
+        self._chooser: ReadChooser | None = None  # built on the first choice among several
 
-    def _table(self) -> array[float]:
-        """The seek table, and the pruning windows of :meth:`_choose_reads` with it."""
-        if self._seek_table is None:
-            prepare_windows(self)
-            self._seek_table = seek_table(self._grid, self._steps, self._seek_min, self.cylinders, self.t_rev)
-        return self._seek_table
+    def read_chooser(self) -> ReadChooser:
+        """The SPTF seek table and pruning windows of this drive (built on first use, then kept)."""
+        if self._chooser is None:
+            self._chooser = ReadChooser(self)
+        return self._chooser
+
+    def geometry_lookup(self) -> Callable[[tuple[int, int]], Geometry | None]:
+        """Look-up of what :meth:`locate` has computed or :meth:`prime` has primed, by (offset, length).
+
+        None for an extent not located yet (the lookup never computes): the simulator asks
+        it once per queued read, so the bound ``dict.get`` itself is handed out.
+        """
+        return self._geo_cache.get
 
     # -- geometry ---------------------------------------------------------------------
     def locate(self, offset: int, length: int) -> Geometry:
@@ -399,7 +401,7 @@ class Mechanism:
         t = (now_s if now_s > self.busy_until else self.busy_until) + self.overhead
         t_rev, margin, head = self.t_rev, self.margin, self.head_cyl
         turns_now = t / t_rev + self.phase
-        table = self._seek_table or self._table()
+        table = (self._chooser or self.read_chooser()).table
         settle = self.settle if self.write_cache == "off" else 0.0
         absorbs, cache_limit = self.write_cache != "off", self.model.cache_bytes
         ra_lo, ra_limit = self.ra_lo, self.ra_limit
@@ -438,8 +440,8 @@ class Mechanism:
             return oldest
         return best
 
-    def _choose_reads(
+    def choose_reads(
         self, cylinders: list[int], angles: list[float], submitted: list[float], offsets: list[int], now_s: float
     ) -> int | None:
-        """:meth:`choose` for a queue of located reads (see :func:`advisor.disk.sptf.choose_reads`)."""
-        return choose_reads(self, cylinders, angles, submitted, offsets, now_s)
+        """:meth:`choose` for a queue of located reads, or None (see :meth:`ReadChooser.choose`)."""
+        return self.read_chooser().choose(cylinders, angles, submitted, offsets, now_s)

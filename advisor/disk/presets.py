@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from advisor.disk.model import DiskModel
-from advisor.disk.spec import DriveSpec, drive_tables, load_toml, resolve
+from advisor.disk.spec import DriveSpec, DriveTable, drive_tables, load_toml, resolve
 from advisor.errors import BadInput
 
 
@@ -31,7 +30,7 @@ class PresetInfo:
 
 
 @lru_cache(maxsize=1)
-def _catalogue() -> dict[str, dict[str, Any]]:
+def _catalogue() -> dict[str, DriveTable]:
     path = resources.files("advisor.disk").joinpath("presets.toml")
     with resources.as_file(path) as real:
         return drive_tables(load_toml(Path(real)), "presets.toml")

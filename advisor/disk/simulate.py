@@ -173,7 +173,7 @@ def simulate(
                 seq += 1
     heapq.heapify(arrivals)
     pending: list[Request] = []
-    # Columns of the queue, in the order of `pending`, for Mechanism._choose_reads: the
+    # Columns of the queue, in the order of `pending`, for ReadChooser.choose: the
     # geometry of a queued read is looked up once, not at every decision. Only reads whose
     # geometry is already known (random offsets are located in bulk up front) get one:
     # a sequential read is usually served from the read-ahead segment and never needs
@@ -185,9 +185,10 @@ def simulate(
     submitted: list[float] = []
     read_offsets: list[int] = []  # of the located reads, sorted
     unlocated = 0  # queued requests with cylinder -1
-    service, choose, choose_reads = mech.service, mech.choose, mech._choose_reads
+    service, choose = mech.service, mech.choose
+    choose_reads = mech.read_chooser().choose if track else None
     heappop, heappush = heapq.heappop, heapq.heappush
-    geo_cache = mech._geo_cache  # what Mechanism.locate has computed or primed
+    located = mech.geometry_lookup()  # what Mechanism.locate has computed or primed
     flush_every = [s.flush_every for s in streams]
     latencies: list[list[float]] = [[] for _ in streams]
     flushes_pending = [False] * len(streams)
@@ -209,7 +210,7 @@ def simulate(
                 req = Request(src.op, src.next_offset(), src.block, at, index)
             pending.append(req)
             if track:
-                geo = geo_cache.get((req.offset_bytes, req.length_bytes)) if req.op == "read" else None
+                geo = located((req.offset_bytes, req.length_bytes)) if req.op == "read" else None
                 if geo is None:
                     cylinders.append(-1)
                     angles.append(0.0)
@@ -222,7 +223,7 @@ def simulate(
         last = len(pending) - 1
         if last:
             chosen = None
-            if track and not unlocated:
+            if choose_reads is not None and not unlocated:
                 chosen = choose_reads(cylinders, angles, submitted, read_offsets, now)
             if chosen is None:
                 chosen = choose(pending, now)

@@ -20,21 +20,66 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta
 
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
+from advisor.model.record import Record, field
+from advisor.model.tomlrecords import Problem, decode, rule_of, type_at
 from advisor.units import MIB
+from advisor.validate import LARGEST
 
 META_KEYS = ("base", "description", "class", "sources")
 MODEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(DiskModel) if f.init and f.name != "name")
 INT_FIELDS = ("capacity_bytes", "read_ahead_bytes", "cache_bytes", "heads", "cylinders")
 PAIR_FIELDS = ("zones", "seek_table")
+Number = Annotated[float, Meta(ge=-LARGEST, le=LARGEST, description="a number")]
+"""A finite number (NaN, infinities and overflow such as 1e308 are refused by the bounds)."""
+Whole = Annotated[int, Meta(ge=0, description="a whole number")] | Annotated[
+    float, Meta(ge=0.0, le=LARGEST, description="a whole number")]
+"""A count or size: an integer, or a float with no fraction (``2e12``), checked when resolved."""
+Pairs = Annotated[list[tuple[Number, Number]], Meta(description="a list of [number, number] pairs")]
+WriteCacheWord = Annotated[Literal["off", "volatile", "battery"], Meta(description='"off", "volatile" or "battery"')]
+
+
+class DriveTable(Record):
+    """One ``[drive.NAME]`` table as written: every model field optional (a ``base`` gives the rest)."""
+
+    base: Annotated[str, Meta(description="a drive name")] | None = None
+    description: str | None = None
+    drive_class: str | None = field(default=None, name="class")
+    sources: Annotated[dict[str, str], Meta(description="a table of texts (field = \"where it comes from\")")] = (
+        field(default_factory=dict))
+    capacity_bytes: Whole | None = None
+    rpm: Number | None = None
+    r_od_mb_s: Number | None = None
+    rho: Number | None = None
+    zones: Pairs | None = None
+    seek_track_ms: Number | None = None
+    seek_avg_ms: Number | None = None
+    seek_full_ms: Number | None = None
+    seek_table: Pairs | None = None
+    overhead_ms: Number | None = None
+    head_switch_ms: Number | None = None
+    write_settle_ms: Number | None = None
+    read_ahead_bytes: Whole | None = None
+    cache_bytes: Whole | None = None
+    write_cache: WriteCacheWord | None = None
+    heads: Whole | None = None
+    cylinders: Whole | None = None
+
+
+class SpecFile(Record):
+    """A drive spec file: one or more ``[drive.NAME]`` tables and nothing else (each decoded on its own)."""
+
+    drive: Annotated[dict[str, Any], Meta(min_length=1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,46 +110,50 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise BadInput(f"{path}: not a readable TOML drive spec (nested too deeply)") from None
 
 
-def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:
-    """The ``[drive.NAME]`` tables of a parsed document."""
-    drives = document.get("drive")
-    extra = set(document) - {"drive"}
-    if not isinstance(drives, dict) or not drives or extra:
-        raise BadInput(f"{where}: expected one or more [drive.NAME] tables and nothing else")
-    for name, table in drives.items():
-        if not isinstance(table, dict):
-            raise BadInput(f"{where}: drive.{name} must be a table")
-    return drives
+def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, DriveTable]:
+    """The ``[drive.NAME]`` tables of a parsed document, decoded (types, finite numbers, known keys)."""
+    drives = decode(document, SpecFile, where, _file_words).drive
+    return {name: decode(table, DriveTable, where, partial(_words, name), at=f"$.drive.{name}")
+            for name, table in drives.items()}
 
 
-def _coerce(name: str, key: str, value: Any) -> Any:
-    where = f"drive.{name}.{key}"
+def _file_words(problem: Problem) -> str:
+    return "expected one or more [drive.NAME] tables and nothing else"
+
+
+def _words(name: str, problem: Problem) -> str:
+    """A refusal in the drive spec's terms: ``drive.x.rpm: expected a number, found 'fast'``."""
+    if problem.kind == "unknown":
+        return f"drive.{name} has unknown keys: {problem.key}"
+    if not problem.steps:
+        return f"drive.{name} must be a table"
+    key = problem.steps[0]
+    rule = rule_of(type_at(DriveTable, problem.steps[:1])) or "another value"
+    found = f", found {problem.value!r}" if problem.value is not None else ""
+    return f"drive.{name}.{key}: expected {rule}{found}"
+
+
+def _value(name: str, key: str, value: Any, where: str) -> Any:
+    """A decoded field as the model takes it: pairs as tuples, whole numbers as int, 0 cylinders as unset."""
     if key in PAIR_FIELDS:
-        if not isinstance(value, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) for v in p) for p in value
-        ):
-            raise BadInput(f"{where}: expected a list of [number, number] pairs")
         return tuple((float(a), float(b)) for a, b in value)
     if key == "write_cache":
-        if not isinstance(value, str):
-            raise BadInput(f"{where}: expected \"off\", \"volatile\" or \"battery\"")
         return value
     if key == "cylinders" and value == 0:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise BadInput(f"{where}: expected a number, found {value!r}")
     if key in INT_FIELDS:
         if float(value) != int(value):
-            raise BadInput(f"{where}: expected a whole number")
+            raise BadInput(f"{where}: drive.{name}.{key}: expected a whole number, found {value!r} "
+                           f"- at `$.drive.{name}.{key}`")
         return int(value)
     return float(value)
 
 
 def resolve(
-    name: str, tables: Mapping[str, Mapping[str, Any]], fallback: Mapping[str, Mapping[str, Any]], where: str
+    name: str, tables: Mapping[str, DriveTable], fallback: Mapping[str, DriveTable], where: str
 ) -> DriveSpec:
     """Build the spec of drive *name*, following ``base`` through *tables* then *fallback*."""
-    chain: list[tuple[str, Mapping[str, Any]]] = []
+    chain: list[tuple[str, DriveTable]] = []
     current: str | None = name
     while current is not None:
         if any(current == seen for seen, _ in chain):
@@ -114,31 +163,23 @@ def resolve(
             close = difflib.get_close_matches(current, [*tables, *fallback], n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise BadInput(f"{where}: drive {current!r} is not defined{hint}")
-        unknown = set(table) - set(MODEL_FIELDS) - set(META_KEYS)
-        if unknown:
-            raise BadInput(f"{where}: drive.{current} has unknown keys: {', '.join(sorted(unknown))}")
         chain.append((current, table))
-        base = table.get("base")
-        if base is not None and not isinstance(base, str):
-            raise BadInput(f"{where}: drive.{current}.base must be a drive name")
-        current = base
+        current = table.base
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     previous = ""
     for owner, table in reversed(chain):  # base first, the drive itself last
-        own_sources = table.get("sources", {})
-        if not isinstance(own_sources, dict):
-            raise BadInput(f"{where}: drive.{owner}.sources must be a table")
         if previous:
             sources = {key: f"{previous} default: {text}" for key, text in sources.items()}
         previous = owner
         for key in MODEL_FIELDS:
-            if key in table:
-                values[key] = _coerce(owner, key, table[key])
-                sources[key] = str(own_sources.get(key, "given in the spec without a source"))
+            value = getattr(table, key)
+            if value is not None:
+                values[key] = _value(owner, key, value, where)
+                sources[key] = table.sources.get(key, "given in the spec without a source")
     top = chain[0][1]
-    description = str(top.get("description", chain[-1][1].get("description", "")))
-    drive_class = next((owner for owner, t in chain if t.get("class") == "class"), "custom")
+    description = top.description if top.description is not None else (chain[-1][1].description or "")
+    drive_class = next((owner for owner, t in chain if t.drive_class == "class"), "custom")
     missing = [key for key in ("capacity_bytes", "rpm", "r_od_mb_s") if key not in values]
     if missing:
         raise BadInput(f"{where}: drive.{name} lacks {', '.join(missing)} (give them or a base)")

@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from advisor.disk.media import SATURATION, Load
-from advisor.disk.media.build import media_presets
-from advisor.disk.media.solid import SolidState
+from advisor.disk.media.build import SolidPreset, media_presets, solid_state
 from advisor.engine.tier_targets import Evaluator, Target, TierItem
 from advisor.errors import BadInput
 from advisor.units import MIB
@@ -150,10 +149,9 @@ def _carry(item: TierItem, uses: Sequence[DeviceUse]) -> str:
 
 def _faster_medium(item: TierItem) -> str | None:
     """The first solid-state preset (slowest first) that would serve the area alone."""
-    presets = [(name, v) for name, v in media_presets().items() if v["section"] == "solid"]
-    for name, values in sorted(presets, key=lambda nv: float(nv[1]["mb_s"])):
-        model = SolidState(name=name, read_ms=float(values["read_ms"]), write_ms=float(values["write_ms"]),
-                           max_iops=float(values["max_iops"]), mb_s=float(values["mb_s"]))
+    presets = [(name, v) for name, v in media_presets().items() if isinstance(v, SolidPreset)]
+    for name, values in sorted(presets, key=lambda nv: nv[1].mb_s):
+        model = solid_state(name, values)
         if model.utilisation([_load(item)]) < SATURATION:
             return f"one faster device such as {name} ({model.mb_s:,.0f} MB/s, {model.max_iops:,.0f} IOPS)"
     return None

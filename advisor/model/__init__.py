@@ -72,7 +72,6 @@ from advisor.model.snapshot import (
     decode_snapshot,
     load_snapshot,
     load_workload,
-    new_file_io,
     save,
 )
 
@@ -134,6 +133,5 @@ __all__ = [
     "decode_snapshot",
     "load_snapshot",
     "load_workload",
-    "new_file_io",
     "save",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from advisor.model.kinds import Timestamp
 from advisor.model.layout import Device
 from advisor.model.record import Record, field
 from advisor.model.report import Finding
@@ -55,7 +56,7 @@ class AuditReport(Record):
     """The ``advisor audit --format json`` document: the maps and findings of one server."""
 
     server: ServerInfo  # the (last) snapshot's server
-    taken_at: str  # the (last) snapshot's time
+    taken_at: Timestamp  # the (last) snapshot's time
     maps: AuditMaps  # per disk rows, and the areas with no known position
     findings: tuple[Finding, ...]  # the engine's findings for the layout as it is
     document: Literal["audit"] = "audit"  # always `audit`

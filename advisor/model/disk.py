@@ -13,6 +13,7 @@ from typing import Literal
 
 import msgspec
 
+from advisor.model.kinds import Share, Timestamp
 from advisor.model.record import Record, field
 from advisor.units import DISK_MB, MIB
 
@@ -41,7 +42,7 @@ class ZonePoint(Record):
     (:data:`advisor.units.DISK_MB`, 10^6 bytes), the workload side's MB is 2^20.
     """
 
-    fraction: float
+    fraction: Share
     bytes_per_s: float  # sequential read rate, bytes per second
 
 
@@ -75,7 +76,7 @@ class DiskProfile(Record):
     target: str
     device: str | None
     size_bytes: int
-    measured_at: str
+    measured_at: Timestamp
     engine: str  # "builtin" | "fio"
     block_size_bytes: int
     zones: tuple[ZonePoint, ...] = ()

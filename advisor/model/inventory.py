@@ -6,7 +6,10 @@ with: a measured bench profile (``profile``), a preset (``preset``: a drive pres
 rotating media, a media preset for solid state and cloud volumes) or a drive spec file
 (``spec``). ``advisor inventory`` writes one for this host from sysfs; a DBA edits it, or
 writes one by hand for a machine that does not exist yet (docs/tiers.md). The file is TOML so
-people can edit it; :func:`load_inventory` reads and validates it, naming the field at fault.
+people can edit it; :func:`load_inventory` decodes it with msgspec into :class:`InventoryFile`
+records, whose types carry the rules (the media a ``Literal``, ``count`` and ``headroom``
+bounded ``Meta`` types), and each refusal says the rule in words and ends with the field's
+path as the JSON documents' errors do (``- at `$.device[1].count```).
 
 Limits (docs/tiers.md): the file is read only when it is a regular file of at most
 :data:`MAX_INVENTORY_BYTES`; at most :data:`MAX_DEVICE_ENTRIES` ``[[device]]`` tables and
@@ -17,13 +20,16 @@ bytes up to :data:`~advisor.units.MAX_CAPACITY_BYTES`. The names ``count`` expan
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta
 
 from advisor.errors import BadInput
 from advisor.model.record import Record
+from advisor.model.tomlrecords import Problem, parse_toml
 from advisor.units import MIB, parse_capacity
 
 INVENTORY_FORMAT_VERSION = 1
@@ -67,6 +73,43 @@ class InventoryDevice(Record):
     note: str | None = None
 
 
+Text = Annotated[str, Meta(pattern=r"\S", description="must be a non-empty string")]
+"""A name, path or note: not empty, not only blanks."""
+Count = Annotated[int, Meta(ge=1, le=MAX_DEVICES, description=f"must be a whole number from 1 to {MAX_DEVICES}")]
+Headroom = Annotated[float, Meta(ge=0.0, le=10.0,
+                                 description="must be a number from 0 to 10 (0.3 = 30 % growth room)")]
+Capacity = Annotated[int | float | str, Meta(description='must be bytes, or a size such as "1 TB" or "16 TiB"')]
+Flag = Annotated[bool, Meta(description="must be true or false")]
+
+
+class DeviceEntry(Record):
+    """One ``[[device]]`` table as written (``capacity`` may be a size with its unit)."""
+
+    name: Text
+    medium: Medium
+    capacity: Capacity
+    count: Count = 1
+    profile: Text | None = None
+    preset: Text | None = None
+    spec: Text | None = None
+    path: Text | None = None
+    model: Text | None = None
+    rotational: Flag | None = None
+    zoned: Text | None = None
+    virtual: Flag = False
+    note: Text | None = None
+
+
+class InventoryFile(Record):
+    """An inventory file as written: what :func:`inventory_from_dict` decodes before its own checks."""
+
+    device: Annotated[list[DeviceEntry], Meta(min_length=1, max_length=MAX_DEVICE_ENTRIES)]
+    host: Annotated[str, Meta(description="must be a string (the machine's name)")] = ""
+    headroom: Headroom = 0.3
+    document: Literal["inventory"] = "inventory"
+    format_version: Annotated[int, Meta(ge=1, le=INVENTORY_FORMAT_VERSION)] = INVENTORY_FORMAT_VERSION
+
+
 class Inventory(Record):
     """The devices a tiered plan may use, and the growth headroom each area gets."""
 
@@ -88,48 +131,52 @@ def load_inventory(path: Path | str) -> Inventory:
     return inventory_from_dict(parse_toml(data, str(source)), str(source))
 
 
-def parse_toml(data: bytes, where: str) -> dict[str, Any]:
-    """TOML text as a table; a file that is not UTF-8, not TOML or nested past Python's stack is one line."""
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{where}: not UTF-8 at byte {exc.start}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{where}: not valid TOML ({exc})") from None
-    except RecursionError:
-        raise BadInput(f"{where}: not valid TOML (arrays or tables nested too deeply)") from None
-
-
 def instance_names(device: InventoryDevice) -> list[str]:
     """The names the planner gives the devices of one entry: its name, or ``name-1`` … ``name-N``."""
     return [device.name] if device.count == 1 else [f"{device.name}-{n + 1}" for n in range(device.count)]
 
 
 def inventory_from_dict(raw: Mapping[str, Any], where: str) -> Inventory:
-    """Validate the parsed TOML table of an inventory (see docs/tiers.md for the format)."""
-    document = raw.get("document", "inventory")
-    if document != "inventory":
-        raise BadInput(f"{where}: document is {document!r}, not an inventory")
-    version = raw.get("format_version", INVENTORY_FORMAT_VERSION)
-    if not isinstance(version, int) or version > INVENTORY_FORMAT_VERSION or version < 1:
-        raise BadInput(f"{where}: inventory format_version {version!r} is not one this advisor reads "
-                       f"(1..{INVENTORY_FORMAT_VERSION})")
-    unknown = set(raw) - {"document", "format_version", "host", "headroom", "device"}
-    if unknown:
-        raise BadInput(f"{where}: unknown key {sorted(unknown)[0]!r} (keys: host, headroom, [[device]])")
-    headroom = raw.get("headroom", 0.3)
-    if isinstance(headroom, bool) or not isinstance(headroom, int | float) or not 0.0 <= headroom <= 10.0:
-        raise BadInput(f"{where}: headroom {headroom!r} must be a number from 0 to 10 (0.3 = 30 % growth room)")
-    tables = raw.get("device")
-    if not isinstance(tables, list) or not tables:
-        raise BadInput(f"{where}: no [[device]] entries", hint="list each device kind as a [[device]] table")
-    if len(tables) > MAX_DEVICE_ENTRIES:
-        raise BadInput(f"{where}: {len(tables):,} [[device]] entries; at most {MAX_DEVICE_ENTRIES} are read",
-                       hint="list each kind of device once and give it a count")
-    devices = tuple(_device(t, f"{where}: device {i + 1}") for i, t in enumerate(tables))
+    """The parsed TOML table of an inventory decoded and checked (see docs/tiers.md for the format).
+
+    msgspec decodes it into :class:`InventoryFile` (types, ranges, unknown and missing keys,
+    each refusal naming its path as the JSON documents' do); what one field cannot say by
+    itself is checked after: a capacity's unit, one model per device, unique names.
+    """
+    from advisor.model.tomlrecords import decode
+
+    document = decode(raw, InventoryFile, where, partial(_words, raw))
+    devices = tuple(_device(entry, index, where) for index, entry in enumerate(document.device))
     _check_names(devices, where)
-    host = raw.get("host", "")
-    return Inventory(devices=devices, host=str(host), headroom=float(headroom))
+    return Inventory(devices=devices, host=document.host, headroom=document.headroom)
+
+
+def _words(raw: Mapping[str, Any], problem: Problem) -> str | None:
+    """The inventory's own message for *problem*, prefixed with the device it is about (None: the default)."""
+    steps = problem.steps
+    if steps[:1] == ("document",):
+        return f"document is {problem.value!r}, not an inventory"
+    if steps[:1] == ("format_version",):
+        return (f"inventory format_version {problem.value!r} is not one this advisor reads "
+                f"(1..{INVENTORY_FORMAT_VERSION})")
+    if steps == ("device",) or (problem.kind == "missing" and problem.key == "device"):
+        tables = raw.get("device")
+        if isinstance(tables, list) and len(tables) > MAX_DEVICE_ENTRIES:
+            return (f"{len(tables):,} [[device]] entries; at most {MAX_DEVICE_ENTRIES} are read "
+                    "(list each kind of device once and give it a count)")
+        return "no [[device]] entries (list each device kind as a [[device]] table)"
+    if len(steps) >= 2 and steps[0] == "device" and isinstance(steps[1], int):
+        tables = raw.get("device")
+        table = tables[steps[1]] if isinstance(tables, list) else None
+        message = "must be a table" if len(steps) == 2 and problem.kind == "value" else problem.default_message()
+        return f"{_subject(table, steps[1])}: {message}"
+    return None
+
+
+def _subject(table: object, index: int) -> str:
+    """``device 'nvme0'`` when the entry has a usable name, else ``device 3`` (counted from 1)."""
+    name = table.get("name") if isinstance(table, dict) else None
+    return f"device {name!r}" if isinstance(name, str) and name.strip() else f"device {index + 1}"
 
 
 def _check_names(devices: tuple[InventoryDevice, ...], where: str) -> None:
@@ -159,52 +206,21 @@ def _described(device: InventoryDevice) -> str:
     return f"device {device.name!r} (count {device.count}: {names[0]} … {names[-1]})"
 
 
-_DEVICE_KEYS = {"name", "medium", "capacity", "count", "profile", "preset", "spec", "path", "model",
-                "rotational", "zoned", "virtual", "note"}
-
-
-def _text(table: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = table.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise BadInput(f"{where}: {key} must be a non-empty string")
-    return value
-
-
-def _device(table: object, where: str) -> InventoryDevice:
-    if not isinstance(table, dict):
-        raise BadInput(f"{where}: must be a table")
-    unknown = set(table) - _DEVICE_KEYS
-    if unknown:
-        raise BadInput(f"{where}: unknown key {sorted(unknown)[0]!r} (keys: {', '.join(sorted(_DEVICE_KEYS))})")
-    name = _text(table, "name", where)
-    if name is None:
-        raise BadInput(f"{where}: name is missing")
-    where = f"{where.rsplit(': ', 1)[0]}: device {name!r}"
-    medium = table.get("medium")
-    if medium not in MEDIA:
-        raise BadInput(f"{where}: medium {medium!r} is not one of {', '.join(MEDIA)}")
-    if "capacity" not in table:
-        raise BadInput(f"{where}: capacity is missing (bytes, or a size such as \"1 TB\" or \"16 TiB\")")
-    capacity = parse_capacity(table["capacity"], where)
-    count = table.get("count", 1)
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1024:
-        raise BadInput(f"{where}: count {count!r} must be a whole number from 1 to 1024")
-    sources = [k for k in ("profile", "preset", "spec") if table.get(k) is not None]
+def _device(entry: DeviceEntry, index: int, where: str) -> InventoryDevice:
+    """One decoded ``[[device]]`` table as the planner's device: capacity in bytes, one model source."""
+    subject = f"{where}: device {entry.name!r}"
+    at = f" - at `$.device[{index}]`"
+    try:
+        capacity = parse_capacity(entry.capacity, subject)
+    except BadInput as exc:
+        raise BadInput(f"{exc.message} - at `$.device[{index}].capacity`", hint=exc.hint) from None
+    sources = [k for k in ("profile", "preset", "spec") if getattr(entry, k) is not None]
     if len(sources) > 1:
-        raise BadInput(f"{where}: give one of profile, preset or spec, not {' and '.join(sources)}")
-    rotational = table.get("rotational")
-    if rotational is not None and not isinstance(rotational, bool):
-        raise BadInput(f"{where}: rotational must be true or false")
-    virtual = table.get("virtual", False)
-    if not isinstance(virtual, bool):
-        raise BadInput(f"{where}: virtual must be true or false")
+        raise BadInput(f"{subject}: give one of profile, preset or spec, not {' and '.join(sources)}{at}")
     return InventoryDevice(
-        name=name, medium=medium, capacity_bytes=capacity, count=count,
-        profile=_text(table, "profile", where), preset=_text(table, "preset", where),
-        spec=_text(table, "spec", where), path=_text(table, "path", where), model=_text(table, "model", where),
-        rotational=rotational, zoned=_text(table, "zoned", where), virtual=virtual, note=_text(table, "note", where),
+        name=entry.name, medium=entry.medium, capacity_bytes=capacity, count=entry.count,
+        profile=entry.profile, preset=entry.preset, spec=entry.spec, path=entry.path, model=entry.model,
+        rotational=entry.rotational, zoned=entry.zoned, virtual=entry.virtual, note=entry.note,
     )
 
 

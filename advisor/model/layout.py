@@ -8,6 +8,7 @@ carries ``placement_known = False`` and the reason, never a guess.
 
 from __future__ import annotations
 
+from advisor.model.kinds import Share
 from advisor.model.record import Record, field
 
 
@@ -60,11 +61,11 @@ class Location(Record):
     path: str
     disk: str | None
     partition: str | None
-    zone_start: float | None  # lowest fraction touched (0 = outer edge)
-    zone_end: float | None  # highest fraction touched
+    zone_start: Share | None  # lowest fraction touched (0 = outer edge)
+    zone_end: Share | None  # highest fraction touched
     extents: int  # number of extents (fragmentation)
     size_bytes: int = 0
-    zone_mean: float | None = None  # byte-weighted mean fraction
+    zone_mean: Share | None = None  # byte-weighted mean fraction
     placement_known: bool = True
     reason: str | None = None
     extent_list: tuple[Extent, ...] = ()  # kept only when asked (``where --extents``)

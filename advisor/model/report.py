@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from advisor.model.coverage import CoverageCheck
+from advisor.model.kinds import Share, Timestamp
 from advisor.model.record import Record, field
 
 REPORT_FORMAT_VERSION = 3
@@ -46,8 +47,8 @@ class PlannedPartition(Record):
 
     disk: str
     number: int
-    start_fraction: float
-    end_fraction: float
+    start_fraction: Share
+    end_fraction: Share
     size_bytes: int
     areas: tuple[str, ...]
     label: str = ""
@@ -62,8 +63,8 @@ class AreaPlacement(Record):
     size_bytes: int
     current: str | None  # partition or zone description now
     target: str  # planned partition label
-    zone_start: float
-    zone_end: float
+    zone_start: Share
+    zone_end: Share
 
 
 class Script(Record):
@@ -163,8 +164,8 @@ class LayoutPartition(Record):
     """A partition as it is now, as fractions of its disk (0 = outer edge)."""
 
     name: str
-    start_fraction: float
-    end_fraction: float
+    start_fraction: Share
+    end_fraction: Share
     mountpoints: tuple[str, ...]
     fstype: str | None
 
@@ -200,9 +201,9 @@ class AreaRow(Record):
     files: int
     disk: str | None
     partition: str | None
-    zone_start: float | None  # fractions of the disk; None when not located
-    zone_end: float | None
-    zone_mean: float | None
+    zone_start: Share | None  # fractions of the disk; None when not located
+    zone_end: Share | None
+    zone_mean: Share | None
     placement_known: bool
     db_read_iops: float | None = None  # the database's own read rate before calibration
     db_read_mb_s: float | None = None
@@ -213,13 +214,13 @@ class AreaRow(Record):
 class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
-    generated_at: str  # when the report was made (UTC)
+    generated_at: Timestamp  # when the report was made (UTC)
     server: ServerSummary  # which server the workload came from
     interval_s: float | None  # length of the workload's interval
     disks: dict[str, DiskSummary]  # disk name → model or profile summary used
     findings: tuple[Finding, ...]  # most important first (NOT_IO_BOUND leads when present)
     plan: Plan | None  # null with the reason in warnings (not IO bound, solid state, nothing located)
-    io_wait_share: float | None = None  # share of DB time spent waiting on IO
+    io_wait_share: Share | None = None  # share of DB time spent waiting on IO
     layout: LayoutSummary = field(default_factory=LayoutSummary)  # partitions as they are now
     areas: tuple[AreaRow, ...] = ()  # every area, classified and located
     warnings: tuple[str, ...] = ()  # what weakens the advice: resets, estimates, the gate, notes

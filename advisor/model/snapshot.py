@@ -18,6 +18,7 @@ from typing import Literal
 from advisor.jsonio import decode_document, encode, read_document, write_atomic
 from advisor.model.coverage import CoverageCheck
 from advisor.model.disk import DiskProfile
+from advisor.model.kinds import Share, Timestamp
 from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.readcache import ReadEvidence
 from advisor.model.record import Record, field
@@ -55,7 +56,6 @@ __all__ = [
     "Workload",
     "load_snapshot",
     "load_workload",
-    "new_file_io",
     "save",
 ]
 
@@ -75,7 +75,7 @@ class ServerInfo(Record):
     host: str
     name: str  # database (cluster) or DB_NAME / PDB
     identity: str
-    started_at: str
+    started_at: Timestamp
     stats_reset: dict[str, str | None] = field(default_factory=dict)
     instance: str | None = None  # Oracle instance name(s); None for PostgreSQL
     in_recovery: bool = False
@@ -176,17 +176,13 @@ class SegmentRate(Record):
     write_iops: float | None = None
     read_mb_s: float | None = None
     write_mb_s: float | None = None
-    direct_read_share: float | None = None
+    direct_read_share: Share | None = None
     scans_per_s: float | None = None
     from_blocks: bool = False
     file_ids: tuple[str, ...] = ()
     unoptimized_read_iops: float | None = None
     direct_write_share: float | None = None
     lower_bound: bool = False
-
-
-new_file_io = FileIO
-"""The FileIO constructor under its older name (a Record is built as fast as any constructor could)."""
 
 
 class CollectorRun(Record):
@@ -207,7 +203,7 @@ class WaitProfile(Record):
     says which. Oracle: user IO + system IO wait time over DB time (cumulative, diffed).
     """
 
-    io_wait_share: float | None = None
+    io_wait_share: Share | None = None
     samples: int = 0
     active_sessions: float | None = None  # mean active sessions over the samples
     db_time_s: float | None = None  # Oracle cumulative DB time; PostgreSQL Δ active_time
@@ -223,7 +219,7 @@ class Snapshot(Record):
     """Everything advisor knows at one instant about one server and its host."""
 
     server: ServerInfo
-    taken_at: str  # ISO 8601 UTC, server clock where available
+    taken_at: Timestamp  # ISO 8601 UTC, server clock where available
     files: tuple[FileIO, ...]
     runs: tuple[CollectorRun, ...] = ()
     wait: WaitProfile = field(default_factory=WaitProfile)
@@ -256,7 +252,7 @@ class FileRate(Record):
     write_mb_s: float | None
     mean_read_kb: float | None
     mean_write_kb: float | None
-    random_share: float | None  # single-block reads / reads
+    random_share: Share | None  # single-block reads / reads
     read_latency_ms: float | None
     write_latency_ms: float | None
     syncs_per_s: float | None = None
@@ -276,7 +272,7 @@ class SizesSource(Record):
 
     path: str
     file_format: str  # sqlplus-csv, sqlplus-grid, psql-csv, psql-aligned
-    taken_at: str
+    taken_at: Timestamp
     merged_at: str
     rows: int
     files_by_name: int
@@ -294,8 +290,8 @@ class Workload(Record):
     """
 
     server: ServerInfo
-    started_at: str
-    ended_at: str
+    started_at: Timestamp
+    ended_at: Timestamp
     interval_s: float
     rates: tuple[FileRate, ...]
     wait: WaitProfile = field(default_factory=WaitProfile)
@@ -305,7 +301,7 @@ class Workload(Record):
     source: str = ""  # "snapshots", "awr-html", "statspack", ...
     tool_version: str = ""
     segments: tuple[SegmentRate, ...] = ()  # Oracle per-segment rates (top N from a report)
-    segment_coverage: float | None = None  # share of all physical reads the segments account for
+    segment_coverage: Share | None = None  # share of all physical reads the segments account for
     segment_coverages: dict[str, float] = field(default_factory=dict)  # statistic -> share the segments cover
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time

@@ -27,10 +27,13 @@ from advisor.collectors.postgres.rows import (
     ArchiverRow,
     CheckpointerRow,
     DatabaseRow,
+    IoRow,
     PrivilegesRow,
     ServerRow,
     SettingRow,
     TablespaceRow,
+    TempFilesRow,
+    WalDirRow,
     WalRow,
 )
 from advisor.collectors.postgres.session import PgSession, run_query
@@ -105,7 +108,7 @@ def check_privileges(priv: PrivilegesRow, settings: dict[str, SettingRow]) -> li
 
 def wait_sample(session: PgSession) -> ActivityRow:
     """One pg_stat_activity sample (active client sessions, how many wait on IO)."""
-    rows: list[ActivityRow] = run_query(session.conn, session.major, "activity")
+    rows = run_query(session.conn, ActivityRow, "activity", session.major)
     return rows[0]
 
 
@@ -138,9 +141,9 @@ def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitPro
 def collect(session: PgSession, context: CollectContext) -> None:
     """Fill *context* with one snapshot of the server."""
     major, conn = session.major, session.conn
-    server: ServerRow = run_query(conn, major, "server")[0]
-    priv: PrivilegesRow = run_query(conn, major, "privileges")[0]
-    settings = {r.name: r for r in run_query(conn, major, "settings")}
+    server = run_query(conn, ServerRow, "server", major)[0]
+    priv = run_query(conn, PrivilegesRow, "privileges", major)[0]
+    settings = {r.name: r for r in run_query(conn, SettingRow, "settings", major)}
     context.warnings.extend(check_privileges(priv, settings))
     values = {name: row.setting for name, row in settings.items()}
     data_directory = values["data_directory"]
@@ -148,14 +151,14 @@ def collect(session: PgSession, context: CollectContext) -> None:
     wal_segment = to_bytes(settings.get("wal_segment_size"), 16 << 20)
     segment_bytes = to_bytes(settings.get("segment_size"), 1 << 30)
 
-    tablespaces: list[TablespaceRow] = run_query(conn, major, "tablespaces")
+    tablespaces = run_query(conn, TablespaceRow, "tablespaces", major)
     spaces = {
         t.spcoid: Tablespace(
             t.spcoid, t.spcname, tablespace_directory(t.spcname, t.location, data_directory), t.location
         )
         for t in tablespaces
     }
-    databases: list[DatabaseRow] = run_query(conn, major, "databases")
+    databases = run_query(conn, DatabaseRow, "databases", major)
     visit, skipped = databases_to_visit(databases)
     context.warnings.extend(skipped)
     local = data_directory_visible(data_directory, major)
@@ -175,30 +178,30 @@ def collect(session: PgSession, context: CollectContext) -> None:
             context.warnings.append(f"database {v.datname} skipped: {v.error}")
         files.extend(v.files)
 
-    wal: WalRow = run_query(conn, major, "wal")[0]
+    wal = run_query(conn, WalRow, "wal", major)[0]
     wal_path = wal_directory(data_directory, local)
     wal_size = 0
     if priv.can_ls_waldir:
-        wal_size = int(run_query(conn, major, "waldir")[0].size_bytes)
+        wal_size = int(run_query(conn, WalDirRow, "waldir", major)[0].size_bytes)
     wal_timing = values.get("track_wal_io_timing") == "on"
     files.append(mapping.wal_file(wal, wal_path, wal_size, wal_timing))
 
     on_disk: dict[str, int] = {}
     if priv.can_ls_tmpdir:
-        on_disk = {r.spcname: int(r.size_bytes) for r in run_query(conn, major, "tempfiles")}
+        on_disk = {r.spcname: int(r.size_bytes) for r in run_query(conn, TempFilesRow, "tempfiles", major)}
     temp_setting = values.get("temp_tablespaces", "")
     files.extend(
         mapping.temp_files(databases, temp_setting, spaces, on_disk, block_size, major, server.catalog_version)
     )
 
-    archiver: ArchiverRow = run_query(conn, major, "archiver")[0]
+    archiver = run_query(conn, ArchiverRow, "archiver", major)[0]
     if values.get("archive_mode", "off") != "off":
         archive, warning = mapping.archive_file(archiver, values, wal_segment)
         files.append(archive)
         if warning:
             context.warnings.append(warning)
 
-    checkpointer: CheckpointerRow = run_query(conn, major, "checkpointer")[0]
+    checkpointer = run_query(conn, CheckpointerRow, "checkpointer", major)[0]
     views: dict[str, list[dict[str, Jsonable]]] = {
         "pg_stat_wal": view_rows([wal]),
         "pg_stat_archiver": view_rows([archiver]),
@@ -208,7 +211,7 @@ def collect(session: PgSession, context: CollectContext) -> None:
         "relation_visits": as_view_rows(visits),
     }
     if major >= 16:
-        views["pg_stat_io"] = view_rows(run_query(conn, major, "io"))
+        views["pg_stat_io"] = view_rows(run_query(conn, IoRow, "io", major))
     context.views.update(views)
     context.wait = wait_profile([wait_sample(session)])
     context.files.extend(files)

@@ -35,7 +35,7 @@ from advisor.collectors.postgres.areas import (
 )
 from advisor.collectors.postgres.rows import ArchiverRow, DatabaseRow, WalRow
 from advisor.collectors.postgres.sizes import MISSING, stat_sizes
-from advisor.model import FileIO, FileKind, new_file_io
+from advisor.model import FileIO, FileKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ def relation_files(
             continue
         container = "global" if is_shared else datname
         files.append(
-            new_file_io(
+            FileIO(
                 f"{container}/{oid}",
                 path,
                 kinds.get((relkind, is_toast)) or relation_kind(relkind, is_toast),

@@ -141,17 +141,21 @@ def run_tuples(
 
 
 def run_query(
-    conn: psycopg.Connection[Any], major: int, query: str, params: Mapping[str, object] | None = None
-) -> list[Any]:
-    """Run ``sql/postgres/<query>`` for *major* and return instances of ``ROWS[query]``.
+    conn: psycopg.Connection[Any], row_type: type[T], query: str, major: int,
+    params: Mapping[str, object] | None = None,
+) -> list[T]:
+    """Run ``sql/postgres/<query>`` for *major*; each row a *row_type* (Oracle's argument order).
 
-    A params mapping is always passed (psycopg then treats ``%`` as a placeholder marker,
-    which is why the files write ``%%`` for a literal percent).
+    *row_type* is ``ROWS[query]`` (its fields are the file's column aliases) or ``dict``;
+    psycopg's ``class_row`` builds it by column name, so a file whose columns differ from the
+    fields fails on its first row instead of filling the wrong field. A params mapping is
+    always passed (psycopg then treats ``%`` as a placeholder marker, which is why the files
+    write ``%%`` for a literal percent).
     """
     from psycopg.rows import class_row
 
-    rows: list[Any] = []
-    _execute(conn, major, query, params, class_row(ROWS[query]), lambda cur: rows.extend(cur.fetchall()))
+    rows: list[T] = []
+    _execute(conn, major, query, params, class_row(row_type), lambda cur: rows.extend(cur.fetchall()))
     return rows
 
 

@@ -7,10 +7,10 @@ lock, and the stat thread then waits for the busy thread's switch interval), so 
 helper process does them on the other core: the collector sends one database's paths,
 builds the FileIO rows of the previous database meanwhile, then takes the sizes.
 
-The helper is ``python -I -S`` with a dozen lines of code and no imports beyond os and
-struct; it reads only paths it is sent, writes only sizes, and ends when its input closes.
-If it cannot start or dies, sizes are read in the collector's own process instead, so a
-snapshot never depends on it.
+The helper is :mod:`~advisor.collectors.postgres.size_helper`, run by path as ``python -I
+-S`` with nothing but the standard library; it reads only paths it is sent, writes only
+sizes, and ends when its input closes. If it cannot start or dies, sizes are read in the
+collector's own process instead, so a snapshot never depends on it.
 
 Measured by ``benchmarks/collect_bench.py`` (the "sizes: stat here vs helper" row; the
 helper only runs for more than one database): on 10 databases x 10,000 relations (102,097
@@ -23,57 +23,26 @@ threshold on the number of files is the next step once measured on an idle machi
 
 from __future__ import annotations
 
-import os
 import queue
 import struct
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from types import TracebackType
 
-MISSING = -1
-"""The file does not exist (dropped or rewritten since the query)."""
-UNREADABLE = -2
-"""stat() failed otherwise (permissions): the caller falls back to the catalog's estimate."""
+from advisor.collectors.postgres import size_helper
+from advisor.collectors.postgres.size_helper import HEADER, sizes_of
+from advisor.collectors.postgres.size_helper import MISSING as MISSING  # the codes callers compare with
+from advisor.collectors.postgres.size_helper import UNREADABLE as UNREADABLE
 
-_HEADER = struct.Struct("<QQ")  # paths in the batch, payload bytes
-
-_HELPER = """
-import os, struct, sys
-read, write = sys.stdin.buffer.read, sys.stdout.buffer.write
-header = struct.Struct("<QQ")
-stat = os.stat
-while True:
-    head = read(16)
-    if len(head) < 16:
-        break
-    count, size = header.unpack(head)
-    payload = read(size)
-    sizes = []
-    for path in payload.split(b"\\0") if count else ():
-        try:
-            sizes.append(stat(path).st_size)
-        except FileNotFoundError:
-            sizes.append(-1)
-        except OSError:
-            sizes.append(-2)
-    write(struct.pack("<%dq" % len(sizes), *sizes))
-    sys.stdout.buffer.flush()
-"""
+HELPER = Path(size_helper.__file__)
+"""The helper's source file, run by path (``-m`` would import the advisor package, which ``-I`` hides)."""
 
 
 def stat_sizes(paths: list[str]) -> list[int]:
     """Sizes of *paths* read here, with the helper's codes for missing and unreadable files."""
-    sizes = []
-    stat = os.stat
-    for path in paths:
-        try:
-            sizes.append(stat(path).st_size)
-        except FileNotFoundError:
-            sizes.append(MISSING)
-        except OSError:
-            sizes.append(UNREADABLE)
-    return sizes
+    return sizes_of(paths)
 
 
 class SizeReader:
@@ -86,7 +55,7 @@ class SizeReader:
         self._writer: threading.Thread | None = None
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _HELPER],
+                [sys.executable, "-I", "-S", str(HELPER)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -110,7 +79,7 @@ class SizeReader:
         if self._process is not None:
             # One encode for the batch, as os.fsencode would do each path.
             payload = "\0".join(paths).encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
-            self._outbox.put(_HEADER.pack(len(paths), len(payload)) + payload)
+            self._outbox.put(HEADER.pack(len(paths), len(payload)) + payload)
 
     def result(self) -> list[int]:
         """Sizes of the oldest batch not yet returned."""

@@ -23,7 +23,7 @@ def _volume(capacity_bytes: int, tmp_path: Path) -> CloudVolume:
 
 
 def test_a_large_st1_volume_reaches_the_500_mib_s_aws_states(tmp_path: Path) -> None:
-    assert media_presets()["aws-st1"]["max_mib_s"] == 500
+    assert media_presets()["aws-st1"].max_mib_s == 500
     volume = _volume(16 * TIB, tmp_path)  # 40 MB/s per TiB x 16 TiB = 640: capped by the volume maximum
     assert volume.baseline_mb_s == pytest.approx(500 * MIB / DISK_MB) == pytest.approx(524.288)
 

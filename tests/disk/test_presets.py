@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.presets import get_model, get_spec, list_presets
-from advisor.disk.spec import MODEL_FIELDS, resolve, to_toml
+from advisor.disk.spec import MODEL_FIELDS, DriveTable, resolve, to_toml
 from advisor.errors import BadInput
 
 REQUIRED = {
@@ -65,7 +65,12 @@ def test_user_spec_file_with_a_preset_base(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("[drive.x]\nrpm = 7200\n", "lacks capacity_bytes"),
-        ('[drive.x]\nbase = "class-10k"\nrpm = "fast"\n', "expected a number"),
+        ('[drive.x]\nbase = "class-10k"\nrpm = "fast"\n',
+         "drive.x.rpm: expected a number, found 'fast' - at `\\$.drive.x.rpm`"),
+        ('[drive.x]\nbase = "class-10k"\nrpm = nan\n', "drive.x.rpm: expected a number, found nan"),
+        ('[drive.x]\nbase = "class-10k"\nheads = 2.5\n', "drive.x.heads: expected a whole number, found 2.5"),
+        ('[drive.x]\nbase = "class-10k"\nwrite_cache = "on"\n', "expected \"off\", \"volatile\" or \"battery\""),
+        ('drive = {x = 3}\n', "drive.x must be a table - at `\\$.drive.x`"),
         ('[drive.x]\nbase = "class-10k"\nspeed = 3\n', "unknown keys: speed"),
         ('[drive.x]\nbase = "clas-10k"\n', "did you mean class-10k"),
         ('[drive.x]\nbase = "y"\n[drive.y]\nbase = "x"\n', "defines 2 drives"),
@@ -96,6 +101,19 @@ def test_toml_round_trip(tmp_path: Path, name: str) -> None:
 
 
 def test_base_cycles_are_refused() -> None:
-    tables = {"a": {"base": "b"}, "b": {"base": "a"}}
+    tables = {"a": DriveTable(base="b"), "b": DriveTable(base="a")}
     with pytest.raises(BadInput, match="cycle"):
         resolve("a", tables, {}, "test")
+
+
+def test_drive_tables_take_every_model_field() -> None:
+    """The decoded drive table has a field for each DiskModel field, so no model field is unreachable from TOML."""
+    assert set(MODEL_FIELDS) <= set(DriveTable.__struct_fields__)
+    assert set(DriveTable.__struct_fields__) - set(MODEL_FIELDS) == {"base", "description", "drive_class", "sources"}
+
+
+def test_a_spec_written_with_whole_floats_still_reads(tmp_path: Path) -> None:
+    path = tmp_path / "drive.toml"
+    path.write_text('[drive.x]\nbase = "class-10k"\ncapacity_bytes = 2e12\ncylinders = 0\n')
+    model = get_model(str(path))
+    assert model.capacity_bytes == 2 * 10**12 and isinstance(model.capacity_bytes, int) and model.cylinders is None

@@ -22,13 +22,21 @@ from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model, preset_names
 from advisor.disk.seektable import seek_table
 from advisor.disk.simulate import StreamSpec, simulate
+from advisor.disk.sptf import ReadChooser
+
+
+class Unpruned(ReadChooser):
+    """A chooser that never decides: the simulator then asks choose() for every decision."""
+
+    def choose(self, *args: Any) -> int | None:
+        return None
 
 
 class Reference(Mechanism):
     """Mechanism with the plain SPTF choice and read path."""
 
-    def _choose_reads(self, *args: Any) -> int | None:
-        return None  # the simulator then asks choose() for every decision
+    def read_chooser(self) -> ReadChooser:
+        return Unpruned(self)
 
     def choose(self, pending: Sequence[Any], now_s: float) -> int:
         if len(pending) <= 1:
@@ -178,7 +186,7 @@ def test_choices_match_the_reference_on_random_queues(preset: str, mode: str) ->
             columns = [fast.locate(r.offset_bytes, r.length_bytes) for r in reads]
             offsets = sorted(r.offset_bytes for r in reads)
             cyls, angles = [g[0] for g in columns], [g[1] for g in columns]
-            quick = fast._choose_reads(cyls, angles, [r.submitted_s for r in reads], offsets, now)
+            quick = fast.choose_reads(cyls, angles, [r.submitted_s for r in reads], offsets, now)
             assert quick is None or quick == plain.choose(reads, now)
         req = pending.pop(chosen)
         start = now + rnd.random() * 0.002
@@ -213,11 +221,12 @@ def test_seek_table_is_bit_identical_to_the_inline_curve(preset: str) -> None:
 def test_pruning_bounds_hold() -> None:
     """Every distance outside window j prices a seek above that window's bound."""
     mech = Mechanism(get_model("st4000vn006"))
-    mech._table()
+    chooser = mech.read_chooser()
+    assert chooser is mech.read_chooser()  # built once per drive
     rnd = random.Random(1)
-    assert mech._reach[-1] == mech.cylinders and mech._bound[-1] == math.inf
-    for j in range(0, mech._steps, 7):
-        reach, bound = mech._reach[j], mech._bound[j]
+    assert chooser.reach[-1] == mech.cylinders and chooser.bound[-1] == math.inf
+    for j in range(0, chooser.steps, 7):
+        reach, bound = chooser.reach[j], chooser.bound[j]
         for d in [reach + 1, reach + 2, *rnd.sample(range(reach + 1, mech.cylinders), 20)]:
             if d < mech.cylinders:
                 assert _seek_inline(mech, d) + mech.margin > bound
@@ -240,3 +249,18 @@ def test_same_seed_same_figures() -> None:
     model = get_model("st4000vn006")
     streams = [StreamSpec("randread", (0.0, 1.0), 8192, 16)]
     assert simulate(model, streams, ios=3000, seed=9) == simulate(model, streams, ios=3000, seed=9)
+
+
+def test_only_the_mechanism_touches_its_private_state() -> None:
+    """The chooser and the simulator use Mechanism's methods and public state, never its `_` fields."""
+    import ast
+    from pathlib import Path
+
+    import advisor.disk.sptf as sptf_module
+
+    for module in (sptf_module, simulate_module):
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+        private = [ast.unparse(node) for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                   and "mech" in ast.unparse(node.value)]
+        assert not private, (module.__name__, private)

@@ -48,7 +48,8 @@ def test_records_pickle_for_the_forked_locator() -> None:
 
 
 def test_an_unknown_field_deep_in_a_document_is_named(tmp_path: Path) -> None:
-    snapshot = Snapshot(ServerInfo("postgres", "18.1", 180001, "h", "db", "1", "t"), "t", (_file(), _file()))
+    when = "2026-11-24T12:00:00+00:00"
+    snapshot = Snapshot(ServerInfo("postgres", "18.1", 180001, "h", "db", "1", when), when, (_file(), _file()))
     path = tmp_path / "s.json"
     save(snapshot, path)
     assert read_document(path, "snapshot", Snapshot, FORMAT_VERSION) == snapshot
@@ -74,7 +75,7 @@ def test_a_version_1_snapshot_is_still_read(tmp_path: Path) -> None:
 def test_from_jsonable_converts_keys_and_names_the_field() -> None:
     from advisor.model import DiskProfile
 
-    profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "t", "builtin", 4096, qd_iops={1: 80.0})
+    profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-24", "builtin", 4096, qd_iops={1: 80.0})
     assert from_jsonable(DiskProfile, to_jsonable(profile)) == profile  # "1" -> 1 on the way back
     broken = to_jsonable(profile) | {"size_bytes": "big"}
     with pytest.raises(BadInput, match=r"profile.json: Expected `int`, got `str` - at `\$\.size_bytes`"):

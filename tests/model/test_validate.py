@@ -41,9 +41,10 @@ def _profile() -> DiskProfile:
     (lambda d: d["rates"][1].update(read_iops=-3.4), "rates[1].read_iops is -3.4; a rate cannot be negative"),
     (lambda d: d["rates"][0].update(size_bytes=-1), "rates[0].size_bytes is -1; a size cannot be negative"),
     (lambda d: d["rates"][2].update(read_latency_ms=-22391.0), "rates[2].read_latency_ms is -22391.0; a time cannot"),
-    (lambda d: d["rates"][0].update(random_share=1.5), "rates[0].random_share is 1.5; a share must be between 0 and 1"),
+    (lambda d: d["rates"][0].update(random_share=1.5), "Expected `float` <= 1.0 - at `$.rates[0].random_share`"),
     (lambda d: d.update(interval_s=-60.0), "interval_s is -60.0; a time cannot be negative"),
-    (lambda d: d["wait"].update(io_wait_share=-0.2), "wait.io_wait_share is -0.2; a share must be between 0 and 1"),
+    (lambda d: d["wait"].update(io_wait_share=-0.2), "Expected `float` >= 0.0 - at `$.wait.io_wait_share`"),
+    (lambda d: d.update(ended_at="yesterday"), "Expected `str` matching regex"),
     (lambda d: d["rates"].append(d["rates"][0]), "rates[10].file_id is 'WAL/0'; the same file_id as rates[0]"),
     (lambda d: d.update(started_at="2026-00-00T00:00:00"), "started_at is '2026-00-00T00:00:00'; not an ISO 8601"),
 ])
@@ -51,7 +52,7 @@ def test_impossible_workload_is_refused_naming_the_field(tmp_path: Path, edit: A
     path = _edited(tmp_path, sample_workload(), "workload.json", edit)
     with pytest.raises(BadInput) as caught:
         load_workload(path)
-    assert caught.value.one_line().startswith(f"workload.json: {message}")
+    assert f"workload.json: {message}" in caught.value.one_line()  # a decode refusal names the whole path
     assert caught.value.exit_code == ExitCode.BAD_INPUT
 
 
@@ -60,11 +61,12 @@ def test_impossible_workload_is_refused_naming_the_field(tmp_path: Path, edit: A
     (lambda d: d["files"].append(d["files"][0]), "files[1].file_id is 'app/16384'; the same file_id as files[0]"),
     (lambda d: d.update(taken_at="2026-11-21T29:05:00+00:00"), "taken_at is '2026-11-21T29:05:00+00:00'; not an ISO"),
     (lambda d: d["server"]["stats_reset"].update(io="yesterday"), 'server.stats_reset["io"] is \'yesterday\''),
-    (lambda d: d["layout"]["locations"][0].update(zone_end=7.0), "layout.locations[0].zone_end is 7.0; a share"),
+    (lambda d: d["layout"]["locations"][0].update(zone_end=7.0), "Expected `float` <= 1.0 - at `$.layout.locations[0]"
+                                                                 ".zone_end`"),
 ])
 def test_impossible_snapshot_is_refused_naming_the_field(tmp_path: Path, edit: Any, message: str) -> None:
     path = _edited(tmp_path, small_snapshot(), "snap.json", edit)
-    with pytest.raises(BadInput, match=r"^snap\.json: " + re.escape(message)):
+    with pytest.raises(BadInput, match=r"snap\.json: " + re.escape(message)):
         load_snapshot(path)
 
 
@@ -120,3 +122,19 @@ def test_report_and_plan_refuse_a_negative_rate_with_exit_6(tmp_path: Path, comm
     assert done.stderr.strip() == ("advisor: error: workload.json: rates[1].read_iops is -3.4; "
                                    "a rate cannot be negative")
     assert not out.exists()
+
+
+def test_shares_and_times_are_known_by_their_type_in_memory_too() -> None:
+    """A document built in memory (an imported report is never decoded) is checked by the same types."""
+    from advisor.model.kinds import SHARE, Share, Timestamp, is_share, is_timestamp
+
+    assert is_share(Share | None) and is_timestamp(Timestamp) and not is_share(float) and SHARE.le == 1.0
+    workload = sample_workload()
+    rates = list(workload.rates)
+    rates[0] = dataclasses.replace(rates[0], random_share=1.5)
+    bad = dataclasses.replace(workload, rates=tuple(rates), started_at="2026-02-30T00:00:00")
+    found = {p.where: p.why for p in problems(bad)}
+    assert found["rates[0].random_share"] == "a share must be between 0 and 1"
+    assert found["started_at"] == "not an ISO 8601 time"
+    scrubbed = scrub_workload(dataclasses.replace(workload, rates=tuple(rates)))
+    assert scrubbed.rates[0].random_share is None and any("random_share" in w for w in scrubbed.warnings)

@@ -41,3 +41,23 @@ def test_columns_equal_row_fields_on_each_version(shared_server: PgServer) -> No
     assert (expected_io in ran) if expected_io else not any(r.startswith("io.") for r in ran)
     assert ("wal.v18" in ran) == (major >= 18)
     assert ("checkpointer.v17" in ran) == (major >= 17)
+
+
+def test_run_query_returns_the_row_type_it_is_given(shared_server: PgServer) -> None:
+    """Oracle's argument order (conn, row type, query, major); rows built by column name."""
+    from advisor.collectors.postgres.rows import ServerRow, TablespaceRow
+    from advisor.collectors.postgres.session import connect, run_query
+    from advisor.errors import AdvisorError
+
+    session = connect(shared_server.dsn, {})
+    try:
+        server = run_query(session.conn, ServerRow, "server", session.major)
+        assert len(server) == 1 and isinstance(server[0], ServerRow)
+        assert server[0].server_version_num == session.version_num
+        spaces = run_query(session.conn, dict, "tablespaces", session.major)
+        assert {"pg_default", "pg_global"} <= {row["spcname"] for row in spaces}
+        assert list(spaces[0]) == [f.name for f in dataclasses.fields(TablespaceRow)]
+        with pytest.raises((TypeError, AdvisorError)):  # a row type with other fields is never half-filled
+            run_query(session.conn, ServerRow, "tablespaces", session.major)
+    finally:
+        session.conn.close()

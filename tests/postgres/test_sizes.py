@@ -70,3 +70,22 @@ def test_unread_batches_do_not_hang_close(tmp_path: Path) -> None:
     reader.close()
     assert process.poll() is not None  # ended (killed), not left blocked on its output
     assert time.monotonic() - started < 4  # not the 5 s wait for a helper that cannot finish
+
+
+def test_the_helper_is_the_module_file_run_by_path(tmp_path: Path) -> None:
+    """The helper program is a module ruff and mypy check, not a string handed to ``python -c``."""
+    import io
+
+    from advisor.collectors.postgres import size_helper
+
+    assert sizes.HELPER.suffix == ".py" and sizes.HELPER.samefile(size_helper.__file__)
+    with SizeReader() as reader:
+        process = reader._process
+        assert process is not None
+        cmdline = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
+        assert str(sizes.HELPER).encode() in cmdline and b"-c" not in cmdline
+    paths = _files(tmp_path, 3)
+    payload = "\0".join([*paths, str(tmp_path / "gone")]).encode()
+    answer = io.BytesIO()
+    size_helper.serve(io.BytesIO(size_helper.HEADER.pack(4, len(payload)) + payload + b"\x01"), answer)
+    assert list(memoryview(answer.getvalue()).cast("q")) == [*map(os.path.getsize, paths), MISSING]

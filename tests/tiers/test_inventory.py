@@ -233,3 +233,64 @@ def test_check_prints_a_hostile_device_name_escaped(tmp_path: Path) -> None:
     done = run_advisor("inventory", "--check", str(path))
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "nvme\\x1b]0;pwned\\x07: nvme, 1 x 960.0 GB" in done.stdout
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('count = 4', 'count = 0'), "device 'hdd': count 0 must be a whole number from 1 to 1024"
+                                 " - at `$.device[1].count`"),
+    (('count = 4', 'count = "4"'), "count '4' must be a whole number from 1 to 1024 - at `$.device[1].count`"),
+    (('count = 4', 'count = true'), "count True must be a whole number from 1 to 1024 - at `$.device[1].count`"),
+    (('medium = "nvme"', 'medium = "tape"'), "medium 'tape' is not one of nvme, ssd, hdd"),
+    (('headroom = 0.2', 'headroom = nan'), "headroom nan must be a number from 0 to 10"),
+    (('host = "db-new"', 'host = 5'), "host 5 must be a string (the machine's name) - at `$.host`"),
+    (('name = "hdd"', 'name = "\\t"'), "device 2: name '\\t' must be a non-empty string - at `$.device[1].name`"),
+    (('preset = "nvme-gen4"', 'preset = "nvme-gen4"\nrotational = "yes"'),
+     "device 'nvme0': rotational 'yes' must be true or false - at `$.device[0].rotational`"),
+    (('capacity = "960 GB"', 'capacity = [1]'), "capacity [1] must be bytes, or a size"),
+    (('capacity = "960 GB"', 'capacity = "lots"'), "cannot read capacity 'lots' - at `$.device[0].capacity`"),
+    (('capacity = "960 GB"', ''), "device 'nvme0': capacity is missing (bytes, or a size such as"),
+    (('host = "db-new"', 'speed = 3'), "unknown key 'speed' (keys: device, host, headroom, document, format_version)"
+                                       " - at `$`"),
+])
+def test_a_refusal_names_the_field_by_its_path(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    """The inventory is decoded into records: each refusal says the rule in words and ends with the field's path."""
+    from advisor.errors import BadInput
+
+    path = tmp_path / "inv.toml"
+    path.write_text(GOOD.replace(*change, 1))
+    with pytest.raises(BadInput) as refused:
+        load_inventory(path)
+    assert message in refused.value.one_line()
+
+
+def test_the_decoded_records_carry_the_rules() -> None:
+    """Count, headroom and the device list are constrained types: a decode alone refuses them."""
+    import msgspec
+
+    from advisor.model.inventory import InventoryFile
+
+    device = {"name": "d", "medium": "hdd", "capacity": 1}
+    with pytest.raises(msgspec.ValidationError, match=r"<= 1024 - at `\$.device\[0\].count`"):
+        msgspec.convert({"device": [{**device, "count": 1025}]}, InventoryFile)
+    with pytest.raises(msgspec.ValidationError, match=r">= 0.0 - at `\$.headroom`"):
+        msgspec.convert({"device": [device], "headroom": -0.5}, InventoryFile)
+    with pytest.raises(msgspec.ValidationError, match=r"length <= 256 - at `\$.device`"):
+        msgspec.convert({"device": [device] * 257}, InventoryFile)
+
+
+def test_media_presets_are_typed_records() -> None:
+    """The media presets file is decoded into one record class per section, each figure a positive number."""
+    import msgspec
+
+    from advisor.disk.media.build import CloudPreset, MediaPresetFile, SmrPreset, SolidPreset, media_presets
+
+    presets = media_presets()
+    assert isinstance(presets["nvme-gen4"], SolidPreset) and presets["nvme-gen4"].mb_s > 0
+    assert isinstance(presets["aws-st1"], CloudPreset) and isinstance(presets["smr-hm"], SmrPreset)
+    hm, dm = presets["smr-hm"], presets["smr-dm"]
+    assert isinstance(hm, SmrPreset) and isinstance(dm, SmrPreset)
+    assert hm.host_managed is True and dm.host_managed is None
+    bad = {"solid": {"x": {"description": "", "read_ms": 0.0, "write_ms": 1.0, "max_iops": 1.0, "mb_s": 1.0,
+                           "source": ""}}, "cloud": {}, "smr": {}}
+    with pytest.raises(msgspec.ValidationError, match="> 0.0"):
+        msgspec.convert(bad, MediaPresetFile)

@@ -12,7 +12,6 @@ and a throughput baseline per TiB. Each model names where its numbers come from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from advisor.units import DISK_MB
 
@@ -40,24 +39,6 @@ class Load:
     def mb_s(self) -> float:
         """Bytes moved per second, in MB (10^6)."""
         return self.iops * self.block_bytes / DISK_MB
-
-
-class FlatMedium(Protocol):
-    """A device without zones: the mean service time of each load when all share it."""
-
-    @property
-    def name(self) -> str:
-        """Model or preset name shown in plans."""
-
-    @property
-    def source(self) -> str:
-        """Where the model's numbers come from."""
-
-    def times_ms(self, loads: list[Load]) -> list[float] | None:
-        """Mean service time of each load, or None when the device cannot carry them all."""
-
-    def utilisation(self, loads: list[Load]) -> float:
-        """Share of the device's ceiling (IOPS or throughput) the loads use."""
 
 
 def queue_factor(utilisation: float) -> float:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import posixpath
 import stat
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, ClassVar
+
+from msgspec import Meta
 
 from advisor.disk.media.cloud import CloudVolume
 from advisor.disk.media.smr import SmrWrites
@@ -28,7 +29,9 @@ from advisor.errors import AdvisorError, BadInput
 from advisor.model import DiskProfile
 from advisor.model.disk import MAX_PROFILE_BYTES, load_disk_profile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
+from advisor.model.record import Record
 from advisor.units import DISK_MB, MIB
+from advisor.validate import LARGEST
 
 
 @dataclass(frozen=True)
@@ -48,19 +51,68 @@ class DeviceModel:
         return self.device.medium
 
 
+Positive = Annotated[float, Meta(gt=0.0, le=LARGEST)]
+Amount = Annotated[float, Meta(ge=0.0, le=LARGEST)]
+
+
+class SolidPreset(Record):
+    """A ``[solid.NAME]`` media preset: latency by IO and a throughput ceiling."""
+
+    kind: ClassVar[str] = "a solid-state (nvme, ssd) media preset"
+    description: str
+    read_ms: Positive
+    write_ms: Positive
+    max_iops: Positive
+    mb_s: Positive
+    source: str
+
+
+class CloudPreset(Record):
+    """A ``[cloud.NAME]`` volume class: an IOPS cap and a throughput baseline per TiB."""
+
+    kind: ClassVar[str] = "a cloud volume (cloud-hdd) preset"
+    description: str
+    iops_cap: Positive
+    baseline_mb_s_per_tib: Positive
+    burst_mb_s_per_tib: Positive
+    max_mib_s: Positive
+    latency_ms: Positive
+    source: str
+
+
+class SmrPreset(Record):
+    """A ``[smr.NAME]`` write side of an SMR drive; its reads are the CMR drive preset it names."""
+
+    kind: ClassVar[str] = "an SMR (smr-dm, smr-hm) media preset"
+    description: str
+    cmr_preset: str
+    media_cache_bytes: Annotated[int, Meta(ge=0)]
+    cleaning_iops: Amount
+    source: str
+    host_managed: bool | None = None
+    """None: as the medium says (``smr-hm`` is host-managed)."""
+
+
+MediaPreset = SolidPreset | CloudPreset | SmrPreset
+
+
+class MediaPresetFile(Record):
+    """``advisor/disk/media/presets.toml``: the three sections by preset name."""
+
+    solid: dict[str, SolidPreset]
+    cloud: dict[str, CloudPreset]
+    smr: dict[str, SmrPreset]
+
+
 @cache
-def media_presets() -> dict[str, dict[str, Any]]:
-    """Every media preset by name, with its section (solid, cloud, smr)."""
-    text = resources.files("advisor.disk.media").joinpath("presets.toml").read_text(encoding="utf-8")
-    out: dict[str, dict[str, Any]] = {}
-    for section, entries in tomllib.loads(text).items():
-        for name, values in entries.items():
-            out[name] = {"section": section, **values}
-    return out
+def media_presets() -> dict[str, MediaPreset]:
+    """Every media preset by name, decoded into its section's record."""
+    from advisor.model.tomlrecords import decode, parse_toml
 
-
-_SECTION_KIND = {"solid": "a solid-state (nvme, ssd) media preset", "cloud": "a cloud volume (cloud-hdd) preset",
-                 "smr": "an SMR (smr-dm, smr-hm) media preset"}
+    where = "advisor/disk/media/presets.toml"
+    data = resources.files("advisor.disk.media").joinpath("presets.toml").read_bytes()
+    sections = decode(parse_toml(data, where), MediaPresetFile, where)
+    return {**sections.solid, **sections.cloud, **sections.smr}
 
 
 def _preset_kind(name: str) -> str:
@@ -69,16 +121,17 @@ def _preset_kind(name: str) -> str:
 
     found = media_presets().get(name)
     if found is not None:
-        return _SECTION_KIND.get(str(found["section"]), f"a {found['section']} media preset")
+        return found.kind
     if name in preset_names():
         return "a drive (hdd) preset"
     return "not a preset advisor knows"
 
 
 def _no_model(device: InventoryDevice) -> BadInput:
-    kinds = {"nvme": "solid", "ssd": "solid", "cloud-hdd": "cloud", "smr-dm": "smr", "smr-hm": "smr"}
+    kinds: dict[str, type[MediaPreset]] = {"nvme": SolidPreset, "ssd": SolidPreset, "cloud-hdd": CloudPreset,
+                                           "smr-dm": SmrPreset, "smr-hm": SmrPreset}
     wanted = kinds.get(device.medium)
-    names = sorted(n for n, v in media_presets().items() if v["section"] == wanted) if wanted else []
+    names = sorted(n for n, v in media_presets().items() if isinstance(v, wanted)) if wanted else []
     suggestion = f"preset = one of {', '.join(names)}" if names else "preset = a drive preset (advisor disk presets)"
     problem = "has no model"
     if device.preset is not None:
@@ -155,12 +208,13 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
         smr = None
         cmr = None
         if device.medium in ("smr-dm", "smr-hm"):
-            values = preset if preset is not None and preset["section"] == "smr" else media_presets()[device.medium]
-            smr = SmrWrites(host_managed=bool(values.get("host_managed", device.medium == "smr-hm")),
-                            media_cache_bytes=int(values["media_cache_bytes"]),
-                            cleaning_iops=float(values["cleaning_iops"]), source=str(values["source"]))
-            cmr = str(values["cmr_preset"])
-            if preset is not None and preset["section"] == "smr":
+            values = preset if isinstance(preset, SmrPreset) else media_presets()[device.medium]
+            assert isinstance(values, SmrPreset)  # the file's smr section names one preset per SMR medium
+            host_managed = values.host_managed if values.host_managed is not None else device.medium == "smr-hm"
+            smr = SmrWrites(host_managed=host_managed, media_cache_bytes=values.media_cache_bytes,
+                            cleaning_iops=values.cleaning_iops, source=values.source)
+            cmr = values.cmr_preset
+            if isinstance(preset, SmrPreset):
                 device = _without_preset(device)
         elif preset is not None:
             raise BadInput(f"device {device.name!r} is an hdd but preset {device.preset!r} is "
@@ -175,21 +229,25 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
                                hint="fix the medium or the profile")
             flat = from_profile(profile, device.name)
             return DeviceModel(device, flat.name, flat.source, flat=flat)
-        if preset is None or preset["section"] != "solid":
+        if not isinstance(preset, SolidPreset):
             raise _no_model(device)
-        flat = SolidState(name=str(device.preset), read_ms=float(preset["read_ms"]), write_ms=float(preset["write_ms"]),
-                          max_iops=float(preset["max_iops"]), mb_s=float(preset["mb_s"]), source=str(preset["source"]))
+        flat = solid_state(str(device.preset), preset)
         return DeviceModel(device, flat.name, flat.source, flat=flat)
     # cloud-hdd
-    if preset is None or preset["section"] != "cloud":
+    if not isinstance(preset, CloudPreset):
         raise _no_model(device)
     volume = CloudVolume(
-        name=str(device.preset), capacity_bytes=device.capacity_bytes, iops_cap=float(preset["iops_cap"]),
-        baseline_mb_s_per_tib=float(preset["baseline_mb_s_per_tib"]),
-        burst_mb_s_per_tib=float(preset["burst_mb_s_per_tib"]), max_mb_s=float(preset["max_mib_s"]) * MIB / DISK_MB,
-        latency_ms=float(preset["latency_ms"]), source=str(preset["source"]),
+        name=str(device.preset), capacity_bytes=device.capacity_bytes, iops_cap=preset.iops_cap,
+        baseline_mb_s_per_tib=preset.baseline_mb_s_per_tib, burst_mb_s_per_tib=preset.burst_mb_s_per_tib,
+        max_mb_s=preset.max_mib_s * MIB / DISK_MB, latency_ms=preset.latency_ms, source=preset.source,
     )
     return DeviceModel(device, volume.name, volume.source, flat=volume)
+
+
+def solid_state(name: str, preset: SolidPreset) -> SolidState:
+    """The solid-state model of a media preset."""
+    return SolidState(name=name, read_ms=preset.read_ms, write_ms=preset.write_ms, max_iops=preset.max_iops,
+                      mb_s=preset.mb_s, source=preset.source)
 
 
 def _without_preset(device: InventoryDevice) -> InventoryDevice:
