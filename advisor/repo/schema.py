@@ -27,7 +27,8 @@ from advisor.errors import BadInput, Unsupported
 SCHEMA = "advisor"
 COLLECTOR_ROLE = "advisor_collector"
 READER_ROLE = "advisor_reader"
-PARTITIONED = ("snapshots", "snapshot_files", "workloads", "reports")
+PARTITIONED = ("snapshots", "snapshot_files", "workloads", "reports", "interval_summaries", "summary_hourly",
+               "summary_daily")
 """Tables partitioned by month (the key is the document's own time)."""
 
 
@@ -198,9 +199,124 @@ END
 $fn$;
 """
 
+_V3: LiteralString = """
+ALTER TABLE advisor.snapshots ALTER COLUMN document DROP NOT NULL;
+ALTER TABLE advisor.snapshots ADD COLUMN IF NOT EXISTS packed bytea, ADD COLUMN IF NOT EXISTS layout_digest text;
+ALTER TABLE advisor.snapshots ALTER COLUMN packed SET STORAGE EXTERNAL;  -- zlib already: no second compression
+CREATE TABLE IF NOT EXISTS advisor.layouts (
+    instance_id text NOT NULL,
+    digest text NOT NULL,                  -- sha256 of the packed file locations
+    locations bytea NOT NULL,              -- zlib of the JSON of layout.locations
+    first_at timestamptz NOT NULL,
+    PRIMARY KEY (instance_id, digest)
+);
+ALTER TABLE advisor.layouts ALTER COLUMN locations SET STORAGE EXTERNAL;
+CREATE TABLE IF NOT EXISTS advisor.arrivals (            -- what the summariser has still to do (a queue)
+    instance_id text NOT NULL,
+    ended_at timestamptz NOT NULL,         -- a snapshot's taken_at, a workload's end
+    started_at timestamptz NOT NULL,       -- = ended_at for a snapshot
+    source text NOT NULL,                  -- 'snapshots' or the workload row's source
+    queued_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (instance_id, ended_at, started_at, source)
+);
+CREATE TABLE IF NOT EXISTS advisor.interval_summaries (
+    instance_id text NOT NULL,
+    started_at timestamptz NOT NULL,
+    ended_at timestamptz NOT NULL,
+    source text NOT NULL,
+    engine_version text NOT NULL,          -- a summary of another engine is recomputed, never mixed
+    models_key text NOT NULL,
+    interval_s double precision NOT NULL,
+    db_iops double precision NOT NULL,
+    io_wait_share double precision,
+    planned boolean NOT NULL,
+    before_ms double precision,
+    after_ms double precision,
+    before_s_per_h double precision NOT NULL,
+    saved_s_per_h double precision NOT NULL,
+    saved_share double precision NOT NULL,
+    predicted_gain double precision,
+    verdict text NOT NULL,
+    read_s_per_h double precision,
+    findings text[] NOT NULL,
+    note text NOT NULL,
+    reset boolean NOT NULL,                -- the interval crosses a restart or a stats reset
+    top_areas jsonb NOT NULL,
+    computed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (instance_id, ended_at, started_at, source)
+) PARTITION BY RANGE (ended_at);
+CREATE TABLE IF NOT EXISTS advisor.summary_hourly (
+    instance_id text NOT NULL,
+    bucket timestamptz NOT NULL,
+    intervals int NOT NULL,
+    seconds double precision NOT NULL,
+    ios double precision NOT NULL,
+    planned_seconds double precision NOT NULL,
+    before_s double precision NOT NULL,
+    saved_s double precision NOT NULL,
+    peak_db_iops double precision NOT NULL,
+    peak_saved_s_per_h double precision NOT NULL,
+    PRIMARY KEY (instance_id, bucket)
+) PARTITION BY RANGE (bucket);
+CREATE TABLE IF NOT EXISTS advisor.summary_daily (LIKE advisor.summary_hourly INCLUDING ALL) PARTITION BY RANGE (bucket);
+
+CREATE OR REPLACE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET TimeZone = 'UTC' AS $fn$
+DECLARE
+    first_day timestamptz;
+    child text;
+BEGIN
+    IF parent NOT IN ('snapshots', 'snapshot_files', 'workloads', 'reports', 'interval_summaries',
+                      'summary_hourly', 'summary_daily') THEN
+        RAISE EXCEPTION 'advisor.ensure_month: % is not a partitioned advisor table', parent;
+    END IF;
+    IF at IS NULL OR at < '1970-01-01 00:00:00+00' OR at >= '2200-01-01 00:00:00+00' THEN
+        RAISE EXCEPTION 'advisor.ensure_month: time % is outside 1970-01-01 .. 2199-12-31', at
+            USING ERRCODE = 'datetime_field_overflow';
+    END IF;
+    first_day := date_trunc('month', at);
+    child := parent || '_' || to_char(first_day, 'YYYYMM');
+    IF EXISTS (SELECT FROM pg_class WHERE relname = child AND relnamespace = 'advisor'::regnamespace) THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('advisor.ensure_month'));
+    IF EXISTS (SELECT FROM pg_class WHERE relname = child AND relnamespace = 'advisor'::regnamespace) THEN
+        RETURN;
+    END IF;
+    EXECUTE format('CREATE TABLE IF NOT EXISTS advisor.%I PARTITION OF advisor.%I FOR VALUES FROM (%L) TO (%L)',
+                   child, parent, first_day, first_day + interval '1 month');
+END
+$fn$;
+-- every new snapshot or workload queues its arrival, whoever inserts it (the collectors' role
+-- may not read what it inserted, so an INSERT ... RETURNING cannot say which rows were new)
+CREATE OR REPLACE FUNCTION advisor.queue_arrival() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    IF TG_TABLE_NAME LIKE 'snapshots%' THEN
+        INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)
+        VALUES (NEW.instance_id, NEW.taken_at, NEW.taken_at, 'snapshots') ON CONFLICT DO NOTHING;
+    ELSE
+        INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)
+        VALUES (NEW.instance_id, NEW.ended_at, NEW.started_at, NEW.source) ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+REVOKE ALL ON FUNCTION advisor.queue_arrival() FROM PUBLIC;
+DROP TRIGGER IF EXISTS queue_arrival ON advisor.snapshots;
+CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.snapshots FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
+DROP TRIGGER IF EXISTS queue_arrival ON advisor.workloads;
+CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.workloads FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
+GRANT INSERT ON advisor.layouts TO advisor_collector;
+GRANT SELECT ON advisor.layouts, advisor.arrivals, advisor.interval_summaries, advisor.summary_hourly,
+    advisor.summary_daily TO advisor_reader;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "instances, monthly snapshots with per-file rows, workloads, disk profiles, reports, roles", _V1),
     Migration(2, "ensure_month: partitions created race-free; times outside 1970..2199 refused", _V2),
+    Migration(3, "interval summaries computed at arrival, hourly and daily rollups, the summariser's queue, "
+                 "packed snapshots with their file locations stored once", _V3),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

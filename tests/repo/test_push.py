@@ -40,8 +40,11 @@ def test_same_snapshot_twice_is_one_row_with_its_files(repo_server: PgServer, re
     second = run_advisor("push", "--repo", repo, str(real_snapshots[0]), str(real_snapshots[1]), env=env)
     assert second.returncode == 0 and "pushed 1 new, 1 already" in second.stderr, second.stderr
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 2
-    files = len(json.loads(real_snapshots[0].read_text())["files"])
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files") == 2 * files
+    # stored packed, the file locations once for the instance (the same layout), no per-file rows
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots WHERE packed IS NOT NULL "
+                                    "AND document IS NULL") == 2
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.layouts") == 1
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files") == 0
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.instances") == 1
     # the month partition exists and holds the rows
     assert count(repo_server, repo, "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent "
@@ -105,7 +108,10 @@ def test_push_while_repository_down_spools_and_arrives_exactly_once(
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
     rerun = run_advisor("push", "--repo", repo, *map(str, real_snapshots), env=env)
     assert rerun.returncode == 0 and "pushed 0 new, 3 already" in rerun.stderr
-    assert count(repo_server, repo, "SELECT count(DISTINCT taken_at) FROM advisor.snapshot_files") == 3
+    assert count(repo_server, repo, "SELECT count(DISTINCT taken_at) FROM advisor.snapshots WHERE packed IS NOT NULL") == 3
+    # the owner's pushes summarise at arrival: two intervals, each once, the queue empty
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.interval_summaries") == 2
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 0
 
 
 def test_session_killed_mid_push_leaves_nothing_half_written(
@@ -116,8 +122,8 @@ def test_session_killed_mid_push_leaves_nothing_half_written(
     assert run_advisor("push", "--repo", repo, str(real_snapshots[0]), env=env).returncode == 0  # month exists
     result: dict[str, object] = {}
     with psycopg.connect(repo) as blocker:
-        # hold the per-file table: the push inserts its snapshot row, then waits on COPY
-        blocker.execute("LOCK TABLE advisor.snapshot_files IN ACCESS EXCLUSIVE MODE")
+        # hold the summariser's queue: the push inserts its snapshot row, then its trigger waits
+        blocker.execute("LOCK TABLE advisor.arrivals IN ACCESS EXCLUSIVE MODE")
         worker = threading.Thread(target=lambda: result.setdefault(
             "done", run_advisor("push", "--repo", repo, str(real_snapshots[1]), env=env)))
         worker.start()
@@ -142,9 +148,8 @@ def test_session_killed_mid_push_leaves_nothing_half_written(
     assert len(list((tmp_path / "spool").glob("*.json"))) == 1
     retry = run_advisor("push", "--repo", repo, env=env)
     assert retry.returncode == 0 and "pushed 1 new" in retry.stderr, retry.stderr
-    files = len(json.loads(real_snapshots[1].read_text())["files"])
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files WHERE taken_at = "
-                                    "(SELECT max(taken_at) FROM advisor.snapshots)") == files
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots WHERE packed IS NOT NULL "
+                                    "AND layout_digest IS NOT NULL") == 2
 
 
 def test_tls_settings_reach_libpq(repo_server: PgServer, repo: str, real_snapshots: list[Path],
