@@ -8,6 +8,7 @@ repository is newer than this advisor.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +116,8 @@ def report(
     repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
     preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE, min_gain: float = MIN_GAIN,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
+    detail: int = typer.Option(3, "--detail", min=0, max=50,
+                               help="First instances also advised over the whole period as one interval."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS,
                                 help="Processes advising instances (0: one per CPU), each with its own session."),
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
@@ -130,13 +133,46 @@ def report(
     start, end = _window(since, until)
     models = _models(preset, spec)
     with _open(repo) as conn:
-        result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
-                              workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
+        if force or preset or spec:  # summaries are made with the default models and gate: the engine, per instance
+            result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
+                                  workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
+        else:
+            result = _from_summaries(conn, models, start, end, windows, min_gain / 100, detail)
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
                    f"{result.until}", err=True)
+    for warning in result.warnings:
+        typer.echo(f"advisor: warning: {warning}", err=True)
     warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
+
+
+def _from_summaries(conn: Any, models: Any, start: dt.datetime, end: dt.datetime, windows: int, min_gain: float,
+                    detail: int) -> FleetReport:
+    """Summarise what waits (when this role may), then rank by SQL; the engine for the first *detail*."""
+    from advisor.cli.push import default_summarizer
+    from advisor.repo.fleet import fleet_report
+    from advisor.repo.fleet_rank import ranked_from_summaries
+    from advisor.repo.summaries import drain, may_summarise, requeue_stale
+
+    summarizer = default_summarizer()
+    if may_summarise(conn):
+        requeue_stale(conn, summarizer)
+        for why in drain(conn, summarizer).failed:
+            typer.echo(f"advisor: warning: interval not summarised: {why}", err=True)
+
+    def whole(key: str) -> Any:
+        from advisor.errors import AdvisorError
+
+        try:
+            found = fleet_report(conn, models, since=start, until=end, windows=0, only=key,
+                                 min_gain=min_gain).instances
+        except AdvisorError:
+            return None
+        return replace(found[0].period, label="whole period") if found and found[0].period else None
+
+    return ranked_from_summaries(conn, summarizer.models_key, since=start, until=end, windows=windows,
+                                 min_gain=min_gain, detail=detail, advise_period=whole)
 
 
 @fleet_app.command("show")

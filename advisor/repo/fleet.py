@@ -46,7 +46,7 @@ from advisor.repo.fleet_model import (
     read_time_s_per_h,
     verdict,
 )
-from advisor.repo.fleet_queries import resolve_instance, tablespace_rates
+from advisor.repo.fleet_queries import resolve_instance
 from advisor.repo.fleet_workloads import (
     WorkloadRow,
     all_workloads,
@@ -404,4 +404,4 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
 
 
 __all__ = ["FLEET_FORMAT_VERSION", "FleetReport", "InstanceAdvice", "Judging", "WindowAdvice", "fleet_report",
-           "instance_id", "resolve_instance", "tablespace_rates"]
+           "instance_id", "resolve_instance"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.jsonio import encode
+from advisor.render.fleet import DETAIL_HEADERS, DETAIL_TITLE, detail_rows
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
 from advisor.repo.fleet_model import headline
@@ -94,6 +95,16 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     console.print(table)
     if limit is not None and len(report.instances) > limit:
         console.print(f"... {len(report.instances) - limit} more (--limit 0 shows all)")
+    details = detail_rows(report)
+    if details:
+        extra = Table(title=DETAIL_TITLE, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      collapse_padding=True)
+        for n, header in enumerate(("#", "instance", "saved s/h", "saved %", "advice")):
+            extra.add_column(header, justify="right" if n in (0, 2, 3) else "left", no_wrap=n < 4,
+                             overflow="fold")
+        for cells in details:
+            extra.add_row(*(rich_text(cells[n]) for n in (0, 1, 4, 5, 8)))
+        console.print(extra)
 
 
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:
@@ -103,6 +114,11 @@ def render_markdown(report: FleetReport, limit: int | None = None) -> str:
              "|" + "|".join("---:" if n in right else "---" for n in range(len(HEADERS))) + "|"]
     lines += ["| " + " | ".join(markdown_cell(c) for c in row(item, report.min_gain)) + " |"
               for item in report.instances[:limit]]
+    details = detail_rows(report)
+    if details:
+        lines += ["", f"## {markdown_cell(DETAIL_TITLE)}", "", "| " + " | ".join(DETAIL_HEADERS) + " |",
+                  "|" + "---|" * len(DETAIL_HEADERS)]
+        lines += ["| " + " | ".join(markdown_cell(c) for c in cells) + " |" for cells in details]
     return "\n".join(lines) + "\n"
 
 
