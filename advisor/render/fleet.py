@@ -19,7 +19,7 @@ def detail_rows(report: FleetReport) -> list[tuple[str, ...]]:
         if w is None:
             continue
         ranked = w.verdict in ("saves", "no change worth making")
-        rows.append((str(item.rank), item.instance_id, w.started_at[5:16].replace("T", " "),
+        rows.append((f"#{item.rank}", item.instance_id, w.started_at[5:16].replace("T", " "),
                      w.ended_at[5:16].replace("T", " "), f"{w.saved_s_per_h:.1f}" if ranked else "-",
                      f"{w.saved_share * 100:.1f}" if ranked else "-",
                      "-" if w.before_ms is None else f"{w.before_ms:.2f}",

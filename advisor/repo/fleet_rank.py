@@ -25,7 +25,7 @@ from advisor import __version__
 from advisor.repo.connection import translate
 from advisor.repo.fleet_model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
 from advisor.repo.fleet_workloads import SIZED, all_workloads, shown_source
-from advisor.repo.summaries import ENGINE_VERSION
+from advisor.repo.summaries import ENGINE_VERSION, WORKLOAD
 
 _SCOPE = ("s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at <= %(until)s AND "
           "s.started_at >= %(since)s")
@@ -76,7 +76,8 @@ def _window(row: tuple[Any, ...], label: str, min_gain: float) -> WindowAdvice:
      findings, note) = row
     return WindowAdvice(label, started.isoformat(), ended.isoformat(), interval, iops, wait, planned, before, after,
                         saved, share, tuple(findings), note, "snapshots" if source == "snapshots"
-                        else shown_source(source), _verdict(verdict, planned, saved, gain, min_gain), read)
+                        else shown_source(source.removeprefix(WORKLOAD)), _verdict(verdict, planned, saved, gain,
+                                                                                   min_gain), read)
 
 
 def _period(row: tuple[Any, ...], min_gain: float) -> WindowAdvice:
@@ -103,6 +104,10 @@ def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, sin
         periods = conn.execute(_PERIODS, params).fetchall()
         busiest = conn.execute(_BUSIEST, params).fetchall() if windows else []
         loads = conn.execute(_WORKLOADS, params).fetchall()
+        skipped = conn.execute(
+            "SELECT k.instance_id, i.dbms, i.host, i.name, k.why FROM advisor.skipped_rows k JOIN advisor.instances i "
+            "USING (instance_id) WHERE k.ended_at >= %(since)s AND k.ended_at <= %(until)s "
+            "ORDER BY k.instance_id, k.ended_at, k.why", params).fetchall()
         notes = _notes(conn, params)
         conn.rollback()
     except psycopg.Error as exc:
@@ -136,6 +141,14 @@ def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, sin
         else:
             items[key] = replace(base, busiest=base.busiest + tuple(shown), workloads=len(advised),
                                  evidence=f"{base.evidence}; {words}")
+    named: dict[str, list[str]] = {}
+    for key, dbms, host, name, why in skipped:
+        named.setdefault(key, []).append(why)
+        if key not in items:  # nothing of it could be advised: ranked last, with why
+            items[key] = InstanceAdvice(key, dbms, host, name, 0, "", "", None, (),
+                                        ("no readable snapshot pair or workload in the period: nothing to advise",))
+    for key, whys in named.items():
+        items[key] = replace(items[key], skipped=tuple(whys))
     ranked = sorted(items.values(), key=rank_key)
     out = []
     for n, item in enumerate(ranked, start=1):

@@ -31,7 +31,8 @@ from advisor.repo.schema import PARTITIONED, check_version
 
 _TIME_COLUMN = {"snapshots": "taken_at", "snapshot_files": "taken_at", "workloads": "ended_at",
                 "reports": "generated_at", "disk_profiles": "measured_at", "interval_summaries": "ended_at",
-                "summary_hourly": "bucket", "summary_daily": "bucket", "arrivals": "ended_at"}
+                "summary_hourly": "bucket", "summary_daily": "bucket", "arrivals": "ended_at",
+                "skipped_rows": "ended_at"}
 DOCUMENT_TABLES = ("snapshots", "workloads", "reports", "disk_profiles")
 """Tables of whole documents, counted in the plan (a snapshot's per-file rows go with it)."""
 
@@ -160,7 +161,7 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
             for name in plan.drop:
                 conn.execute(sql.SQL("DROP TABLE advisor.{}").format(sql.Identifier(name)))
                 dropped.append(name)
-            for table in (*PARTITIONED, "disk_profiles", "arrivals"):
+            for table in (*PARTITIONED, "disk_profiles", "arrivals", "skipped_rows"):
                 cursor = conn.execute(sql.SQL("DELETE FROM advisor.{} WHERE {} < %(c)s").format(
                     sql.Identifier(table), sql.Identifier(_TIME_COLUMN[table])), {"c": cutoff})
                 deleted += max(cursor.rowcount, 0)

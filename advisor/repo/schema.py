@@ -215,7 +215,7 @@ CREATE TABLE IF NOT EXISTS advisor.arrivals (            -- what the summariser 
     instance_id text NOT NULL,
     ended_at timestamptz NOT NULL,         -- a snapshot's taken_at, a workload's end
     started_at timestamptz NOT NULL,       -- = ended_at for a snapshot
-    source text NOT NULL,                  -- 'snapshots' or the workload row's source
+    source text NOT NULL,                  -- 'snapshots', or 'workload:' and the workload row's source
     queued_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (instance_id, ended_at, started_at, source)
 );
@@ -258,6 +258,13 @@ CREATE TABLE IF NOT EXISTS advisor.summary_hourly (
     peak_saved_s_per_h double precision NOT NULL,
     PRIMARY KEY (instance_id, bucket)
 ) PARTITION BY RANGE (bucket);
+CREATE TABLE IF NOT EXISTS advisor.skipped_rows (  -- rows the summariser could not believe, named
+    instance_id text NOT NULL,
+    ended_at timestamptz NOT NULL,
+    why text NOT NULL,
+    noted_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (instance_id, ended_at, why)
+);
 CREATE TABLE IF NOT EXISTS advisor.summary_daily (LIKE advisor.summary_hourly INCLUDING ALL) PARTITION BY RANGE (bucket);
 
 CREATE OR REPLACE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
@@ -297,7 +304,7 @@ BEGIN
         VALUES (NEW.instance_id, NEW.taken_at, NEW.taken_at, 'snapshots') ON CONFLICT DO NOTHING;
     ELSE
         INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)
-        VALUES (NEW.instance_id, NEW.ended_at, NEW.started_at, NEW.source) ON CONFLICT DO NOTHING;
+        VALUES (NEW.instance_id, NEW.ended_at, NEW.started_at, 'workload:' || NEW.source) ON CONFLICT DO NOTHING;
     END IF;
     RETURN NULL;
 END
@@ -308,7 +315,7 @@ CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.snapshots FOR EACH ROW EXEC
 DROP TRIGGER IF EXISTS queue_arrival ON advisor.workloads;
 CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.workloads FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
 GRANT INSERT ON advisor.layouts TO advisor_collector;
-GRANT SELECT ON advisor.layouts, advisor.arrivals, advisor.interval_summaries, advisor.summary_hourly,
+GRANT SELECT ON advisor.skipped_rows, advisor.layouts, advisor.arrivals, advisor.interval_summaries, advisor.summary_hourly,
     advisor.summary_daily TO advisor_reader;
 """
 

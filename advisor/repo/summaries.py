@@ -46,6 +46,9 @@ ENGINE_VERSION = f"{__version__}/summary-1"
 RESET_RULES = ("identity:", "recovery:", "stats-reset:", "restart:", "instance:")
 """Warnings of :func:`advisor.workload.diff` that make an interval's counters not comparable."""
 TOP_AREAS = 3
+WORKLOAD = "workload:"
+"""Prefix of a workload's ``source`` in arrivals and summaries (a ``collect --interval`` workload's
+own source is ``snapshots``, which names snapshot pairs here)."""
 Known = Mapping[tuple[str, dt.datetime], Snapshot]
 
 
@@ -63,7 +66,8 @@ class Drained:
 
     arrivals: int = 0
     summaries: int = 0
-    failed: list[str] = field(default_factory=list)  # intervals that could not be advised, one line each
+    failed: list[str] = field(default_factory=list)  # rows or intervals that could not be used, one line each
+    skipped: list[tuple[str, dt.datetime, str]] = field(default_factory=list)  # (instance, time, why) to store
 
 
 def summary_of(key: str, label: str, work: Workload, report: Report, rate: float, source: str,
@@ -123,6 +127,10 @@ def drain(conn: psycopg.Connection[Any], summarizer: Summarizer, known: Known | 
                     by_instance.setdefault(key, []).append((ended, started, source))
                 for key, arrivals in by_instance.items():
                     _instance(conn, key, arrivals, summarizer, known or {}, done)
+                if done.skipped:
+                    conn.cursor().executemany("INSERT INTO advisor.skipped_rows (instance_id, ended_at, why) "
+                                              "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", done.skipped)
+                    done.skipped = []
                 conn.execute(
                     "DELETE FROM advisor.arrivals WHERE (instance_id, ended_at, started_at, source) IN (SELECT * FROM "
                     "unnest(%(k)s::text[], %(e)s::timestamptz[], %(s)s::timestamptz[], %(src)s::text[]))",
@@ -140,19 +148,21 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
     touched: set[dt.datetime] = set()
     if taken:
         rows += _snapshot_rows(conn, key, taken, summarizer, known, done, touched)
-    spans = [(started, ended, source) for ended, started, source in arrivals if source != "snapshots"]
+    spans = [(started, ended, source.removeprefix(WORKLOAD)) for ended, started, source in arrivals
+             if source.startswith(WORKLOAD)]
     for row in fetch_workloads(conn, key, spans):
         work = decode_workload(row)
         if isinstance(work, str):
             done.failed.append(work)
+            done.skipped.append((key, row.ended_at, work))
             continue
         no_sizes = missing_sizes_line(work)
         report = advise(work, summarizer.models, _options(work, no_sizes))
         summary = summary_of(key, "workload", work, report, db_iops(work), shown_source(row.source), summarizer)
-        rows.append((key, row.started_at, row.ended_at, row.source, *summary[4:]))  # the row's own key (+sizes)
+        rows.append((key, row.started_at, row.ended_at, WORKLOAD + row.source, *summary[4:]))  # its row's key
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "
                      "AND started_at = %(s)s AND source = %(src)s",
-                     {"k": key, "e": row.ended_at, "s": row.started_at, "src": row.source})
+                     {"k": key, "e": row.ended_at, "s": row.started_at, "src": WORKLOAD + row.source})
     if not rows:
         _rollups(conn, key, touched)
         return
@@ -179,21 +189,32 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
         "(SELECT FROM unnest(%(t)s::timestamptz[]) t WHERE s.started_at <= t AND s.ended_at >= t) RETURNING ended_at",
         {"k": key, "t": taken}).fetchall()
     touched |= {e for (e,) in deleted}
-    position = {t: i for i, t in enumerate(timeline)}
-    pairs = sorted({(timeline[i - 1], timeline[i]) for t in taken if (i := position.get(t, 0)) > 0}
-                   | {(timeline[i], timeline[i + 1]) for t in taken
-                      if t in position and (i := position[t]) + 1 < len(timeline)})
-    wanted = {(t, True) for pair in pairs for t in pair if (key, t) not in known}
+    wanted = {(t, True) for t in timeline if (key, t) not in known}
     docs = Documents(key, dict(fetch(conn, key, wanted)) if wanted else {})
-    rows = []
-    for a_at, b_at in pairs:
+    bad: set[dt.datetime] = set()
+    while True:  # an unreadable row leaves the timeline; its neighbours make the interval instead
+        readable = [t for t in timeline if t not in bad]
+        pairs = sorted({(p, n) for t in taken for p, n in zip(readable, readable[1:], strict=False)
+                        if p <= t <= n})
         try:
-            a, b = (known.get((key, t)) or docs.get([t])[0] for t in (a_at, b_at))
-            rows.append(snapshot_interval(key, a, b, summarizer))
-        except (AdvisorError, Unreadable) as exc:
-            why = exc.one_line() if isinstance(exc, AdvisorError) else exc.why
-            done.failed.append(f"{key} {a_at.isoformat()} .. {b_at.isoformat()}: {why}")
-    return rows
+            rows = []
+            for a_at, b_at in pairs:
+                a, b = (known.get((key, t)) or docs.get([t])[0] for t in (a_at, b_at))
+                rows.append(_advised(key, a, b, a_at, b_at, summarizer, done))
+            return [r for r in rows if r is not None]
+        except Unreadable as exc:
+            bad.add(exc.taken)
+            done.failed.append(exc.why)
+            done.skipped.append((key, exc.taken, exc.why))
+
+
+def _advised(key: str, a: Snapshot, b: Snapshot, a_at: dt.datetime, b_at: dt.datetime, summarizer: Summarizer,
+             done: Drained) -> tuple[Any, ...] | None:
+    try:
+        return snapshot_interval(key, a, b, summarizer)
+    except AdvisorError as exc:
+        done.failed.append(f"{key} {a_at.isoformat()} .. {b_at.isoformat()}: {exc.one_line()}")
+        return None
 
 
 def _rollups(conn: psycopg.Connection[Any], key: str, touched: set[dt.datetime]) -> None:
