@@ -78,8 +78,9 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
         if clones > 1:  # the ranking at fleet size: summary rows copied in SQL (ingest is measured above)
             from advisor.repo.summaries import _COLUMNS
             rest = _COLUMNS.split(", ", 1)[1]
-            conn.execute(f"INSERT INTO advisor.interval_summaries (instance_id, {rest}) SELECT instance_id || '-c' || g, "
-                         f"{rest} FROM advisor.interval_summaries, generate_series(2, %(k)s) g", {"k": clones})
+            conn.execute(f"INSERT INTO advisor.interval_summaries (instance_id, {rest}) SELECT "
+                         f"instance_id || '-c' || g, {rest} FROM advisor.interval_summaries, "
+                         "generate_series(2, %(k)s) g", {"k": clones})
             conn.execute("INSERT INTO advisor.instances (instance_id, dbms, identity, host, name) SELECT instance_id "
                          "|| '-c' || g, dbms, identity || g, host || '-c' || g, name FROM advisor.instances, "
                          "generate_series(2, %(k)s) g", {"k": clones})

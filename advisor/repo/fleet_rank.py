@@ -31,7 +31,9 @@ _SCOPE = ("s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at <= %
           "s.started_at >= %(since)s")
 _PERIODS = f"""
 SELECT s.instance_id, i.dbms, i.host, i.name, count(*) AS intervals, count(*) FILTER (WHERE reset) AS resets,
-  min(started_at), max(ended_at), coalesce(sum(interval_s) FILTER (WHERE NOT reset), 0),
+  coalesce(min(started_at) FILTER (WHERE NOT reset), min(started_at)),
+  coalesce(max(ended_at) FILTER (WHERE NOT reset), max(ended_at)),
+  coalesce(sum(interval_s) FILTER (WHERE NOT reset), 0),
   coalesce(sum(db_iops * interval_s) FILTER (WHERE NOT reset), 0),
   CASE WHEN bool_and(io_wait_share IS NOT NULL) FILTER (WHERE NOT reset)
        THEN sum(io_wait_share * interval_s) FILTER (WHERE NOT reset) END,

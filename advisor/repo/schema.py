@@ -265,7 +265,8 @@ CREATE TABLE IF NOT EXISTS advisor.skipped_rows (  -- rows the summariser could 
     noted_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (instance_id, ended_at, why)
 );
-CREATE TABLE IF NOT EXISTS advisor.summary_daily (LIKE advisor.summary_hourly INCLUDING ALL) PARTITION BY RANGE (bucket);
+CREATE TABLE IF NOT EXISTS advisor.summary_daily (LIKE advisor.summary_hourly INCLUDING ALL)
+    PARTITION BY RANGE (bucket);
 
 CREATE OR REPLACE FUNCTION advisor.ensure_month(parent text, at timestamptz) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET TimeZone = 'UTC' AS $fn$
@@ -315,7 +316,13 @@ CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.snapshots FOR EACH ROW EXEC
 DROP TRIGGER IF EXISTS queue_arrival ON advisor.workloads;
 CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.workloads FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
 GRANT INSERT ON advisor.layouts TO advisor_collector;
-GRANT SELECT ON advisor.skipped_rows, advisor.layouts, advisor.arrivals, advisor.interval_summaries, advisor.summary_hourly,
+-- what a repository held before summaries: queued, summarised by the next drain
+INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)
+SELECT instance_id, taken_at, taken_at, 'snapshots' FROM advisor.snapshots ON CONFLICT DO NOTHING;
+INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)
+SELECT instance_id, ended_at, started_at, 'workload:' || source FROM advisor.workloads ON CONFLICT DO NOTHING;
+GRANT SELECT ON advisor.skipped_rows, advisor.layouts, advisor.arrivals, advisor.interval_summaries,
+    advisor.summary_hourly,
     advisor.summary_daily TO advisor_reader;
 """
 

@@ -228,7 +228,8 @@ def _rollups(conn: psycopg.Connection[Any], key: str, touched: set[dt.datetime])
         conn.execute(f"DELETE FROM advisor.{table} WHERE instance_id = %(k)s AND bucket = ANY(%(b)s)",
                      {"k": key, "b": buckets})
         conn.execute(
-            f"INSERT INTO advisor.{table} SELECT instance_id, date_trunc('{unit}', ended_at), count(*), sum(interval_s),"
+            f"INSERT INTO advisor.{table} SELECT instance_id, date_trunc('{unit}', ended_at), count(*),"
+            " sum(interval_s),"
             " sum(db_iops * interval_s), coalesce(sum(interval_s) FILTER (WHERE planned), 0),"
             " coalesce(sum(before_s_per_h * interval_s / 3600) FILTER (WHERE planned), 0),"
             " coalesce(sum(saved_s_per_h * interval_s / 3600) FILTER (WHERE planned), 0), max(db_iops),"
@@ -243,7 +244,8 @@ def requeue_stale(conn: psycopg.Connection[Any], summarizer: Summarizer) -> int:
         with conn.transaction():
             cursor = conn.execute(
                 "INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source) "
-                "SELECT instance_id, ended_at, CASE WHEN source = 'snapshots' THEN ended_at ELSE started_at END, source "
+                "SELECT instance_id, ended_at, CASE WHEN source = 'snapshots' THEN ended_at ELSE started_at END, "
+                "source "
                 "FROM advisor.interval_summaries WHERE engine_version <> %(v)s OR models_key <> %(m)s "
                 "ON CONFLICT DO NOTHING", {"v": ENGINE_VERSION, "m": summarizer.models_key})
             return max(cursor.rowcount, 0)

@@ -108,7 +108,8 @@ def test_push_while_repository_down_spools_and_arrives_exactly_once(
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
     rerun = run_advisor("push", "--repo", repo, *map(str, real_snapshots), env=env)
     assert rerun.returncode == 0 and "pushed 0 new, 3 already" in rerun.stderr
-    assert count(repo_server, repo, "SELECT count(DISTINCT taken_at) FROM advisor.snapshots WHERE packed IS NOT NULL") == 3
+    assert count(repo_server, repo,
+                 "SELECT count(DISTINCT taken_at) FROM advisor.snapshots WHERE packed IS NOT NULL") == 3
     # the owner's pushes summarise at arrival: two intervals, each once, the queue empty
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.interval_summaries") == 2
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 0
