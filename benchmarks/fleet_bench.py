@@ -75,24 +75,39 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
         t0 = time.perf_counter()
         done = drain(conn, summarizer)
         summarise_s = time.perf_counter() - t0
+        conn.execute("ANALYZE")
+        conn.commit()
+        size = conn.execute("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
+                            "ON n.oid = c.relnamespace WHERE n.nspname = 'advisor' AND c.relkind = 'r'").fetchone()
+        by_table = conn.execute(
+            "SELECT coalesce(p.relname, c.relname), sum(pg_total_relation_size(c.oid)) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_inherits i ON i.inhrelid = c.oid "
+            "LEFT JOIN pg_class p ON p.oid = i.inhparent WHERE n.nspname = 'advisor' AND c.relkind = 'r' "
+            "GROUP BY 1 HAVING sum(pg_total_relation_size(c.oid)) > 65536 ORDER BY 2 DESC").fetchall()
+        conn.rollback()
         if clones > 1:  # the ranking at fleet size: summary rows copied in SQL (ingest is measured above)
             from advisor.repo.summaries import _COLUMNS
             rest = _COLUMNS.split(", ", 1)[1]
             conn.execute(f"INSERT INTO advisor.interval_summaries (instance_id, {rest}) SELECT "
                          f"instance_id || '-c' || g, {rest} FROM advisor.interval_summaries, "
                          "generate_series(2, %(k)s) g", {"k": clones})
+            from advisor.repo.summaries import ROLLUP_COLUMNS
+            tail = ROLLUP_COLUMNS.split(", ", 1)[1]
+            for table in ("summary_hourly", "summary_daily"):
+                conn.execute(f"INSERT INTO advisor.{table} (instance_id, {tail}) SELECT instance_id || '-c' || g, "
+                             f"{tail} FROM advisor.{table}, generate_series(2, %(k)s) g", {"k": clones})
             conn.execute("INSERT INTO advisor.instances (instance_id, dbms, identity, host, name) SELECT instance_id "
                          "|| '-c' || g, dbms, identity || g, host || '-c' || g, name FROM advisor.instances, "
                          "generate_series(2, %(k)s) g", {"k": clones})
         conn.execute("ANALYZE")
         conn.commit()
         span = {"since": start - dt.timedelta(days=1), "until": start + dt.timedelta(days=40)}
-        t0 = time.perf_counter()
-        report = ranked_from_summaries(conn, summarizer.models_key, windows=windows, min_gain=0.05,
-                                       **span)  # type: ignore[arg-type]
-        report_s = time.perf_counter() - t0
-        size = conn.execute("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
-                            "ON n.oid = c.relnamespace WHERE n.nspname = 'advisor' AND c.relkind = 'r'").fetchone()
+        timings = []
+        for shown in (50, None, 50, None):
+            t0 = time.perf_counter()
+            report = ranked_from_summaries(conn, summarizer.models_key, windows=windows, min_gain=0.05,
+                                           shown=shown, **span)  # type: ignore[arg-type]
+            timings.append((shown, time.perf_counter() - t0))
         conn.rollback()
     repo_bytes = int(size[0]) if size and size[0] else 0
     load = os.getloadavg()
@@ -103,14 +118,15 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
         ("summarise rate", f"{done.summaries / summarise_s:.1f} intervals/s ({summarise_s:.1f} s, one process)"),
         ("document bytes per snapshot", f"{raw_bytes / encoded / 1024:.0f} KiB (JSON as collected)"),
         ("repository bytes per snapshot", f"{repo_bytes / encoded / 1024:.1f} KiB (tables + indexes + TOAST)"),
-        ("fleet report (SQL over summaries)", f"{report_s:.2f} s for {len(report.instances)} instances x "
-                                              f"{snapshots} snapshots"),
+        *((f"fleet report, SQL, busiest windows of {'the first 50' if shown else 'all'}",
+           f"{took:.2f} s for {len(report.instances)} instances x {snapshots} snapshots") for shown, took in timings),
         ("load average (1/5/15 min)", f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  value")
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
+    print("bytes per snapshot by table: " + ", ".join(f"{t} {int(b) / encoded / 1024:.1f} KiB" for t, b in by_table))
 
 
 if __name__ == "__main__":

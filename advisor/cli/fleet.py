@@ -137,7 +137,8 @@ def report(
             result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
                                   workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
         else:
-            result = _from_summaries(conn, models, start, end, windows, min_gain / 100, detail)
+            shown = None if fmt is OutputFormat.json or not limit else limit
+            result = _from_summaries(conn, models, start, end, windows, min_gain / 100, detail, shown)
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
                    f"{result.until}", err=True)
@@ -148,7 +149,7 @@ def report(
 
 
 def _from_summaries(conn: Any, models: Any, start: dt.datetime, end: dt.datetime, windows: int, min_gain: float,
-                    detail: int) -> FleetReport:
+                    detail: int, shown: int | None) -> FleetReport:
     """Summarise what waits (when this role may), then rank by SQL; the engine for the first *detail*."""
     from advisor.cli.push import default_summarizer
     from advisor.repo.fleet import fleet_report
@@ -172,7 +173,7 @@ def _from_summaries(conn: Any, models: Any, start: dt.datetime, end: dt.datetime
         return replace(found[0].period, label="whole period") if found and found[0].period else None
 
     return ranked_from_summaries(conn, summarizer.models_key, since=start, until=end, windows=windows,
-                                 min_gain=min_gain, detail=detail, advise_period=whole)
+                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
 
 
 @fleet_app.command("show")

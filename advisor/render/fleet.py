@@ -13,7 +13,7 @@ DETAIL_HEADERS = ("#", "instance", "from", "to", "saved s/h", "saved %", "ms now
 
 def detail_rows(report: FleetReport) -> list[tuple[str, ...]]:
     """One row per instance with a detail, in rank order."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for item in report.instances:
         w = item.detail
         if w is None:

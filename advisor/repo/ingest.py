@@ -89,6 +89,7 @@ def _store(conn: psycopg.Connection[Any], item: Pushable) -> bool:
                              "ON CONFLICT DO NOTHING",
                        {"digest": item.digest, "at": document.measured_at, "target": document.target,
                         "device": document.device, "host": document.machine.get("hostname"), "doc": text})
+    assert isinstance(document, Report), "snapshots are stored by _snapshots"
     return _report(conn, document, text, item.digest)
 
 
@@ -139,7 +140,7 @@ def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
     for month in sorted({_instant(r[1]).astimezone(dt.UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
                          for r in rows}):
         _month(conn, "snapshots", month.isoformat())
-    _instances(conn, [item.document.server for _n, item in items])  # type: ignore[union-attr]
+    _instances(conn, [item.document.server for _n, item in items if isinstance(item.document, Snapshot)])
     if layouts:
         conn.cursor().executemany(
             "INSERT INTO advisor.layouts (instance_id, digest, locations, first_at) "

@@ -245,15 +245,24 @@ CREATE TABLE IF NOT EXISTS advisor.interval_summaries (
     computed_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (instance_id, ended_at, started_at, source)
 ) PARTITION BY RANGE (ended_at);
-CREATE TABLE IF NOT EXISTS advisor.summary_hourly (
+CREATE TABLE IF NOT EXISTS advisor.summary_hourly (  -- the snapshot intervals ending in the hour
     instance_id text NOT NULL,
     bucket timestamptz NOT NULL,
-    intervals int NOT NULL,
+    engine_version text NOT NULL,          -- 'mixed' while some of the bucket's summaries are stale
+    models_key text NOT NULL,
+    intervals int NOT NULL,                -- not reset
+    resets int NOT NULL,
+    first_at timestamptz NOT NULL,
+    last_at timestamptz NOT NULL,
     seconds double precision NOT NULL,
     ios double precision NOT NULL,
+    wait_s double precision,               -- IO wait share x seconds; NULL when an interval's is unknown
+    read_s double precision,               -- read time s/h x seconds; NULL when an interval's is unknown
     planned_seconds double precision NOT NULL,
     before_s double precision NOT NULL,
     saved_s double precision NOT NULL,
+    not_io_bound boolean,                  -- every interval without a plan was not IO bound
+    note text,
     peak_db_iops double precision NOT NULL,
     peak_saved_s_per_h double precision NOT NULL,
     PRIMARY KEY (instance_id, bucket)
@@ -315,6 +324,7 @@ DROP TRIGGER IF EXISTS queue_arrival ON advisor.snapshots;
 CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.snapshots FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
 DROP TRIGGER IF EXISTS queue_arrival ON advisor.workloads;
 CREATE TRIGGER queue_arrival AFTER INSERT ON advisor.workloads FOR EACH ROW EXECUTE FUNCTION advisor.queue_arrival();
+CREATE INDEX IF NOT EXISTS interval_summaries_ended ON advisor.interval_summaries (ended_at);
 GRANT INSERT ON advisor.layouts TO advisor_collector;
 -- what a repository held before summaries: queued, summarised by the next drain
 INSERT INTO advisor.arrivals (instance_id, ended_at, started_at, source)

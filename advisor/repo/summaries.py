@@ -228,14 +228,34 @@ def _rollups(conn: psycopg.Connection[Any], key: str, touched: set[dt.datetime])
         conn.execute(f"DELETE FROM advisor.{table} WHERE instance_id = %(k)s AND bucket = ANY(%(b)s)",
                      {"k": key, "b": buckets})
         conn.execute(
-            f"INSERT INTO advisor.{table} SELECT instance_id, date_trunc('{unit}', ended_at), count(*),"
-            " sum(interval_s),"
-            " sum(db_iops * interval_s), coalesce(sum(interval_s) FILTER (WHERE planned), 0),"
-            " coalesce(sum(before_s_per_h * interval_s / 3600) FILTER (WHERE planned), 0),"
-            " coalesce(sum(saved_s_per_h * interval_s / 3600) FILTER (WHERE planned), 0), max(db_iops),"
-            " max(saved_s_per_h) FROM advisor.interval_summaries WHERE instance_id = %(k)s AND source = 'snapshots'"
-            f" AND NOT reset AND engine_version = %(v)s AND date_trunc('{unit}', ended_at) = ANY(%(b)s) GROUP BY 1, 2",
+            f"INSERT INTO advisor.{table} ({ROLLUP_COLUMNS}) SELECT instance_id, date_trunc('{unit}', ended_at), "
+            f"{VERSIONS}, {AGGREGATES}, {PEAKS} FROM advisor.interval_summaries WHERE instance_id = %(k)s "
+            f"AND source = 'snapshots' AND date_trunc('{unit}', ended_at) = ANY(%(b)s) GROUP BY 1, 2",
             {"k": key, "b": buckets, "v": ENGINE_VERSION})
+
+
+ROLLUP_COLUMNS = ("instance_id, bucket, engine_version, models_key, intervals, resets, first_at, last_at, seconds, "
+                  "ios, wait_s, read_s, planned_seconds, before_s, saved_s, not_io_bound, note, peak_db_iops, "
+                  "peak_saved_s_per_h")
+VERSIONS = ("CASE WHEN min(engine_version) = max(engine_version) THEN min(engine_version) ELSE 'mixed' END, "
+            "CASE WHEN min(models_key) = max(models_key) THEN min(models_key) ELSE 'mixed' END")
+AGGREGATES = """
+count(*) FILTER (WHERE NOT reset), count(*) FILTER (WHERE reset),
+coalesce(min(started_at) FILTER (WHERE NOT reset), min(started_at)),
+coalesce(max(ended_at) FILTER (WHERE NOT reset), max(ended_at)),
+coalesce(sum(interval_s) FILTER (WHERE NOT reset), 0), coalesce(sum(db_iops * interval_s) FILTER (WHERE NOT reset), 0),
+CASE WHEN (bool_and(io_wait_share IS NOT NULL) FILTER (WHERE NOT reset)) IS NOT FALSE
+     THEN coalesce(sum(io_wait_share * interval_s) FILTER (WHERE NOT reset), 0) END,
+CASE WHEN (bool_and(read_s_per_h IS NOT NULL) FILTER (WHERE NOT reset)) IS NOT FALSE
+     THEN coalesce(sum(read_s_per_h * interval_s) FILTER (WHERE NOT reset), 0) END,
+coalesce(sum(interval_s) FILTER (WHERE planned AND NOT reset), 0),
+coalesce(sum(before_s_per_h * interval_s / 3600) FILTER (WHERE planned AND NOT reset), 0),
+coalesce(sum(saved_s_per_h * interval_s / 3600) FILTER (WHERE planned AND NOT reset), 0),
+bool_and('NOT_IO_BOUND' = ANY(findings)) FILTER (WHERE NOT planned AND NOT reset),
+mode() WITHIN GROUP (ORDER BY note) FILTER (WHERE NOT planned AND NOT reset)
+"""
+"""One group of snapshot-interval summaries as the columns the period is summed from (rollups and edges)."""
+PEAKS = "coalesce(max(db_iops) FILTER (WHERE NOT reset), 0), coalesce(max(saved_s_per_h) FILTER (WHERE NOT reset), 0)"
 
 
 def requeue_stale(conn: psycopg.Connection[Any], summarizer: Summarizer) -> int:

@@ -101,8 +101,10 @@ def test_a_summary_of_another_engine_is_recomputed_not_mixed(repo_server: PgServ
     dbname = repo.split("dbname=")[1].split()[0]
     clean = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", "-f", "json")
     assert clean.returncode == 0, clean.stderr
-    repo_server.psql("UPDATE advisor.interval_summaries SET engine_version = '0.0.1/summary-0', db_iops = 99999",
-                     dbname=dbname)
+    repo_server.psql("UPDATE advisor.interval_summaries SET engine_version = '0.0.1/summary-0', db_iops = 99999;"
+                     "UPDATE advisor.summary_hourly SET engine_version = '0.0.1/summary-0', ios = 99999;"
+                     "UPDATE advisor.summary_daily SET engine_version = '0.0.1/summary-0', ios = 99999",
+                     dbname=dbname)  # what an older release wrote
     repo_server.psql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fleet_r') THEN "
                      "CREATE ROLE fleet_r LOGIN IN ROLE advisor_reader; END IF; END $$")
     reader = run_advisor("fleet", "report", "--repo", repo_server.dsn_for(dbname, "fleet_r"), "--since", "1d",
