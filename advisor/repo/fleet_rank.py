@@ -143,9 +143,12 @@ def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, sin
         n, resets = int(row[4]), int(row[5])
         warnings = (f"{resets} interval{'s' if resets > 1 else ''} across a restart or a stats reset left out",) \
             if resets else ()
+        period = _period(row, min_gain)
+        if period.planned and not period.findings:  # the findings of its busiest windows, most saving first
+            ordered = sorted(peaks.get(key, ()), key=lambda w: -w.saved_s_per_h)
+            period = replace(period, findings=tuple(dict.fromkeys(f for w in ordered for f in w.findings)))
         items[key] = InstanceAdvice(key, dbms, host, name, n + 1, row[6].isoformat(), row[7].isoformat(),
-                                    _period(row, min_gain), tuple(peaks.get(key, ())), warnings,
-                                    evidence=f"{n + 1} snapshots")
+                                    period, tuple(peaks.get(key, ())), warnings, evidence=f"{n + 1} snapshots")
     for key, advised in stored.items():
         picked = sorted(sorted(advised, key=lambda w: -w.db_iops)[:max(windows, 1)], key=lambda w: w.started_at)
         sources = ", ".join(sorted({w.source.removesuffix(SIZED) for w in advised}))

@@ -152,7 +152,6 @@ def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
             copy.write_row(row)
     stored = conn.execute(f"INSERT INTO advisor.snapshots ({_STAGED}) SELECT {_STAGED} FROM advisor_staged_snapshots "
                           "ON CONFLICT DO NOTHING").rowcount
-    conn.execute("TRUNCATE advisor_staged_snapshots")
     # the collectors' role may not read back what it inserted: the count says how many were new,
     # and the first ones of the batch are counted as the new ones (a trigger queued their arrivals)
     return [(n, index < stored) for index, (n, _item) in enumerate(items)]
