@@ -110,6 +110,16 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
                                            shown=shown, **span)  # type: ignore[arg-type]
             timings.append((shown, time.perf_counter() - t0))
         conn.rollback()
+        from advisor.repo.fleet import fleet_report
+
+        top = report.instances[0].instance_id
+        shows = []
+        for _ in range(3):  # what `fleet show` computes: one instance, every window advised by the engine
+            t0 = time.perf_counter()
+            fleet_report(conn, summarizer.models, only=top, keep=lambda _label, _report: None, windows=windows,
+                         **span)  # type: ignore[arg-type]
+            shows.append(time.perf_counter() - t0)
+        conn.rollback()
     repo_bytes = int(size[0]) if size and size[0] else 0
     load = os.getloadavg()
     rows = [
@@ -122,6 +132,7 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
         ("repository bytes per snapshot", f"{repo_bytes / encoded / 1024:.1f} KiB (tables + indexes + TOAST)"),
         *((f"fleet report, SQL, busiest windows of {'the first 50' if shown else 'all'}",
            f"{took:.2f} s for {len(report.instances)} instances x {snapshots} snapshots") for shown, took in timings),
+        ("fleet show's computation, one instance, one day", " ".join(f"{t:.2f}" for t in shows) + " s"),
         ("load average (1/5/15 min)", f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"),
     ]
     width = max(len(r[0]) for r in rows)
