@@ -43,7 +43,8 @@ def test_same_snapshot_twice_is_one_row_with_its_files(repo_server: PgServer, re
     # stored packed, the file locations once for the instance (the same layout), no per-file rows
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots WHERE packed IS NOT NULL "
                                     "AND document IS NULL") == 2
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.layouts") == 1
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.layouts") == count(
+        repo_server, repo, "SELECT count(DISTINCT layout_digest) FROM advisor.snapshots")  # one per content
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files") == 0
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.instances") == 1
     # the month partition exists and holds the rows
@@ -229,3 +230,18 @@ def test_workloads_reports_and_disk_profiles_are_pushed_once(
         assert count(repo_server, repo, f"SELECT count(*) FROM advisor.{table}") == 1
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.workloads WHERE instance_id IN "
                                     "(SELECT instance_id FROM advisor.instances)") == 1
+
+
+def test_a_batch_counts_each_new_snapshot_once(repo_server: PgServer, repo: str, real_snapshots: list[Path]) -> None:
+    """One COPY batch holding a snapshot twice and one already there: one new row, nothing doubled."""
+    from advisor.repo.connection import connect
+    from advisor.repo.documents import load_file
+    from advisor.repo.ingest import push, push_many
+
+    s0, s1, s2 = (load_file(p) for p in real_snapshots)
+    with connect(repo) as conn:
+        assert push(conn, s1) is True
+        assert sum(push_many(conn, [s0, s0, s1, s2])) == 2
+        assert sum(push_many(conn, [s2, s1, s0])) == 0
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 3  # queued once each
