@@ -112,7 +112,7 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
         conn.rollback()
         from advisor.repo.fleet import fleet_report
 
-        top = report.instances[0].instance_id
+        top = next(i.instance_id for i in report.instances if "-c" not in i.instance_id)  # one with snapshots
         shows = []
         for _ in range(3):  # what `fleet show` computes: one instance, every window advised by the engine
             t0 = time.perf_counter()
