@@ -95,6 +95,23 @@ def test_restart_and_identity_change(repo_server: PgServer, repo: str, real_snap
     assert item["period"]["started_at"][:19] == first[:19] and item["period"]["ended_at"][:19] == second[:19]
 
 
+def test_a_stats_reset_marks_the_interval(repo_server: PgServer, repo: str, real_snapshots: list[Path],
+                                          tmp_path: Path) -> None:
+    s0, s1, _s2 = real_snapshots
+    doc = json.loads(s1.read_text())
+    doc["server"]["stats_reset"] = {**doc["server"]["stats_reset"], "database:postgres": "2099-01-01T00:00:00+00:00"}
+    reset = tmp_path / "reset.json"
+    reset.write_text(json.dumps(doc))
+    _push(repo, tmp_path, s0, reset)
+    [row] = _rows(repo_server, repo)
+    assert row.split(";")[4] == "t", row  # the counters the files are read from were reset: left out of sums
+    done = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)["instances"]
+    assert item["warnings"] == ["1 interval across a restart or a stats reset left out"]
+    assert item["period"]["interval_s"] == 0 and item["period"]["saved_s_per_h"] == 0
+
+
 def test_a_summary_of_another_engine_is_recomputed_not_mixed(repo_server: PgServer, repo: str,
                                                             real_snapshots: list[Path], tmp_path: Path) -> None:
     _push(repo, tmp_path, *real_snapshots)
