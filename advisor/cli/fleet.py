@@ -8,7 +8,6 @@ repository is newer than this advisor.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +127,7 @@ def report(
     """
     import os
 
+    from advisor.cli.fleet_summaries import from_summaries
     from advisor.repo.fleet import fleet_report
 
     start, end = _window(since, until)
@@ -138,7 +138,7 @@ def report(
                                   workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
         else:
             shown = None if fmt is OutputFormat.json or not limit else limit
-            result = _from_summaries(conn, models, start, end, windows, min_gain / 100, detail, shown)
+            result = from_summaries(conn, models, start, end, windows, min_gain / 100, detail, shown)
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
                    f"{result.until}", err=True)
@@ -146,34 +146,6 @@ def report(
         typer.echo(f"advisor: warning: {warning}", err=True)
     warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
-
-
-def _from_summaries(conn: Any, models: Any, start: dt.datetime, end: dt.datetime, windows: int, min_gain: float,
-                    detail: int, shown: int | None) -> FleetReport:
-    """Summarise what waits (when this role may), then rank by SQL; the engine for the first *detail*."""
-    from advisor.cli.push import default_summarizer
-    from advisor.repo.fleet import fleet_report
-    from advisor.repo.fleet_rank import ranked_from_summaries
-    from advisor.repo.summaries import drain, may_summarise, requeue_stale
-
-    summarizer = default_summarizer()
-    if may_summarise(conn):
-        requeue_stale(conn, summarizer)
-        for why in drain(conn, summarizer).failed:
-            typer.echo(f"advisor: warning: interval not summarised: {why}", err=True)
-
-    def whole(key: str) -> Any:
-        from advisor.errors import AdvisorError
-
-        try:
-            found = fleet_report(conn, models, since=start, until=end, windows=0, only=key,
-                                 min_gain=min_gain).instances
-        except AdvisorError:
-            return None
-        return replace(found[0].period, label="whole period") if found and found[0].period else None
-
-    return ranked_from_summaries(conn, summarizer.models_key, since=start, until=end, windows=windows,
-                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
 
 
 @fleet_app.command("show")
