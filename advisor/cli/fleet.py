@@ -102,6 +102,8 @@ def report(
     repo: str = REPO, since: str = SINCE, until: str | None = UNTIL, windows: int = WINDOWS,
     preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE, min_gain: float = MIN_GAIN,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
+    detail: int = typer.Option(3, "--detail", min=0, max=50,
+                               help="First instances also advised over the whole period as one interval."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS,
                                 help="Processes advising instances (0: one per CPU), each with its own session."),
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
@@ -112,16 +114,23 @@ def report(
     """
     import os
 
+    from advisor.cli.fleet_summaries import from_summaries
     from advisor.repo.fleet import fleet_report
 
     start, end = _window(since, until)
     models = _models(preset, spec)
     with _open(repo) as conn:
-        result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
-                              workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
+        if force or preset or spec:  # summaries are made with the default models and gate: the engine, per instance
+            result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
+                                  workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
+        else:
+            shown = None if fmt is OutputFormat.json or not limit else limit
+            result = from_summaries(conn, models, start, end, windows, min_gain / 100, detail, shown)
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
                    f"{result.until}", err=True)
+    for warning in result.warnings:
+        typer.echo(f"advisor: warning: {warning}", err=True)
     warn_skipped(result)
     output_fleet(result, fmt, output, limit or None)
 

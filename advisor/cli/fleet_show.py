@@ -2,7 +2,7 @@
 
 The full report is the ordinary ``advisor report`` of the chosen window (the whole period by
 default), rendered by the same renderers; above it, every advised window and the
-per-tablespace rates the repository's per-file rows give for that window.
+per-tablespace rates of the chosen window's report (the engine's areas).
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def _window_row(w: WindowAdvice) -> tuple[str, ...]:
 
 
 def _area_rates(report: Report) -> list[dict[str, Any]]:
-    """Rates per area from a workload's report (a workload has no per-file rows in the repository)."""
+    """Rates per area from the window's report: the engine's rates (its reset rule, its units), never
+    a second computation in SQL."""
     return [{"tablespace": a.name, "files": a.files, "read_iops": a.read_iops, "write_iops": a.write_iops,
              "read_mib_s": round(a.read_mb_s, 3)} for a in report.areas]  # a report's MB is already 2^20
 
@@ -80,7 +81,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
                   label: str, judging: Judging, fmt: OutputFormat, output: Path | None) -> None:
     """Advise one instance and print its windows, tablespaces and the chosen window's report."""
     from advisor.cli.fleet import warn_skipped
-    from advisor.repo.fleet import fleet_report, resolve_instance, tablespace_rates
+    from advisor.repo.fleet import fleet_report, resolve_instance
 
     key = resolve_instance(conn, name)
     reports: dict[str, Report] = {}
@@ -95,9 +96,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
         label = item.busiest[-1].label
     if label not in reports:
         raise BadInput(f"--window {label!r}: this instance has {', '.join(reports)}")
-    chosen = next(w for w in _windows(item) if w.label == label)
-    rates = (tablespace_rates(conn, key, chosen.started_at, chosen.ended_at) if chosen.source == "snapshots"
-             else _area_rates(reports[label]))
+    rates = _area_rates(reports[label])  # the engine's areas: the same rows as `advisor report`
     spaces = [_space_row(r) for r in rates]
     title = f"{item.instance_id} ({item.host}/{item.name}): {item.evidence} {item.first_at} .. {item.last_at}"
     rows = [_window_row(w) for w in _windows(item)]

@@ -24,26 +24,36 @@ if TYPE_CHECKING:
     from advisor.repo.documents import Pushable
     from advisor.repo.pusher import PushResult
     from advisor.repo.spool import Spool
+    from advisor.repo.summaries import Summarizer
 
 SPOOL_HELP = "Where documents wait when the repository is unreachable (default $ADVISOR_SPOOL or ~/.local/state)."
 
 
-def _pushed(repo: str, items: Sequence[Pushable], spool: Spool) -> PushResult:
+def default_summarizer() -> Summarizer:
+    """The models interval summaries are made with: the default preset, as ``advisor report`` uses."""
+    from advisor.cli.reporting import DEFAULT_PRESET, load_models
+    from advisor.repo.summaries import Summarizer
+
+    models, _notes = load_models(None, None, None)
+    return Summarizer(models, f"preset:{DEFAULT_PRESET}")
+
+
+def _pushed(repo: str, items: Sequence[Pushable], spool: Spool, keep_documents: bool = False) -> PushResult:
     """Push *items* (and the spool) and print the warnings and the one-line summary."""
     from advisor.repo.pusher import push_documents
 
-    result = push_documents(repo, items, spool)
+    result = push_documents(repo, items, spool, summarizer=default_summarizer(), keep_documents=keep_documents)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {result.summary(spool)}", err=True)
     return result
 
 
-def run_push(repo: str, items: Sequence[Pushable], spool_dir: Path | None) -> None:
+def run_push(repo: str, items: Sequence[Pushable], spool_dir: Path | None, keep_documents: bool = False) -> None:
     """Push *items* (and the spool); print one summary line; raise the error that stopped it."""
     from advisor.repo.spool import Spool, default_dir
 
-    result = _pushed(repo, items, Spool(spool_dir or default_dir()))
+    result = _pushed(repo, items, Spool(spool_dir or default_dir()), keep_documents)
     if result.error is not None:
         raise result.error
 
@@ -53,12 +63,18 @@ def push(
                                        show_default=False),
     repo: str = typer.Option(..., "--repo", help="libpq DSN of the repository."),
     spool: Path | None = typer.Option(None, "--spool", help=SPOOL_HELP),
+    keep_documents: bool = typer.Option(False, "--keep-documents",
+                                        help="Keep each snapshot's whole document too (about 8x the bytes)."),
 ) -> None:
-    """Send documents to the repository (idempotent); with no FILE, send what waits in the spool."""
+    """Send documents to the repository (idempotent); with no FILE, send what waits in the spool.
+
+    The intervals new snapshots close are advised at once when the role may write summaries;
+    otherwise they wait in the repository's queue for `advisor repo summarize`.
+    """
     from advisor.repo.documents import load_file
 
     items = [load_file(path) for path in files or []]  # all checked before anything is sent
-    run_push(repo, items, spool)
+    run_push(repo, items, spool, keep_documents)
 
 
 def register(app: typer.Typer) -> None:

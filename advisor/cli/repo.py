@@ -38,6 +38,28 @@ def init(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
     typer.echo(f"repository at schema version {CURRENT_VERSION}" + ("" if done else " (already current)"), err=True)
 
 
+@repo_app.command("summarize")
+def summarize(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
+    """Advise the intervals queued by pushes, and again those summarised by another engine version.
+
+    Needs a role that may write summaries (the owner); pushes by such a role do it at once.
+    """
+    from advisor.cli.push import default_summarizer
+    from advisor.repo.connection import connect
+    from advisor.repo.ingest import checked_connection
+    from advisor.repo.summaries import drain, requeue_stale
+
+    summarizer = default_summarizer()
+    with connect(dsn) as conn:
+        checked_connection(conn)
+        stale = requeue_stale(conn, summarizer)
+        done = drain(conn, summarizer)
+    for why in done.failed:
+        typer.echo(f"advisor: warning: interval not summarised: {why}", err=True)
+    typer.echo(f"summarised {done.arrivals} arrivals into {done.summaries} interval summaries"
+               f" ({stale} queued again: made by another engine version or other models)", err=True)
+
+
 @repo_app.command("prune")
 def prune(
     dsn: str = typer.Option(..., "--dsn", help=DSN_HELP),

@@ -36,7 +36,7 @@ from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
 from advisor.repo.connection import translate
 from advisor.repo.documents import instance_id
-from advisor.repo.fleet_documents import Documents, Unreadable, Wanted, fetch
+from advisor.repo.fleet_documents import Documents, Stored, Unreadable, Wanted, fetch
 from advisor.repo.fleet_model import (
     FLEET_FORMAT_VERSION,
     FleetReport,
@@ -46,7 +46,7 @@ from advisor.repo.fleet_model import (
     read_time_s_per_h,
     verdict,
 )
-from advisor.repo.fleet_queries import resolve_instance, tablespace_rates
+from advisor.repo.fleet_queries import resolve_instance
 from advisor.repo.fleet_workloads import (
     WorkloadRow,
     all_workloads,
@@ -161,13 +161,13 @@ def _wanted(line: _Timeline, windows: int) -> set[Wanted]:
 
 
 def _fetch_instance(conn: psycopg.Connection[Any], line: _Timeline,
-                    windows: int) -> tuple[dict[Wanted, str], list[WorkloadRow]]:
+                    windows: int) -> tuple[dict[Wanted, Stored], list[WorkloadRow]]:
     """Every document advising *line* needs: the snapshots of its windows and all its workloads."""
     return fetch(conn, line.instance_id, _wanted(line, windows)), fetch_workloads(conn, line.instance_id,
                                                                                   line.workloads)
 
 
-def _judged(label: str, work: Any, report: Report, rate: float, started: str, ended: str,
+def judged_window(label: str, work: Any, report: Report, rate: float, started: str, ended: str,
             source: str) -> WindowAdvice:
     """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model)."""
     plan = report.plan
@@ -193,7 +193,7 @@ def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, j
     work = diff(a, b, allow_reset=True)
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
                                               min_gain=judging.min_gain))
-    return _judged(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
+    return judged_window(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
 
 
 def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Models, judging: Judging,
@@ -205,7 +205,7 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
                      "REPO`")
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
                                               min_gain=judging.min_gain, no_plan=no_sizes))
-    return _judged(label, work, report, db_iops(work), work.started_at, work.ended_at,
+    return judged_window(label, work, report, db_iops(work), work.started_at, work.ended_at,
                    shown_source(row.source)), report
 
 
@@ -285,10 +285,10 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
 
     results: list[InstanceAdvice] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleet-fetch") as fetcher:
-        def prefetch(line: _Timeline) -> Future[tuple[dict[Wanted, str], list[WorkloadRow]]]:
+        def prefetch(line: _Timeline) -> Future[tuple[dict[Wanted, Stored], list[WorkloadRow]]]:
             return fetcher.submit(_fetch_instance, conn, line, windows)
 
-        def more(key: str) -> Callable[[set[Wanted]], dict[Wanted, str]]:
+        def more(key: str) -> Callable[[set[Wanted]], dict[Wanted, Stored]]:
             """Documents a window chosen again needs, fetched by the same thread after the prefetch."""
             return lambda wanted: fetcher.submit(fetch, conn, key, wanted).result()
 
@@ -404,4 +404,4 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
 
 
 __all__ = ["FLEET_FORMAT_VERSION", "FleetReport", "InstanceAdvice", "Judging", "WindowAdvice", "fleet_report",
-           "instance_id", "resolve_instance", "tablespace_rates"]
+           "instance_id", "resolve_instance"]

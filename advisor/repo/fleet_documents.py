@@ -24,9 +24,10 @@ from advisor.errors import BadInput
 from advisor.io_share import VIEWS_READ
 from advisor.model import Snapshot, decode_snapshot
 from advisor.repo.documents import instance_id
+from advisor.repo.packed import unpack
 
 Wanted = tuple[dt.datetime, bool]  # (taken_at, whole): whole = the later snapshot of a pair, with its layout
-Fetch = Callable[[set[Wanted]], dict[Wanted, str]]
+Fetch = Callable[[set[Wanted]], "dict[Wanted, Stored]"]
 
 
 class Unreadable(Exception):
@@ -39,36 +40,44 @@ class Unreadable(Exception):
 
 
 _FETCH = """
-SELECT taken_at, (CASE WHEN kept IS NULL THEN document
+SELECT taken_at, (CASE WHEN packed IS NOT NULL THEN NULL
+                       WHEN kept IS NULL THEN document
                        WHEN %(whole)s OR jsonb_typeof(kept->'layout') IS DISTINCT FROM 'object' THEN kept
-                       ELSE kept #- '{layout,locations}' END)::text
-FROM advisor.snapshots,
-LATERAL (SELECT CASE jsonb_typeof(document) WHEN 'object' THEN jsonb_set(document, '{views}', (
+                       ELSE kept #- '{layout,locations}' END)::text,
+       packed, CASE WHEN %(whole)s THEN l.locations END
+FROM advisor.snapshots s
+LEFT JOIN advisor.layouts l ON l.instance_id = s.instance_id AND l.digest = s.layout_digest,
+LATERAL (SELECT CASE WHEN packed IS NULL AND jsonb_typeof(document) = 'object' THEN jsonb_set(document, '{views}', (
     SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM jsonb_each(
         CASE jsonb_typeof(document->'views') WHEN 'object' THEN document->'views' ELSE '{}' END)
     WHERE key = ANY(%(views)s))) END AS kept) AS trimmed
-WHERE instance_id = %(id)s AND taken_at = ANY(%(at)s)
+WHERE s.instance_id = %(id)s AND taken_at = ANY(%(at)s)
 """
 """A snapshot's document with only the views :data:`~advisor.io_share.VIEWS_READ`, and without
 file locations unless wanted whole; a row that is not a JSON object comes back as it is (and
-is refused by the decoder, not by this query)."""
+is refused by the decoder, not by this query). A packed row (:mod:`advisor.repo.packed`, every
+row since schema 3) comes back as its packed bytes and, wanted whole, its file locations."""
+Stored = str | tuple[bytes, bytes | None]
+"""A fetched row: the document's text (rows before schema 3), or the packed core and locations."""
 
 
-def fetch(conn: psycopg.Connection[Any], key: str, wanted: set[Wanted]) -> dict[Wanted, str]:
-    """The text of each wanted document of instance *key* (the measured choice: see the module)."""
-    texts: dict[Wanted, str] = {}
+def fetch(conn: psycopg.Connection[Any], key: str, wanted: set[Wanted]) -> dict[Wanted, Stored]:
+    """Each wanted snapshot of instance *key*, as stored (the measured choice: see the module)."""
+    texts: dict[Wanted, Stored] = {}
     for whole in (False, True):
         at = sorted(t for t, is_whole in wanted if is_whole == whole)
         if at:
             rows = conn.execute(_FETCH, {"whole": whole, "id": key, "at": at, "views": list(VIEWS_READ)}).fetchall()
-            texts.update(((taken_at, whole), text) for taken_at, text in rows)
+            texts.update(((taken_at, whole), text if packed is None else (bytes(packed), None if loc is None
+                                                                          else bytes(loc)))
+                         for taken_at, text, packed, loc in rows)
     return texts
 
 
 class Documents:
     """The snapshot documents of one instance, decoded by the model's reader when first asked for."""
 
-    def __init__(self, key: str, texts: dict[Wanted, str], more: Fetch | None = None) -> None:
+    def __init__(self, key: str, texts: dict[Wanted, Stored], more: Fetch | None = None) -> None:
         self.key = key
         self.texts = texts
         self.more = more
@@ -92,10 +101,10 @@ class Documents:
             out.append(self.decoded[wanted])
         return out
 
-    def _decode(self, taken: dt.datetime, text: str) -> Snapshot:
+    def _decode(self, taken: dt.datetime, text: Stored) -> Snapshot:
         source = f"repository snapshot {self.key} at {taken.isoformat()}"
         try:
-            snapshot = decode_snapshot(text, source)
+            snapshot = decode_snapshot(text, source) if isinstance(text, str) else unpack(*text, source)
         except BadInput as exc:
             raise Unreadable(taken, exc.one_line()) from None
         owner = instance_id(snapshot.server)

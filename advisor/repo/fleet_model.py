@@ -23,9 +23,10 @@ from typing import Literal
 
 from advisor.model import Plan, Report, Workload
 
-FLEET_FORMAT_VERSION = 2
+FLEET_FORMAT_VERSION = 3
 """2: each window has its evidence ``source``, ``verdict`` and ``read_s_per_h``; instances list their
-``evidence`` and ``workloads``."""
+``evidence`` and ``workloads``. 3: the period is the sum of the interval summaries; ``detail`` is
+the whole period advised as one interval (the first instances); the report has ``warnings``."""
 
 Verdict = Literal["saves", "sizes unknown", "no change worth making", "nothing to gain", "no plan"]
 VERDICT_ORDER: dict[str, int] = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3,
@@ -72,6 +73,7 @@ class InstanceAdvice:
     skipped: tuple[str, ...] = ()  # repository rows left out: each names the row and why
     workloads: int = 0
     evidence: str = ""  # "16 snapshots", "2 workloads (awr-html)", or both
+    detail: WindowAdvice | None = None  # the whole period as one interval (advisor report FIRST LAST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class FleetReport:
     instances: tuple[InstanceAdvice, ...]
     tool_version: str = ""
     min_gain: float = 0.05
+    warnings: tuple[str, ...] = ()  # what the ranking leaves out and why
     document: Literal["fleet-report"] = "fleet-report"
     format_version: int = FLEET_FORMAT_VERSION
 

@@ -1,39 +1,71 @@
-"""Write one document into the repository: one transaction, idempotent, insert-only.
+"""Write documents into the repository: many per transaction, idempotent, insert-only.
 
 Each document's natural key decides whether it is already there: a snapshot is its
 instance and ``taken_at``, a workload its instance, interval and source (``+sizes`` when it
 carries merged sizes), a disk profile or a report its content digest. ``INSERT ... ON
 CONFLICT DO NOTHING`` needs only the INSERT privilege (no SELECT, no UPDATE), so the
-collectors' role can push and never read or change
-history; the row count says whether the document was new. A snapshot's per-file rows are
-written with COPY only when its snapshot row was new, so a document pushed twice is one
-row and its files are never doubled. Any failure rolls the whole document back.
+collectors' role can push and never read or change history; the rows it returns say which
+documents were new. Snapshots of a batch are sent with one COPY into a temporary table and
+inserted from there in one statement (:func:`push_many`); a snapshot is stored packed
+(:mod:`advisor.repo.packed`), its file locations once per instance and content. Every new
+snapshot or workload also queues an arrival (``advisor.arrivals``): the summariser
+(:mod:`advisor.repo.summaries`) advises the intervals it touches. Any failure rolls the
+whole batch back, so a batch is all there or not at all, and the spool resends it whole.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 
-from advisor.model import DiskProfile, Report, Snapshot, Workload
+from advisor.model import DiskProfile, Report, ServerInfo, Snapshot, Workload
 from advisor.repo.connection import translate
 from advisor.repo.documents import Pushable, instance_id
+from advisor.repo.packed import pack
 from advisor.repo.schema import check_version
 
-_FILE_COLUMNS = (
-    "instance_id, taken_at, file_id, kind, tablespace, container, path, size_bytes, reads, writes, "
-    "read_bytes, write_bytes, read_time_ms, write_time_ms"
-)
+_STAGED = ("instance_id, taken_at, server_started_at, version, format_version, tool_version, files, reads, writes, "
+           "read_bytes, write_bytes, io_wait_share, digest, document, packed, layout_digest")
 
 
-def push(conn: psycopg.Connection[Any], item: Pushable) -> bool:
+_STAGING = """
+CREATE TEMP TABLE IF NOT EXISTS advisor_staged_snapshots (
+    instance_id text, taken_at timestamptz, server_started_at text, version text, format_version int,
+    tool_version text, files int, reads bigint, writes bigint, read_bytes numeric, write_bytes numeric,
+    io_wait_share double precision, digest text, document jsonb, packed bytea, layout_digest text
+) ON COMMIT DELETE ROWS
+"""
+"""Where a batch's snapshots are copied first (spelled out: ``LIKE`` would need SELECT on the table)."""
+
+
+def push(conn: psycopg.Connection[Any], item: Pushable, *, keep_documents: bool = False) -> bool:
     """Store *item* in one transaction; True if it was new, False if it was already there."""
+    return push_many(conn, [item], keep_documents=keep_documents)[0]
+
+
+def push_many(conn: psycopg.Connection[Any], items: Sequence[Pushable], *,
+              keep_documents: bool = False) -> list[bool]:
+    """Store *items* in one transaction; as many True as documents were new (in a batch of
+    snapshots the count is exact, not which ones: the collectors' role cannot read rows back).
+
+    With *keep_documents* each snapshot's document is kept whole as jsonb beside its packed form.
+    """
+    if not items:
+        return []
+    what = items[0].source if len(items) == 1 else f"{len(items)} documents ({items[0].source} ...)"
     try:
         with conn.transaction():
-            return _store(conn, item)
+            snapshots = [(n, item) for n, item in enumerate(items) if isinstance(item.document, Snapshot)]
+            new = dict(_snapshots(conn, snapshots, keep_documents))
+            for n, item in enumerate(items):
+                if n not in new:
+                    new[n] = _store(conn, item)
+            return [new[n] for n in range(len(items))]
     except psycopg.Error as exc:
-        raise translate(exc, f"pushing {item.source}", pushing=True) from None
+        raise translate(exc, f"pushing {what}", pushing=True) from None
 
 
 def checked_connection(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
@@ -49,8 +81,6 @@ def checked_connection(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]
 def _store(conn: psycopg.Connection[Any], item: Pushable) -> bool:
     document = item.document
     text = item.raw.decode("utf-8")
-    if isinstance(document, Snapshot):
-        return _snapshot(conn, document, text, item.digest)
     if isinstance(document, Workload):
         return _workload(conn, document, text, item.digest)
     if isinstance(document, DiskProfile):
@@ -59,6 +89,7 @@ def _store(conn: psycopg.Connection[Any], item: Pushable) -> bool:
                              "ON CONFLICT DO NOTHING",
                        {"digest": item.digest, "at": document.measured_at, "target": document.target,
                         "device": document.device, "host": document.machine.get("hostname"), "doc": text})
+    assert isinstance(document, Report), "snapshots are stored by _snapshots"
     return _report(conn, document, text, item.digest)
 
 
@@ -82,30 +113,64 @@ def _instance(conn: psycopg.Connection[Any], document: Snapshot | Workload) -> s
     return key
 
 
-def _snapshot(conn: psycopg.Connection[Any], snap: Snapshot, text: str, digest: str) -> bool:
-    _month(conn, "snapshots", snap.taken_at)
-    _month(conn, "snapshot_files", snap.taken_at)
-    key = _instance(conn, snap)
-    files = snap.files
-    new = _insert(
-        conn,
-        "INSERT INTO advisor.snapshots (instance_id, taken_at, server_started_at, version, format_version, "
-        "tool_version, files, reads, writes, read_bytes, write_bytes, io_wait_share, digest, document) "
-        "VALUES (%(id)s, %(at)s, %(started)s, %(version)s, %(fv)s, %(tv)s, %(files)s, %(reads)s, %(writes)s, "
-        "%(rb)s, %(wb)s, %(wait)s, %(digest)s, %(doc)s::jsonb) ON CONFLICT DO NOTHING",
-        {"id": key, "at": snap.taken_at, "started": snap.server.started_at, "version": snap.server.version,
-         "fv": snap.format_version, "tv": snap.tool_version, "files": len(files),
-         "reads": sum(f.reads for f in files), "writes": sum(f.writes or 0 for f in files),
-         "rb": sum(f.read_bytes for f in files), "wb": sum(f.write_bytes or 0 for f in files),
-         "wait": snap.wait.io_wait_share, "digest": digest, "doc": text},
-    )
-    if not new:
-        return False
-    with conn.cursor().copy(f"COPY advisor.snapshot_files ({_FILE_COLUMNS}) FROM STDIN") as copy:
-        for f in files:
-            copy.write_row((key, snap.taken_at, f.file_id, f.kind, f.tablespace, f.container, f.path, f.size_bytes,
-                            f.reads, f.writes, f.read_bytes, f.write_bytes, f.read_time_ms, f.write_time_ms))
-    return True
+def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
+               keep_documents: bool) -> list[tuple[int, bool]]:
+    """COPY the snapshots of a batch into a temporary table, insert the new ones, queue their arrivals."""
+    if not items:
+        return []
+    first: dict[tuple[str, str], int] = {}
+    rows: list[tuple[Any, ...]] = []
+    layouts: dict[tuple[str, str], tuple[bytes, str]] = {}
+    for n, item in items:
+        snap = item.document
+        assert isinstance(snap, Snapshot)
+        key = instance_id(snap.server)
+        if (key, snap.taken_at) in first:
+            continue  # the same snapshot twice in one batch: the first one stands
+        first[(key, snap.taken_at)] = n
+        packed = pack(snap)
+        if packed.locations is not None and packed.layout_digest is not None:
+            layouts.setdefault((key, packed.layout_digest), (packed.locations, snap.taken_at))
+        files = snap.files
+        rows.append((key, snap.taken_at, snap.server.started_at, snap.server.version, snap.format_version,
+                     snap.tool_version, len(files), sum(f.reads for f in files), sum(f.writes or 0 for f in files),
+                     sum(f.read_bytes for f in files), sum(f.write_bytes or 0 for f in files),
+                     snap.wait.io_wait_share, item.digest,
+                     item.raw.decode("utf-8") if keep_documents else None, packed.core, packed.layout_digest))
+    for month in sorted({_instant(r[1]).astimezone(dt.UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+                         for r in rows}):
+        _month(conn, "snapshots", month.isoformat())
+    _instances(conn, [item.document.server for _n, item in items if isinstance(item.document, Snapshot)])
+    if layouts:
+        conn.cursor().executemany(
+            "INSERT INTO advisor.layouts (instance_id, digest, locations, first_at) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            [(k, d, loc, at) for (k, d), (loc, at) in layouts.items()])
+    conn.execute(_STAGING)
+    with conn.cursor().copy(f"COPY advisor_staged_snapshots ({_STAGED}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+    stored = conn.execute(f"INSERT INTO advisor.snapshots ({_STAGED}) SELECT {_STAGED} FROM advisor_staged_snapshots "
+                          "ON CONFLICT DO NOTHING").rowcount
+    # the collectors' role may not read back what it inserted: the count says how many were new,
+    # and the first ones of the batch are counted as the new ones (a trigger queued their arrivals)
+    return [(n, index < stored) for index, (n, _item) in enumerate(items)]
+
+
+def _instant(at: str) -> dt.datetime:
+    """A document time as the timestamptz the repository returns (a time without a zone is UTC)."""
+    value = dt.datetime.fromisoformat(at)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def _instances(conn: psycopg.Connection[Any], servers: list[ServerInfo]) -> None:
+    seen = {instance_id(s): s for s in servers}
+    conn.execute(
+        "INSERT INTO advisor.instances (instance_id, dbms, identity, host, name) "
+        "SELECT * FROM unnest(%(id)s::text[], %(dbms)s::text[], %(identity)s::text[], %(host)s::text[], "
+        "%(name)s::text[]) ON CONFLICT DO NOTHING",
+        {"id": list(seen), "dbms": [s.dbms for s in seen.values()], "identity": [s.identity for s in seen.values()],
+         "host": [s.host for s in seen.values()], "name": [s.name for s in seen.values()]})
 
 
 def _workload(conn: psycopg.Connection[Any], work: Workload, text: str, digest: str) -> bool:

@@ -22,8 +22,12 @@ from typing import Any
 from advisor.errors import AdvisorError, BadInput
 from advisor.repo.connection import DocumentRefused, connect
 from advisor.repo.documents import Pushable
-from advisor.repo.ingest import checked_connection, push
+from advisor.repo.ingest import checked_connection, push, push_many
 from advisor.repo.spool import Spool
+from advisor.repo.summaries import Summarizer, drain, may_summarise
+
+BATCH = 100
+"""Documents per transaction: one COPY each (the measured ingest rate is in docs/fleet.md)."""
 
 
 @dataclass
@@ -50,21 +54,60 @@ class PushResult:
 
 
 def push_documents(dsn: str, items: Sequence[Pushable], spool: Spool,
-                   connector: Callable[[str], Any] = connect) -> PushResult:
-    """Send the spool, then *items*; keep in the spool whatever could not be sent.
+                   connector: Callable[[str], Any] = connect, *, summarizer: Summarizer | None = None,
+                   keep_documents: bool = False) -> PushResult:
+    """Send the spool, then *items*, a batch per transaction; keep in the spool what could not be sent.
 
-    An untrusted spool is refused (BadInput) before anything is sent or kept.
+    With a *summarizer*, and a role that may write summaries, the intervals the new documents
+    touch are advised at once (:mod:`advisor.repo.summaries`); otherwise they wait in the
+    repository's queue for ``advisor repo summarize``. An untrusted spool is refused
+    (BadInput) before anything is sent or kept.
     """
     result = PushResult(warnings=spool.check())
     try:
-        _send(dsn, list(items), spool, connector, result)
+        _send(dsn, list(items), spool, connector, result, summarizer, keep_documents)
     finally:
         result.waiting = len(spool.waiting())
     return result
 
 
+def _summarise(conn: Any, summarizer: Summarizer, items: Sequence[Pushable], result: PushResult) -> None:
+    """Advise the queued arrivals now; a failure leaves them queued (the documents are stored)."""
+    from advisor.model import Snapshot
+    from advisor.repo.documents import instance_id
+    from advisor.repo.summaries import _instant
+
+    known = {(instance_id(i.document.server), _instant(i.document.taken_at)): i.document
+             for i in items if isinstance(i.document, Snapshot)}
+    try:
+        if not may_summarise(conn):
+            return
+        done = drain(conn, summarizer, known)
+    except AdvisorError as exc:
+        result.warnings.append(f"the intervals were not summarised ({exc.one_line()}); they wait in the "
+                               "repository's queue for `advisor repo summarize`")
+        return
+    result.warnings += [f"interval not summarised: {why}" for why in done.failed]
+
+
+def _batch(conn: Any, chunk: list[Pushable], keep_documents: bool) -> list[bool | DocumentRefused]:
+    """Push *chunk* in one transaction; when the repository refuses one, each alone (to name it)."""
+    try:
+        return list(push_many(conn, chunk, keep_documents=keep_documents))
+    except DocumentRefused:
+        if len(chunk) == 1:
+            raise
+    out: list[bool | DocumentRefused] = []
+    for item in chunk:
+        try:
+            out.append(push(conn, item, keep_documents=keep_documents))
+        except DocumentRefused as exc:
+            out.append(exc)
+    return out
+
+
 def _send(dsn: str, pending: list[Pushable], spool: Spool, connector: Callable[[str], Any],
-          result: PushResult) -> None:
+          result: PushResult, summarizer: Summarizer | None = None, keep_documents: bool = False) -> None:
     refused: list[AdvisorError] = []
 
     def keep_pending(error: AdvisorError) -> None:
@@ -86,17 +129,23 @@ def _send(dsn: str, pending: list[Pushable], spool: Spool, connector: Callable[[
     with conn:
         try:
             checked_connection(conn)
-            _drain(conn, spool, result)
+            sent = list(pending)
+            sent += _drain(conn, spool, result, keep_documents)
             while pending:
+                chunk = pending[:BATCH]
                 try:
-                    new = push(conn, pending[0])
+                    outcomes = _batch(conn, chunk, keep_documents)
                 except DocumentRefused as exc:
-                    refused.append(exc)
-                    new = None
-                pending.pop(0)
-                if new is not None:
+                    outcomes = [exc]
+                del pending[:len(chunk)]
+                for new in outcomes:
+                    if isinstance(new, DocumentRefused):
+                        refused.append(new)
+                        continue
                     result.new += new
                     result.present += not new
+            if summarizer is not None:
+                _summarise(conn, summarizer, sent, result)
         except AdvisorError as exc:
             keep_pending(exc)
     if refused:
@@ -104,18 +153,35 @@ def _send(dsn: str, pending: list[Pushable], spool: Spool, connector: Callable[[
         result.error = result.error or refused[0]
 
 
-def _drain(conn: Any, spool: Spool, result: PushResult) -> None:
-    """Send what waits in the spool; a failure that is not the file's own stops it (the rest waits)."""
-    for path in spool.waiting():
+def _drain(conn: Any, spool: Spool, result: PushResult, keep_documents: bool) -> list[Pushable]:
+    """Send what waits in the spool, a batch per transaction; return what was sent.
+
+    A file is removed only after its batch committed; a failure that is not a file's own
+    stops the drain (the rest waits). A file that is its own fault (unreadable, or refused
+    by the repository: DocumentRefused) is set aside, since it would fail every time.
+    """
+    sent: list[Pushable] = []
+    waiting = spool.waiting()
+    for start in range(0, len(waiting), BATCH):
+        loaded: list[tuple[Path, Pushable]] = []
+        for path in waiting[start:start + BATCH]:
+            try:
+                loaded.append((path, spool.load(path)))
+            except FileNotFoundError:
+                continue  # another run sharing the spool sent it meanwhile
+            except BadInput as exc:
+                result.warnings.append(spool.set_aside(path, exc.one_line()))
         try:
-            item = spool.load(path)
-            new = push(conn, item)
-        except FileNotFoundError:
-            continue  # another run sharing the spool sent it meanwhile
-        except BadInput as exc:  # the file's own fault (DocumentRefused too): it would fail every time
-            result.warnings.append(spool.set_aside(path, exc.one_line()))
-            continue
-        spool.done(path)
-        result.from_spool += 1
-        result.new += new
-        result.present += not new
+            outcomes = _batch(conn, [item for _p, item in loaded], keep_documents) if loaded else []
+        except DocumentRefused as exc:
+            outcomes = [exc]
+        for (path, item), new in zip(loaded, outcomes, strict=True):
+            if isinstance(new, DocumentRefused):
+                result.warnings.append(spool.set_aside(path, new.one_line()))
+                continue
+            spool.done(path)
+            sent.append(item)
+            result.from_spool += 1
+            result.new += new
+            result.present += not new
+    return sent

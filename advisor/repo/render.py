@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.jsonio import encode
+from advisor.render.fleet import DETAIL_HEADERS, DETAIL_TITLE, detail_rows
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.render.tables import html_table, markdown_table
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
@@ -95,6 +96,16 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     console.print(table)
     if limit is not None and len(report.instances) > limit:
         console.print(f"... {len(report.instances) - limit} more (--limit 0 shows all)")
+    details = detail_rows(report)
+    if details:
+        extra = Table(title=DETAIL_TITLE, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      collapse_padding=True)
+        for n, header in enumerate(("#", "instance", "saved s/h", "saved %", "advice")):
+            extra.add_column(header, justify="right" if n in (0, 2, 3) else "left", no_wrap=n < 4,
+                             overflow="fold")
+        for cells in details:
+            extra.add_row(*(rich_text(cells[n]) for n in (0, 1, 4, 5, 8)))
+        console.print(extra)
 
 
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:
@@ -102,6 +113,9 @@ def render_markdown(report: FleetReport, limit: int | None = None) -> str:
     right = (0, 4, 5, 6, 7, 8, 10, 11)
     lines = [f"# {markdown_cell(_title(report))}", "",
              *markdown_table(HEADERS, [row(item, report.min_gain) for item in report.instances[:limit]], right)]
+    details = detail_rows(report)
+    if details:
+        lines += ["", f"## {markdown_cell(DETAIL_TITLE)}", "", *markdown_table(DETAIL_HEADERS, details)]
     return "\n".join(lines) + "\n"
 
 
@@ -109,6 +123,10 @@ def render_html(report: FleetReport, limit: int | None = None) -> str:
     """One self-contained page (no scripts, no external resources)."""
     table = html_table(HEADERS, [row(item, report.min_gain) for item in report.instances[:limit]], css_class="fleet",
                        line_per_row=True)
+    details = detail_rows(report)
+    if details:
+        table += (f"\n<h2>{html_text(DETAIL_TITLE)}</h2>\n"
+                  + html_table(DETAIL_HEADERS, details, css_class="fleet-detail", line_per_row=True))
     return (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>advisor fleet</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"

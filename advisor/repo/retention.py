@@ -1,7 +1,9 @@
 """Retention: forget what is older than ``--keep``, month partitions first.
 
 A month that lies wholly before the cut-off is dropped as a table (instant, no vacuum, no
-bloat); the month that straddles the cut-off loses only its older rows by DELETE. Disk
+bloat); the month that straddles the cut-off loses only its older rows by DELETE. Interval
+summaries and their hourly and daily rollups are partitioned the same way and go with
+their months; a snapshot's file locations (stored once per layout) go with its last snapshot. Disk
 profiles (few, small, not partitioned) are deleted row by row. Instances are kept: they are
 a handful of rows and say which hosts once reported. Everything runs in one transaction, so
 an interrupted prune changes nothing.
@@ -28,7 +30,9 @@ from advisor.repo.connection import translate
 from advisor.repo.schema import PARTITIONED, check_version
 
 _TIME_COLUMN = {"snapshots": "taken_at", "snapshot_files": "taken_at", "workloads": "ended_at",
-                "reports": "generated_at", "disk_profiles": "measured_at"}
+                "reports": "generated_at", "disk_profiles": "measured_at", "interval_summaries": "ended_at",
+                "summary_hourly": "bucket", "summary_daily": "bucket", "arrivals": "ended_at",
+                "skipped_rows": "ended_at"}
 DOCUMENT_TABLES = ("snapshots", "workloads", "reports", "disk_profiles")
 """Tables of whole documents, counted in the plan (a snapshot's per-file rows go with it)."""
 
@@ -157,10 +161,14 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
             for name in plan.drop:
                 conn.execute(sql.SQL("DROP TABLE advisor.{}").format(sql.Identifier(name)))
                 dropped.append(name)
-            for table in (*PARTITIONED, "disk_profiles"):
+            for table in (*PARTITIONED, "disk_profiles", "arrivals", "skipped_rows"):
                 cursor = conn.execute(sql.SQL("DELETE FROM advisor.{} WHERE {} < %(c)s").format(
                     sql.Identifier(table), sql.Identifier(_TIME_COLUMN[table])), {"c": cutoff})
                 deleted += max(cursor.rowcount, 0)
+            # file locations are stored once per instance and layout: gone with their last snapshot
+            cursor = conn.execute("DELETE FROM advisor.layouts l WHERE NOT EXISTS (SELECT FROM advisor.snapshots s "
+                                  "WHERE s.instance_id = l.instance_id AND s.layout_digest = l.digest)")
+            deleted += max(cursor.rowcount, 0)
     except psycopg.Error as exc:
         raise translate(exc, "pruning the repository") from None
     return PruneResult(plan, tuple(dropped), deleted)

@@ -23,11 +23,13 @@ from typing import Any, LiteralString
 from psycopg import Connection
 
 from advisor.errors import BadInput, Unsupported
+from advisor.repo.migration3 import V3 as _V3
 
 SCHEMA = "advisor"
 COLLECTOR_ROLE = "advisor_collector"
 READER_ROLE = "advisor_reader"
-PARTITIONED = ("snapshots", "snapshot_files", "workloads", "reports")
+PARTITIONED = ("snapshots", "snapshot_files", "workloads", "reports", "interval_summaries", "summary_hourly",
+               "summary_daily")
 """Tables partitioned by month (the key is the document's own time)."""
 
 
@@ -198,9 +200,12 @@ END
 $fn$;
 """
 
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "instances, monthly snapshots with per-file rows, workloads, disk profiles, reports, roles", _V1),
     Migration(2, "ensure_month: partitions created race-free; times outside 1970..2199 refused", _V2),
+    Migration(3, "interval summaries computed at arrival, hourly and daily rollups, the summariser's queue, "
+                 "packed snapshots with their file locations stored once", _V3),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -9,7 +9,7 @@ mix between tablespaces, and a daily activity curve with an instance-specific bu
 the kernel's diskstats grow in proportion, so the engine's calibration sees a consistent
 host. Identity, host and name differ per instance; the layout is the real one.
 
-Used by tests/repo (a few instances) and benchmarks/fleet_bench.py (200 x 48).
+Used by tests/repo (a few instances) and benchmarks/fleet_bench.py.
 """
 
 from __future__ import annotations

@@ -94,6 +94,14 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
                          "--format", "json")
     assert single.returncode == 0, single.stderr
     assert _saved(json.loads(single.stdout)) == pytest.approx(top["period"]["saved_s_per_h"], rel=1e-3)
+    # the detail of the first instances is the engine over the whole period, exactly as advisor report
+    whole = json.loads(single.stdout)
+    assert top["detail"]["label"] == "whole period"
+    assert top["detail"]["before_ms"] == pytest.approx(whole["plan"]["predicted_before_ms"], rel=1e-9)
+    assert top["detail"]["after_ms"] == pytest.approx(whole["plan"]["predicted_after_ms"], rel=1e-9)
+    assert top["detail"]["saved_s_per_h"] == pytest.approx(_saved(whole), rel=1e-3)
+    assert list(top["detail"]["findings"]) == list(dict.fromkeys(f["code"] for f in whole["findings"]))
+    assert [r["detail"] is not None for r in ranked] == [True] * 3 + [False] * (INSTANCES - 3)
 
     markers = (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "host/name, evidence"))
     for fmt, marker in markers:

@@ -57,7 +57,7 @@ def test_imported_reports_are_ranked_by_what_is_known(repo_server: PgServer, rep
     assert pushed.returncode == 0 and "pushed 6 new" in pushed.stderr, pushed.stderr
 
     fleet = _fleet(repo)
-    assert fleet["format_version"] == 2
+    assert fleet["format_version"] == 3
     ranked = fleet["instances"]
     assert [r["instance_id"] for r in ranked] == ["oracle:1000001:hr1", "oracle:1000002:dwh1",
                                                    "oracle:1000000:sales1"], "slowest reads first"

@@ -78,7 +78,7 @@ def test_rows_that_are_not_what_they_claim_are_skipped_and_named(
     assert any("the document says it was taken at" in s for s in again["skipped"]), again["skipped"]
     # the garbage instance: one row skipped leaves one snapshot, so there is nothing to advise
     assert len(bogus["skipped"]) == 1 and "found not an advisor document" in bogus["skipped"][0]
-    assert bogus["warnings"] == ["fewer than two comparable snapshots in the period: nothing to advise"]
+    assert bogus["warnings"] == ["no readable snapshot pair or workload in the period: nothing to advise"]
     assert done.stderr.count("advisor: warning: skipped a snapshot row: ") == 3, done.stderr
 
     terminal = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", env={"COLUMNS": "200"})

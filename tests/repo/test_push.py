@@ -41,8 +41,12 @@ def test_same_snapshot_twice_is_one_row_with_its_files(repo_server: PgServer, re
     second = run_advisor("push", "--repo", repo, str(real_snapshots[0]), str(real_snapshots[1]), env=env)
     assert second.returncode == 0 and "pushed 1 new, 1 already" in second.stderr, second.stderr
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 2
-    files = len(json.loads(real_snapshots[0].read_text())["files"])
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files") == 2 * files
+    # stored packed, the file locations once for the instance (the same layout), no per-file rows
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots WHERE packed IS NOT NULL "
+                                    "AND document IS NULL") == 2
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.layouts") == count(
+        repo_server, repo, "SELECT count(DISTINCT layout_digest) FROM advisor.snapshots")  # one per content
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files") == 0
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.instances") == 1
     # the month partition exists and holds the rows
     assert count(repo_server, repo, "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent "
@@ -106,7 +110,11 @@ def test_push_while_repository_down_spools_and_arrives_exactly_once(
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
     rerun = run_advisor("push", "--repo", repo, *map(str, real_snapshots), env=env)
     assert rerun.returncode == 0 and "pushed 0 new, 3 already" in rerun.stderr
-    assert count(repo_server, repo, "SELECT count(DISTINCT taken_at) FROM advisor.snapshot_files") == 3
+    assert count(repo_server, repo,
+                 "SELECT count(DISTINCT taken_at) FROM advisor.snapshots WHERE packed IS NOT NULL") == 3
+    # the owner's pushes summarise at arrival: two intervals, each once, the queue empty
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.interval_summaries") == 2
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 0
 
 
 def test_session_killed_mid_push_leaves_nothing_half_written(
@@ -117,8 +125,8 @@ def test_session_killed_mid_push_leaves_nothing_half_written(
     assert run_advisor("push", "--repo", repo, str(real_snapshots[0]), env=env).returncode == 0  # month exists
     result: dict[str, object] = {}
     with psycopg.connect(repo) as blocker:
-        # hold the per-file table: the push inserts its snapshot row, then waits on COPY
-        blocker.execute("LOCK TABLE advisor.snapshot_files IN ACCESS EXCLUSIVE MODE")
+        # hold the summariser's queue: the push inserts its snapshot row, then its trigger waits
+        blocker.execute("LOCK TABLE advisor.arrivals IN ACCESS EXCLUSIVE MODE")
         worker = threading.Thread(target=lambda: result.setdefault(
             "done", run_advisor("push", "--repo", repo, str(real_snapshots[1]), env=env)))
         worker.start()
@@ -143,9 +151,8 @@ def test_session_killed_mid_push_leaves_nothing_half_written(
     assert len(list((tmp_path / "spool").glob("*.json"))) == 1
     retry = run_advisor("push", "--repo", repo, env=env)
     assert retry.returncode == 0 and "pushed 1 new" in retry.stderr, retry.stderr
-    files = len(json.loads(real_snapshots[1].read_text())["files"])
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshot_files WHERE taken_at = "
-                                    "(SELECT max(taken_at) FROM advisor.snapshots)") == files
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots WHERE packed IS NOT NULL "
+                                    "AND layout_digest IS NOT NULL") == 2
 
 
 def test_tls_settings_reach_libpq(repo_server: PgServer, repo: str, real_snapshots: list[Path],
@@ -224,3 +231,18 @@ def test_workloads_reports_and_disk_profiles_are_pushed_once(
         assert count(repo_server, repo, f"SELECT count(*) FROM advisor.{table}") == 1
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.workloads WHERE instance_id IN "
                                     "(SELECT instance_id FROM advisor.instances)") == 1
+
+
+def test_a_batch_counts_each_new_snapshot_once(repo_server: PgServer, repo: str, real_snapshots: list[Path]) -> None:
+    """One COPY batch holding a snapshot twice and one already there: one new row, nothing doubled."""
+    from advisor.repo.connection import connect
+    from advisor.repo.documents import load_file
+    from advisor.repo.ingest import push, push_many
+
+    s0, s1, s2 = (load_file(p) for p in real_snapshots)
+    with connect(repo) as conn:
+        assert push(conn, s1) is True
+        assert sum(push_many(conn, [s0, s0, s1, s2])) == 2
+        assert sum(push_many(conn, [s2, s1, s0])) == 0
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 3  # queued once each

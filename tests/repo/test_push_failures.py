@@ -71,7 +71,7 @@ def test_eight_pushers_creating_one_month_all_arrive(repo_server: PgServer, repo
     assert [code for code, _ in outcomes] == [0] * PUSHERS, outcomes
     assert all("pushed 1 new" in err for _, err in outcomes), outcomes
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == PUSHERS
-    assert count(repo_server, repo, "SELECT count(DISTINCT instance_id) FROM advisor.snapshot_files") == PUSHERS
+    assert count(repo_server, repo, "SELECT count(DISTINCT instance_id) FROM advisor.layouts") == PUSHERS
     assert not list(spool.glob("*.json"))
 
 

@@ -72,7 +72,10 @@ def test_prune_plans_dry_runs_and_skips_partitions_it_cannot_read(
     dbname = repo.split("dbname=")[1].split()[0]
     env = {"ADVISOR_SPOOL": str(tmp_path / "spool")}
     old = _dated(real_snapshots[0], tmp_path, "2026-01-15T10:00:00+00:00")
-    pushed = run_advisor("push", "--repo", repo, str(old), str(real_snapshots[1]), env=env)
+    later = tmp_path / "later"
+    later.mkdir()
+    old2 = _dated(real_snapshots[1], later, "2026-01-15T10:15:00+00:00")
+    pushed = run_advisor("push", "--repo", repo, str(old), str(old2), str(real_snapshots[2]), env=env)
     assert pushed.returncode == 0, pushed.stderr
     # partitions a repository could hold before document times were bounded
     repo_server.psql("CREATE TABLE advisor.snapshots_999912 PARTITION OF advisor.snapshots "
@@ -87,18 +90,23 @@ def test_prune_plans_dry_runs_and_skips_partitions_it_cannot_read(
 
     dry = run_advisor("repo", "prune", "--dsn", repo, "--keep", "90d", "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert ("1 snapshots, 0 workloads, 0 reports, 0 disk profiles from 2026-01-15T10:00:00+00:00 to "
-            "2026-01-15T10:00:00+00:00; partitions dropped whole: snapshots_202601, snapshot_files_202601") \
-        in dry.stderr, dry.stderr
+    dropped = "snapshots_202601, interval_summaries_202601, summary_hourly_202601, summary_daily_202601"
+    assert ("2 snapshots, 0 workloads, 0 reports, 0 disk profiles from 2026-01-15T10:00:00+00:00 to "
+            f"2026-01-15T10:15:00+00:00; partitions dropped whole: {dropped}") in dry.stderr, dry.stderr
     assert "would remove everything before" in dry.stderr
     for name in ("snapshots_999912", "workloads_bc"):
         assert f"warning: partition {name} skipped" in dry.stderr
-    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 2  # nothing removed
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3  # nothing removed
+    assert count(repo_server, repo, "SELECT count(*) FROM advisor.summary_daily WHERE bucket < '2026-02-01'") == 1
 
     done = run_advisor("repo", "prune", "--dsn", repo, "--keep", "90d")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert lines[-2].startswith("advisor: removing everything before") and "1 snapshots" in lines[-2]
-    assert "dropped partitions: snapshots_202601, snapshot_files_202601" in lines[-1], lines
+    assert lines[-2].startswith("advisor: removing everything before") and "2 snapshots" in lines[-2]
+    assert f"dropped partitions: {dropped}" in lines[-1], lines
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 1
+    for table in ("interval_summaries", "summary_hourly", "summary_daily"):  # gone with their months
+        assert count(repo_server, repo, f"SELECT count(*) FROM advisor.{table} WHERE "
+                                        f"{'bucket' if 'summary_' in table else 'ended_at'} < '2026-02-01'") == 0
+        assert repo_server.psql(f"SELECT to_regclass('advisor.{table}_202601') IS NULL", dbname=dbname) == "t"
     assert repo_server.psql("SELECT to_regclass('advisor.snapshots_999912') IS NOT NULL", dbname=dbname) == "t"

@@ -90,7 +90,7 @@ def test_only_what_advisor_spooled_is_pushed(repo_server: PgServer, repo: str, r
     done = run_advisor("push", "--repo", repo, "--spool", str(spool))
     assert done.returncode == 0, done.stderr
     assert "pushed 1 new, 0 already in the repository (1 from the spool)" in done.stderr, done.stderr
-    identities = repo_server.psql("SELECT string_agg(document->'server'->>'identity', ',') FROM advisor.snapshots",
+    identities = repo_server.psql("SELECT string_agg(split_part(instance_id, ':', 2), ',') FROM advisor.snapshots",
                                   dbname=repo.split("dbname=")[1].split()[0])
     assert identities == "planted-0"
     warnings = [line for line in done.stderr.splitlines() if "set aside" in line]

@@ -1,0 +1,222 @@
+"""The fleet ranking as queries over the interval summaries; the engine only for the detail printed.
+
+Each instance's period is the sum of its snapshot intervals in [since, until] that are not
+marked ``reset`` (:mod:`advisor.repo.summaries`): disk time saved over the period by the
+plan of each interval, per hour of the period, and as a share of the disk time before. An
+interval without a plan saves nothing. Because each interval has its own plan, that sum is
+what a layout following the workload would save, an upper bound of what one fixed layout
+saves; so the first ``detail`` instances are also advised over the whole period as one
+interval by the engine (first snapshot since the last restart to the last: exactly
+``advisor report FIRST LAST``), shown beside the ranking as ``detail``. The busiest windows
+are the intervals with the highest IO rate. Workloads (imports, ``collect --interval``) are
+summarised at arrival too and rank as before (:mod:`advisor.repo.fleet_workloads`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import psycopg
+
+from advisor import __version__
+from advisor.repo.connection import translate
+from advisor.repo.fleet_model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
+from advisor.repo.fleet_workloads import SIZED, all_workloads, shown_source
+from advisor.repo.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
+
+_SCOPE = ("s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at >= %(since)s AND "
+          "s.ended_at < %(until)s")
+_PART = ("intervals, resets, first_at, last_at, seconds, ios, wait_s, read_s, planned_seconds, before_s, saved_s, "
+         "not_io_bound, note")
+_PERIODS = f"""
+WITH parts AS (
+  SELECT instance_id, {_PART} FROM advisor.summary_daily
+  WHERE bucket >= %(dlo)s AND bucket < %(dhi)s AND engine_version = %(v)s AND models_key = %(m)s
+  UNION ALL
+  SELECT instance_id, {_PART} FROM advisor.summary_hourly
+  WHERE bucket >= %(hlo)s AND bucket < %(hhi)s AND NOT (bucket >= %(dlo)s AND bucket < %(dhi)s)
+    AND engine_version = %(v)s AND models_key = %(m)s
+  UNION ALL
+  SELECT instance_id, {AGGREGATES} FROM advisor.interval_summaries s
+  WHERE s.source = 'snapshots' AND {_SCOPE} AND NOT (s.ended_at >= %(hlo)s AND s.ended_at < %(hhi)s)
+  GROUP BY instance_id
+)
+SELECT p.instance_id, i.dbms, i.host, i.name, sum(intervals), sum(resets), min(first_at), max(last_at), sum(seconds),
+  sum(ios), CASE WHEN bool_and(wait_s IS NOT NULL) THEN sum(wait_s) END,
+  CASE WHEN bool_and(read_s IS NOT NULL) THEN sum(read_s) END, bool_or(planned_seconds > 0), sum(before_s),
+  sum(saved_s), coalesce(bool_and(not_io_bound), false), mode() WITHIN GROUP (ORDER BY note)
+FROM parts p JOIN advisor.instances i USING (instance_id)
+GROUP BY 1, 2, 3, 4
+"""
+"""Per instance, the period's sums: whole days from the daily rollup, whole hours around them from
+the hourly one, and the summaries of the partial hours at the edges."""
+_WINDOW_COLUMNS = ("instance_id, started_at, ended_at, source, interval_s, db_iops, io_wait_share, planned, before_ms, "
+                   "after_ms, saved_s_per_h, saved_share, predicted_gain, verdict, read_s_per_h, findings, note")
+_BUSIEST = f"""
+SELECT {_WINDOW_COLUMNS} FROM (
+  SELECT s.*, row_number() OVER (PARTITION BY instance_id ORDER BY db_iops DESC, ended_at) AS r
+  FROM advisor.interval_summaries s WHERE s.source = 'snapshots' AND NOT s.reset AND {_SCOPE}
+    AND (%(only)s::text[] IS NULL OR s.instance_id = ANY(%(only)s))) t
+WHERE r <= %(n)s ORDER BY instance_id, started_at
+"""
+_WORKLOADS = f"""
+SELECT DISTINCT ON (s.instance_id, s.started_at, s.ended_at) i.dbms, i.host, i.name, {_WINDOW_COLUMNS.replace(
+    "instance_id", "s.instance_id").replace("started_at", "s.started_at").replace(", ended_at", ", s.ended_at")}
+FROM advisor.interval_summaries s JOIN advisor.instances i USING (instance_id)
+WHERE s.source <> 'snapshots' AND s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at >= %(since)s
+  AND s.ended_at < %(until)s
+ORDER BY s.instance_id, s.started_at, s.ended_at, (s.source LIKE '%%{SIZED}') DESC, s.computed_at DESC, s.source
+"""
+
+
+def _verdict(stored: str, planned: bool, saved: float, gain: float | None, min_gain: float) -> Verdict:
+    """The stored verdict judged again at *min_gain* (summaries are made at the default)."""
+    if not planned or saved <= 0 or stored not in ("saves", "no change worth making"):
+        return stored  # type: ignore[return-value]  # a verdict the summariser wrote
+    return "saves" if (gain if gain is not None else 0.0) >= min_gain else "no change worth making"
+
+
+def _window(row: tuple[Any, ...], label: str, min_gain: float) -> WindowAdvice:
+    (_key, started, ended, source, interval, iops, wait, planned, before, after, saved, share, gain, verdict, read,
+     findings, note) = row
+    return WindowAdvice(label, started.isoformat(), ended.isoformat(), interval, iops, wait, planned, before, after,
+                        saved, share, tuple(findings), note, "snapshots" if source == "snapshots"
+                        else shown_source(source.removeprefix(WORKLOAD)), _verdict(verdict, planned, saved, gain,
+                                                                                   min_gain), read)
+
+
+def _period(row: tuple[Any, ...], min_gain: float) -> WindowAdvice:
+    (_key, _dbms, _host, _name, _n, _resets, first, last, seconds, ios, wait_s, read_s, planned, before_s, saved_s,
+     not_io_bound, note) = row
+    hours = seconds / 3600.0 if seconds else 0.0
+    share = saved_s / before_s if before_s > 0 else 0.0
+    verdict: Verdict = ("no plan" if not planned else "nothing to gain" if saved_s <= 0
+                        else "no change worth making" if share < min_gain else "saves")
+    return WindowAdvice(
+        "period", first.isoformat(), last.isoformat(), seconds, ios / seconds if seconds else 0.0,
+        wait_s / seconds if wait_s is not None and seconds else None, planned, None, None,
+        round(saved_s / hours, 4) if hours else 0.0, round(share, 4),
+        ("NOT_IO_BOUND",) if not planned and not_io_bound else (), note or "", "snapshots", verdict,
+        round(read_s / seconds, 4) if read_s is not None and seconds else None)
+
+
+def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, since: dt.datetime,
+                          until: dt.datetime, windows: int, min_gain: float, detail: int = 0,
+                          advise_period: Callable[[str], WindowAdvice | None] | None = None,
+                          shown: int | None = None) -> FleetReport:
+    """Every instance with summaries ending in [since, until), ranked by SQL aggregates (see the module).
+
+    The busiest windows are looked up for the first *shown* instances only (None: all, as json
+    needs); the ranking does not depend on them.
+    """
+    params: dict[str, Any] = {"v": ENGINE_VERSION, "m": models_key, "since": since, "until": until, "n": windows,
+                              "only": None, **_buckets(since, until)}
+    try:
+        periods = conn.execute(_PERIODS, params).fetchall()
+        loads = conn.execute(_WORKLOADS, params).fetchall()
+        skipped = conn.execute(
+            "SELECT k.instance_id, i.dbms, i.host, i.name, k.why FROM advisor.skipped_rows k JOIN advisor.instances i "
+            "USING (instance_id) WHERE k.ended_at >= %(since)s AND k.ended_at <= %(until)s "
+            "ORDER BY k.instance_id, k.ended_at, k.why", params).fetchall()
+        notes = _notes(conn, params)
+        if shown is not None:  # the first instances by the ranking's own order (busiest windows do not move it)
+            order = sorted(((r[0], _period(r, min_gain)) for r in periods), key=lambda p: _order(p[1], p[0]))
+            params["only"] = [key for key, _p in order[:shown]] + [r[3] for r in loads]
+        busiest = conn.execute(_BUSIEST, params).fetchall() if windows else []
+        conn.rollback()
+    except psycopg.Error as exc:
+        raise translate(exc, "reading the repository") from None
+    peaks: dict[str, list[WindowAdvice]] = {}
+    for row in busiest:
+        peaks.setdefault(row[0], []).append(_window(row, f"busiest {len(peaks.get(row[0], [])) + 1}", min_gain))
+    stored: dict[str, list[WindowAdvice]] = {}
+    who: dict[str, tuple[str, str, str]] = {}
+    for row in loads:
+        who[row[3]] = (row[0], row[1], row[2])
+        stored.setdefault(row[3], []).append(_window(row[3:], f"workload {len(stored.get(row[3], [])) + 1}", min_gain))
+    items: dict[str, InstanceAdvice] = {}
+    for row in periods:
+        key, dbms, host, name = row[:4]
+        n, resets = int(row[4]), int(row[5])
+        warnings = (f"{resets} interval{'s' if resets > 1 else ''} across a restart or a stats reset left out",) \
+            if resets else ()
+        period = _period(row, min_gain)
+        if period.planned and not period.findings:  # the findings of its busiest windows, most saving first
+            ordered = sorted(peaks.get(key, ()), key=lambda w: -w.saved_s_per_h)
+            period = replace(period, findings=tuple(dict.fromkeys(f for w in ordered for f in w.findings)))
+        items[key] = InstanceAdvice(key, dbms, host, name, n + 1, row[6].isoformat(), row[7].isoformat(),
+                                    period, tuple(peaks.get(key, ())), warnings, evidence=f"{n + 1} snapshots")
+    for key, advised in stored.items():
+        picked = sorted(sorted(advised, key=lambda w: -w.db_iops)[:max(windows, 1)], key=lambda w: w.started_at)
+        sources = ", ".join(sorted({w.source.removesuffix(SIZED) for w in advised}))
+        words = f"{len(advised)} workload{'s' if len(advised) > 1 else ''} ({sources})"
+        base = items.get(key)
+        if base is None:
+            dbms, host, name = who[key]
+            items[key] = InstanceAdvice(key, dbms, host, name, 0, min(w.started_at for w in advised),
+                                        max(w.ended_at for w in advised), all_workloads(advised, min_gain),
+                                        tuple(picked), workloads=len(advised), evidence=words)
+        else:
+            items[key] = replace(base, busiest=base.busiest + tuple(picked), workloads=len(advised),
+                                 evidence=f"{base.evidence}; {words}")
+    named: dict[str, list[str]] = {}
+    for key, dbms, host, name, why in skipped:
+        named.setdefault(key, []).append(why)
+        if key not in items:  # nothing of it could be advised: ranked last, with why
+            items[key] = InstanceAdvice(key, dbms, host, name, 0, "", "", None, (),
+                                        ("no readable snapshot pair or workload in the period: nothing to advise",))
+    for key, whys in named.items():
+        items[key] = replace(items[key], skipped=tuple(whys))
+    ranked = sorted(items.values(), key=rank_key)
+    out = []
+    for n, item in enumerate(ranked, start=1):
+        extra = advise_period(item.instance_id) if advise_period and n <= detail and item.snapshots else None
+        out.append(replace(item, rank=n, detail=extra))
+    return FleetReport(generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                       since=since.isoformat(timespec="seconds"), until=until.isoformat(timespec="seconds"),
+                       windows=windows, instances=tuple(out), tool_version=__version__, min_gain=min_gain,
+                       warnings=notes)
+
+
+def _order(period: WindowAdvice, key: str) -> tuple[int, float, float, str]:
+    return rank_key(InstanceAdvice(key, "", "", "", 0, "", "", period))
+
+
+def _buckets(since: dt.datetime, until: dt.datetime) -> dict[str, dt.datetime]:
+    """Whole days and whole hours inside [since, until) (empty ranges when there are none)."""
+    def floor(at: dt.datetime, unit: dt.timedelta) -> dt.datetime:
+        at = at.astimezone(dt.UTC)
+        day = at.replace(hour=0, minute=0, second=0, microsecond=0)
+        return day + ((at - day) // unit) * unit
+
+    hour, day = dt.timedelta(hours=1), dt.timedelta(days=1)
+    hlo, hhi = floor(since, hour), floor(until, hour)
+    hlo = hlo if hlo == since.astimezone(dt.UTC) else hlo + hour
+    if hlo >= hhi:
+        return {"hlo": since, "hhi": since, "dlo": since, "dhi": since}
+    dlo, dhi = floor(hlo, day), floor(hhi, day)
+    dlo = dlo if dlo == hlo else dlo + day
+    if dlo >= dhi:
+        dlo = dhi = hlo
+    return {"hlo": hlo, "hhi": hhi, "dlo": dlo, "dhi": dhi}
+
+
+def _notes(conn: psycopg.Connection[Any], params: dict[str, Any]) -> tuple[str, ...]:
+    """What the ranking does not include yet: queued arrivals and summaries of another engine."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM advisor.arrivals), (SELECT coalesce(sum(intervals + resets), 0) FROM "
+        "advisor.summary_hourly WHERE (engine_version <> %(v)s OR models_key <> %(m)s) AND bucket >= "
+        "date_trunc('hour', %(since)s::timestamptz) AND bucket < %(until)s) + (SELECT count(*) FROM "
+        "advisor.interval_summaries s WHERE s.source <> 'snapshots' AND (s.engine_version <> %(v)s OR "
+        "s.models_key <> %(m)s) AND s.ended_at >= %(since)s AND s.ended_at < %(until)s)", params).fetchone()
+    pending, stale = (int(row[0]), int(row[1])) if row else (0, 0)
+    notes = []
+    if pending:
+        notes.append(f"{pending} pushed documents are not summarised yet (left out): run `advisor repo summarize`")
+    if stale:
+        notes.append(f"about {stale} interval summaries were made by another engine version or other models (left "
+                     "out, never mixed): run `advisor repo summarize`")
+    return tuple(notes)
