@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.disk.media.build import DeviceModel, build_device_model
+from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
 from advisor.engine.advise import Models, advise
-from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import FileRate, ServerInfo, WaitProfile, Workload
 from advisor.model.inventory import InventoryDevice

@@ -16,8 +16,8 @@ import typer
 from advisor.cli.common import OutputFormat, emit, file_console, stdout_console
 from advisor.cli.reporting import DEFAULT_PRESET
 from advisor.errors import BadInput
-from advisor.jsonio import dumps
 from advisor.model import AuditReport, Snapshot, Workload
+from advisor.model.jsonio import dumps
 
 
 def _live_snapshot(dsn: str, dbms: str) -> Snapshot:
@@ -39,8 +39,8 @@ AUDIT_MODEL = (f"disk model: the {DEFAULT_PRESET} preset for every disk, the def
 
 def audit_workload(snapshots: list[Snapshot]) -> Workload:
     """Rates of the pair (resets accepted as warnings, another server refused), or of one snapshot
-    since the server started; both through :mod:`advisor.workload`."""
-    from advisor.workload import diff, since_start
+    since the server started; both through :mod:`advisor.rates.workload`."""
+    from advisor.rates.workload import diff, since_start
 
     last = snapshots[-1]
     if last.layout is None:

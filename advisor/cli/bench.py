@@ -29,8 +29,8 @@ def _progress() -> contextlib.AbstractContextManager[Callable[[str, int, int], N
 def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat, plot: Path | None) -> None:
     from advisor.bench.plot import write_plot
     from advisor.bench.terminal import render
-    from advisor.jsonio import dumps
     from advisor.model import save
+    from advisor.model.jsonio import dumps
 
     if output is not None:
         save(profile, output)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.jsonio import write_atomic
+from advisor.model.jsonio import write_atomic
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -108,7 +108,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     rows = [_window_row(w) for w in _windows(item)]
     report = reports[label]
     if fmt is OutputFormat.json:
-        from advisor.jsonio import encode
+        from advisor.model.jsonio import encode
 
         emit(encode({"document": "fleet-instance", "format_version": 2, "instance": item, "window": label,
                      "tablespaces": rates,

@@ -40,7 +40,7 @@ def inventory(
             typer.echo(f"{shown(device.name)}: {device.medium}, {size}, "
                        f"model {shown(model.model_name)} ({shown(model.source)})")
         return
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
     from advisor.storage.inventory import discover
 
     profiles: dict[str, str] = {}

@@ -18,8 +18,8 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.disk.model import DiskModel
+    from advisor.disk.physics import DiskPhysics
     from advisor.engine.advise import Models
-    from advisor.engine.physics import DiskPhysics
     from advisor.engine.planner import PlanOptions
     from advisor.model import DiskProfile, Report, Workload
 
@@ -32,9 +32,9 @@ def load_models(disk: list[Path] | None, preset: str | None, spec: Path | None) 
     A measured profile applies to the disk it was measured on (its ``device``); the preset or
     spec (default: a 7200 rpm desktop class) applies to every other disk.
     """
+    from advisor.disk.physics import ModelPhysics
     from advisor.disk.presets import get_model
     from advisor.engine.advise import Models
-    from advisor.engine.physics import ModelPhysics
 
     notes: list[str] = []
     if preset and spec:
@@ -82,7 +82,7 @@ def _fit_kind(profile: DiskProfile) -> str:
 
 def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
     from advisor.disk.fit import fit_profile
-    from advisor.engine.physics import ModelPhysics
+    from advisor.disk.physics import ModelPhysics
     from advisor.model import load_disk_profile
 
     profile = load_disk_profile(path)
@@ -194,7 +194,7 @@ def write_scripts(report: Report, directory: Path | None, anyway: bool = False) 
         typer.echo(f"advisor: no change worth making ({plan.not_worth_it}): no scripts written "
                    "(--scripts-anyway writes them)", err=True)
         return
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     for script in plan.scripts:

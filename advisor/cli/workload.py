@@ -27,10 +27,10 @@ def workload(
                                 "report's own totals."),
 ) -> None:
     """Show per-tablespace and per-file rates (IOPS, MB/s, IO size, latency)."""
-    from advisor.jsonio import dumps
     from advisor.model import load_snapshot, load_workload, refuse_shortfalls
+    from advisor.model.jsonio import dumps
+    from advisor.rates.workload import diff
     from advisor.render.rates import SORT_KEYS
-    from advisor.workload import diff
 
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput(f"--format {output_format.value} is not offered by workload; use terminal or json")
@@ -54,8 +54,8 @@ def workload(
 
 
 def _print_terminal(result: object, sort: str, top: int) -> None:
-    from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
+    from advisor.rates.io_share import describe
     from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
     from advisor.render.segments import print_segments
 

@@ -53,7 +53,7 @@ MAX_SPEC_BYTES = 1 << 20
 
 def load_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file (a regular file up to :data:`MAX_SPEC_BYTES`); any failure is a one-line BadInput."""
-    from advisor.jsonio import read_regular_file
+    from advisor.model.jsonio import read_regular_file
 
     data = read_regular_file(path, MAX_SPEC_BYTES, "drive spec")
     try:

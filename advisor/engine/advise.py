@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor import __version__
 from advisor.disk.media.build import DeviceModel, by_disk_name
+from advisor.disk.physics import DiskPhysics
 from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
@@ -23,7 +24,6 @@ from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
-from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.worth import judge
 from advisor.model import (
@@ -40,7 +40,7 @@ from advisor.model import (
     Snapshot,
     Workload,
 )
-from advisor.workload import since_start
+from advisor.rates.workload import since_start
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
@@ -135,7 +135,7 @@ def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
 
 def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:
     """AREA_EXCEEDS_DEVICE, SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE."""
-    from advisor.engine.findings_tiers import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
+    from advisor.engine.tiers.findings import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
 
     tiers = plan.tiers if plan is not None else None
     found = area_exceeds_device(analysis.classified, options.target, options.headroom)
@@ -238,7 +238,7 @@ def make_plan(
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
     if options.target:
-        from advisor.engine.tiers_plan import make_tier_plan
+        from advisor.engine.tiers.plan import make_tier_plan
 
         current = {c.area.name: ms for view in analysis.views.values()
                    for c, ms in zip(view.areas, view.times_ms, strict=True)}

@@ -2,7 +2,7 @@
 where each partition and each database area sits, and how much of the IO it takes.
 
 Built from a :class:`~advisor.model.Workload` (two snapshots diffed, or one snapshot as a
-diff against a zero baseline, :func:`advisor.workload.since_start`), so counters become rates
+diff against a zero baseline, :func:`advisor.rates.workload.since_start`), so counters become rates
 in one place and a counter that went backwards is treated by the workload's rule. Areas are
 the engine's (:func:`advisor.engine.areas.area_key`). Heat is IO per second over an interval,
 or each area's share of all IO since the counters started (*cumulative*). Renderers only draw

@@ -98,7 +98,7 @@ class DiskProfile(Record):
 
 def load_disk_profile(path: Path | str) -> DiskProfile:
     """Read a profile written by ``advisor bench``; foreign, newer or impossible files are refused."""
-    from advisor.jsonio import read_document
-    from advisor.validate import check
+    from advisor.model.jsonio import read_document
+    from advisor.model.validate import check
 
     return check(read_document(path, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION), Path(path).name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.jsonio import encode
+from advisor.model.jsonio import encode
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
 from advisor.repo.fleet_model import headline

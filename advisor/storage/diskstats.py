@@ -16,7 +16,7 @@ from pathlib import Path
 from advisor.model import DiskStat, DiskStatRate
 
 SECTOR = 512
-MB = float(1 << 20)  # as iostat and advisor.workload: 1 MB = 1,048,576 bytes
+MB = float(1 << 20)  # as iostat and advisor.rates.workload: 1 MB = 1,048,576 bytes
 
 
 def parse(text: str, partitions: set[str] | None = None) -> list[DiskStat]:

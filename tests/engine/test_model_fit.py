@@ -8,9 +8,9 @@ can produce; the zone findings that rest on the model must go with it.
 
 from __future__ import annotations
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import advise
 from advisor.engine.model_fit import QUEUE_GAIN, RATE_SLACK
-from advisor.engine.physics import ModelPhysics
 from tests.engine.synth import AreaSpec, model, models, workload
 
 ZONE_CODES = {"HOT_ON_INNER", "CROSS_SURFACE", "WAL_SHARES_ACTUATOR", "COMMIT_BOUND"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models, advise
-from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, DiskProfile, Partition, Report
 from tests.engine.synth import DISK_BYTES, AreaSpec, model, models, workload

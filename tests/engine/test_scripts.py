@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import sqlparse
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models, advise
-from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan, Script
 from tests.engine.synth import AreaSpec, model, workload

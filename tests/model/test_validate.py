@@ -1,7 +1,7 @@
 """Impossible figures in advisor's own documents are refused when loaded, naming the field.
 
 A workload with -3.4 IOPS or a size of -1 used to reach `report` and `plan` and come out as a
-plan (exit 0); the checks live in advisor.validate and run inside the model's load functions.
+plan (exit 0); the checks live in advisor.model.validate and run inside the model's load functions.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, load_snapshot, load_workload, save
-from advisor.validate import check, problems, scrub_workload
+from advisor.model.validate import check, problems, scrub_workload
 from tests.model.test_model_json import _snapshot
 from tests.render.conftest import sample_workload
 

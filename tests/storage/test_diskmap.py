@@ -23,8 +23,8 @@ from advisor.model import (
     Workload,
     save,
 )
+from advisor.rates.workload import diff, since_start
 from advisor.render.diskmap import render_disk_maps
-from advisor.workload import diff, since_start
 
 GIB = 1 << 30
 

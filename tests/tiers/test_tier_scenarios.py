@@ -13,8 +13,8 @@ import pytest
 from advisor.disk.media.build import build_device_model
 from advisor.engine.advise import advise, analyse
 from advisor.engine.planner import PROGRESS_MIN_AREAS, PlanOptions
-from advisor.engine.tier_targets import Evaluator, targets_of, tier_items
-from advisor.engine.tiers import knapsack_baseline, plan_tiers
+from advisor.engine.tiers.search import knapsack_baseline, plan_tiers
+from advisor.engine.tiers.targets import Evaluator, targets_of, tier_items
 from advisor.errors import BadInput
 from advisor.model.inventory import InventoryDevice
 from tests.engine.synth import AreaSpec, models, workload

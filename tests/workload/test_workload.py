@@ -8,7 +8,7 @@ import pytest
 
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStat, FileIO, HostLayout, Partition, ServerInfo, Snapshot, WaitProfile
-from advisor.workload import diff, diff_many
+from advisor.rates.workload import diff, diff_many
 
 
 def server(dbms: str = "postgres", **changes: object) -> ServerInfo:

@@ -22,7 +22,7 @@ from typing import Any
 from advisor.disk.media.cloud import CloudVolume
 from advisor.disk.media.smr import SmrWrites
 from advisor.disk.media.solid import SolidState, from_profile
-from advisor.engine.physics import DiskPhysics, ModelPhysics
+from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.errors import AdvisorError, BadInput
 from advisor.model import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
@@ -109,7 +109,7 @@ MAX_SPEC_BYTES = 1 * MIB
 
 
 def _profile(device: InventoryDevice, base_dir: Path) -> DiskProfile:
-    from advisor.jsonio import read_document
+    from advisor.model.jsonio import read_document
 
     assert device.profile is not None
     path = _model_file(device, device.profile, base_dir, MAX_PROFILE_BYTES, "profile")

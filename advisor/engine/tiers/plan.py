@@ -1,6 +1,6 @@
 """A tiered plan as a :class:`~advisor.model.Plan`: partitions per device, moves, scripts.
 
-The tier search (:mod:`advisor.engine.tiers`) decides which device and zone each area gets;
+The tier search (:mod:`advisor.engine.tiers.search`) decides which device and zone each area gets;
 this module states it in the plan document every renderer already draws, plus the tier
 section (devices with their media and model sources, the assignment next to the knapsack
 baseline's, the rules with reasons, the marginal curve of the fast tier). Scripts go into
@@ -18,8 +18,8 @@ from advisor.engine.classify import Classified
 from advisor.engine.optimizer import DiskLayout, PlaceItem, Solution
 from advisor.engine.planner import PlanOptions, build_plan
 from advisor.engine.scripts.quoting import comment, label, shell
-from advisor.engine.tier_targets import TierItem, targets_of, tier_items
-from advisor.engine.tiers import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
+from advisor.engine.tiers.search import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
+from advisor.engine.tiers.targets import TierItem, targets_of, tier_items
 from advisor.errors import BadInput
 from advisor.model import Plan, PlannedPartition, Script, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
 
