@@ -22,6 +22,7 @@ revision, e.g. ``git archive REV | tar -x -C DIR``) in the same loop, run for ru
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import random
@@ -137,7 +138,8 @@ def time_zone(rates: list[FileRate], disks: int = 1) -> tuple[float, float, int,
     """Wall and CPU seconds for ``advisor plan --preset`` on *disks* new disks; areas placed; the method."""
     work = _workload(rates)
     t0, c0 = time.perf_counter(), time.process_time()
-    report = advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True))
+    report = advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True),
+                    generated_at=dt.datetime.now(dt.UTC))
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None, report.warnings
     return elapsed, cpu, len(report.plan.placements), report.plan.method
@@ -149,7 +151,7 @@ def time_tiers(rates: list[FileRate], devices: int) -> tuple[float, float, int, 
     target = inventory(devices)
     t0, c0 = time.perf_counter(), time.process_time()
     report = advise(work, Models(default=_physics()),
-                    PlanOptions(new_disks=True, target=target, force=True))
+                    PlanOptions(new_disks=True, target=target, force=True), generated_at=dt.datetime.now(dt.UTC))
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None and report.plan.tiers is not None, report.warnings
     tiers = report.plan.tiers

@@ -6,6 +6,7 @@ Heavy imports (numpy through the disk model, rich) happen inside the functions s
 
 from __future__ import annotations
 
+import datetime as dt
 import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,7 +159,7 @@ def advise_and_output(
     from advisor.engine.advise import advise
     from advisor.sizes.need import mark_assumed
 
-    result = mark_assumed(advise(work, models, options, cache_kept), assumed)
+    result = mark_assumed(advise(work, models, options, cache_kept, generated_at=dt.datetime.now(dt.UTC)), assumed)
     if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
         from dataclasses import replace
 

@@ -1,6 +1,7 @@
 """The advisor: workload + layout + disk models -> findings, plan, predicted gains.
 
-``advise`` is the one entry point the commands call; it is pure (no IO, no drivers). It
+``advise`` is the one entry point the commands call; it is pure (no IO, no drivers, no clock:
+the caller says when the report is made). It
 groups files into areas, classifies them, applies the response-time gate, predicts the
 current layout's service times disk by disk, collects findings, and, when IO matters and
 the disks rotate, optimises the order of areas from the outer edge and writes the scripts.
@@ -331,11 +332,15 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
 
 
 def advise(workload: Workload, models: Models, options: PlanOptions | None = None,
-           cache_kept: bool = True) -> Report:
+           cache_kept: bool = True, *, generated_at: dt.datetime) -> Report:
     """The whole answer for one workload: findings, plan, predicted gains, scripts.
 
     *cache_kept*: whether the new server keeps today's cache (``--cache kept|lost``).
+    *generated_at*: when the report is made, timezone-aware (the commands pass the time they
+    run); the engine reads no clock, so the same inputs give the same report.
     """
+    if generated_at.tzinfo is None:
+        raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
@@ -343,7 +348,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     server = workload.server
     return Report(
-        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        generated_at=generated_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
         server=ServerSummary(server.dbms, server.version, server.host, server.name),
         interval_s=workload.interval_s,
         disks=_disk_summary(models, analysis, opts.new_disks),

@@ -192,7 +192,7 @@ def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, j
     """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
     work = diff(a, b, allow_reset=True)
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain))
+                                              min_gain=judging.min_gain), generated_at=dt.datetime.now(dt.UTC))
     return _judged(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
 
 
@@ -204,7 +204,8 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
         no_sizes += ("; then push the import again: `advisor collect --from-report REPORT --sizes FILE --push "
                      "REPO`")
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain, no_plan=no_sizes))
+                                              min_gain=judging.min_gain, no_plan=no_sizes),
+                    generated_at=dt.datetime.now(dt.UTC))
     return _judged(label, work, report, db_iops(work), work.started_at, work.ended_at,
                    shown_source(row.source)), report
 

@@ -166,10 +166,12 @@ def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:
     from advisor.engine.advise import advise
     from advisor.engine.planner import PlanOptions
     from tests.engine.synth import models
+    from tests.helpers.clock import AT
 
     load = _oracle_workload()
     options = PlanOptions(new_disks=True)
-    alone, whole = advise(load, models(), options).plan, advise(replace(load, segments=()), models(), options).plan
+    alone = advise(load, models(), options, generated_at=AT).plan
+    whole = advise(replace(load, segments=()), models(), options, generated_at=AT).plan
     assert alone is not None and whole is not None
     assert any(p.area == "ORCL:SCOTT.ORDERS_IDX" for p in alone.placements)
     assert alone.predicted_after_ms < whole.predicted_after_ms * 0.9  # the same IOs, served from a narrow band

@@ -17,6 +17,7 @@ from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan, Script
 from tests.engine.synth import AreaSpec, model, workload
+from tests.helpers.clock import AT
 
 EVIL = 'x"; drop table t; --'
 EVIL_NL = "y\nDROP TABLE t; --"
@@ -43,7 +44,7 @@ def _plan(dbms: str = "postgres", version_num: int = 180001, asm: bool = False) 
                                                           w.server.__dataclass_fields__},
                                                        "settings": {"data_directory": PGDATA}})})
     m = Models(default=ModelPhysics(model(capacity=20 * 10**9)))
-    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms))
+    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms), generated_at=AT)
     assert report.plan is not None
     return report.plan
 
@@ -216,7 +217,8 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
         AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's", files=2),
     ]
     w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
-    report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"))
+    report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"),
+                    generated_at=AT)
     assert report.plan is not None
     text = _script(report.plan, "oracle.sql").text
     statements = _sqlplus_statements(text)
@@ -285,7 +287,8 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
 
 def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None:
     specs = [AreaSpec("orders", size_gb=1, read_iops=300), AreaSpec("pg_global", size_gb=0.01, read_iops=0.5)]
-    report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions())
+    report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(),
+                    generated_at=AT)
     assert report.plan is not None
     target = next(p.target for p in report.plan.placements if p.area == "pg_global")
     sql = _script(report.plan, "postgres.sql").text

@@ -79,8 +79,9 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
     if case.target == "workload" and case.seed % ADVISE_EVERY == 0:
         from advisor.engine.advise import advise
         from tests.engine.synth import models
+        from tests.helpers.clock import AT
 
-        return [document, advise(document, models())]
+        return [document, advise(document, models(), generated_at=AT)]
     return [document]
 
 

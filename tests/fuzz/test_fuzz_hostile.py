@@ -22,9 +22,10 @@ def report() -> Report:
     """A real report with findings and a plan (the engine on the render tests' workload)."""
     from advisor.engine.advise import advise
     from tests.engine.synth import models
+    from tests.helpers.clock import AT
     from tests.render.conftest import sample_workload
 
-    return advise(sample_workload(), models())
+    return advise(sample_workload(), models(), generated_at=AT)
 
 
 @pytest.mark.slow

@@ -91,8 +91,9 @@ def test_sound_documents_load_unchanged(tmp_path: Path) -> None:
 def test_a_report_the_engine_writes_is_possible() -> None:
     from advisor.engine.advise import advise
     from tests.engine.synth import models
+    from tests.helpers.clock import AT
 
-    report = advise(sample_workload(), models())
+    report = advise(sample_workload(), models(), generated_at=AT)
     assert report.findings and report.plan is not None
     assert list(problems(report)) == []
     assert check(report, "report.json") is report

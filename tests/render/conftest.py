@@ -7,6 +7,7 @@ import pytest
 from advisor.engine.advise import advise
 from advisor.model import Partition, Report, Workload
 from tests.engine.synth import GB, AreaSpec, models, workload
+from tests.helpers.clock import AT
 
 
 def sample_workload() -> Workload:
@@ -29,4 +30,4 @@ def sample_workload() -> Workload:
 
 @pytest.fixture(scope="session")
 def report() -> Report:
-    return advise(sample_workload(), models())
+    return advise(sample_workload(), models(), generated_at=AT)
