@@ -9,7 +9,7 @@ import pytest
 from advisor.errors import BadInput
 from advisor.model import FileIO, Snapshot
 from advisor.rates.workload import SINCE_START_WARNING, diff, since_start, zero_snapshot
-from tests.workload.test_workload import fio, server, snap
+from tests.rates.test_workload import fio, server, snap
 
 STARTED = "2026-01-01T00:00:00+00:00"
 TAKEN = "2026-01-01T01:00:00+00:00"  # 3600 s after the server started
