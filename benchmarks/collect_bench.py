@@ -51,7 +51,11 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from advisor.model import FileIO, HostLayout, Location, ServerInfo, Snapshot, load_snapshot  # noqa: E402
-from advisor.model.jsonio import encode, write_atomic  # noqa: E402
+
+try:
+    from advisor.model.jsonio import encode, write_atomic
+except ModuleNotFoundError:  # a --baseline revision of the old layout (advisor/model/jsonio.py)
+    from advisor.jsonio import encode, write_atomic  # old layout
 
 if TYPE_CHECKING:
     from advisor.collect.context import CollectContext
