@@ -21,7 +21,7 @@ in this process alone and with half of them in a forked child (``advisor.storage
 
 ``--codecs`` measures only the document codec, without a server, on generated snapshots of
 1,000, 10,000 and 100,000 relations (each with its location): encode and decode through
-``advisor.jsonio`` (msgspec records), msgspec decoding plain frozen dataclasses with the
+``advisor.model.jsonio`` (msgspec records), msgspec decoding plain frozen dataclasses with the
 same fields, and the same code path of another revision (``--baseline main``: its
 ``advisor`` package is exported from git and timed in a child process).
 
@@ -50,8 +50,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from advisor.jsonio import encode, write_atomic  # noqa: E402
 from advisor.model import FileIO, HostLayout, Location, ServerInfo, Snapshot, load_snapshot  # noqa: E402
+
+try:
+    from advisor.model.jsonio import encode, write_atomic
+except ModuleNotFoundError:  # a --baseline revision of the old layout (advisor/model/jsonio.py)
+    from advisor.jsonio import encode, write_atomic  # old layout
 
 if TYPE_CHECKING:
     from advisor.collect.context import CollectContext
@@ -142,7 +146,7 @@ def server_ms(dsn: str, dbname: str, *queries: str, rounds: int = 9) -> list[flo
 
 
 def relations_query(major: int, *, old: bool) -> str:
-    from advisor.sqlfiles import pick
+    from advisor.collect.sqlfiles import pick
 
     text = pick("postgres", "relations", major).text.replace("%(count_shared)s", "false")
     if old:
@@ -166,7 +170,7 @@ def relations_without_parent(major: int) -> str:
 
 
 def tablespaces_query(major: int, *, old: bool) -> str:
-    from advisor.sqlfiles import pick
+    from advisor.collect.sqlfiles import pick
 
     text = pick("postgres", "tablespaces", major).text
     if old:

@@ -22,6 +22,8 @@ revision, e.g. ``git archive REV | tar -x -C DIR``) in the same loop, run for ru
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import inspect
 import json
 import os
 import random
@@ -34,10 +36,17 @@ from pathlib import Path
 from advisor.disk.media.build import DeviceModel, build_device_model
 from advisor.disk.presets import get_model
 from advisor.engine.advise import Models, advise
-from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import FileRate, ServerInfo, WaitProfile, Workload
 from advisor.model.inventory import InventoryDevice
+
+try:
+    from advisor.disk.physics import ModelPhysics
+except ModuleNotFoundError:  # a --base tree of the old layout (advisor/disk/physics.py)
+    from advisor.engine.physics import ModelPhysics  # old layout
+
+STAMP = {"generated_at": dt.datetime.now(dt.UTC)} if "generated_at" in inspect.signature(advise).parameters else {}
+"""The report time for ``advise``; a --base tree from before it took one reads the clock itself."""
 
 ZONE_TARGET_S = 1.0
 TIER_TARGET_S = 2.0
@@ -137,7 +146,8 @@ def time_zone(rates: list[FileRate], disks: int = 1) -> tuple[float, float, int,
     """Wall and CPU seconds for ``advisor plan --preset`` on *disks* new disks; areas placed; the method."""
     work = _workload(rates)
     t0, c0 = time.perf_counter(), time.process_time()
-    report = advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True))
+    report = advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True),
+                    **STAMP)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None, report.warnings
     return elapsed, cpu, len(report.plan.placements), report.plan.method
@@ -149,7 +159,7 @@ def time_tiers(rates: list[FileRate], devices: int) -> tuple[float, float, int, 
     target = inventory(devices)
     t0, c0 = time.perf_counter(), time.process_time()
     report = advise(work, Models(default=_physics()),
-                    PlanOptions(new_disks=True, target=target, force=True))
+                    PlanOptions(new_disks=True, target=target, force=True), **STAMP)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None and report.plan.tiers is not None, report.warnings
     tiers = report.plan.tiers

@@ -1,7 +1,7 @@
 """What reading one snapshot as a diff against a zero baseline costs, next to a plain diff.
 
 ``advisor audit --snapshot A.json`` and ``audit_findings`` on a snapshot rate it through
-``advisor.workload.since_start``: a zero snapshot of the same files is built, then diffed.
+``advisor.rates.workload.since_start``: a zero snapshot of the same files is built, then diffed.
 This prints, for N files, the time of ``diff(A, B)`` and of ``since_start(B)`` in alternating
 rounds (best of each), and their ratio: the price of having one way from counters to rates.
 
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from advisor.model import FileIO, ServerInfo, Snapshot
-from advisor.workload import diff, since_start
+from advisor.rates.workload import diff, since_start
 
 SERVER = ServerInfo("postgres", "18.1", 180001, "db1", "db1:5432", "7300000000000000001",
                     "2026-01-01T00:00:00+00:00", settings={"track_io_timing": "on"})

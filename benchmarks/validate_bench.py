@@ -1,7 +1,7 @@
 """What the validation layer adds to loading a large snapshot, side by side in one run.
 
 A cluster with 100,000 relations gives a snapshot of 100,000 file rows; every command that
-reads it now also runs :func:`advisor.validate.check`. This prints, per round, the time to
+reads it now also runs :func:`advisor.model.validate.check`. This prints, per round, the time to
 read and decode the document alone, the time of the check alone, and the ratio
 (read + check) / read, alternating the order so neither side always runs on a warm cache.
 
@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from advisor.jsonio import read_document
 from advisor.model import FORMAT_VERSION, FileIO, ServerInfo, Snapshot, save
-from advisor.validate import check
+from advisor.model.jsonio import read_document
+from advisor.model.validate import check
 
 
 def snapshot(files: int) -> Snapshot:

@@ -26,7 +26,7 @@ keys are exactly the fields below (generated from `advisor/model/` by
 `scripts/gen-json-format.py`). Readers refuse unknown keys, a
 different `document` kind and a newer `format_version`, so a file is either understood
 completely or rejected with exit code 6. They also refuse figures that cannot be true
-(`advisor/validate.py`, run by every `load_*`): a negative, NaN or infinite count, size,
+(`advisor/model/validate.py`, run by every `load_*`): a negative, NaN or infinite count, size,
 rate or time (only a plan's `predicted_gain` may be negative), a share (type `float (0..1)`:
 `random_share`, `io_wait_share`, zone fractions ...) outside 0..1, a `file_id` or `segment_id`
 that repeats, a time (`str (ISO 8601)`) that is not ISO 8601; the message names the field, e.g.

@@ -15,7 +15,7 @@ from advisor.disk import predict
 from advisor.disk.presets import get_model, list_presets
 from advisor.disk.simulate import StreamSpec, simulate
 from advisor.disk.validation import outcomes, sim_random_ms
-from advisor.jsonio import write_atomic
+from advisor.model.jsonio import write_atomic
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "disk-model.md"
 

@@ -18,8 +18,8 @@ import typer
 from advisor.cli.common import OutputFormat, emit, require_format
 from advisor.engine.disk_models import DEFAULT_PRESET
 from advisor.errors import BadInput
-from advisor.jsonio import dumps
 from advisor.model import Snapshot
+from advisor.model.jsonio import dumps
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -28,8 +28,8 @@ def _progress() -> contextlib.AbstractContextManager[Callable[[str, int, int], N
 
 
 def _write_outputs(profile: DiskProfile, output: Path | None, fmt: OutputFormat, plot: Path | None) -> None:
-    from advisor.jsonio import dumps
     from advisor.model import save
+    from advisor.model.jsonio import dumps
     from advisor.render.disk_profile import render
     from advisor.render.zone_plot import write_plot
 

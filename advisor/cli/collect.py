@@ -47,8 +47,8 @@ def check_dbms(dbms: str) -> None:
 def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | None) -> None:
     from advisor.cli.sizes_options import merged, warn_unknown
     from advisor.collect.registry import ReportReader, discover
-    from advisor.jsonio import encode
     from advisor.model import refuse_shortfalls
+    from advisor.model.jsonio import encode
 
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
@@ -110,7 +110,7 @@ def collect(
     if (statspack or awr) and interval > 0:
         raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
     from advisor.collect import sampling
-    from advisor.jsonio import encode
+    from advisor.model.jsonio import encode
 
     options = _options(statement_timeout, thick, diagnostics_pack, statspack, awr)
     plugins = sampling.find_plugins(dbms)
@@ -142,8 +142,8 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
 
     from advisor.cli.common import progress_enabled, stderr_console
     from advisor.collect import sampling
-    from advisor.jsonio import encode, write_atomic
-    from advisor.workload import diff
+    from advisor.model.jsonio import encode, write_atomic
+    from advisor.rates.workload import diff
 
     status: Status | nullcontext[None] = (
         stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()

@@ -53,7 +53,7 @@ def demo(
     from advisor.demo.scenario import DemoConfig, elapsed_since, run_emulated
     from advisor.demo.simulated import run_simulated
     from advisor.demo.summary import DemoSummary, render_text
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput("--format: use terminal or json")

@@ -38,8 +38,8 @@ MAX_WORKERS = 64
 
 def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
     from advisor.errors import BadInput
+    from advisor.model.validate import EARLIEST, LATEST
     from advisor.repo.retention import parse_duration
-    from advisor.validate import EARLIEST, LATEST
 
     end = dt.datetime.now(dt.UTC)
     if until:

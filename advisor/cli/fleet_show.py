@@ -101,7 +101,7 @@ def show_instance(conn: Any, name: str, models: Models, since: dt.datetime, unti
     title = f"{item.instance_id} ({item.host}/{item.name}): {item.evidence} {item.first_at} .. {item.last_at}"
     rows = [_window_row(w) for w in _windows(item)]
     report = reports[label]
-    from advisor.jsonio import encode
+    from advisor.model.jsonio import encode
     from advisor.render.html import render_html
     from advisor.render.markdown import render_markdown
     from advisor.render.terminal import render_terminal

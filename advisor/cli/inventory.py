@@ -47,7 +47,7 @@ def inventory(
             typer.echo(textwrap.fill(line, width=width, subsequent_indent="  ", break_long_words=False,
                                      break_on_hyphens=False))
         return
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
     from advisor.storage.inventory import discover
 
     profiles: dict[str, str] = {}

@@ -43,7 +43,7 @@ def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> W
     from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
     from advisor.collect.context import CollectOptions
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     plugins = sampling.find_plugins(dbms)
     with sampling.LiveSession(plugins, dsn or None, CollectOptions(statement_timeout_s=30.0)) as session:
@@ -55,7 +55,7 @@ def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> W
 def load_workload_input(snapshots: list[Path], workload: Path | None, allow_reset: bool) -> Workload:
     """The workload from ``--workload`` or from the last pair of ``--snapshot`` files."""
     from advisor.model import load_snapshot, load_workload
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     if workload is not None:
         if snapshots:

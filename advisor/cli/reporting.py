@@ -9,6 +9,7 @@ Heavy imports (numpy through the disk model, rich) happen inside the functions s
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,7 +81,7 @@ def advise_and_output(
     from advisor.engine.advise import advise
     from advisor.sizes.need import mark_assumed
 
-    result = mark_assumed(advise(work, models, options, cache_kept), assumed)
+    result = mark_assumed(advise(work, models, options, cache_kept, generated_at=dt.datetime.now(dt.UTC)), assumed)
     if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
         from dataclasses import replace
 
@@ -116,7 +117,7 @@ def write_scripts(report: Report, directory: Path | None, anyway: bool = False) 
         typer.echo(f"advisor: no change worth making ({plan.not_worth_it}): no scripts written "
                    "(--scripts-anyway writes them)", err=True)
         return
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     for script in plan.scripts:

@@ -20,7 +20,7 @@ def sample(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write it here (default: its own name, here)."),
 ) -> None:
     """List the sample inputs the docs use, or write a copy of one."""
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
     from advisor.samples import SAMPLES, sample_bytes
 
     if name is None:

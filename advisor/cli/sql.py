@@ -18,7 +18,7 @@ DBMS = ("postgres", "oracle")
 @sql_app.command("list")
 def list_queries(dbms: str = typer.Option("", "--dbms", help="postgres or oracle (default both).")) -> None:
     """List every query with the versions it has a variant for."""
-    from advisor.sqlfiles import available
+    from advisor.collect.sqlfiles import available
 
     kinds = _kinds(dbms)
     for kind in kinds:
@@ -37,7 +37,7 @@ def show(
     version: int = typer.Option(0, "--version", help="Server major version (default: the newest variant)."),
 ) -> None:
     """Print the SQL that would run against a server of that version."""
-    from advisor.sqlfiles import available, pick
+    from advisor.collect.sqlfiles import available, pick
 
     (kind,) = _kinds(dbms)
     variants = [f for f in available(kind) if f.query == query]

@@ -31,10 +31,10 @@ def workload(
                                 "report's own totals."),
 ) -> None:
     """Show per-tablespace and per-file rates (IOPS, MB/s, IO size, latency)."""
-    from advisor.jsonio import dumps
     from advisor.model import load_snapshot, load_workload, refuse_shortfalls
+    from advisor.model.jsonio import dumps
+    from advisor.rates.workload import diff
     from advisor.render.rates import SORT_KEYS
-    from advisor.workload import diff
 
     require_format(output_format, "workload", (OutputFormat.terminal, OutputFormat.json))
     if sort not in SORT_KEYS:
@@ -56,9 +56,9 @@ def workload(
 
 
 def _print_terminal(console: Console, result: object, sort: str, top: int) -> None:
-    from advisor.area_rates import tablespace_rates
-    from advisor.io_share import describe
     from advisor.model import Workload, coverage_lines
+    from advisor.rates.areas import tablespace_rates
+    from advisor.rates.io_share import describe
     from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
     from advisor.render.segments import print_segments
 

@@ -7,8 +7,8 @@ figures will be unknown and how to turn the setting on, before any wait.
 
 from __future__ import annotations
 
-from advisor.io_share import TIMING_ADVICE
 from advisor.model import Snapshot
+from advisor.rates.io_share import TIMING_ADVICE
 
 ORACLE_TIMING_ADVICE = (
     "turn on timed statistics (ALTER SYSTEM SET timed_statistics = TRUE; it is on by default unless "

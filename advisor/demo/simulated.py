@@ -131,7 +131,7 @@ def run_simulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) 
     """Collect a real workload on plain directories, then predict both layouts on the model."""
     from advisor.disk.presets import get_model
     from advisor.model import load_snapshot
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     summary = DemoSummary(mode="simulated", label="SIMULATED: disk model only, no disk was measured",
                           preset=config.preset, time_scale=1.0, pgbench_scale=config.pgbench_scale)

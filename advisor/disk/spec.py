@@ -33,8 +33,8 @@ from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
 from advisor.model.record import Record, field
 from advisor.model.tomlrecords import Problem, decode, rule_of, type_at
+from advisor.model.validate import LARGEST
 from advisor.units import MIB
-from advisor.validate import LARGEST
 
 META_KEYS = ("base", "description", "class", "sources")
 MODEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(DiskModel) if f.init and f.name != "name")
@@ -99,7 +99,7 @@ MAX_SPEC_BYTES = MIB
 
 def load_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file (a regular file up to :data:`MAX_SPEC_BYTES`); any failure is a one-line BadInput."""
-    from advisor.jsonio import read_regular_file
+    from advisor.model.jsonio import read_regular_file
 
     data = read_regular_file(path, MAX_SPEC_BYTES, "drive spec")
     try:

@@ -1,1 +1,26 @@
-"""engine."""
+"""The advise stage: a workload, its layout and disk models in, a report out; pure.
+
+No database driver, no device, no clock: every input is an argument (the report's time too),
+so the same inputs give the same report (tests/packaging/test_dependency_direction.py).
+
+Module map, in the order ``advise`` runs them:
+
+- ``advise``: the one entry point (``advise``, ``audit_findings``); ``Models`` says which
+  disk physics applies to which disk; ``disk_models`` builds them (a measured profile, a
+  preset, a drive spec) and says which model it assumed and why.
+- ``areas``: per-file rates grouped into areas (tablespace, WAL/redo, temp, ...);
+  ``hot_objects`` sets a hot relation or segment apart as an area of its own.
+- ``calibrate`` (with ``cached_reads``): the database's reads against the kernel's counters,
+  and the reads a cache served.
+- ``classify``: how each area uses the disk; ``gate``: whether the database waits on IO at all.
+- ``findings``, ``findings_disk``: placement and disk findings; ``model_fit``: whether the
+  assumed model fits what was measured (a refuted model carries no finding).
+- ``optimizer`` (with ``order_cost`` for big databases): the order of areas from the outer
+  edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing.
+- ``tiers/``: plans across the devices of an inventory (fit, targets, search, plan, findings).
+- ``scripts/``: what a plan writes (sfdisk, file systems, PostgreSQL and Oracle moves, quoting).
+- ``audit_map``: the disk maps of ``advisor audit``.
+
+The disk physics the engine asks for service times (``DiskPhysics``) lives with the disk
+models, in :mod:`advisor.disk.physics`.
+"""

@@ -1,6 +1,7 @@
 """The advisor: workload + layout + disk models -> findings, plan, predicted gains.
 
-``advise`` is the one entry point the commands call; it is pure (no IO, no drivers). It
+``advise`` is the one entry point the commands call; it is pure (no IO, no drivers, no clock:
+the caller says when the report is made). It
 groups files into areas, classifies them, applies the response-time gate, predicts the
 current layout's service times disk by disk, collects findings, and, when IO matters and
 the disks rotate, optimises the order of areas from the outer edge and writes the scripts.
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from advisor import __version__
 from advisor.disk.media.build import DeviceModel, by_disk_name
+from advisor.disk.physics import DiskPhysics
 from advisor.engine.calibrate import Calibration, calibrate_reads, reads_cached
 from advisor.engine.classify import Classified, classify
 from advisor.engine.findings import DiskView, disk_view, placement_findings
@@ -23,7 +25,6 @@ from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
-from advisor.engine.physics import DiskPhysics
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.worth import judge
 from advisor.model import (
@@ -40,8 +41,8 @@ from advisor.model import (
     Snapshot,
     Workload,
 )
+from advisor.rates.workload import since_start
 from advisor.units import DISK_MB
-from advisor.workload import since_start
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
@@ -136,7 +137,7 @@ def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
 
 def tier_findings(analysis: Analysis, options: PlanOptions, plan: Plan | None) -> list[Finding]:
     """AREA_EXCEEDS_DEVICE, SMR_FOR_WRITES, CLOUD_VOLUME_SMALL_IO, FAST_TIER_FULL / FAST_TIER_IDLE."""
-    from advisor.engine.findings_tiers import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
+    from advisor.engine.tiers.findings import area_exceeds_device, cloud_small_io, fast_tier_use, smr_for_writes
 
     tiers = plan.tiers if plan is not None else None
     found = area_exceeds_device(analysis.classified, options.target, options.headroom)
@@ -239,7 +240,7 @@ def make_plan(
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
     if options.target:
-        from advisor.engine.tiers_plan import make_tier_plan
+        from advisor.engine.tiers.plan import make_tier_plan
 
         current = {c.area.name: ms for view in analysis.views.values()
                    for c, ms in zip(view.areas, view.times_ms, strict=True)}
@@ -332,11 +333,15 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
 
 
 def advise(workload: Workload, models: Models, options: PlanOptions | None = None,
-           cache_kept: bool = True) -> Report:
+           cache_kept: bool = True, *, generated_at: dt.datetime) -> Report:
     """The whole answer for one workload: findings, plan, predicted gains, scripts.
 
     *cache_kept*: whether the new server keeps today's cache (``--cache kept|lost``).
+    *generated_at*: when the report is made, timezone-aware (the commands pass the time they
+    run); the engine reads no clock, so the same inputs give the same report.
     """
+    if generated_at.tzinfo is None:
+        raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
@@ -344,7 +349,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     server = workload.server
     return Report(
-        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        generated_at=generated_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
         server=ServerSummary(server.dbms, server.version, server.host, server.name),
         interval_s=workload.interval_s,
         disks=_disk_summary(models, analysis, opts.new_disks),

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from advisor.area_rates import RateSum
 from advisor.model import FileRate, HostLayout, Location
+from advisor.rates.areas import RateSum
 from advisor.units import MIB, mean_kib_of_rates
 
 AreaKind = Literal["tablespace", "wal", "temp", "archive", "control", "undo", "object"]
@@ -59,7 +59,7 @@ class Area:
     """A placeable unit: one tablespace, the WAL/redo, temp, archive/FRA or control files, or
     one object placed alone (:mod:`advisor.engine.hot_objects`; ``tablespace`` is where it is now).
 
-    Rates are sums over the area's files (:mod:`advisor.area_rates`); ``random_share`` and
+    Rates are sums over the area's files (:mod:`advisor.rates.areas`); ``random_share`` and
     mean IO sizes are weighted by reads. ``size_bytes`` sums the files whose size is known;
     ``files_size_unknown`` counts the others (an imported report states none), so a plan can
     refuse instead of planning a tablespace as if it held nothing. Write rates are those
@@ -131,7 +131,7 @@ class Area:
 
 
 class _Accumulator:
-    """One area while the files are scanned: its rates (:class:`advisor.area_rates.RateSum`, the
+    """One area while the files are scanned: its rates (:class:`advisor.rates.areas.RateSum`, the
     one per-area sum) and where its files are (one pass, no sorting)."""
 
     __slots__ = ("kind", "tablespace", "sums", "paths", "containers", "relations", "zones", "disk_bytes",

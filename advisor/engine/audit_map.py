@@ -2,7 +2,7 @@
 where each partition and each database area sits, and how much of the IO it takes.
 
 Built from a :class:`~advisor.model.Workload` (two snapshots diffed, or one snapshot as a
-diff against a zero baseline, :func:`advisor.workload.since_start`; :func:`audit_workload`
+diff against a zero baseline, :func:`advisor.rates.workload.since_start`; :func:`audit_workload`
 chooses), so counters become rates in one place and a counter that went backwards is
 treated by the workload's rule. Areas are the engine's
 (:func:`advisor.engine.areas.area_key`). Heat is IO per second over an interval, or each
@@ -153,7 +153,7 @@ def audit_workload(snapshots: Sequence[Snapshot]) -> Workload:
     Raises :class:`BadInput` when the last snapshot has no host layout (nothing to map), with
     what the host collector said.
     """
-    from advisor.workload import diff, since_start
+    from advisor.rates.workload import diff, since_start
 
     if not snapshots:
         raise BadInput("no snapshot to audit")

@@ -18,8 +18,8 @@ from advisor.errors import AdvisorError, BadInput
 
 if TYPE_CHECKING:
     from advisor.disk.model import DiskModel
+    from advisor.disk.physics import DiskPhysics
     from advisor.engine.advise import Models
-    from advisor.engine.physics import DiskPhysics
     from advisor.model import DiskProfile
 
 DEFAULT_PRESET = "class-7200-desktop"
@@ -38,9 +38,9 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     and nothing named, that profile judges every disk. Raises :class:`BadInput` for both
     ``preset`` and ``spec``, or a profile no model can be fitted to.
     """
+    from advisor.disk.physics import ModelPhysics
     from advisor.disk.presets import get_model
     from advisor.engine.advise import Models
-    from advisor.engine.physics import ModelPhysics
 
     if preset and spec:
         raise BadInput("give either --preset or --spec, not both")
@@ -76,7 +76,7 @@ def _fit_kind(profile: DiskProfile) -> str:
 
 def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
     from advisor.disk.fit import fit_profile
-    from advisor.engine.physics import ModelPhysics
+    from advisor.disk.physics import ModelPhysics
     from advisor.model import load_disk_profile
 
     profile = load_disk_profile(path)

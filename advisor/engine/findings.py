@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from advisor.disk.physics import Band, DiskPhysics, Stream, weighted_mean_ms
 from advisor.engine.classify import Classified
-from advisor.engine.physics import Band, DiskPhysics, Stream, weighted_mean_ms
 from advisor.model import Finding
 from advisor.model.report import Severity
 

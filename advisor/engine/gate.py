@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from advisor.io_share import describe
 from advisor.model import Finding, WaitProfile
+from advisor.rates.io_share import describe
 
 IO_SHARE_THRESHOLD = 0.20
 """Below this share of DB time in IO waits, placement changes are not worth their cost."""

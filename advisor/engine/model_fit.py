@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from advisor.disk.physics import DiskPhysics
 from advisor.engine.classify import Classified
-from advisor.engine.physics import DiskPhysics
 from advisor.model import Finding
 from advisor.units import DISK_MB, MIB
 

@@ -18,8 +18,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from advisor.disk.physics import Band, DiskPhysics, ModelPhysics, Stream, weighted_mean_ms
 from advisor.engine.order_cost import SplitCost, incremental_search, profile_times
-from advisor.engine.physics import Band, DiskPhysics, ModelPhysics, Stream, weighted_mean_ms
 from advisor.errors import BadInput
 
 EXHAUSTIVE_MAX = 7

@@ -11,7 +11,7 @@ kernel), and each candidate order costs only its k active areas against each oth
 profile lookups.
 
 The sums are the same terms as ``fast_mixed_service_ms`` (same grid, same lookup cells, same
-visit structure from :func:`~advisor.engine.physics.transitions`), regrouped; the result
+visit structure from :func:`~advisor.disk.physics.transitions`), regrouped; the result
 agrees to rounding (tests compare both). It assumes distinct areas have distinct bands,
 which holds because every area is at least 1 MiB.
 """
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from advisor.disk.mechanism import BUS_BYTES_PER_S
+from advisor.disk.physics import FAST_GRID, LUT_SIZE, Band, ModelPhysics, Visits
 from advisor.disk.predict import HOST_TURNAROUND_MS
-from advisor.engine.physics import FAST_GRID, LUT_SIZE, Band, ModelPhysics, Visits
 
 PROFILE_CHUNK = 512
 """Lookup cells per block when building a profile (bounds memory to CHUNK x sources)."""
@@ -46,7 +46,7 @@ class _Weights:
 
 
 def _weights(shares: np.ndarray, visits: Visits) -> _Weights:
-    """The transition weights of :func:`~advisor.engine.physics.transitions` in rank-one-plus-diagonal form."""
+    """The transition weights of :func:`~advisor.disk.physics.transitions` in rank-one-plus-diagonal form."""
     n = len(shares)
     total = float(shares.sum())
     p = shares / total if total > 0 else np.zeros(n)

@@ -108,7 +108,7 @@ class DiskProfile(Record):
 
 def load_disk_profile(path: Path | str) -> DiskProfile:
     """Read a profile written by ``advisor bench``; foreign, newer or impossible files are refused."""
-    from advisor.jsonio import read_regular_file
+    from advisor.model.jsonio import read_regular_file
 
     source = Path(path)
     return decode_disk_profile(read_regular_file(source, MAX_PROFILE_BYTES, "disk profile"), source)
@@ -120,8 +120,8 @@ MAX_PROFILE_BYTES = 64 * MIB
 
 def decode_disk_profile(raw: bytes, source: Path | str) -> DiskProfile:
     """A profile already in memory (a file's bytes, a repository row), version 1 or 2; *source* names it in errors."""
-    from advisor.jsonio import decode_document
-    from advisor.validate import check
+    from advisor.model.jsonio import decode_document
+    from advisor.model.validate import check
 
     if _format_version(raw) == 1:
         raw = msgspec.json.encode(upgrade_v1(msgspec.json.decode(raw)))

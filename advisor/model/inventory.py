@@ -122,7 +122,7 @@ class Inventory(Record):
 
 def load_inventory(path: Path | str) -> Inventory:
     """Read and validate an inventory file; any mistake is one BadInput line naming the field."""
-    from advisor.jsonio import read_regular_file
+    from advisor.model.jsonio import read_regular_file
 
     source = Path(path)
     if not source.exists() and not source.is_symlink():

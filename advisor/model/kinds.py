@@ -3,7 +3,7 @@
 A share (``random_share``, ``zone_start``, a partition's ``start_fraction``) is a
 :data:`Share`, and msgspec refuses one outside 0..1 while decoding the document, naming its
 path (``Expected `float` <= 1.0 - at `$.rates[0].random_share```). A time is a
-:data:`Timestamp`: msgspec checks that it starts as a date, and :mod:`advisor.validate`, which
+:data:`Timestamp`: msgspec checks that it starts as a date, and :mod:`advisor.model.validate`, which
 finds timestamps by this type, checks the rest (a real ISO 8601 time between 1970 and 2199).
 The validator reads the same types when it checks documents built in memory (a workload
 imported from a report is never decoded), so both paths apply one rule.

@@ -4,7 +4,7 @@ A snapshot (one point in time), a workload (rates between two snapshots), a host
 (where each file's bytes sit on which disk), a disk profile (what the bench measured) and
 a report (findings and plan). Units are in the field names; counters are ints; a figure the
 source did not provide is ``None``, never a false zero. The JSON form of each document is
-the record itself (:mod:`advisor.model.record`, :mod:`advisor.jsonio`), documented in docs/json-format.md.
+the record itself (:mod:`advisor.model.record`, :mod:`advisor.model.jsonio`), documented in docs/json-format.md.
 Layout, disk-profile and report classes live in :mod:`advisor.model.layout`,
 :mod:`advisor.model.disk` and :mod:`advisor.model.report`; :mod:`advisor.model` exports all of
 them, so ``from advisor.model import X`` works for every class.
@@ -15,15 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from advisor.jsonio import decode_document, encode, read_document, write_atomic
 from advisor.model.coverage import CoverageCheck
 from advisor.model.disk import DiskProfile
+from advisor.model.jsonio import decode_document, encode, read_document, write_atomic
 from advisor.model.kinds import Share, Timestamp
 from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.readcache import ReadEvidence
 from advisor.model.record import Record, field
 from advisor.model.report import Report
-from advisor.validate import check
+from advisor.model.validate import check
 
 FORMAT_VERSION = 3
 """Version of the snapshot and workload documents; bump on incompatible change.
@@ -198,7 +198,7 @@ class WaitProfile(Record):
     """How much of the database's time goes to IO: the response-time gate's input.
 
     PostgreSQL: IO time over active time from cumulative counters when the timing settings
-    are on (:mod:`advisor.io_share`), else the share of active sessions waiting on IO,
+    are on (:mod:`advisor.rates.io_share`), else the share of active sessions waiting on IO,
     sampled from pg_stat_activity; ``io_wait_share`` is the one the gate uses and ``source``
     says which. Oracle: user IO + system IO wait time over DB time (cumulative, diffed).
     """
@@ -319,7 +319,7 @@ def load_snapshot(path: Path | str) -> Snapshot:
     """Read a snapshot written by ``advisor collect``; foreign, newer or impossible files are refused.
 
     Impossible figures (negative, infinite, repeated ids, bad times) are refused by
-    :func:`advisor.validate.check`, here rather than in each command.
+    :func:`advisor.model.validate.check`, here rather than in each command.
     """
     return check(read_document(path, "snapshot", Snapshot, FORMAT_VERSION), Path(path).name)
 

@@ -1,1 +1,17 @@
-"""render."""
+"""The render stage: documents in, text out; formatting only, no computation.
+
+Module map:
+
+- ``terminal``, ``markdown``, ``html`` (with ``svg``), ``json``: a report in each format.
+- ``text``: formatting the report renderers share (sizes, gains, evidence, which model);
+  ``cells``: terminal table cells whose figures never wrap at 80 columns.
+- ``tiers``: the tier section of a plan; ``diskmap``: the disk maps of ``advisor audit``.
+- ``rates``, ``segments``: workload rates per tablespace, file and Oracle segment;
+  ``locations``: ``advisor where``.
+- ``output``: ``emit`` (one renderer per format, atomic ``-o`` files), the consoles and the
+  one width for files; ``tables``: the one Markdown and HTML table.
+- ``disk_model`` (``advisor disk``), ``disk_profile`` and ``zone_plot`` (``advisor bench``),
+  ``collectors`` (``advisor collectors``), ``fleet`` (the per-instance detail of the fleet).
+- ``safe``: every name that came from a document goes through it (control characters,
+  Markdown and HTML cells).
+"""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from advisor.jsonio import dumps
 from advisor.model import Report
+from advisor.model.jsonio import dumps
 
 
 def render_json(report: Report) -> str:

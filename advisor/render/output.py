@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from advisor.errors import BadInput
-from advisor.jsonio import write_atomic
+from advisor.model.jsonio import write_atomic
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -1,7 +1,7 @@
 """Workload rates as tables: per tablespace and per file, sorted by IOPS.
 
 Formatting only: the per-tablespace sums come in as rows from
-:func:`advisor.area_rates.tablespace_rates`. A rate the server does not provide (writes per
+:func:`advisor.rates.areas.tablespace_rates`. A rate the server does not provide (writes per
 PostgreSQL relation, latency without timing) shows as ``-``, never as 0.
 """
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from rich.measure import Measurement
     from rich.table import Table
 
-    from advisor.area_rates import TablespaceRates
+    from advisor.rates.areas import TablespaceRates
 
 SORT_KEYS = ("iops", "mbs", "size", "name")
 
@@ -47,7 +47,7 @@ def mib(size: int | None) -> str:
 
 
 def tablespace_table(rows: Sequence[TablespaceRates], interval_s: float) -> Table:
-    """Rich table of the per-tablespace rows :func:`advisor.area_rates.tablespace_rates` summed,
+    """Rich table of the per-tablespace rows :func:`advisor.rates.areas.tablespace_rates` summed,
     in their order (figures on one line; a long name is cut with "…")."""
     table = plain_table(f"Per tablespace over {interval_s:,.1f} s")
     headers = ["tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"]

@@ -15,8 +15,8 @@ from html import escape
 from pathlib import Path
 
 from advisor.errors import BadInput, Unsupported
-from advisor.jsonio import write_atomic
 from advisor.model.disk import DiskProfile, ZonePoint
+from advisor.model.jsonio import write_atomic
 from advisor.units import DISK_MB
 
 _BARS = "▁▂▃▄▅▆▇█"

@@ -18,7 +18,6 @@ from typing import Literal
 import msgspec
 
 from advisor.errors import BadInput, redact
-from advisor.jsonio import decode_document, encode
 from advisor.model import (
     FORMAT_VERSION,
     REPORT_FORMAT_VERSION,
@@ -29,8 +28,9 @@ from advisor.model import (
     Workload,
 )
 from advisor.model.disk import decode_disk_profile
+from advisor.model.jsonio import decode_document, encode
+from advisor.model.validate import check
 from advisor.secrets import SECRET_MARKERS
-from advisor.validate import check
 
 Kind = Literal["snapshot", "workload", "disk-profile", "report"]
 Document = Snapshot | Workload | DiskProfile | Report

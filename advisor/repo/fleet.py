@@ -4,7 +4,7 @@ Per instance, the repository's per-snapshot totals (extracted at push time) give
 count of every consecutive snapshot pair without opening a document; the ``windows`` pairs
 with the highest IO rate are the busiest windows. Those pairs, and the whole period (the
 first snapshot since the last restart to the last one), are turned into workloads by the
-ordinary :func:`advisor.workload.diff` and advised by the ordinary
+ordinary :func:`advisor.rates.workload.diff` and advised by the ordinary
 :func:`advisor.engine.advise.advise`: the fleet report says nothing a per-instance
 ``advisor report`` on the same snapshots would not.
 
@@ -34,6 +34,7 @@ from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
+from advisor.rates.workload import diff
 from advisor.repo.connection import translate
 from advisor.repo.documents import instance_id
 from advisor.repo.fleet_documents import Documents, Stored, Unreadable, Wanted, fetch
@@ -57,7 +58,6 @@ from advisor.repo.fleet_workloads import (
     workload_rows,
 )
 from advisor.sizes.need import missing_sizes_line
-from advisor.workload import diff
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,7 @@ def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, j
     """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
     work = diff(a, b, allow_reset=True)
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain))
+                                              min_gain=judging.min_gain), generated_at=dt.datetime.now(dt.UTC))
     return judged_window(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
 
 
@@ -204,7 +204,8 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
         no_sizes += ("; then push the import again: `advisor collect --from-report REPORT --sizes FILE --push "
                      "REPO`")
     report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain, no_plan=no_sizes))
+                                              min_gain=judging.min_gain, no_plan=no_sizes),
+                    generated_at=dt.datetime.now(dt.UTC))
     return judged_window(label, work, report, db_iops(work), work.started_at, work.ended_at,
                    shown_source(row.source)), report
 

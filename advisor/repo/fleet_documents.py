@@ -1,8 +1,8 @@
 """The snapshot documents a fleet ranking reads back from the repository, and their checks.
 
-Only what :func:`advisor.workload.diff` reads is fetched: not the raw ``views`` rows (used
+Only what :func:`advisor.rates.workload.diff` reads is fetched: not the raw ``views`` rows (used
 by nothing after collection) except the few the IO share of DB time is computed from
-(:data:`advisor.io_share.VIEWS_READ`), and for the earlier snapshot of a pair not the file
+(:data:`advisor.rates.io_share.VIEWS_READ`), and for the earlier snapshot of a pair not the file
 locations either (a workload takes its layout from the later snapshot). That halves what
 is sent and decoded, and the advice says what ``advisor report`` says on the same files,
 down to why an IO share is unknown.
@@ -21,8 +21,8 @@ from typing import Any
 import psycopg
 
 from advisor.errors import BadInput
-from advisor.io_share import VIEWS_READ
 from advisor.model import Snapshot, decode_snapshot
+from advisor.rates.io_share import VIEWS_READ
 from advisor.repo.documents import instance_id
 from advisor.repo.packed import unpack
 
@@ -53,7 +53,7 @@ LATERAL (SELECT CASE WHEN packed IS NULL AND jsonb_typeof(document) = 'object' T
     WHERE key = ANY(%(views)s))) END AS kept) AS trimmed
 WHERE s.instance_id = %(id)s AND taken_at = ANY(%(at)s)
 """
-"""A snapshot's document with only the views :data:`~advisor.io_share.VIEWS_READ`, and without
+"""A snapshot's document with only the views :data:`~advisor.rates.io_share.VIEWS_READ`, and without
 file locations unless wanted whole; a row that is not a JSON object comes back as it is (and
 is refused by the decoder, not by this query). A packed row (:mod:`advisor.repo.packed`, every
 row since schema 3) comes back as its packed bytes and, wanted whole, its file locations."""

@@ -4,7 +4,7 @@ Measured on a collected PostgreSQL 18 snapshot of 383 files (467 KiB of JSON; do
 the whole document as jsonb took 166 KiB of repository per snapshot with its per-file rows.
 Most of it is read by nothing after collection or repeats from one snapshot to the next:
 
-* the raw ``views`` rows other than :data:`advisor.io_share.VIEWS_READ` (the IO share of DB
+* the raw ``views`` rows other than :data:`advisor.rates.io_share.VIEWS_READ` (the IO share of DB
   time is computed from those few; ``pg_stat_io`` is most of the rest);
 * ``layout.locations``, where each file's extents lie on disk, the same in every snapshot
   until a file moves: stored once per instance and distinct content (``advisor.layouts``,
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import msgspec
 
-from advisor.io_share import VIEWS_READ
-from advisor.jsonio import encode_compact
 from advisor.model import Snapshot, decode_snapshot
+from advisor.model.jsonio import encode_compact
 from advisor.model.layout import Location
+from advisor.rates.io_share import VIEWS_READ
 
 LEVEL = 6
 """zlib level: 6 packs the collected snapshot to 11.4 KiB (9: 11.1 KiB at twice the time)."""

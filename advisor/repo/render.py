@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.jsonio import encode
+from advisor.model.jsonio import encode
 from advisor.render.fleet import DETAIL_HEADERS, DETAIL_TITLE, detail_rows
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.render.tables import html_table, markdown_table

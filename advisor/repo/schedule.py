@@ -161,7 +161,7 @@ def cron_line(s: Schedule) -> str:
 
 def install(files: dict[str, str], directory: Path) -> list[Path]:
     """Write the unit or cron files into *directory* (atomic, mode 0644); return their paths."""
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -176,7 +176,7 @@ BEGIN
     IF parent NOT IN ('snapshots', 'snapshot_files', 'workloads', 'reports') THEN
         RAISE EXCEPTION 'advisor.ensure_month: % is not a partitioned advisor table', parent;
     END IF;
-    -- the range advisor.validate gives document times: every partition's bounds read back
+    -- the range advisor.model.validate gives document times: every partition's bounds read back
     IF at IS NULL OR at < '1970-01-01 00:00:00+00' OR at >= '2200-01-01 00:00:00+00' THEN
         RAISE EXCEPTION 'advisor.ensure_month: time % is outside 1970-01-01 .. 2199-12-31', at
             USING ERRCODE = 'datetime_field_overflow';

@@ -26,7 +26,7 @@ import stat
 from pathlib import Path
 
 from advisor.errors import BadInput
-from advisor.jsonio import write_atomic
+from advisor.model.jsonio import write_atomic
 from advisor.repo.documents import Pushable, load_bytes
 from advisor.units import GIB
 

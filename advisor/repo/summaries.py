@@ -3,7 +3,7 @@
 Every new snapshot or workload queues an arrival (:mod:`advisor.repo.ingest`). Draining the
 queue (:func:`drain`: ``push`` does it at once when its role may write summaries, otherwise
 ``advisor repo summarize`` run by the owner or a scheduled worker) advises the intervals the
-arrival touches with the ordinary engine: :func:`advisor.workload.diff` (its reset rules)
+arrival touches with the ordinary engine: :func:`advisor.rates.workload.diff` (its reset rules)
 and :func:`advisor.engine.advise.advise`, as ``advisor report A B`` does, and stores one
 small row per interval (``advisor.interval_summaries``).
 
@@ -32,19 +32,19 @@ from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
-from advisor.jsonio import encode_compact
 from advisor.model import Report, Snapshot, Workload
+from advisor.model.jsonio import encode_compact
+from advisor.rates.workload import diff
 from advisor.repo.connection import translate
 from advisor.repo.fleet_documents import Documents, Unreadable, fetch
 from advisor.repo.fleet_model import WindowAdvice
 from advisor.repo.fleet_workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.sizes.need import missing_sizes_line
-from advisor.workload import diff
 
 ENGINE_VERSION = f"{__version__}/summary-1"
 """Stored with every summary: one made by another engine is recomputed, never mixed."""
 RESET_RULES = ("identity:", "recovery:", "stats-reset:", "restart:", "instance:")
-"""Warnings of :func:`advisor.workload.diff` that make an interval's counters not comparable."""
+"""Warnings of :func:`advisor.rates.workload.diff` that make an interval's counters not comparable."""
 TOP_AREAS = 3
 WORKLOAD = "workload:"
 """Prefix of a workload's ``source`` in arrivals and summaries (a ``collect --interval`` workload's
@@ -101,7 +101,7 @@ def _options(work: Workload, no_plan: str | None = None) -> PlanOptions:
 def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer) -> tuple[Any, ...]:
     """The summary of the interval from *a* to *b*, as ``advisor report A B`` advises it."""
     work = diff(a, b, allow_reset=True, always_refuse=("identity",))
-    report = advise(work, summarizer.models, _options(work))
+    report = advise(work, summarizer.models, _options(work), generated_at=dt.datetime.now(dt.UTC))
     return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer)
 
 
@@ -157,7 +157,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
             done.skipped.append((key, row.ended_at, work))
             continue
         no_sizes = missing_sizes_line(work)
-        report = advise(work, summarizer.models, _options(work, no_sizes))
+        report = advise(work, summarizer.models, _options(work, no_sizes), generated_at=dt.datetime.now(dt.UTC))
         summary = summary_of(key, "workload", work, report, db_iops(work), shown_source(row.source), summarizer)
         rows.append((key, row.started_at, row.ended_at, WORKLOAD + row.source, *summary[4:]))  # its row's key
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "

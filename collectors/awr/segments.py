@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from advisor.collectors.awr import numbers, text
 from advisor.model import SegmentIO, SegmentRate, Workload
-from advisor.segment_rates import segment_id, totals_rate, with_counters, without_files
+from advisor.rates.segments import segment_id, totals_rate, with_counters, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.awr.html import Block

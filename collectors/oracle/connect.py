@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from advisor.collect.sqlfiles import pick
 from advisor.collectors.oracle.rows import OracleConnection
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
 from advisor.secrets import remember, remember_dsn
-from advisor.sqlfiles import pick
 
 R = TypeVar("R")
 

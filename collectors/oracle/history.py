@@ -39,7 +39,7 @@ from advisor.collectors.oracle.rows import (
 from advisor.collectors.oracle.segments_history import history_segments
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
-from advisor.workload import file_rate, zero_baseline
+from advisor.rates.workload import file_rate, zero_baseline
 
 USER_IO_EVENTS = (
     "db file sequential read", "db file scattered read", "db file parallel read", "direct path read",

@@ -23,7 +23,7 @@ from advisor.collectors.oracle import mapping, server, units
 from advisor.collectors.oracle.connect import run_query
 from advisor.errors import AdvisorError
 from advisor.model import FileIO, SegmentIO
-from advisor.segment_rates import segment_id, without_files
+from advisor.rates.segments import segment_id, without_files
 
 if TYPE_CHECKING:
     from advisor.collectors.oracle.live import LiveSample

@@ -23,7 +23,7 @@ from advisor.collectors.oracle.connect import run_query
 from advisor.collectors.oracle.rows import ContainersRow
 from advisor.errors import AdvisorError
 from advisor.model import SegmentIO, SegmentRate
-from advisor.segment_rates import diff_segments, segment_id, totals_rate, with_counters
+from advisor.rates.segments import diff_segments, segment_id, totals_rate, with_counters
 
 
 @dataclass(frozen=True, slots=True)

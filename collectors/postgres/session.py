@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from advisor.collect.sqlfiles import pick
 from advisor.collectors.postgres.rows import DEFAULT_PARAMS, ROWS
 from advisor.errors import AdvisorError, ConnectionFailed, PrivilegeMissing, Unsupported, redact
 from advisor.secrets import parse_error, remember_dsn
-from advisor.sqlfiles import pick
 
 if TYPE_CHECKING:
     import psycopg

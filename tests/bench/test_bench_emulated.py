@@ -26,9 +26,9 @@ from advisor.bench.engines.fio import FioEngine
 from advisor.bench.runner import BenchRun
 from advisor.bench.suite import BenchOptions, zone_jobs
 from advisor.bench.target import Target, create_scratch, open_target, release
-from advisor.jsonio import read_document
 from advisor.model import save
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.jsonio import read_document
 
 emulator = pytest.importorskip("advisor.disk.emulator.device", reason="the emulated HDD is absent")
 from advisor.disk.emulator.timing import sized_model  # noqa: E402

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.jsonio import read_document
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
+from advisor.model.jsonio import read_document
 from tests.bench.cli_support import require_root
 from tests.helpers.cli import run_advisor
 from tests.helpers.loopdisk import no_leaks, scratch_disk

@@ -2,7 +2,7 @@
 
 Which physics judges which disk is :mod:`advisor.engine.disk_models`; whether a snapshot is
 read since the server started or diffed with another is :mod:`advisor.engine.audit_map`'s
-(and :mod:`advisor.workload`'s); sampling a counter over time is :mod:`advisor.storage` or
+(and :mod:`advisor.rates.workload`'s); sampling a counter over time is :mod:`advisor.storage` or
 :mod:`advisor.collect`. A command module that grows one of these back fails here.
 """
 

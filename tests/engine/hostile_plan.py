@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import sqlparse
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models, advise
-from advisor.engine.physics import ModelPhysics
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan, Script
+from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, workload
 
 EVIL = 'x"; drop table t; --'
@@ -42,7 +43,7 @@ def hostile_plan(dbms: str = "postgres", version_num: int = 180001, asm: bool = 
                                                           w.server.__dataclass_fields__},
                                                        "settings": {"data_directory": PGDATA}})})
     m = Models(default=ModelPhysics(model(capacity=20 * 10**9)))
-    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms))
+    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms), generated_at=AT)
     assert report.plan is not None
     return report.plan
 

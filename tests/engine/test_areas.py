@@ -10,6 +10,7 @@ from advisor.engine.areas import group_areas
 from advisor.engine.classify import classify
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, FileRate, HostLayout, Location, Workload
+from tests.helpers.clock import AT
 from tests.helpers.workloads import DISK_BYTES, AreaSpec, models, workload
 
 
@@ -74,7 +75,7 @@ def test_two_disks_of_different_sizes_get_partitions_of_their_own_size() -> None
                                                                 loc.size_bytes, 0.725) for loc in layout.locations)
     from dataclasses import replace
 
-    report = advise(replace(w, layout=replace(layout, locations=moved)), models(), PlanOptions())
+    report = advise(replace(w, layout=replace(layout, locations=moved)), models(), PlanOptions(), generated_at=AT)
     assert report.plan is not None
     parts = {p.disk: p for p in report.plan.partitions}
     assert set(parts) == {"sda", "sdb"}
@@ -87,7 +88,7 @@ def test_move_wal_without_data_directory_makes_the_user_name_it() -> None:
     w = workload([AreaSpec("WAL", kind="wal", size_gb=1, write_iops=50, random_share=None),
                   AreaSpec("hot", read_iops=100)], with_layout=False)
     w = replace_settings(w)
-    report = advise(w, models(), PlanOptions())
+    report = advise(w, models(), PlanOptions(), generated_at=AT)
     assert report.plan is not None
     text = next(s.text for s in report.plan.scripts if s.name == "move_wal.sh")
     assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0

@@ -10,14 +10,15 @@ from advisor.engine.advise import advise
 from advisor.engine.calibrate import calibrate_reads
 from advisor.model import Partition
 from tests.engine.calibration_rows import HOT, WAL, mib, on_partitions, rows, stat
+from tests.helpers.clock import AT
 from tests.helpers.workloads import DISK_BYTES, GB, AreaSpec, models
 
 
 def test_five_percent_of_the_reads_reaching_the_partition_scales_them_and_says_so() -> None:
     w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
                       [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False)])
-    raw = advise(replace(w, diskstats=()), models())
-    report = advise(w, models())
+    raw = advise(replace(w, diskstats=()), models(), generated_at=AT)
+    report = advise(w, models(), generated_at=AT)
     orders = rows(report)["orders"]
     assert orders["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert orders["db_read_iops"] == pytest.approx(2000.0)
@@ -45,7 +46,7 @@ def test_without_diskstats_nothing_changes_and_the_rates_are_called_unverified()
     w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"})
     cal = calibrate_reads(w)
     assert cal.rates == w.rates and not cal.measured
-    report = advise(w, models())
+    report = advise(w, models(), generated_at=AT)
     orders = rows(report)["orders"]
     assert orders["read_iops"] == pytest.approx(2000.0) and orders["disk_read_share"] is None
     assert any("database's own" in n and "unverified" in n for n in report.warnings)
@@ -56,7 +57,7 @@ def test_without_diskstats_nothing_changes_and_the_rates_are_called_unverified()
 
 def test_the_kernel_seeing_more_reads_never_scales_up() -> None:
     w = on_partitions([HOT], {"orders": "sda3"}, [stat("sda3", 2600.0, 30.0)])
-    report = advise(w, models())
+    report = advise(w, models(), generated_at=AT)
     assert rows(report)["orders"]["read_iops"] == pytest.approx(2000.0)
     assert rows(report)["orders"]["disk_read_share"] == 1.0
     assert any(n.startswith("sda3:") and "rates kept" in n for n in report.warnings)
@@ -69,7 +70,7 @@ def test_a_partition_shared_by_two_areas_is_apportioned_by_their_database_reads(
     c = AreaSpec("history", size_gb=20, read_iops=50, zone=(0.31, 0.35))
     w = on_partitions([a, b, c], {"orders": "sda3", "items": "sda3", "history": "sda2"},
                       [stat("sda3", 40.0, mib(40)), stat("sda2", 50.0, mib(50))])
-    got = rows(advise(w, models()))
+    got = rows(advise(w, models(), generated_at=AT))
     assert got["orders"]["read_iops"] == pytest.approx(30.0, rel=1e-3)
     assert got["items"]["read_iops"] == pytest.approx(10.0, rel=1e-3)
     assert got["orders"]["disk_read_share"] == got["items"]["disk_read_share"] == pytest.approx(0.1, rel=1e-3)
@@ -81,7 +82,7 @@ def test_a_partition_shared_by_two_areas_is_apportioned_by_their_database_reads(
 def test_merged_requests_cut_iops_but_keep_the_bytes_and_are_not_called_cached() -> None:
     scan = AreaSpec("facts", size_gb=40, read_iops=1600, read_kb=8, random_share=0.0, zone=(0.65, 0.70))
     w = on_partitions([scan], {"facts": "sda3"}, [stat("sda3", 100.0, mib(1600))])
-    report = advise(w, models())
+    report = advise(w, models(), generated_at=AT)
     facts = rows(report)["facts"]
     assert facts["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert facts["read_mb_s"] == pytest.approx(mib(1600), rel=1e-3)
@@ -96,13 +97,13 @@ def test_a_disk_row_alone_calibrates_all_files_on_that_disk() -> None:
     w = on_partitions([a, b], {"orders": "sda3", "history": "sda2"}, [stat("sda", 20.0, mib(20), partition=False)])
     cal = calibrate_reads(w)
     assert [(d.device, d.level) for d in cal.devices] == [("sda", "disk")]
-    got = rows(advise(w, models()))
+    got = rows(advise(w, models(), generated_at=AT))
     assert got["orders"]["read_iops"] == pytest.approx(15.0, rel=1e-3)
     assert got["history"]["read_iops"] == pytest.approx(5.0, rel=1e-3)
     # with a row for sda3 too, sda3's own reads are taken off the disk's for the files elsewhere
     both = on_partitions([a, b], {"orders": "sda3", "history": "sda2"},
                          [stat("sda", 30.0, mib(30), partition=False), stat("sda3", 25.0, mib(25))])
-    got = rows(advise(both, models()))
+    got = rows(advise(both, models(), generated_at=AT))
     assert got["orders"]["read_iops"] == pytest.approx(25.0, rel=1e-3)
     assert got["history"]["read_iops"] == pytest.approx(5.0, rel=1e-3)
 
@@ -112,7 +113,7 @@ def test_a_whole_disk_file_system_uses_the_disk_row() -> None:
     w = on_partitions([HOT], {"orders": "sda"}, [stat("sda", 200.0, mib(200), partition=False)], partitions=whole)
     cal = calibrate_reads(w)
     assert [(d.device, d.level, d.disk) for d in cal.devices] == [("sda", "disk", "sda")]
-    assert rows(advise(w, models()))["orders"]["read_iops"] == pytest.approx(200.0, rel=1e-3)
+    assert rows(advise(w, models(), generated_at=AT))["orders"]["read_iops"] == pytest.approx(200.0, rel=1e-3)
 
 
 def test_files_of_unknown_placement_stay_as_reported_and_are_counted_in_a_note() -> None:
@@ -122,7 +123,7 @@ def test_files_of_unknown_placement_stay_as_reported_and_are_counted_in_a_note()
     locs = tuple(replace(loc, partition=None, disk=None) if "/lost/" in loc.path else loc for loc in w.layout.locations)
     w = replace(w, layout=replace(w.layout, locations=locs), rates=(*w.rates, replace(
         w.rates[0], file_id="nowhere", path="/elsewhere/x", tablespace="nowhere", read_iops=7.0, size_bytes=GB)))
-    report = advise(w, models())
+    report = advise(w, models(), generated_at=AT)
     got = rows(report)
     assert got["lost"]["read_iops"] == pytest.approx(500.0) and got["lost"]["disk_read_share"] is None
     assert got["nowhere"]["read_iops"] == pytest.approx(7.0)
@@ -134,7 +135,7 @@ def test_bigger_kernel_requests_do_not_turn_random_lookups_into_a_scan() -> None
     lookups = AreaSpec("orders", size_gb=20, read_iops=2000, random_share=None, zone=(0.65, 0.70))
     # readahead: a quarter as many requests as buffer misses, 1.2 times their bytes (capped at 1)
     w = on_partitions([lookups], {"orders": "sda3"}, [stat("sda3", 500.0, mib(2000) * 1.2)])
-    raw, report = advise(replace(w, diskstats=()), models()), advise(w, models())
+    raw, report = advise(replace(w, diskstats=()), models(), generated_at=AT), advise(w, models(), generated_at=AT)
     assert rows(raw)["orders"]["area_class"] == rows(report)["orders"]["area_class"] == "random-read"
     assert rows(report)["orders"]["read_iops"] == pytest.approx(500.0, rel=1e-3)
     assert rows(report)["orders"]["read_mb_s"] == pytest.approx(mib(2000), rel=1e-3)

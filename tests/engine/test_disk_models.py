@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.disk_models import DEFAULT_PRESET, MODEL_NOTE, load_models
-from advisor.engine.physics import ModelPhysics
 from advisor.errors import BadInput
 from advisor.model import DiskProfile, save
 

@@ -8,16 +8,17 @@ can produce; the zone findings that rest on the model must go with it.
 
 from __future__ import annotations
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import advise
 from advisor.engine.model_fit import QUEUE_GAIN, RATE_SLACK
-from advisor.engine.physics import ModelPhysics
+from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, models, workload
 
 ZONE_CODES = {"HOT_ON_INNER", "CROSS_SURFACE", "WAL_SHARES_ACTUATOR", "COMMIT_BOUND"}
 
 
 def _codes(specs: list[AreaSpec]) -> tuple[set[str], dict[str, object], object, tuple[str, ...]]:
-    report = advise(workload(specs), models())
+    report = advise(workload(specs), models(), generated_at=AT)
     misfit = next((dict(f.evidence) for f in report.findings if f.code == "MODEL_DOES_NOT_FIT"), {})
     return {f.code for f in report.findings}, misfit, report.plan, report.warnings
 

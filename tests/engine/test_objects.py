@@ -12,6 +12,7 @@ import sqlparse
 from advisor.engine.hot_objects import group_with_objects, relation_objects, worth_alone
 from advisor.model import SegmentRate, Workload, save
 from tests.helpers.cli import run_advisor
+from tests.helpers.clock import AT
 from tests.helpers.workloads import GB, AreaSpec, workload
 
 HOSTILE = 'X"; DROP TABLE T; --'
@@ -167,7 +168,8 @@ def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:
 
     load = _oracle_workload()
     options = PlanOptions(new_disks=True)
-    alone, whole = advise(load, models(), options).plan, advise(replace(load, segments=()), models(), options).plan
+    alone = advise(load, models(), options, generated_at=AT).plan
+    whole = advise(replace(load, segments=()), models(), options, generated_at=AT).plan
     assert alone is not None and whole is not None
     assert any(p.area == "ORCL:SCOTT.ORDERS_IDX" for p in alone.placements)
     assert alone.predicted_after_ms < whole.predicted_after_ms * 0.9  # the same IOs, served from a narrow band

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from advisor.disk.physics import ModelPhysics, weighted_mean_ms
 from advisor.engine.optimizer import (
     PlaceItem,
     _cost_fn,
@@ -17,7 +18,6 @@ from advisor.engine.optimizer import (
     optimise,
     streams_of,
 )
-from advisor.engine.physics import ModelPhysics, weighted_mean_ms
 from advisor.errors import BadInput
 from tests.helpers.workloads import model
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.optimizer import PlaceItem, _cost_fn, _row, bands_of, local_search, streams_of, visits_of
 from advisor.engine.order_cost import SplitCost, incremental_search, profile_times
-from advisor.engine.physics import ModelPhysics
 from tests.helpers.workloads import model
 
 

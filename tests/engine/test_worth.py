@@ -18,6 +18,7 @@ from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import judge
 from advisor.model import save
 from tests.helpers.cli import run_advisor
+from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, models, workload
 
 ALREADY_GOOD = [AreaSpec("hot", size_gb=10, read_iops=90, zone=(0.0, 0.02)),
@@ -38,17 +39,18 @@ def _report(specs: list[AreaSpec], tmp_path: Path, *extra: str) -> tuple[subproc
 
 
 def test_a_plan_under_the_minimum_gain_is_marked_and_one_above_is_not() -> None:
-    flat = advise(workload(ALREADY_GOOD), models())
+    flat = advise(workload(ALREADY_GOOD), models(), generated_at=AT)
     assert flat.plan is not None and flat.plan.predicted_gain < 0.05
     assert flat.plan.not_worth_it is not None and "--min-gain" in flat.plan.not_worth_it
-    gaining = advise(workload(HOT_INSIDE), models())
+    gaining = advise(workload(HOT_INSIDE), models(), generated_at=AT)
     assert gaining.plan is not None and gaining.plan.predicted_gain >= 0.05 and gaining.plan.not_worth_it is None
-    strict = advise(workload(HOT_INSIDE), models(), PlanOptions(min_gain=gaining.plan.predicted_gain + 0.01))
+    strict = advise(workload(HOT_INSIDE), models(), PlanOptions(min_gain=gaining.plan.predicted_gain + 0.01),
+                    generated_at=AT)
     assert strict.plan is not None and strict.plan.not_worth_it is not None
 
 
 def test_areas_the_plan_slows_are_named_with_the_reason() -> None:
-    report = advise(workload(HOT_INSIDE), models())
+    report = advise(workload(HOT_INSIDE), models(), generated_at=AT)
     assert report.plan is not None and not any(n.startswith("Slower") for n in report.plan.notes)
     times = [msgspec.structs.replace(t, after_ms=t.before_ms * 1.5) if t.area == "warm" else t
              for t in report.plan.service_times]

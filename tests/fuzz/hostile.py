@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError, ExitCode
+from tests.helpers.clock import AT
 from tests.helpers.inventories import GOOD_INVENTORY
 
 ALLOWED_EXIT = frozenset(code for code in ExitCode if code not in (ExitCode.OK, ExitCode.ERROR))
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes["parsed" if valid_toml(data) else "not TOML"] += 1
             if problem := inventory_problem(data, folder):
                 failures.append(f"inventory case {case} [{'; '.join(steps)}]: {problem}")
-    report = advise(sample_workload(), models())
+    report = advise(sample_workload(), models(), generated_at=AT)
     for case in range(args.cases // 5):
         if problem := render_problem(rng, report):
             failures.append(f"render case {case}: {problem}")

@@ -24,6 +24,7 @@ from typing import Any
 
 from advisor.errors import AdvisorError, ExitCode
 from tests.fuzz.mutate import Case, case_from, cases
+from tests.helpers.clock import AT
 
 ALLOWED_EXIT = frozenset(code for code in ExitCode if code not in (ExitCode.OK, ExitCode.ERROR))
 FREE_FORM = frozenset({"views", "settings", "machine", "mapped_paths", "evidence"})
@@ -35,7 +36,7 @@ CLI_EVERY = 20  # one report case in this many also goes through `advisor collec
 def bad_figures(obj: Any, name: str = "", where: str = "$") -> Iterator[str]:
     """Every figure in *obj* that is NaN, infinite, or negative where it cannot be.
 
-    Written apart from advisor.validate on purpose: the suite checks the validator's output
+    Written apart from advisor.model.validate on purpose: the suite checks the validator's output
     with a walker that shares none of its code.
     """
     if isinstance(obj, bool) or obj is None or isinstance(obj, str):
@@ -72,7 +73,7 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
         return [read_report(paths[0])]
     if case.kind == "pair":
         from advisor.model import load_snapshot
-        from advisor.workload import diff
+        from advisor.rates.workload import diff
 
         return [diff(load_snapshot(paths[0]), load_snapshot(paths[1]))]
     document = _load(case.target, paths[0])
@@ -80,7 +81,7 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
         from advisor.engine.advise import advise
         from tests.helpers.workloads import models
 
-        return [document, advise(document, models())]
+        return [document, advise(document, models(), generated_at=AT)]
     return [document]
 
 
@@ -110,8 +111,8 @@ def _refusal_problem(exc: AdvisorError) -> str | None:
 
 def run_case(case: Case, directory: Path) -> str | None:
     """None when advisor kept the property on *case*; else what went wrong."""
-    from advisor.jsonio import encode
     from advisor.model import Report
+    from advisor.model.jsonio import encode
 
     folder = directory / f"case-{case.seed}"
     folder.mkdir()

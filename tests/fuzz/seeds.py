@@ -12,7 +12,6 @@ import dataclasses
 from functools import cache
 from pathlib import Path
 
-from advisor.jsonio import encode
 from advisor.model import (
     CollectorRun,
     Device,
@@ -28,6 +27,7 @@ from advisor.model import (
     WaitProfile,
     ZonePoint,
 )
+from advisor.model.jsonio import encode
 
 REPORTS = Path(__file__).resolve().parents[1] / "oracle" / "fixtures"
 
@@ -111,7 +111,7 @@ def as_bytes(document: object) -> bytes:
 def documents() -> dict[str, bytes]:
     """Every seed document as advisor writes it, by a file name that says what it is."""
     from advisor.collectors.awr import read_report
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
     from tests.helpers.workloads import sample_workload
 
     docs: dict[str, bytes] = {}

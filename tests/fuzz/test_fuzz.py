@@ -76,7 +76,7 @@ def test_internal_error_and_undocumented_exit_are_failures(tmp_path: Path, monke
 
 def test_wait_time_that_went_backwards_is_unknown(tmp_path: Path) -> None:
     # found by the fuzz suite (case seed 1072495106): io_wait_s -39,880 s in an accepted workload
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     a, b = seeds.snapshot_pairs()["oracle"]
     a = dataclasses.replace(a, wait=dataclasses.replace(a.wait, io_wait_s=40000.0))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def report() -> Report:
     """A real report with findings and a plan: the engine on :func:`tests.helpers.workloads.sample_workload`."""
     from advisor.engine.advise import advise
+    from tests.helpers.clock import AT
     from tests.helpers.workloads import models, sample_workload
 
-    return advise(sample_workload(), models())
+    return advise(sample_workload(), models(), generated_at=AT)

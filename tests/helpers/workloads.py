@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from advisor.disk.model import DiskModel
+from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models
-from advisor.engine.physics import ModelPhysics
 from advisor.model import Device, FileRate, HostLayout, Location, Partition, ServerInfo, WaitProfile, Workload
 
 GB = 10**9

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from advisor.errors import BadInput
-from advisor.jsonio import to_jsonable
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, save
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, decode_disk_profile
+from advisor.model.jsonio import to_jsonable
 from advisor.repo.documents import load_bytes
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.errors import BadInput
-from advisor.jsonio import decode_document
 from advisor.model import FORMAT_VERSION, Workload
+from advisor.model.jsonio import decode_document
 
 
 def test_non_utf8_bytes_before_the_body_are_bad_input() -> None:

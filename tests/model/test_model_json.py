@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import BadInput
-from advisor.jsonio import read_document
 from advisor.model import (
     DISK_PROFILE_FORMAT_VERSION,
     FORMAT_VERSION,
@@ -20,6 +19,7 @@ from advisor.model import (
     load_snapshot,
     save,
 )
+from advisor.model.jsonio import read_document
 from tests.helpers.snapshots import small_snapshot
 
 
@@ -72,7 +72,7 @@ def test_truncated_file_names_the_position(tmp_path: Path) -> None:
 
 
 def test_write_atomic_never_replaces_a_device_node(tmp_path: Path) -> None:
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     fifo = tmp_path / "pipe"
     import os
@@ -91,7 +91,7 @@ def test_write_atomic_never_replaces_a_device_node(tmp_path: Path) -> None:
 
 
 def test_write_atomic_refuses_a_directory(tmp_path: Path) -> None:
-    from advisor.jsonio import write_atomic
+    from advisor.model.jsonio import write_atomic
 
     with pytest.raises(BadInput, match="is a directory"):
         write_atomic(tmp_path, "x")
@@ -109,7 +109,7 @@ def _big_snapshot(rows: int) -> Snapshot:
 
 @pytest.mark.parametrize("rows", [3, 6000])
 def test_fast_encoder_writes_what_the_generic_walk_describes(rows: int) -> None:
-    from advisor.jsonio import COMPACT_ABOVE_ROWS, encode, to_jsonable
+    from advisor.model.jsonio import COMPACT_ABOVE_ROWS, encode, to_jsonable
 
     snap = _big_snapshot(rows)
     text = encode(snap)
@@ -120,7 +120,7 @@ def test_fast_encoder_writes_what_the_generic_walk_describes(rows: int) -> None:
 
 
 def test_encoder_maps_nan_to_null_and_survives_huge_integers() -> None:
-    from advisor.jsonio import encode
+    from advisor.model.jsonio import encode
 
     snap = small_snapshot()
     odd = Snapshot(snap.server, snap.taken_at, snap.files, views={"x": [{"nan": float("nan"), "big": 1 << 70}]})
@@ -129,7 +129,7 @@ def test_encoder_maps_nan_to_null_and_survives_huge_integers() -> None:
 
 
 def test_int_keys_are_written_as_strings() -> None:
-    from advisor.jsonio import encode
+    from advisor.model.jsonio import encode
 
     profile = DiskProfile("/dev/loop0", "loop0", 1 << 30, "2026-11-21T09:00:00+00:00", "builtin", 4096,
                           qd_iops={1: 80.0, 16: 210.0})

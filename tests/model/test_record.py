@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 from advisor.errors import BadInput
-from advisor.jsonio import encode, from_jsonable, read_document, to_jsonable
 from advisor.model import FORMAT_VERSION, FileIO, Location, ServerInfo, Snapshot, WaitProfile, load_snapshot, save
+from advisor.model.jsonio import encode, from_jsonable, read_document, to_jsonable
 
 
 def _file(**changes: object) -> FileIO:

@@ -1,7 +1,7 @@
 """Impossible figures in advisor's own documents are refused when loaded, naming the field.
 
 A workload with -3.4 IOPS or a size of -1 used to reach `report` and `plan` and come out as a
-plan (exit 0); the checks live in advisor.validate and run inside the model's load functions.
+plan (exit 0); the checks live in advisor.model.validate and run inside the model's load functions.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, load_snapshot, load_workload, save
-from advisor.validate import check, problems, scrub_workload
+from advisor.model.validate import check, problems, scrub_workload
 from tests.helpers.cli import run_advisor
+from tests.helpers.clock import AT
 from tests.helpers.snapshots import small_snapshot
 from tests.helpers.workloads import sample_workload
 
@@ -94,7 +95,7 @@ def test_a_report_the_engine_writes_is_possible() -> None:
     from advisor.engine.advise import advise
     from tests.helpers.workloads import models
 
-    report = advise(sample_workload(), models())
+    report = advise(sample_workload(), models(), generated_at=AT)
     assert report.findings and report.plan is not None
     assert list(problems(report)) == []
     assert check(report, "report.json") is report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.sqlfiles import available
+from advisor.collect.sqlfiles import available
 from tests.oracle.oracle_catalog import CATALOG
 from tests.oracle.oracle_sqlshape import shape
 
@@ -21,7 +21,7 @@ def test_there_are_sql_files_for_every_live_query() -> None:
 
 @pytest.mark.parametrize("sql", FILES, ids=[f"{f.query}.v{f.min_major}" for f in FILES])
 def test_selected_columns_are_documented(sql: object) -> None:
-    from advisor.sqlfiles import SqlFile
+    from advisor.collect.sqlfiles import SqlFile
 
     assert isinstance(sql, SqlFile)
     parsed = shape(sql.text)

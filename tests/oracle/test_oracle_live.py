@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from advisor.model import FileRate, Snapshot
-from advisor.workload import file_rate, zero_baseline
+from advisor.rates.workload import file_rate, zero_baseline
 from tests.oracle.oracle_replay import Replay, take
 from tests.oracle.oracle_scenarios import INTERVAL_S, SCENARIOS, STARTUP, Scenario
 
@@ -121,14 +121,14 @@ def test_restart_between_samples_changes_the_identity_clock(replay: Replay) -> N
     assert first.server.instance == second.server.instance
     assert first.server.started_at != second.server.started_at
     from advisor.errors import StatsReset
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     with pytest.raises(StatsReset, match="start time"):
         diff(first, second)
 
 
 def test_snapshot_diff_through_the_shared_workload_api(replay: Replay) -> None:
-    from advisor.workload import diff
+    from advisor.rates.workload import diff
 
     scenario = SCENARIOS["19c-cdb"]
     first = take(replay, scenario.connection(0))

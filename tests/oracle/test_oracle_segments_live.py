@@ -8,7 +8,7 @@ import pytest
 
 from advisor.collectors.oracle import segments as live_segments
 from advisor.model import SegmentRate, Snapshot, Workload
-from advisor.workload import diff
+from advisor.rates.workload import diff
 from tests.oracle.oracle_replay import Replay, ReplayConnection, dpy_error, ora_error, take
 from tests.oracle.oracle_scenarios import INTERVAL_S, SCENARIOS
 from tests.oracle.oracle_segments import DROPPED, SEGMENTS, Seg, segment_rows

@@ -13,7 +13,7 @@ from typing import Any
 from advisor.collect.context import CollectContext, build_snapshot
 from advisor.collect.registry import run_isolated
 from advisor.collectors.oracle import OracleCollector
-from advisor.jsonio import encode
+from advisor.model.jsonio import encode
 from tests.oracle.oracle_replay import ReplayConnection
 from tests.oracle.oracle_scenarios import SCENARIOS, recordings
 

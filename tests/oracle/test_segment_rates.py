@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.model import SegmentIO
-from advisor.segment_rates import diff_segments, totals_rate, with_counters
+from advisor.rates.segments import diff_segments, totals_rate, with_counters
 
 
 def _seg(segment_id: str = "ORCL:SCOTT.T", dataobj: int = 10, **counters: int | None) -> SegmentIO:

@@ -10,7 +10,7 @@ import pytest
 from advisor.collect.context import build_snapshot
 from advisor.errors import StatsReset
 from advisor.model import Snapshot, save
-from advisor.workload import diff
+from advisor.rates.workload import diff
 from tests.helpers.cli import run_advisor
 from tests.helpers.pg import PgServer, running_postgres
 from tests.helpers.pg_checks import EXERCISED, collect_context

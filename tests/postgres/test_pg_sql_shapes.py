@@ -7,8 +7,8 @@ import dataclasses
 import psycopg
 import pytest
 
+from advisor.collect.sqlfiles import available, pick
 from advisor.collectors.postgres.rows import DEFAULT_PARAMS, ROWS
-from advisor.sqlfiles import available, pick
 from tests.helpers.pg import PgServer
 
 pytestmark = pytest.mark.pg

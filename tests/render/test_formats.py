@@ -9,8 +9,8 @@ import re
 from rich.console import Console
 
 from advisor.engine.audit_map import build_audit_maps
-from advisor.jsonio import from_jsonable
 from advisor.model import REPORT_FORMAT_VERSION, Report
+from advisor.model.jsonio import from_jsonable
 from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown

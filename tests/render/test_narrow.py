@@ -18,6 +18,7 @@ from advisor.render.locations import Notes, devices_table, locations_table, rate
 from advisor.render.markdown import render_markdown
 from advisor.render.terminal import render_terminal
 from advisor.units import GIB, human_bytes
+from tests.helpers.clock import AT
 from tests.helpers.workloads import models, sample_workload
 
 WIDTHS = [80, 200]
@@ -102,7 +103,7 @@ def test_alike_warnings_are_one_line_per_kind(tmp_path: Path) -> None:
                 "not milliseconds; figure dropped")
     alike = tuple(template.replace("line 78", f"line {78 + i}").replace("users02.dbf", f"users{i:02d}.dbf")
                   for i in range(40))
-    report = advise(dataclasses.replace(workload, warnings=alike), models())
+    report = advise(dataclasses.replace(workload, warnings=alike), models(), generated_at=AT)
     bullets = [line for line in _text(400, _Report(report)) if line.startswith("•")]
     assert [line for line in bullets if "Av Rd(ms)" in line] == [f"• {alike[0]} (and 39 more like it)"]
     assert len(bullets) == len(report.warnings) - 39 + 1 and f"{len(report.warnings)} warnings in all" in bullets[-1]

@@ -9,11 +9,11 @@ from pathlib import Path
 from rich.console import Console
 
 import advisor.render
-from advisor.area_rates import RateTotals, TablespaceRates
+from advisor.rates.areas import RateTotals, TablespaceRates
 from advisor.render.rates import tablespace_table
 
-COMPUTING = ("advisor.engine", "advisor.workload", "advisor.io_share", "advisor.segment_rates",
-             "advisor.area_rates", "advisor.counters", "advisor.rates", "advisor.collect", "advisor.storage")
+COMPUTING = ("advisor.engine", "advisor.rates.workload", "advisor.rates.io_share", "advisor.rates.segments",
+             "advisor.rates.areas", "advisor.rates.counters", "advisor.rates", "advisor.collect", "advisor.storage")
 """Packages and modules that compute (counters to rates, sums, advice) or read the machine."""
 
 
@@ -56,8 +56,8 @@ def test_no_renderer_imports_what_computes() -> None:
 def test_the_scan_sees_imports_inside_functions_and_skips_type_checking(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from advisor.engine.areas import Area\n"
-                      "def f():\n    from advisor.area_rates import tablespace_rates\n    return tablespace_rates\n")
-    assert runtime_imports(module) == [(1, "typing"), (5, "advisor.area_rates")]
+                      "def f():\n    from advisor.rates.areas import tablespace_rates\n    return tablespace_rates\n")
+    assert runtime_imports(module) == [(1, "typing"), (5, "advisor.rates.areas")]
 
 
 def _totals(read: float, write: float | None, size: int | None, lower: bool = False) -> RateTotals:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from advisor.collect.sqlfiles import available, sql_root
 from advisor.collectors.postgres.rows import DEFAULT_PARAMS
-from advisor.sqlfiles import available, sql_root
 
 FILES = sorted((Path(__file__).resolve().parents[2] / "sql" / "postgres").glob("*.sql"))
 LONE_PERCENT = re.compile(r"%(?!%|\([a-z_]+\)s)")

@@ -17,8 +17,8 @@ from advisor.model import (
     Workload,
     save,
 )
+from advisor.rates.workload import diff, since_start
 from advisor.render.diskmap import render_disk_maps
-from advisor.workload import diff, since_start
 from tests.helpers.cli import run_advisor
 from tests.helpers.snapshots import SERVER, file_io, two_disk_layout
 

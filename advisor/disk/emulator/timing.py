@@ -54,7 +54,7 @@ def constant(latency_ms: float = 0.0, flush_ms: float = 0.0) -> TimingSpec:
 
 def model_to_jsonable(model: Any) -> dict[str, Any]:
     """A DiskModel as plain JSON: its constructor fields only (derived state is rebuilt)."""
-    from advisor.jsonio import to_jsonable
+    from advisor.model.jsonio import to_jsonable
 
     return {f.name: to_jsonable(getattr(model, f.name)) for f in dataclasses.fields(model) if f.init}
 
@@ -64,7 +64,7 @@ def model_from_jsonable(data: dict[str, Any]) -> Any:
     import typing
 
     from advisor.disk.model import DiskModel
-    from advisor.jsonio import from_jsonable
+    from advisor.model.jsonio import from_jsonable
 
     hints = typing.get_type_hints(DiskModel)
     kwargs = {name: from_jsonable(hints[name], value, f"$.{name}") for name, value in data.items()}

@@ -1,7 +1,7 @@
 """Media models for tiered plans: what one IO costs on each kind of device.
 
 Rotating media (``hdd``, ``smr-dm``, ``smr-hm``) keep the zone physics of
-:mod:`advisor.engine.physics` (the zone optimizer orders areas on them); ``smr`` adds what
+:mod:`advisor.disk.physics` (the zone optimizer orders areas on them); ``smr`` adds what
 random writes cost once the media cache is full. Solid state (``nvme``, ``ssd``) and
 ``array`` have no zones: a latency by IO size with queueing on a throughput ceiling.
 ``cloud-hdd`` volumes are a token bucket: an IOPS cap where every IO up to 1 MiB costs one

@@ -23,15 +23,15 @@ from msgspec import Meta
 from advisor.disk.media.cloud import CloudVolume
 from advisor.disk.media.smr import SmrWrites
 from advisor.disk.media.solid import SolidState, from_profile
+from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.spec import MAX_SPEC_BYTES
-from advisor.engine.physics import DiskPhysics, ModelPhysics
 from advisor.errors import AdvisorError, BadInput
 from advisor.model import DiskProfile
 from advisor.model.disk import MAX_PROFILE_BYTES, load_disk_profile
 from advisor.model.inventory import ROTATING_MEDIA, SOLID_STATE_MEDIA, InventoryDevice
 from advisor.model.record import Record
+from advisor.model.validate import LARGEST
 from advisor.units import DISK_MB, MIB
-from advisor.validate import LARGEST
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
-"""Scripts a plan writes: sfdisk per disk, PostgreSQL and Oracle moves, and the quoting they share.
+"""Scripts a plan writes: sfdisk per disk, file systems per tiered device, PostgreSQL and Oracle moves.
 
-Every identifier and path from the database is quoted by :mod:`advisor.engine.scripts.quoting`;
-``moves`` turns a plan into the list of file/area moves the database scripts carry out.
+``sfdisk`` lays out the partitions from the outer edge; ``prepare`` makes and mounts one file
+system per planned partition of a tiered plan's device; ``postgres``, ``oracle`` and
+``objects`` move tablespaces, WAL/redo and single objects; ``moves`` turns a plan into the
+list of file/area moves the database scripts carry out. Every identifier and path from the
+database is quoted by :mod:`advisor.engine.scripts.quoting`.
 """

@@ -62,17 +62,22 @@ def qualified(dotted: str) -> str:
 
 
 def conninfo_value(value: str) -> str:
-    """*value* as one value of a libpq connection string (``'app "x\\' y'``), plain when it can be.
+    r"""*value* as one value of a libpq connection string (``'app "x\' y'``), plain when it can be.
 
     pg_repack builds ``dbname=<--dbname>`` into a connection string itself, so a database
-    name with a blank, quote or ``=`` must arrive in libpq's own quoting (psycopg's
-    ``make_conninfo`` writes it).
+    name with a blank, quote or ``=`` must arrive in libpq's own quoting: inside single
+    quotes, a backslash or a single quote is preceded by a backslash (libpq's
+    ``conninfo_parse``). Anything but letters, digits and ``_`` is quoted, so no byte of a
+    multi-byte character can pass for a blank in the client's locale.
+
+    >>> print(conninfo_value("app_1"))
+    app_1
+    >>> print(conninfo_value("a=b c'd\\e"))
+    'a=b c\'d\\e'
     """
     if _PLAIN_NAME.fullmatch(value):
         return value
-    from psycopg.conninfo import make_conninfo
-
-    return make_conninfo(dbname=value).removeprefix("dbname=")
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def psql_connect(database: str) -> str:

@@ -1,15 +1,15 @@
 """A tiered plan as a :class:`~advisor.model.Plan`: partitions per device, moves, scripts.
 
-The tier search (:mod:`advisor.engine.tiers`) decides which device and zone each area gets;
+The tier search (:mod:`advisor.engine.tiers.search`) decides which device and zone each area gets;
 this module states it in the plan document every renderer already draws, plus the tier
 section (devices with their media and model sources, the assignment next to the knapsack
 baseline's, the rules with reasons, the marginal curve of the fast tier). Scripts go into
-one directory per target device (its sfdisk file), the database moves beside them.
+one directory per target device (its sfdisk file and the file systems to make on it,
+:mod:`advisor.engine.scripts.prepare`), the database moves beside them.
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -17,11 +17,11 @@ from advisor.disk.media.build import DeviceModel
 from advisor.engine.classify import Classified
 from advisor.engine.optimizer import DiskLayout, PlaceItem, Solution
 from advisor.engine.planner import PlanOptions, build_plan
-from advisor.engine.scripts.quoting import comment, label, shell
-from advisor.engine.tier_targets import TierItem, targets_of, tier_items
-from advisor.engine.tiers import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
+from advisor.engine.scripts.prepare import per_device_scripts
+from advisor.engine.tiers.search import CURVE_MOVABLE, TierResult, TierSolution, plan_tiers
+from advisor.engine.tiers.targets import TierItem, targets_of, tier_items
 from advisor.errors import BadInput
-from advisor.model import Plan, PlannedPartition, Script, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
+from advisor.model import Plan, TierAssignment, TierCurvePoint, TierDevice, TierPlan, Workload
 
 
 def _solution(result: TierSolution) -> tuple[Solution, list[int], list[str]]:
@@ -83,46 +83,6 @@ def tier_plan_section(result: TierResult, items: Sequence[TierItem], knapsack: b
                     solution.rules)
 
 
-def _prepare_script(device: str, partitions: Sequence[PlannedPartition], mount_root: str) -> Script:
-    """mkfs and mount lines for one device's planned partitions (after its sfdisk file)."""
-    lines = ["#!/bin/sh",
-             f"# Prepare {comment(device)} after `sfdisk DEVICE < sfdisk.txt`: one file system per planned partition,",
-             "# mounted where the database scripts expect it. A partition that already holds a file system is",
-             "# refused, never formatted over. Add the fstab lines printed at the end.",
-             "set -eu", "udevadm settle 2>/dev/null || true",
-             'node() { blkid -l -o device -t PARTLABEL="$1" || { echo "no partition labelled $1" >&2; exit 1; }; }',
-             'fresh() {',
-             '  if [ -n "$(blkid -p -o value -s TYPE "$1" 2>/dev/null)" ]; then',
-             '    echo "refused: $1 already holds a file system" >&2; exit 1',
-             '  fi',
-             '}']
-    fstab = []
-    for part in sorted(partitions, key=lambda p: p.start_fraction):
-        node = f'"$(node {shell(part.label)})"'
-        mount = shell(posixpath.join(mount_root, part.label))
-        lines += [f"# partition {part.number}: {comment(', '.join(part.areas))}", f"fresh {node}",
-                  f"mkfs.ext4 -q -F -m 0 {node}", f"mkdir -p {mount}", f"mount -o noatime {node} {mount}"]
-        fstab.append(f"PARTLABEL={part.label} {posixpath.join(mount_root, part.label)} ext4 noatime 0 2")
-    lines.append("cat <<'FSTAB'")
-    lines += [*fstab, "FSTAB"]
-    return Script(name=f"{device}/prepare.sh", language="shell", text="\n".join(lines) + "\n",
-                  caveat="Formats the planned partitions: run it on the new device only, after its sfdisk file.")
-
-
-def _per_device_scripts(plan: Plan, mount_root: str) -> tuple[Script, ...]:
-    """sfdisk and prepare (mkfs, mount) files in one directory per device; database scripts at the top."""
-    out = []
-    for script in plan.scripts:
-        if script.language == "sfdisk" and script.name.startswith("sfdisk-"):
-            device = script.name.removeprefix("sfdisk-").removesuffix(".txt")
-            out.append(replace(script, name=f"{device}/sfdisk.txt"))
-            parts = [p for p in plan.partitions if label(p.disk) == device]
-            out.append(_prepare_script(device, parts, mount_root))
-        else:
-            out.append(script)
-    return tuple(out)
-
-
 def make_tier_plan(
     workload: Workload, classified: Sequence[Classified], models: Sequence[DeviceModel], headroom: float,
     current: dict[str, float], options: PlanOptions,
@@ -145,4 +105,4 @@ def make_tier_plan(
     plan = build_plan(classified, solution, before, labels, capacities, options, names, workload.server.settings,
                       options.dbms or workload.server.dbms, workload.server.version_num, notes)
     section = tier_plan_section(result, items, options.knapsack)
-    return replace(plan, scripts=_per_device_scripts(plan, options.mount_root), tiers=section, method="tiers")
+    return replace(plan, scripts=per_device_scripts(plan, options.mount_root), tiers=section, method="tiers")

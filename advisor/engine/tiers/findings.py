@@ -14,8 +14,8 @@ from advisor.disk.media import Load
 from advisor.disk.media.build import DeviceModel, by_disk_name
 from advisor.disk.media.cloud import CloudVolume
 from advisor.engine.classify import Classified
-from advisor.engine.tier_fit import demand, mib_s, split_oversized
-from advisor.engine.tier_targets import targets_of, tier_items
+from advisor.engine.tiers.fit import demand, mib_s, split_oversized
+from advisor.engine.tiers.targets import targets_of, tier_items
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
 from advisor.units import DISK_MB, KIB, MIB

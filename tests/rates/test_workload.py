@@ -8,7 +8,7 @@ import pytest
 
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStat, HostLayout, Partition, WaitProfile
-from advisor.workload import diff
+from advisor.rates.workload import diff
 from tests.helpers.counters import fio, server, snap
 
 T0, T1 = "2026-01-02T00:00:00+00:00", "2026-01-02T00:00:10+00:00"

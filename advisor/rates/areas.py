@@ -1,6 +1,6 @@
 """Per-area rates: file rates summed over a tablespace, an area or any group, in one place.
 
-:func:`advisor.workload.diff` gives one :class:`~advisor.model.FileRate` per file; this module
+:func:`advisor.rates.workload.diff` gives one :class:`~advisor.model.FileRate` per file; this module
 sums them per group, with the rules every consumer shares (the engine's areas, the
 ``advisor workload`` tables, the fleet):
 
@@ -9,7 +9,7 @@ sums them per group, with the rules every consumer shares (the engine's areas, t
   figure, the sum covers those and ``files_writes_unknown`` counts the others.
 * A size the source does not state (AWR and Statspack reports) is counted in
   ``files_size_unknown``; ``known_size_bytes`` is None while any is missing.
-* The counter reset rule is :func:`advisor.counters.counter_delta`'s, applied per file by
+* The counter reset rule is :func:`advisor.rates.counters.counter_delta`'s, applied per file by
   ``diff``: a group holding a file whose counter went backwards is a ``lower_bound``.
 * Units are FileRate's (:mod:`advisor.units`): IOPS per second, MB/s of 1,048,576 bytes.
 
@@ -17,7 +17,7 @@ sums them per group, with the rules every consumer shares (the engine's areas, t
 :func:`sum_rates` groups by any key; :class:`RateSum` is the running sum for a caller that
 gathers more per group in the same pass (:func:`advisor.engine.areas.group_areas`). A caller
 holding counter rows rather than a workload (the fleet repository's per-file rows) rates
-each file with :func:`advisor.workload.file_rate` first, so the reset rule is the same.
+each file with :func:`advisor.rates.workload.file_rate` first, so the reset rule is the same.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
-from advisor.counters import counter_delta
 from advisor.model import SegmentIO, SegmentRate
+from advisor.rates.counters import counter_delta
 from advisor.units import MIB
 
 COUNTERS = (
@@ -78,7 +78,7 @@ def delta(before: SegmentIO, after: SegmentIO) -> tuple[SegmentIO, bool]:
     """Counters of *after* minus *before*, and whether the segment's counters restarted.
 
     A segment's statistics restart together (truncate, move, instance restart): a new
-    ``data_object_id``, or any counter going backwards (:func:`advisor.counters.counter_delta`),
+    ``data_object_id``, or any counter going backwards (:func:`advisor.rates.counters.counter_delta`),
     means every counter of *after* counts since the restart, so each is its own delta (a
     lower bound), whatever order the counters are read in.
     """

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from advisor.engine.gate import gate_for_wait, not_io_bound_finding
-from advisor.io_share import counter_share, describe, interval_wait
 from advisor.model import ServerInfo, Snapshot, WaitProfile
+from advisor.rates.io_share import counter_share, describe, interval_wait
 
 ON = {"track_io_timing": "on", "track_wal_io_timing": "on"}
 

@@ -6,10 +6,10 @@ segment). What it shows now is what it counted since the reset, so that reading 
 delta, and it is a lower bound of the interval's true count. An absent reading (the source
 keeps no such counter) gives no delta: unknown, never 0.
 
-Used by :func:`advisor.workload.file_rate` (per file), :mod:`advisor.segment_rates` (per
-Oracle segment) and :mod:`advisor.io_share` (time counters of the IO share); the fleet
+Used by :func:`advisor.rates.workload.file_rate` (per file), :mod:`advisor.rates.segments` (per
+Oracle segment) and :mod:`advisor.rates.io_share` (time counters of the IO share); the fleet
 repository's per-file rows go through the same rule when rated with
-:func:`advisor.workload.file_rate`.
+:func:`advisor.rates.workload.file_rate`.
 """
 
 from __future__ import annotations

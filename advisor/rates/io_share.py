@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from advisor.counters import counter_delta
 from advisor.model import Snapshot, WaitProfile
+from advisor.rates.counters import counter_delta
 
 TIMING_ADVICE = {
     "track_io_timing": (
@@ -174,7 +174,7 @@ def counter_share(a: Snapshot, b: Snapshot) -> tuple[CounterShare | None, list[s
 def interval_wait(a: Snapshot, b: Snapshot, diffed: WaitProfile) -> WaitProfile:
     """*diffed* (the sampled or Oracle profile of the interval) with the counters' share added.
 
-    The one hook :func:`advisor.workload.diff` calls. Counters win the gate when they exist;
+    The one hook :func:`advisor.rates.workload.diff` calls. Counters win the gate when they exist;
     the sampled share stays beside them.
     """
     if b.server.dbms != "postgres":

@@ -8,7 +8,7 @@ import pytest
 
 from advisor.errors import BadInput
 from advisor.model import FileIO, Snapshot
-from advisor.workload import SINCE_START_WARNING, diff, since_start, zero_snapshot
+from advisor.rates.workload import SINCE_START_WARNING, diff, since_start, zero_snapshot
 from tests.helpers.counters import fio, server, snap
 
 STARTED = "2026-01-01T00:00:00+00:00"
@@ -66,7 +66,7 @@ def test_one_snapshot_keeps_its_segments_as_rates_since_start() -> None:
     from dataclasses import replace as _replace
 
     from advisor.model import SegmentIO
-    from advisor.workload import since_start as _since_start
+    from advisor.rates.workload import since_start as _since_start
 
     seg = SegmentIO(segment_id="PDB1:APP.ORDERS", owner="APP", name="ORDERS", segment_type="TABLE",
                     tablespace="USERS", container="PDB1", block_size=8192, physical_reads=3600,

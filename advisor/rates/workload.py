@@ -21,11 +21,11 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from advisor import __version__
-from advisor.counters import counter_delta
 from advisor.errors import BadInput, StatsReset
-from advisor.io_share import interval_wait
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
-from advisor.segment_rates import COUNTERS, diff_segments, with_counters
+from advisor.rates.counters import counter_delta
+from advisor.rates.io_share import interval_wait
+from advisor.rates.segments import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
 from advisor.units import mean_kib, mib_per_s
 

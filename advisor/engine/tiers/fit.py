@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from advisor.disk.media import SATURATION, Load
 from advisor.disk.media.build import SolidPreset, media_presets, solid_state
-from advisor.engine.tier_targets import Evaluator, Target, TierItem
+from advisor.engine.tiers.targets import Evaluator, Target, TierItem
 from advisor.errors import BadInput
 from advisor.units import MIB
 
@@ -119,7 +119,7 @@ def device_load(item: TierItem, target: Target) -> float:
 
 
 def _uses(item: TierItem, targets: Sequence[Target]) -> tuple[DeviceUse, ...]:
-    from advisor.engine.tiers import allowed
+    from advisor.engine.tiers.search import allowed
 
     return tuple(DeviceUse(t, device_load(item, t), item.slot_bytes / max(t.capacity_bytes, 1),
                            allowed(item, t, targets)) for t in targets)

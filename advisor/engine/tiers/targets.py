@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from advisor.disk.media import SATURATION, Load
 from advisor.disk.media.build import DeviceModel
+from advisor.disk.physics import Band, weighted_mean_ms
 from advisor.engine.classify import Classified
 from advisor.engine.optimizer import (
     TAIL_SHARE,
@@ -24,7 +25,6 @@ from advisor.engine.optimizer import (
     streams_of,
     visits_of,
 )
-from advisor.engine.physics import Band, weighted_mean_ms
 from advisor.engine.scripts.sfdisk import align_up
 from advisor.model.inventory import SOLID_STATE_MEDIA, instance_names
 from advisor.units import MIB

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from advisor.engine.planner import Progress
-from advisor.engine.tier_fit import Oversized, nothing_fits, split_oversized, too_small
-from advisor.engine.tier_targets import DevicePlacement, Evaluator, Target, TierItem
+from advisor.engine.tiers.fit import Oversized, nothing_fits, split_oversized, too_small
+from advisor.engine.tiers.targets import DevicePlacement, Evaluator, Target, TierItem
 from advisor.errors import BadInput
 
 SMR_MEDIA = frozenset({"smr-dm", "smr-hm"})
@@ -314,7 +314,7 @@ def plan_tiers(items: Sequence[TierItem], targets: Sequence[Target], with_curve:
                progress: Progress | None = None) -> TierResult:
     """Place *items* on *targets*: baseline, improvement, and the marginal curve of the fast tier.
 
-    Areas that no single device can take (:mod:`advisor.engine.tier_fit`) are left out and
+    Areas that no single device can take (:mod:`advisor.engine.tiers.fit`) are left out and
     returned in ``oversized``; when that is every area, BadInput names the biggest shortfall.
 
     Without *with_baseline* the baseline is not laid out (``baseline`` is the plan itself):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.area_rates import sum_rates, tablespace_rates
-from advisor.counters import counter_delta
 from advisor.engine.areas import group_areas
 from advisor.model import FileIO, FileRate, ServerInfo, Snapshot
-from advisor.workload import diff
+from advisor.rates.areas import sum_rates, tablespace_rates
+from advisor.rates.counters import counter_delta
+from advisor.rates.workload import diff
 
 PG = ServerInfo("postgres", "18.1", 180001, "db1", "db1:5432", "7300000000000000001", "2026-01-01T00:00:00+00:00",
                 settings={"track_io_timing": "on"})

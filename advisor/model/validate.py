@@ -1,6 +1,6 @@
 """One validation layer: the numbers, ids and times a decoded document may hold.
 
-The JSON codec (:mod:`advisor.jsonio`) checks shapes and types; this module checks what the
+The JSON codec (:mod:`advisor.model.jsonio`) checks shapes and types; this module checks what the
 types cannot say: a count, size, rate or time is finite and never negative, a share lies
 between 0 and 1, ids are unique, timestamps are ISO 8601. It runs in two modes:
 

@@ -1,0 +1,121 @@
+"""The dependency direction docs/architecture.md states, read from the source with ast.
+
+Every import counts, also one inside a function or under ``TYPE_CHECKING``: a lazy import
+is still a dependency, and a cycle hidden in a function body is still a cycle. The page says:
+nothing imports ``advisor.cli``; the engine, the model, the rates stage and the media models
+import no database driver; ``disk`` never imports ``engine`` (the ``DiskPhysics`` Protocol
+lives with the disk models), so there is no cycle between them; advisor reaches its
+collectors only through the registry; the engine reads no clock (time is an input).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ADVISOR = REPO / "advisor"
+DRIVERS = ("psycopg", "psycopg2", "psycopg_pool", "oracledb", "cx_Oracle")
+CLOCK_CALLS = {"now", "utcnow", "today", "time", "time_ns", "monotonic", "monotonic_ns", "perf_counter",
+               "perf_counter_ns"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def advisor_modules() -> Iterator[Path]:
+    """advisor's own modules; the collectors (a symlink to ../collectors) are checked apart."""
+    for path in sorted(ADVISOR.rglob("*.py")):
+        if "collectors" not in path.relative_to(ADVISOR).parts:
+            yield path
+
+
+def imported(path: Path) -> set[str]:
+    """Every module *path* imports, with ``from a import b`` also counted as ``a.b``."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: relative import"
+            assert node.module is not None
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def offenders(packages: tuple[str, ...], banned: tuple[str, ...]) -> dict[str, list[str]]:
+    """Modules of *packages* that import any of *banned*, with what they import."""
+    found = {}
+    for path in advisor_modules():
+        module = module_name(path)
+        if any(within(module, p) for p in packages):
+            hits = sorted(n for n in imported(path) if any(within(n, b) for b in banned))
+            if hits:
+                found[module] = hits
+    return found
+
+
+def test_nothing_imports_the_command_line() -> None:
+    found = {}
+    for path in [*advisor_modules(), *sorted((REPO / "collectors").rglob("*.py"))]:
+        module = module_name(path)
+        if within(module, "advisor.cli") or module == "advisor.__main__":
+            continue
+        hits = sorted(n for n in imported(path) if within(n, "advisor.cli"))
+        if hits:
+            found[module] = hits
+    assert found == {}
+
+
+@pytest.mark.parametrize("package", ["advisor.engine", "advisor.model", "advisor.disk", "advisor.rates"])
+def test_pure_stages_import_no_database_driver(package: str) -> None:
+    assert offenders((package,), DRIVERS) == {}
+
+
+def test_disk_never_imports_engine() -> None:
+    assert offenders(("advisor.disk",), ("advisor.engine",)) == {}
+
+
+def test_the_model_imports_no_stage() -> None:
+    stages = ("advisor.cli", "advisor.engine", "advisor.rates", "advisor.render", "advisor.repo", "advisor.bench",
+              "advisor.collect", "advisor.disk", "advisor.storage", "advisor.demo", "advisor.sizes")
+    assert offenders(("advisor.model",), stages) == {}
+
+
+def test_advisor_reaches_collectors_only_through_the_registry() -> None:
+    found = offenders(("advisor",), ("advisor.collectors", "collectors"))
+    assert found == {}  # the registry finds them by entry point and imports no module by name
+
+
+def test_the_engine_reads_no_clock() -> None:
+    found = {}
+    for path in advisor_modules():
+        module = module_name(path)
+        if not within(module, "advisor.engine"):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        hits = sorted(n for n in imported(path) if n == "time" or within(n, "time"))
+        hits += [f"line {node.lineno}: .{node.func.attr}()" for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and node.func.attr in CLOCK_CALLS]
+        if hits:
+            found[module] = hits
+    assert found == {}
+
+
+def test_the_checks_see_imports_a_module_makes(tmp_path: Path) -> None:
+    """The walker counts lazy and ``from`` imports, so the checks above can fail."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from psycopg.conninfo import make_conninfo\n    import advisor.cli\n"
+                     "    from advisor import engine\n")
+    assert {"psycopg.conninfo", "advisor.cli", "advisor.engine"} <= imported(probe)
