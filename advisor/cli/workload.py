@@ -19,6 +19,8 @@ from advisor.render.safe import shown
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from advisor.model import Workload
+
 
 def workload(
     files: list[Path] = typer.Argument(..., help="Two snapshots (A then B), or one workload document."),
@@ -55,41 +57,23 @@ def workload(
          json=lambda: dumps(result))
 
 
-def _print_terminal(console: Console, result: object, sort: str, top: int) -> None:
-    from advisor.model import Workload, coverage_lines
+def _print_terminal(console: Console, result: Workload, sort: str, top: int) -> None:
+    """Compute what the page shows (per-tablespace rows, cached-read notes, the wait lines), then
+    hand it to :func:`advisor.render.workload.render_workload`, which only draws."""
+    from advisor.engine.cached_reads import estimate, notes
     from advisor.rates.areas import tablespace_rates
     from advisor.rates.io_share import describe
-    from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
-    from advisor.render.segments import print_segments
+    from advisor.render.workload import WorkloadPage, render_workload
 
-    assert isinstance(result, Workload)
-    server = result.server
-    console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
-                  f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
-    for line in coverage_lines(result.coverage):
-        console.print(line, markup=False, highlight=False)
-    from advisor.engine.cached_reads import estimate, notes
-
-    for line in notes(estimate(result), result.read_evidence, result.interval_s, None):
-        console.print(shown(line), markup=False, highlight=False)
     wait = result.wait
-    if wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None:
-        for line in describe(wait):
-            console.print(line, markup=False, highlight=False)
-    elif wait.io_wait_share is not None:
-        console.print(f"IO wait share {wait.io_wait_share:.0%} of active time ({wait.samples} samples, "
-                      f"{fmt(wait.active_sessions, 2)} active sessions on average)")
-    else:
-        for line in describe(wait):
-            console.print(line, markup=False, highlight=False)
-    console.print(tablespace_table(tablespace_rates(result.rates), result.interval_s))
-    console.print(file_table(result, sort, top, console.width))
-    why = no_write_counter(result)
-    if why is not None:
-        console.print(why, markup=False, highlight=False)
-    if any(r.lower_bound for r in result.rates):
-        console.print("* counter went backwards during the interval: rate counts only since the reset")
-    print_segments(console, result, top)
+    counted = wait.counter_io_wait_share is not None or wait.sampled_io_wait_share is not None
+    page = WorkloadPage(
+        workload=result,
+        tablespaces=tablespace_rates(result.rates),
+        cache_notes=notes(estimate(result), result.read_evidence, result.interval_s, None),
+        wait_lines=describe(wait) if counted or wait.io_wait_share is None else None,
+    )
+    render_workload(console, page, sort, top)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
 

@@ -6,7 +6,8 @@ Module map:
 - ``text``: formatting the report renderers share (sizes, gains, evidence, which model);
   ``cells``: terminal table cells whose figures never wrap at 80 columns.
 - ``tiers``: the tier section of a plan; ``diskmap``: the disk maps of ``advisor audit``.
-- ``rates``, ``segments``: workload rates per tablespace, file and Oracle segment;
+- ``workload`` (the page of ``advisor workload``), ``rates``, ``segments``: workload rates per
+  tablespace, file and Oracle segment;
   ``locations``: ``advisor where``.
 - ``output``: ``emit`` (one renderer per format, atomic ``-o`` files), the consoles and the
   one width for files; ``tables``: the one Markdown and HTML table.
