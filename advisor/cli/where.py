@@ -21,7 +21,6 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
 
 
 def where(
@@ -46,7 +45,14 @@ def where(
     if interval > 0:
         rates = diskstats.sample_rates(set(locator.devices) | set(locator.partitions), interval)
 
-    from advisor.render.locations import Notes, devices_table, location_row, locations_table, rates_table
+    from advisor.render.locations import (
+        Notes,
+        devices_table,
+        edgeless,
+        location_row,
+        locations_table,
+        rates_table,
+    )
 
     def document() -> str:
         rows = [location_row(loc, extents) for loc in locations]
@@ -55,7 +61,7 @@ def where(
 
     def terminal(console: Console) -> None:
         notes = Notes()
-        tables = [locations_table(locations, notes, extents)]
+        tables = [locations_table(locations, notes, extents, console.width)]
         if locator.devices:
             tables.append(devices_table(sorted(locator.devices.values(), key=lambda d: d.name), notes))
         if rates:
@@ -72,17 +78,6 @@ def where(
             if loc.path in locator.failed_paths:
                 typer.echo(f"advisor: {shown(loc.path)}: {shown(loc.reason)}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT))
-
-
-def edgeless(table: Table) -> Table:
-    """*table* without the blank cell at each end of its lines (and the blank line above and
-    below it, printed apart): two more cells for the path.
-
-    At 80 columns the path column is what gives way; those two cells keep a 21-character
-    file name (``1613_fsm_segment_file``) whole next to a disk ``sda`` and partition ``sda3``.
-    """
-    table.show_edge = False
-    return table
 
 
 def _rate_row(rate: DiskStatRate) -> dict[str, object]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from advisor.model import Device, DiskStatRate, Location
 from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
-from advisor.render.safe import rich_text
+from advisor.render.safe import rich_text, shown
 from advisor.units import human_bytes
 
 if TYPE_CHECKING:
@@ -36,10 +37,10 @@ def location_row(location: Location, with_extents: bool = False) -> dict[str, An
     return row
 
 
-def _zone(location: Location) -> str:
+def _zone(location: Location, split: bool = False) -> str:
     if location.zone_start is None or location.zone_end is None:
         return "-"
-    return f"{location.zone_start:.4f}-{location.zone_end:.4f}"
+    return f"{location.zone_start:.4f}-{chr(10) if split else ''}{location.zone_end:.4f}"
 
 
 class Notes:
@@ -61,10 +62,42 @@ class Notes:
         return [f"[{i}] {text}" for i, text in enumerate(self.texts, start=1)]
 
 
-def locations_table(locations: list[Location], notes: Notes, with_extents: bool = False) -> Table:
-    """One row per path (plus one per extent with ``--extents``); reasons go to *notes*."""
+def locations_table(locations: list[Location], notes: Notes, with_extents: bool = False,
+                    width: int | None = None) -> Table:
+    """One row per path (plus one per extent with ``--extents``); reasons go to *notes*.
+
+    At *width* columns a file name is never cut: when the path column would shorten one below
+    its last component, the zone range goes on two lines (``0.5953-`` over ``0.5953``), which
+    gives the path six more cells (a 21-character relation file beside ``loop5p1`` at 80);
+    when that is not enough and every partition's name starts with its disk's (``nvme0n1p12``),
+    the disk column, which then says nothing the partition does not, is left out.
+    """
+    redundant = all(loc.disk and loc.partition and loc.partition.startswith(loc.disk) for loc in locations)
+    shapes = [(False, False), (True, False)] + ([(True, True)] if redundant else [])
+    for split_zone, without_disk in shapes:
+        table = _locations_table(locations, notes, with_extents, split_zone, without_disk)
+        if width is None or not _cuts_a_name(table, locations, width):
+            break
+    return table
+
+
+def _cuts_a_name(table: Table, locations: list[Location], width: int) -> bool:
+    """Whether *table*, drawn at *width*, shows some path without its whole file name."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(file=StringIO(), width=width, color_system=None, highlight=False, emoji=False)
+    console.print(table)
+    drawn = console.file.getvalue()  # type: ignore[attr-defined]
+    return any(shown(PurePosixPath(loc.path).name) not in drawn for loc in locations)
+
+
+def _locations_table(locations: list[Location], notes: Notes, with_extents: bool, split_zone: bool,
+                     without_disk: bool) -> Table:
     table = plain_table("where the bytes are (0 = outer edge, 1 = inner edge)")
-    add_columns(table, ["path", "disk", "part", "zone", "mean", "ext", "size", "known"],
+    headers = ["path", "disk", "part", "zone", "mean", "ext", "size", "known"]
+    add_columns(table, [h for h in headers if not (without_disk and h == "disk")],
                 right=("mean", "ext", "size"), shrink=("path",))
     for loc in locations:
         mean = f"{loc.zone_mean:.4f}" if loc.zone_mean is not None else "-"
@@ -72,14 +105,15 @@ def locations_table(locations: list[Location], notes: Notes, with_extents: bool 
         if loc.disk is None and loc.reason in ("no such file or directory", "permission denied"):
             style = "red"
         known = "yes" if loc.placement_known else "no"
-        table.add_row(MiddlePath(loc.path), rich_text(loc.disk or "-"), rich_text(loc.partition or "-"),
-                      _zone(loc), mean, str(loc.extents),
+        disk = [] if without_disk else [rich_text(loc.disk or "-")]
+        table.add_row(MiddlePath(loc.path), *disk, rich_text(loc.partition or "-"),
+                      _zone(loc, split_zone), mean, str(loc.extents),
                       human_bytes(loc.size_bytes), f"{known} {notes.mark(loc.reason)}".strip(), style=style)
         if with_extents:
             for extent in loc.extent_list:
-                table.add_row(f"  @{extent.file_offset_bytes}", "", "", f"disk byte {extent.disk_offset_bytes}", "",
-                              "", human_bytes(extent.length_bytes), "")
-    return table
+                table.add_row(f"  @{extent.file_offset_bytes}", *([] if without_disk else [""]), "",
+                              f"disk byte {extent.disk_offset_bytes}", "", "", human_bytes(extent.length_bytes), "")
+    return edgeless(table)
 
 
 def devices_table(devices: list[Device], notes: Notes) -> Table:
@@ -109,4 +143,14 @@ def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
                       f"{r.read_mb_s:.2f}", f"{r.write_mb_s:.2f}",
                       f"{r.r_await_ms:.2f}" if r.r_await_ms is not None else "-",
                       f"{r.w_await_ms:.2f}" if r.w_await_ms is not None else "-", f"{100 * r.util:.1f}")
+    return table
+
+
+def edgeless(table: Table) -> Table:
+    """*table* without the blank cell at each end of its lines: two more cells for the path.
+
+    At 80 columns the path column is what gives way; those two cells keep a 21-character
+    file name (``1613_fsm_segment_file``) whole next to a disk ``sda`` and partition ``sda3``.
+    """
+    table.show_edge = False
     return table
