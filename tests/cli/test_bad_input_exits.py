@@ -9,13 +9,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.helpers.cli import run_advisor
+from tests.helpers.cli import refused, run_advisor
 
 
 def one_line_6(done: subprocess.CompletedProcess[str], words: str) -> None:
-    assert done.returncode == 6, (done.returncode, done.stderr)
-    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
-    assert words in done.stderr, done.stderr
+    refused(done, 6, words)
 
 
 def workload_file(tmp_path: Path) -> Path:

@@ -84,3 +84,15 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in result.stderr, result.stderr
     assert len(lines) == 1 and lines[0].startswith("advisor: error: "), result.stderr
     return lines[0]
+
+
+def refused(result: subprocess.CompletedProcess[str], code: int, words: str = "") -> str:
+    """Exit *code* with stderr exactly one ``advisor: error:`` line holding *words*; that line.
+
+    Stricter than :func:`one_error_line`: not even a blank line may follow (the promise of
+    docs/exit-codes.md read to the letter, for the bad-input tables of the CLI tests)."""
+    assert result.returncode == code, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("advisor: error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert words in result.stderr, result.stderr
+    return result.stderr.rstrip("\n")

@@ -7,13 +7,11 @@ import subprocess
 from pathlib import Path
 
 from advisor.model import FileIO, ServerInfo, Snapshot, save
-from tests.helpers.cli import run_advisor
+from tests.helpers.cli import refused, run_advisor
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], code: int, needle: str) -> None:
-    assert done.returncode == code, (done.returncode, done.stderr)
-    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
-    assert needle in done.stderr and "Traceback" not in done.stderr
+    refused(done, code, needle)
 
 
 def _snapshot(path: Path, at: str, reads: int) -> Path:

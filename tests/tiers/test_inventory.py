@@ -11,7 +11,7 @@ import pytest
 from advisor.model import DiskProfile, Latency, save
 from advisor.model.inventory import Inventory, InventoryDevice, inventory_toml, load_inventory
 from advisor.storage.inventory import discover
-from tests.helpers.cli import run_advisor
+from tests.helpers.cli import refused, run_advisor
 from tests.helpers.inventories import GOOD_INVENTORY
 from tests.helpers.loopdisk import scratch_disk
 
@@ -127,8 +127,7 @@ def test_discover_finds_a_loop_device(tmp_path: Path) -> None:
 
 def _check(path: Path | str) -> subprocess.CompletedProcess[str]:
     done = run_advisor("inventory", "--check", str(path))
-    assert done.returncode == 6, (done.returncode, done.stderr)
-    assert done.stderr.startswith("advisor: error: ") and done.stderr.count("\n") == 1, done.stderr
+    refused(done, 6)
     return done
 
 
