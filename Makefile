@@ -45,7 +45,7 @@ typecheck: venv
 
 pytest: venv
 	sync  # the install's writeback must not be charged to the emulated disk's timings
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest --durations=25  # the slowest tests in every log: where the suite's time goes
 
 clean:
 	rm -rf $(VENV) .cache build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
