@@ -74,6 +74,7 @@ def parameters(server: PgServer, work: Path) -> list[tuple[str, str]]:
         ("/srv/pg/", f"{work}/"),
         ("-T 600", "-T 8"),
         ("--interval 600", "--interval 3"),
+        ("--size 1G --quick", "--size 1G --quick --budget-per-test 0.5"),  # the verdict, not its precision
     ]
 
 
