@@ -25,7 +25,11 @@ def test_samples_are_listed_written_and_never_overwrite(tmp_path: Path) -> None:
 
 
 def test_the_awr_sample_is_the_tested_fixture() -> None:
-    assert sample_bytes("awr_12.1.0.2.html") == (REPO / "tests/oracle/fixtures/awr_12.1.0.2.html").read_bytes()
+    """One file: the fixture the Oracle tests read is a link to the sample that ships (and the
+    fixture generator writes through it), so the two can never drift apart."""
+    fixture = REPO / "tests/oracle/fixtures/awr_12.1.0.2.html"
+    assert fixture.is_symlink() and fixture.resolve() == (REPO / "advisor/samples/awr_12.1.0.2.html").resolve()
+    assert sample_bytes("awr_12.1.0.2.html") == fixture.read_bytes()
 
 
 def test_the_tiers_workload_is_what_the_model_classes_write(tmp_path: Path) -> None:
