@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from copy import copy
+from dataclasses import replace
+from functools import partial
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from advisor.model import Device, DiskStatRate, Location
 from advisor.render.cells import MiddlePath, add_columns, one_line, plain_table
-from advisor.render.safe import rich_text, shown
+from advisor.render.safe import rich_text
 from advisor.units import human_bytes
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    from rich.table import Column, Table
 
 
 def location_row(location: Location, with_extents: bool = False) -> dict[str, Any]:
@@ -76,21 +79,50 @@ def locations_table(locations: list[Location], notes: Notes, with_extents: bool 
     shapes = [(False, False), (True, False)] + ([(True, True)] if redundant else [])
     for split_zone, without_disk in shapes:
         table = _locations_table(locations, notes, with_extents, split_zone, without_disk)
-        if width is None or not _cuts_a_name(table, locations, width):
+        if width is None or not _cuts_a_name(table, width):
             break
     return table
 
 
-def _cuts_a_name(table: Table, locations: list[Location], width: int) -> bool:
-    """Whether *table*, drawn at *width*, shows some path without its whole file name."""
+def _cuts_a_name(table: Table, width: int) -> bool:
+    """Whether *table*, drawn at *width*, shows some path without its whole file name.
+
+    Column widths depend only on each column's widest cell, and the path column gets one width
+    for every row, so drawing a probe of a few rows is exact: the row widest in each column,
+    and the row with the longest file name (if that name is whole, every shorter one is).
+    """
     from io import StringIO
 
     from rich.console import Console
 
+    columns = list(table.columns)
+    rows = range(len(table.rows))
+    widest = {max(rows, key=partial(_cells_wide, column)) for column in columns} if rows else set()
+    named = [i for i, cell in enumerate(columns[0].cells) if isinstance(cell, MiddlePath)]
+    if named:
+        widest.add(max(named, key=lambda i: len(PurePosixPath(_path_text(columns[0], i)).name)))
+    probe = copy(table)
+    probe.columns = [replace(c, _cells=[c._cells[i] for i in sorted(widest)]) for c in columns]
+    probe.rows = [table.rows[i] for i in sorted(widest)]
     console = Console(file=StringIO(), width=width, color_system=None, highlight=False, emoji=False)
-    console.print(table)
+    console.print(probe)
     drawn = console.file.getvalue()  # type: ignore[attr-defined]
-    return any(shown(PurePosixPath(loc.path).name) not in drawn for loc in locations)
+    return any(PurePosixPath(path).name not in drawn for i in widest if (path := _path_text(columns[0], i)))
+
+
+def _cells_wide(column: Column, row: int) -> int:
+    """Cells the widest line of one cell takes (what a column's width is made of)."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    cell = column._cells[row]
+    text = cell.text if isinstance(cell, MiddlePath) else cell.plain if isinstance(cell, Text) else str(cell)
+    return max(cell_len(line) for line in text.split("\n"))
+
+
+def _path_text(column: Column, row: int) -> str:
+    cell = column._cells[row]
+    return cell.text if isinstance(cell, MiddlePath) else ""
 
 
 def _locations_table(locations: list[Location], notes: Notes, with_extents: bool, split_zone: bool,
