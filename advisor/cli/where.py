@@ -48,7 +48,6 @@ def where(
     from advisor.render.locations import (
         Notes,
         devices_table,
-        edgeless,
         location_row,
         locations_table,
         rates_table,
@@ -67,7 +66,7 @@ def where(
         if rates:
             tables.append(rates_table(rates, interval))
         for table in tables:
-            console.print(edgeless(table))
+            console.print(table)
             console.print()
         for line in notes.lines():
             console.print(line, markup=False, highlight=False)

@@ -162,7 +162,7 @@ def devices_table(devices: list[Device], notes: Notes) -> Table:
                       {True: "yes", False: "no", None: "?"}[dev.rotational],
                       f"{dev.logical_block_bytes}/{dev.physical_block_bytes}",
                       (dev.write_cache or "-").removeprefix("write "), placement)
-    return table
+    return edgeless(table)
 
 
 def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
@@ -175,11 +175,12 @@ def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
                       f"{r.read_mb_s:.2f}", f"{r.write_mb_s:.2f}",
                       f"{r.r_await_ms:.2f}" if r.r_await_ms is not None else "-",
                       f"{r.w_await_ms:.2f}" if r.w_await_ms is not None else "-", f"{100 * r.util:.1f}")
-    return table
+    return edgeless(table)
 
 
 def edgeless(table: Table) -> Table:
-    """*table* without the blank cell at each end of its lines: two more cells for the path.
+    """*table* without the blank cell at each end of its lines (every table of ``advisor
+    where``): two more cells for the path.
 
     At 80 columns the path column is what gives way; those two cells keep a 21-character
     file name (``1613_fsm_segment_file``) whole next to a disk ``sda`` and partition ``sda3``.
