@@ -35,3 +35,10 @@ def _no_exported_columns() -> None:
     chosen width for piped output (docs/report.md, "Width")."""
     if "COLUMNS" not in os.environ:
         os.unsetenv("COLUMNS")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``alone`` times the emulated HDD against the host's clock: never beside a worker."""
+    if item.get_closest_marker("alone") is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.skip("marked alone: it times real reads and needs the machine to itself "
+                    "(run it with `pytest -m alone`, without -n; `make pytest` does)")

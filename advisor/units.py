@@ -39,6 +39,10 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORE
 STANDARD_RPM = (4200, 5400, 5900, 7200, 10000, 15000)
 """Rotation speeds drives are sold with: fitted or estimated speeds snap to one of these."""
 
+DRIVE_RPM_RANGE = (1000, 30000)
+"""Slowest and fastest rotation a drive model accepts: a rotation outside it is no drive's, so
+an estimate outside it is not a rotation (a busy host's scheduling, a time-scaled emulation)."""
+
 CacheMode = Literal["off", "volatile", "lying"]
 """Write cache of a simulated or emulated drive: none, volatile (flush honoured), or lying."""
 

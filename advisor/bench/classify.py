@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.model.disk import Classification
-from advisor.units import STANDARD_RPM
+from advisor.units import DRIVE_RPM_RANGE, STANDARD_RPM
 
 BAND_RATIO_DISK = 1.25
 ZONE_RATIO_DISK = 1.2
@@ -77,6 +77,10 @@ def estimate_rpm(p20_ms: float, p80_ms: float) -> tuple[int | None, str]:
     how = f"band latency p80-p20 {width:.2f} ms = 0.6 revolution → {rev_ms:.2f} ms/rev = {raw:.0f} rpm"
     if abs(nearest - raw) <= 0.1 * nearest:
         return nearest, how + f", nearest class {nearest}"
+    slowest, fastest = DRIVE_RPM_RANGE
+    if not slowest <= raw <= fastest:
+        return None, how + (f": outside any drive's {slowest}..{fastest} rpm, so not a rotational wait "
+                            "(host scheduling or a time-scaled emulation); give --rpm if the drive's is known")
     return int(round(raw, -2)), how + " (not a standard class: time-scaled or unusual drive)"
 
 

@@ -12,7 +12,7 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit
 from advisor.errors import BadInput, ExitCode
-from advisor.units import DISK_MB
+from advisor.units import DISK_MB, DRIVE_RPM_RANGE
 
 if TYPE_CHECKING:
     from advisor.bench.engines import Engine
@@ -56,7 +56,8 @@ def bench(
     budget_per_test: float | None = typer.Option(None, "--budget-per-test", help="Seconds per test."),
     zone_points: int = typer.Option(20, "--zones", help="Number of evenly spaced zone points."),
     runs: int = typer.Option(3, "--runs", help="Runs per test (3 or more give stability warnings)."),
-    rpm: int | None = typer.Option(None, "--rpm", help="Rotation speed, if known (else estimated)."),
+    rpm: int | None = typer.Option(None, "--rpm", min=DRIVE_RPM_RANGE[0], max=DRIVE_RPM_RANGE[1],
+                                   help="Rotation speed, if known (else estimated)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the DiskProfile JSON here."),
     fmt: OutputFormat = typer.Option(OutputFormat.terminal, "--format", help="terminal or json on stdout."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the zone curve as FILE.svg or FILE.png."),

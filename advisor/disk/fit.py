@@ -32,7 +32,7 @@ from advisor.disk.model import DiskModel
 from advisor.disk.presets import get_model
 from advisor.errors import BadInput
 from advisor.model.disk import DiskProfile
-from advisor.units import DISK_MB, STANDARD_RPM
+from advisor.units import DISK_MB, DRIVE_RPM_RANGE, STANDARD_RPM
 
 BANDS: dict[str, predict.Band] = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}
 PRIOR_WEIGHT = 0.03
@@ -221,6 +221,10 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
     obs = _observations(profile)
     if not profile.zones and not obs:
         raise BadInput("the disk profile has neither a zone curve nor random IOPS to fit")
+    slowest, fastest = DRIVE_RPM_RANGE
+    if profile.rpm and not slowest <= profile.rpm <= fastest:
+        raise BadInput(f"the profile's rpm {profile.rpm} is outside any drive's {slowest}..{fastest}: bench the "
+                       "disk again, or give the drive's own with bench --rpm")
     if profile.rpm:
         rpms = [profile.rpm]
     elif base is not None:

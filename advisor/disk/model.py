@@ -37,7 +37,7 @@ import numpy as np
 from advisor.disk.seek import SeekCurve
 from advisor.disk.zbr import FloatArray, ZoneTable, lba_of_stroke, rate_factor, stroke_of_lba, stroke_of_lba_array
 from advisor.errors import BadInput
-from advisor.units import DISK_MB, KIB, MIB
+from advisor.units import DISK_MB, DRIVE_RPM_RANGE, KIB, MIB
 
 WriteCache = Literal["off", "volatile", "battery"]
 WRITE_CACHE_MODES: tuple[str, ...] = ("off", "volatile", "battery")
@@ -100,8 +100,8 @@ class DiskModel:
         out = []
         if self.capacity_bytes <= 0:
             out.append("capacity_bytes must be positive")
-        if not 1000 <= self.rpm <= 30000:
-            out.append(f"rpm {self.rpm} is outside 1000..30000")
+        if not DRIVE_RPM_RANGE[0] <= self.rpm <= DRIVE_RPM_RANGE[1]:
+            out.append(f"rpm {self.rpm} is outside {DRIVE_RPM_RANGE[0]}..{DRIVE_RPM_RANGE[1]}")
         if self.r_od_mb_s <= 0:
             out.append("r_od_mb_s must be positive")
         if not 1.0 <= self.rho <= 4.0:

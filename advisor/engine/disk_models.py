@@ -88,6 +88,8 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
         return profile, ModelPhysics(flat, solid_state=True)
     try:
         fitted = fit_profile(profile, base)
+    except BadInput as exc:  # the profile is what is wrong: name it
+        raise BadInput(f"{path}: {exc}") from None
     except AdvisorError:
         raise
     except (ValueError, ArithmeticError) as exc:

@@ -78,6 +78,7 @@ def test_stop_ends_a_queued_job_early(scratch: Target) -> None:
     assert result.complete is False and result.seconds < 5
 
 
+@pytest.mark.alone
 @pytest.mark.root
 @pytest.mark.slow
 def test_qd32_keeps_the_emulated_queue_full_like_fio(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from advisor.disk.simulate import StreamSpec, simulate  # noqa: E402
 from advisor.units import DISK_MB  # noqa: E402
 from tests.helpers.emulated import memory_dir  # noqa: E402
 
-pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
+pytestmark = [pytest.mark.alone, pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
 SCALE = 10.0
 RATIO_SCALE = 4.0
 SIZE = 512 << 20

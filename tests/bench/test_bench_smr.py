@@ -76,6 +76,7 @@ def _bench_writes(tmp_path: Path, backing: Path, smr: bool) -> DiskProfile:
             subprocess.run(["umount", str(mnt)], check=False, capture_output=True)
 
 
+@pytest.mark.alone
 @pytest.mark.root
 @pytest.mark.slow
 def test_emulated_smr_disk_is_classified_smr_dm_and_cmr_is_not(tmp_path: Path, backing: Path) -> None:

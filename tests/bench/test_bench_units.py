@@ -80,6 +80,13 @@ def test_rpm_from_a_uniform_rotational_wait(rpm: int) -> None:
     assert estimated == rpm, how
 
 
+def test_a_spread_faster_than_any_drive_is_no_rotation() -> None:
+    """A busy host widened an SSD scratch file's latencies to 0.72 ms: 50,000 rpm is not a drive."""
+    estimated, how = estimate_rpm(0.10, 0.82)
+    assert estimated is None and "outside any drive's 1000..30000 rpm" in how, how
+    assert estimate_rpm(1.0, 1.0 + 0.6 * 60000 / 28800)[0] == 28800  # 7200 rpm at 4x: a time-scaled emulation
+
+
 def test_commit_check_flags_rates_above_rpm_over_60() -> None:
     assert commit_check(110.0, 7200) is None  # 0.92 × 120/s: honest
     warning = commit_check(3000.0, 7200)
@@ -149,3 +156,11 @@ def test_png_plot_is_rendered_from_the_svg(tmp_path: Path) -> None:
     assert (width, height) == (720, 360)
     with pytest.raises(BadInput):
         write_plot(profile, tmp_path / "zones.gif")
+
+
+def test_a_given_rpm_outside_any_drives_is_a_usage_error(tmp_path: Path) -> None:
+    from tests.helpers.cli import run_advisor
+
+    done = run_advisor("bench", "--scratch-file", str(tmp_path / "s"), "--rpm", "50000")
+    assert done.returncode == 2 and "'--rpm'" in done.stderr and "30000" in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()

@@ -36,6 +36,7 @@ def _assert_clean(workdir: Path) -> None:
         f"temporary files left: {list(workdir.iterdir())}"
 
 
+@pytest.mark.alone
 @pytest.mark.root
 @pytest.mark.pg
 @pytest.mark.slow
@@ -103,6 +104,7 @@ def _summary_of(data: dict[str, Any]) -> Any:
     return DemoSummary(**fields, before=Measurement(**data["before"]), after=Measurement(**data["after"]))
 
 
+@pytest.mark.alone
 @pytest.mark.root
 @pytest.mark.pg
 @pytest.mark.slow

@@ -27,7 +27,7 @@ from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.iotrace import recording
 from tests.helpers.emulated import memory_dir, require_fuse_and_loop
 
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.alone, pytest.mark.root, pytest.mark.slow]
 
 SIZE = 256 << 20
 BLOCK = 8192

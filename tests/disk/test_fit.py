@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +71,19 @@ def test_profiles_without_figures_are_refused() -> None:
         fit_profile(empty)
     with pytest.raises(BadInput, match="two points"):
         fit_profile(dataclasses.replace(empty, zones=(ZonePoint(0.0, 100e6),)))
+
+
+def test_a_profile_whose_rotation_is_no_drives_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """A bench on a busy host once wrote rpm 50100 for an SSD; the report then blamed a preset."""
+    from advisor.engine.disk_models import load_models
+    from advisor.model.jsonio import dumps
+
+    profile = dataclasses.replace(synthesize_profile(get_model("class-7200-desktop"), ios=300), rpm=50100)
+    with pytest.raises(BadInput, match=r"rpm 50100 is outside any drive's 1000\.\.30000"):
+        fit_profile(profile, report_qd=False)
+    path = tmp_path / "disk.json"
+    path.write_text(dumps(profile))
+    with pytest.raises(BadInput) as raised:
+        load_models([path], None, None)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: ") and "50100" in message and "class-15k" not in message

@@ -46,7 +46,7 @@ from tests.helpers.emulated import (
 # The emulator keeps time with the host's clock: a burst of other work on this 2-core machine
 # (a fresh install being written back, say) can slow a run by tens of per cent. A rerun tells
 # that from an emulator that is wrong, which misses every time.
-pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=2, reruns_delay=2)]
+pytestmark = [pytest.mark.alone, pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=2, reruns_delay=2)]
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.presets import get_model
 from tests.helpers.emulated import commit_rate, emulator_leaks, memory_dir, require_fuse_and_loop
 
-pytestmark = [pytest.mark.root]
+pytestmark = [pytest.mark.alone, pytest.mark.root]
 
 PRESET = "class-7200-desktop"
 

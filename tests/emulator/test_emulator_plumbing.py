@@ -28,6 +28,7 @@ def _prerequisites() -> None:
     require_fuse_and_loop()
 
 
+@pytest.mark.alone
 @pytest.mark.flaky(reruns=2, reruns_delay=2)  # real time: a burst of host IO slows one run, not three
 @pytest.mark.parametrize(("latency_ms", "scale"), [(5.0, 1.0), (50.0, 10.0)])
 def test_constant_latency_is_what_a_reader_sees(tmp_path: Path, latency_ms: float, scale: float) -> None:

@@ -148,7 +148,8 @@ def test_workload_command_lists_segments_with_unknowns_and_coverage(tmp_path: Pa
     result = runner.invoke(app, ["collect", "--from-report", str(FIXTURES / "statspack_11.2.0.4.txt"),
                                  "-o", str(tmp_path / "w.json")])
     assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["workload", str(tmp_path / "w.json"), "--top", "2"])
+    # wide enough for one line per row whatever terminal the suite runs under (80 columns wraps rows)
+    result = runner.invoke(app, ["workload", str(tmp_path / "w.json"), "--top", "2"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     orders = next(line for line in lines if "ORCL:SCOTT.ORDERS " in line)

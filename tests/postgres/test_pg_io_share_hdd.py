@@ -20,7 +20,7 @@ from tests.helpers.cli import run_advisor
 from tests.helpers.emulated import emulator_leaks, ext4_on_emulated_disk, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, running_postgres
 
-pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
+pytestmark = [pytest.mark.alone, pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
 
 PRESET = "class-7200-desktop"
 SCALE = 5.0
