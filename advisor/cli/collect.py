@@ -48,13 +48,10 @@ def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | No
     from advisor.cli.sizes_options import merged, warn_unknown
     from advisor.collect.registry import ReportReader, discover
     from advisor.model import refuse_shortfalls
-    from advisor.model.jsonio import encode
+    from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, encode, read_regular_file
 
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            head = handle.read(65536)
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    # a FIFO or /dev/zero is refused before a byte is read (the reader reads the file once more)
+    head = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")[:65536].decode("utf-8", errors="replace")
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):

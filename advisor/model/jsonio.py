@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from advisor.errors import BadInput
+from advisor.units import GIB, MIB
 
 T = TypeVar("T")
 
@@ -122,6 +123,18 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
         raise
 
 
+MAX_DOCUMENT_BYTES = 2 * GIB
+"""The largest snapshot, workload or report advisor reads: a snapshot of 100,000 relations is
+about 60 MB, so this is room for some 3 million; the limit is there so that a stream
+(``/dev/zero``) or a wrong file ends in one error line instead of filling the memory."""
+
+MAX_REPORT_FILE_BYTES = 512 * MIB
+"""The largest AWR or Statspack report read: a RAC global report of a busy week is tens of MB."""
+
+MAX_SIZES_FILE_BYTES = 256 * MIB
+"""The largest sizes file read (`advisor sql show sizes` output, a line per segment or relation)."""
+
+
 def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
     """The bytes of *path* when it is a regular file of at most *limit_bytes*; else one BadInput line.
 
@@ -179,12 +192,7 @@ def _syntax_error(source: Path, raw: bytes | str, exc: msgspec.DecodeError) -> B
 def read_document(path: Path | str, kind: str, cls: type[T], format_version: int) -> T:
     """Read an artifact of *kind* written by advisor, refusing foreign or newer files."""
     source = Path(path)
-    try:
-        raw = source.read_bytes()
-    except FileNotFoundError:
-        raise BadInput(f"{source}: no such file") from None
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    raw = read_regular_file(source, MAX_DOCUMENT_BYTES, kind)
     return decode_document(raw, source, kind, cls, format_version)
 
 

@@ -28,7 +28,7 @@ from advisor.model import (
     Workload,
 )
 from advisor.model.disk import decode_disk_profile
-from advisor.model.jsonio import decode_document, encode
+from advisor.model.jsonio import MAX_DOCUMENT_BYTES, decode_document, encode, read_regular_file
 from advisor.model.validate import check
 from advisor.secrets import SECRET_MARKERS
 
@@ -80,13 +80,7 @@ def _kind_of(raw: bytes, source: str) -> Kind:
 
 def load_file(path: Path) -> Pushable:
     """Read *path* as an advisor document (refusing foreign, corrupt or newer files)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
-    return load_bytes(raw, str(path))
+    return load_bytes(read_regular_file(path, MAX_DOCUMENT_BYTES, "document"), str(path))
 
 
 def load_bytes(raw: bytes, source: str) -> Pushable:

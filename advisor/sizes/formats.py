@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.errors import BadInput
+from advisor.model.jsonio import MAX_SIZES_FILE_BYTES, read_regular_file
 from advisor.units import GIB, KIB, MIB, TIB
 
 
@@ -80,10 +81,7 @@ class SizesTable:
 
 def read_sizes(path: Path) -> SizesTable:
     """Parse *path*; any damage is one :class:`BadInput` line naming the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise BadInput(f"cannot read sizes file {path}: {exc.strerror}") from None
+    text = read_regular_file(path, MAX_SIZES_FILE_BYTES, "sizes file").decode("utf-8", errors="replace")
     # a SPOOL started at the prompt also holds the typed commands ("SQL> @sizes", "SQL> spool off")
     lines = ["" if _PROMPT.match(line) else line for line in text.replace("\f", "\n").splitlines()]
     content = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]

@@ -32,10 +32,9 @@ def read_report(path: str | Path) -> Workload:
     from advisor.collectors.awr.statspack import read_statspack
     from advisor.collectors.awr.text import read_awr_text
 
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, read_regular_file
+
+    raw = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")
     content = raw.decode("utf-8", errors="replace")
     kind = detect(content[:8192])
     if kind is None:

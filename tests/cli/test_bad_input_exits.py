@@ -68,3 +68,39 @@ def test_a_drive_spec_that_is_a_device_or_fifo_is_refused_unread(tmp_path: Path)
     inventory = tmp_path / "inv.toml"
     inventory.write_text('[[device]]\nname = "h"\nmedium = "hdd"\ncapacity = "1 TB"\npreset = "/dev/zero"\n')
     one_line_6(_capped("inventory", "--check", str(inventory)), "the drive spec is not a regular file")
+
+
+def test_every_document_report_and_sizes_file_that_is_a_device_or_fifo_is_refused_unread(tmp_path: Path) -> None:
+    """A FIFO blocked these commands for ever and /dev/zero filled the memory: one line, exit 6, at once."""
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    work = str(workload_file(tmp_path))
+    cases = [
+        (("workload", "{}"), "the workload is not a regular file"),
+        (("report", "--workload", "{}", "--preset", "class-7200-desktop"), "the workload is not a regular file"),
+        (("report", "--snapshot", "{}", "{}"), "the snapshot is not a regular file"),
+        (("plan", "--workload", work, "--sizes", "{}"), "the sizes file is not a regular file"),
+        (("collect", "--from-report", "{}", "-o", str(tmp_path / "w.json")), "the report is not a regular file"),
+        (("push", "--repo", "postgresql://127.0.0.1:1/none", "{}"), "the document is not a regular file"),
+    ]
+    for special in ("/dev/zero", str(fifo)):
+        for args, words in cases:
+            one_line_6(_capped(*(a.format(special) for a in args)), words)
+
+
+def test_an_awr_report_that_is_a_fifo_is_refused_unread(tmp_path: Path) -> None:
+    import os
+
+    from advisor.collectors.awr import read_report
+    from advisor.errors import BadInput
+
+    fifo = tmp_path / "awr.html"
+    os.mkfifo(fifo)
+    try:
+        read_report(fifo)
+    except BadInput as exc:
+        assert "the report is not a regular file" in str(exc)
+    else:
+        raise AssertionError("a FIFO was read as a report")
