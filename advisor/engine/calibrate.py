@@ -134,8 +134,8 @@ class Calibration:
         for d in self.devices:
             if d.db_read_iops <= 0:
                 continue
-            head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MB/s) "
-                    f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MB/s) for its "
+            head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MiB/s) "
+                    f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MiB/s) for its "
                     f"files there")
             if d.scaled and not self.cache_kept:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
@@ -143,7 +143,7 @@ class Calibration:
             elif d.scaled:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
                            f"{', '.join(d.areas) or 'its files'} scaled by {d.iops_factor:.3g} (IOPS) and "
-                           f"{d.mb_factor:.3g} (MB/s). The kernel's figure counts every process's reads, so it is an "
+                           f"{d.mb_factor:.3g} (MiB/s). The kernel's figure counts every process's reads, so it is an "
                            "upper bound of the database's own.")
             else:
                 out.append(f"{head}: rates kept (the kernel saw at least as many).")

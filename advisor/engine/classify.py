@@ -67,7 +67,7 @@ def classify_area(area: Area, total_iops: float, total_mb_s: float) -> Classifie
     if area.kind == "temp":
         return Classified(area, "temp", share, "temp: sorts and hashes spill sequentially")
     if share < COLD_SHARE_MAX and mb_share < COLD_SHARE_MAX:
-        return Classified(area, "cold", share, f"{share:.1%} of IOs and {mb_share:.1%} of MB/s")
+        return Classified(area, "cold", share, f"{share:.1%} of IOs and {mb_share:.1%} of the bytes")
     if area.iops > 0 and area.write_iops / area.iops >= WRITE_HEAVY_MIN:
         return Classified(area, "write-heavy", share, f"{area.write_iops / area.iops:.0%} of its IOs are writes")
     if _random(area):

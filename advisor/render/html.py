@@ -43,7 +43,7 @@ def _areas(report: Report) -> str:
         for a in report.areas
     )
     notes = "".join(f"<li><small>{escape(w)}</small></li>" for w in report_notes(report))
-    return ("<table><tr><th>area</th><th>class</th><th>IO share</th><th>IOPS</th><th>MB/s</th>"
+    return ("<table><tr><th>area</th><th>class</th><th>IO share</th><th>IOPS</th><th>MiB/s</th>"
             "<th>reads on disk</th><th>size</th>"
             f"<th>disk</th></tr>{rows}</table><ul class=notes>{notes}</ul>")
 

@@ -168,7 +168,7 @@ def devices_table(devices: list[Device], notes: Notes) -> Table:
 def rates_table(rates: list[DiskStatRate], seconds: float) -> Table:
     """``iostat -x``-like table of a diskstats interval."""
     table = plain_table(f"IO over {seconds:g} s")
-    headers = ["device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %"]
+    headers = ["device", "r/s", "w/s", "rMiB/s", "wMiB/s", "r_await ms", "w_await ms", "util %"]
     add_columns(table, headers, right=tuple(headers[1:]))
     for r in rates:
         table.add_row(rich_text(("  " if r.is_partition else "") + r.name), f"{r.r_s:.1f}", f"{r.w_s:.1f}",

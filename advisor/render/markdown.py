@@ -24,7 +24,7 @@ def render_markdown(report: Report) -> str:
     else:
         out.append("No findings.")
     out += ["", "## Areas", ""]
-    out += markdown_table(("area", "class", "IO share", "IOPS", "MB/s", "reads on disk", "size", "disk", "zone"),
+    out += markdown_table(("area", "class", "IO share", "IOPS", "MiB/s", "reads on disk", "size", "disk", "zone"),
                           [(a.name, a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
                             pct(a.disk_read_share), size_text(a.size_bytes, a.size_assumed), a.disk or "-",
                             "-" if a.zone_start is None or a.zone_end is None

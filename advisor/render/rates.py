@@ -50,7 +50,7 @@ def tablespace_table(rows: Sequence[TablespaceRates], interval_s: float) -> Tabl
     """Rich table of the per-tablespace rows :func:`advisor.rates.areas.tablespace_rates` summed,
     in their order (figures on one line; a long name is cut with "…")."""
     table = plain_table(f"Per tablespace over {interval_s:,.1f} s")
-    headers = ["tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMB/s", "wMB/s"]
+    headers = ["tablespace", "kind", "files", "MiB", "r/s", "w/s", "rMiB/s", "wMiB/s"]
     add_columns(table, headers, right=tuple(headers[2:]), shrink=("tablespace",))
     for row in rows:
         sums = row.totals
@@ -83,7 +83,7 @@ def no_write_counter(workload: Workload) -> str | None:
     """Why relations show w/s ``-`` (PostgreSQL), or None when every file has its writes."""
     if workload.server.dbms != "postgres" or all(r.write_iops is not None for r in workload.rates):
         return None
-    return ("w/s, wMB/s '-': PostgreSQL keeps no per-relation write counter (backends, the background writer "
+    return ("w/s, wMiB/s '-': PostgreSQL keeps no per-relation write counter (backends, the background writer "
             "and checkpoints write relation pages uncounted per file); reads are shared_buffers misses")
 
 
@@ -97,7 +97,7 @@ def file_table(workload: Workload, sort: str, top: int, width: int = 200) -> Tab
     title = f"Per file, by {sort}" + (f" (top {len(shown)} of {len(ordered)})" if len(shown) < len(ordered) else "")
     table = plain_table(title)
     data_directory = workload.server.settings.get("data_directory")
-    headers = ["file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "rKB", "r ms", "w ms"]
+    headers = ["file", "name", "kind", "tablespace", "MiB", "r/s", "w/s", "rMiB/s", "wMiB/s", "rKB", "r ms", "w ms"]
     rows = [[MiddlePath(file_path(r, data_directory)), one_line(r.name or ""), r.kind, one_line(r.tablespace),
              mib(r.size_bytes), fmt(r.read_iops) + ("*" if r.lower_bound else ""), fmt(r.write_iops),
              fmt(r.read_mb_s, 2), fmt(r.write_mb_s, 2), fmt(r.mean_read_kb), fmt(r.read_latency_ms, 2),

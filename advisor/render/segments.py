@@ -26,7 +26,7 @@ def _marked(value: float | None, mark: str) -> str:
     return fmt(value) + (mark if value is not None else "")
 
 
-SEGMENT_HEADERS = ("segment", "type", "tablespace", "MiB", "r/s", "w/s", "rMB/s", "wMB/s", "direct r", "scans/s")
+SEGMENT_HEADERS = ("segment", "type", "tablespace", "MiB", "r/s", "w/s", "rMiB/s", "wMiB/s", "direct r", "scans/s")
 
 
 def _cells(r: SegmentRate) -> list[str]:

@@ -106,8 +106,8 @@ def areas_table(report: Report) -> RenderableType:
     from advisor.render.cells import add_columns, one_line, plain_table
 
     table = plain_table("Areas")
-    headers = ["area", "class", "IO share", "IOPS", "MB/s", "size", "disk", "zone"]
-    add_columns(table, headers, right=("IO share", "IOPS", "MB/s", "size"), shrink=("area",))
+    headers = ["area", "class", "IO share", "IOPS", "MiB/s", "size", "disk", "zone"]
+    add_columns(table, headers, right=("IO share", "IOPS", "MiB/s", "size"), shrink=("area",))
     for a in report.areas:
         zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
         table.add_row(one_line(a.name), a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",

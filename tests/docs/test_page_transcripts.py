@@ -171,8 +171,10 @@ def _record(page: str, command: str, outcome: Outcome) -> None:
 
 def page_width(transcript: Transcript) -> int:
     """The width the page's output was made at: 80, or its widest table line (rich fills tables and
-    boxes to the width; plain lines such as warnings are not wrapped, so they do not tell)."""
-    drawn = [line.rstrip() for line in transcript.output if _DRAWN.search(line)]
+    boxes to the width; plain lines such as warnings are not wrapped, so they do not tell). A line
+    keeps its trailing blanks: an edgeless table pads each row to its width with one, and a run
+    one column narrower than the table draws it another way."""
+    drawn = [line for line in transcript.output if _DRAWN.search(line)]
     return max([80, *(len(line) for line in drawn)])
 
 

@@ -70,3 +70,15 @@ def test_html_is_self_contained_with_inline_svg(report: Report) -> None:
     assert not re.search(r"<(script|link|img|iframe)\b", page)
     for finding in report.findings:
         assert f'data-code="{finding.code}"' in page
+
+
+def test_each_rate_names_its_own_megabyte(report: Report) -> None:
+    """The areas' rates are MiB/s (2^20 bytes, as the documents store them); a drive's zone rates
+    are datasheet MB/s (10^6). Both once read "MB/s" side by side in one report, 4.9 % apart."""
+    console = Console(file=io.StringIO(), width=160, record=True, color_system=None)
+    render_terminal(report, console, build_audit_maps(sample_workload()))
+    terminal = console.export_text()
+    header = next(line for line in terminal.splitlines() if "IO share" in line and "IOPS" in line)
+    assert "MiB/s" in header and " MB/s" not in header
+    assert re.search(r"\d MB/s .* \d+ MB/s", terminal), "the zone curve keeps the drive's MB/s"
+    assert "| MiB/s |" in render_markdown(report) and "<th>MiB/s</th>" in render_html(report)

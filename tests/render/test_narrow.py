@@ -69,7 +69,7 @@ def test_where_tables_keep_figures_and_file_names(width: int) -> None:
             assert "/" + name in row and "…" in row, "shortened in the middle, file name kept"
     _row(lines, "nvme0n1", "2.0 TiB", "nvme", "no", "512/512", "back", "known")
     _row(lines, "12345.6", "2345.6", "456.78", "123.45", "0.12", "1.23", "98.7")
-    _row(lines, "device", "r/s", "w/s", "rMB/s", "wMB/s", "r_await ms", "w_await ms", "util %")
+    _row(lines, "device", "r/s", "w/s", "rMiB/s", "wMiB/s", "r_await ms", "w_await ms", "util %")
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -91,7 +91,7 @@ def test_the_cloud_volume_finding_states_the_load_in_the_reports_megabytes() -> 
     rates = {a.name: a.mb_s for a in report.areas}
     moving = sum(rates[name] for name in str(finding.evidence["areas"]).split(", "))
     assert finding.evidence["mb_s"] == pytest.approx(moving, abs=0.006)
-    assert f"moving only {moving:.1f} MB/s" in finding.title
+    assert f"moving only {moving:.1f} MiB/s" in finding.title
     baseline = 40 * 2000 * GB / TIB * DISK_MB / MIB  # 40 MB/s per TiB (the preset's figure), in MiB/s
     assert finding.evidence["baseline_mb_s"] == pytest.approx(baseline, abs=0.05)
 

@@ -91,7 +91,7 @@ def cloud_small_io(
         found.append(Finding(
             code="CLOUD_VOLUME_SMALL_IO", severity="high" if share >= 1.0 else "medium", subject=device,
             title=f"{device} ({model.flat.name}) gets {units:.0f} small random IOs/s: {share:.0%} of its "
-                  f"{model.flat.iops_cap:.0f} IOPS cap while moving only {mb_s:.1f} MB/s",
+                  f"{model.flat.iops_cap:.0f} IOPS cap while moving only {mb_s:.1f} MiB/s",
             evidence={"device": device, "volume_class": model.flat.name, "io_per_s": round(units, 1),
                       "iops_cap": model.flat.iops_cap, "cap_share": round(share, 3), "mb_s": round(mb_s, 2),
                       "baseline_mb_s": round(model.flat.baseline_mb_s * DISK_MB / MIB, 1),
