@@ -156,13 +156,16 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
         if info.st_size > limit_bytes:
             raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
                            hint="is this the right file?")
-        chunks, left = [], limit_bytes + 1
+        # the size fstat gave in one read (no chunks to join: a 60 MB snapshot reads as fast as
+        # read_bytes), then whatever the file grew by, up to one byte past the limit
+        first = os.read(fd, min(info.st_size, limit_bytes) + 1)
+        chunks, left = [first], limit_bytes + 1 - len(first)
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
             chunks.append(chunk)
             left -= len(chunk)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    data = first if len(chunks) == 1 else b"".join(chunks)
     if len(data) > limit_bytes:
         raise BadInput(f"{source}: the {what} grew past {limit_bytes:,} bytes while it was read")
     return data
