@@ -31,7 +31,6 @@ def read_report(path: str | Path) -> Workload:
     from advisor.collectors.awr.html import read_awr_html
     from advisor.collectors.awr.statspack import read_statspack
     from advisor.collectors.awr.text import read_awr_text
-
     from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, read_regular_file
 
     raw = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")
