@@ -47,7 +47,9 @@ a report's `zone_curve` pairs say in their description which megabyte they hold.
 megabytes rather than one: converting the drive figures would make every preset disagree with
 its datasheet, converting the workload figures would make them disagree with `iostat -m` and the
 database views; the names keep them apart instead. Constants come from `advisor/units.py`
-(`MIB` = 2^20, `DISK_MB` = 10^6). An inventory capacity of `"16 TB"` is 16 × 10^12 bytes, as
+(`MIB` = 2^20, `DISK_MB` = 10^6). The terminal, Markdown and HTML output label them apart: the
+database's rates as `MiB/s` (`rMiB/s`/`wMiB/s` in `workload`, the report's area table), a
+drive's as `MB/s`. An inventory capacity of `"16 TB"` is 16 × 10^12 bytes, as
 drives are sold.
 
 Older versions are read: a disk profile of format 1 (zone rates as MB/s of 10^6 bytes under
