@@ -50,8 +50,8 @@ def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | No
     from advisor.model import refuse_shortfalls
     from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, encode, read_regular_file
 
-    # a FIFO or /dev/zero is refused before a byte is read (the reader reads the file once more)
-    head = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")[:65536].decode("utf-8", errors="replace")
+    # a FIFO or /dev/zero is refused before a byte is read; the reader chosen reads the whole file
+    head = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report", head=65536).decode("utf-8", errors="replace")
     for plugin in discover():
         reader = plugin.collector
         if isinstance(reader, ReportReader) and reader.can_read(head):

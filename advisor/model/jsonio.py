@@ -135,12 +135,13 @@ MAX_SIZES_FILE_BYTES = 256 * MIB
 """The largest sizes file read (`advisor sql show sizes` output, a line per segment or relation)."""
 
 
-def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
+def read_regular_file(path: Path | str, limit_bytes: int, what: str, *, head: int | None = None) -> bytes:
     """The bytes of *path* when it is a regular file of at most *limit_bytes*; else one BadInput line.
 
     Opened without blocking (a FIFO would wait for a writer forever) and checked on the open
     descriptor: ``/dev/zero``, a FIFO, a directory or a file larger than the limit is refused
     before a byte is read, and the read stops at the limit even if the file grows meanwhile.
+    With *head*, only the first *head* bytes are read (what a reader looks at to recognise a file).
     """
     source = Path(path)
     try:
@@ -156,6 +157,8 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str) -> bytes:
         if info.st_size > limit_bytes:
             raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
                            hint="is this the right file?")
+        if head is not None:
+            return os.read(fd, head)
         # the size fstat gave in one read (no chunks to join: a 60 MB snapshot reads as fast as
         # read_bytes), then whatever the file grew by, up to one byte past the limit
         first = os.read(fd, min(info.st_size, limit_bytes) + 1)
