@@ -124,16 +124,12 @@ def write_atomic(path: Path | str, text: str | bytes) -> None:
 
 
 MAX_DOCUMENT_BYTES = 2 * GIB
-"""The largest snapshot, workload or report advisor reads: a snapshot of 100,000 relations is
+"""The largest snapshot, workload or report document (advisor's own JSON) read: a snapshot of 100,000 relations is
 about 60 MB, so this is room for some 3 million; the limit is there so that a stream
 (``/dev/zero``) or a wrong file ends in one error line instead of filling the memory."""
 
 MAX_REPORT_FILE_BYTES = 512 * MIB
 """The largest AWR or Statspack report read: a RAC global report of a busy week is tens of MB."""
-
-MAX_SIZES_FILE_BYTES = 256 * MIB
-"""The largest sizes file read (`advisor sql show sizes` output, a line per segment or relation)."""
-
 
 def read_regular_file(path: Path | str, limit_bytes: int, what: str, *, head: int | None = None) -> bytes:
     """The bytes of *path* when it is a regular file of at most *limit_bytes*; else one BadInput line.

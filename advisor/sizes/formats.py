@@ -22,8 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.errors import BadInput
-from advisor.model.jsonio import MAX_SIZES_FILE_BYTES, read_regular_file
+from advisor.model.jsonio import read_regular_file
 from advisor.units import GIB, KIB, MIB, TIB
+
+MAX_SIZES_FILE_BYTES = 256 * MIB
+"""The largest sizes file read (`advisor sql show sizes` output, a line per segment or relation)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ def test_inventory_check_fits_80_columns_with_names_whole(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_bench_terminal_output_fits_80_columns(tmp_path: Path) -> None:
+def test_bench_terminal_output_fits_80_columns() -> None:
     """The real bench, quick, on a scratch file: its table, verdict and warnings within 80 columns."""
     # A path that fits the line (pytest's tmp_path under a worker is longer than 80 characters,
     # and a path longer than the line cannot be named whole on it).
@@ -52,9 +52,9 @@ def test_bench_terminal_output_fits_80_columns(tmp_path: Path) -> None:
         shutil.rmtree(scratch_dir, ignore_errors=True)
 
 
-def _bench_at_80_columns(tmp_path: Path) -> None:
-    done = _advisor("bench", "--scratch-file", str(tmp_path / "bench.scratch"), "--size", "64M", "--quick",
-                    "--engine", "builtin", "--budget-per-test", "0.5", cwd=tmp_path)
+def _bench_at_80_columns(directory: Path) -> None:
+    done = _advisor("bench", "--scratch-file", str(directory / "bench.scratch"), "--size", "64M", "--quick",
+                    "--engine", "builtin", "--budget-per-test", "0.5", cwd=directory)
     assert done.returncode == 0, done.stderr
     assert not _too_wide(done.stdout), done.stdout
     assert "…" not in done.stdout, "a cell was cut"
@@ -63,5 +63,5 @@ def _bench_at_80_columns(tmp_path: Path) -> None:
                  "cross-surface (2 workers)", "commit (write+fdatasync)"):
         assert any(row.startswith(f"│ {test} ") for row in rows), f"{test!r} not whole at 80 columns"
     title = " ".join(done.stdout.split("┏")[0].split())
-    assert str(tmp_path / "bench.scratch") in title, "the benched path is named whole"
+    assert str(directory / "bench.scratch") in title, "the benched path is named whole"
     assert "classification:" in done.stdout

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,7 @@ class _PgbenchStaller:
         return found
 
     @staticmethod
-    def _signal(pids: set[int] | list[int], sig: signal.Signals) -> None:
+    def _signal(pids: Iterable[int], sig: signal.Signals) -> None:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)

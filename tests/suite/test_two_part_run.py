@@ -21,7 +21,7 @@ def _pytest_lines(makefile: str) -> list[str]:
     """The pytest command lines of the Makefile's ``pytest`` recipe."""
     recipe = re.search(r"^pytest:.*?\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     assert recipe, "the Makefile has no pytest recipe"
-    return [line for line in recipe.group(1).split(";") + recipe.group(1).splitlines() if "bin/pytest" in line]
+    return [command for command in re.split(r"[;\n]", recipe.group(1)) if "bin/pytest" in command]
 
 
 def _parts(makefile: str) -> tuple[list[str], list[str]]:
