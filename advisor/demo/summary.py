@@ -151,6 +151,7 @@ def split_rows(split: dict[str, dict[str, Any]]) -> list[str]:
     for label, key, fmt in (("run, pgbench measured", "measured_s", _seconds),
                             ("  modelled disk", "disk_s", _seconds), ("  host", "host_s", _seconds),
                             ("  host share", "host_share", _share),
+                            ("  pgbench per tx", "transaction_ms", _ms),
                             ("  modelled disk per tx", "transaction_disk_ms", _ms),
                             ("  host per tx", "transaction_host_ms", _ms),
                             ("read (SELECT), pgbench", "read_ms", _ms), ("  modelled disk", "read_disk_ms", _ms),
@@ -161,6 +162,11 @@ def split_rows(split: dict[str, dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _points(fraction: float) -> str:
+    """A part of a gain in percentage points; one that rounds to nothing is +0.0, never -0.0."""
+    return f"{round(fraction * 100, 6) + 0.0:+.1f} points"
+
+
 def verdict_line(verdict: dict[str, Any]) -> str:
     """One line: is the before/after comparison the disk's doing, and why (not)."""
     tries = int(verdict.get("attempts", 1))
@@ -169,10 +175,12 @@ def verdict_line(verdict: dict[str, Any]) -> str:
         line = f"Measurement valid{again}: {verdict.get('reason')}"
         for check in verdict.get("checks") or []:
             disk, host, gain = check.get("disk_part"), check.get("host_part"), check.get("claimed_gain")
+            untraced = check.get("untraced_part")
             if disk is not None and host is not None and gain is not None:
                 unit = "transaction" if check.get("level") == "run" else "read"
                 line += (f"\n  of the {_pct(gain)} saved per {unit}: the modelled disk's time "
-                         f"{disk * 100:+.1f} points, the host's {host * 100:+.1f} points")
+                         f"{_points(disk)}, the host's {_points(host)}"
+                         + (f", untraced {_points(untraced)}" if untraced is not None else ""))
         return line
     return (f"Measurement NOT VALID{again}: {verdict.get('reason')}. No speed-up or loss is claimed; "
             "run the demo again on a quieter machine")
