@@ -14,7 +14,7 @@ table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:4px 6px;b
 text-align:left;vertical-align:top}th{background:#f3f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .sev{font-weight:bold;border-radius:3px;padding:1px 6px;color:#fff}.critical{background:#a01}.high{background:#d33}
 .medium{background:#e80}.low{background:#59a}.info{background:#889}code{font-size:12px}
-pre{background:#f6f7fa;padding:10px;overflow-x:auto;font-size:12px;border:1px solid #e4e6ee}
+pre{background:#f6f7fa;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;border:1px solid #e4e6ee}
 .summary li{margin:2px 0}td.gain{white-space:nowrap}.caveat{color:#833;font-size:13px}.gain{font-weight:bold;color:#180}
 """
 
@@ -74,7 +74,7 @@ def _plan(report: Report) -> str:
         out += f"<h3>{escape(script.name)}</h3>"
         if script.caveat:
             out += f'<p class="caveat">{escape(script.caveat)}</p>'
-        out += f"<pre>{escape(script.text)}</pre>"
+        out += f"<pre>{escape(script.text, keep_newlines=True)}</pre>"  # a script's lines stay lines
     return out
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 import re
 
 from advisor.model import Report
-from advisor.render.safe import markdown_cell, shown
+from advisor.render.safe import markdown_cell, markdown_line, shown
 from advisor.render.tables import code_span, markdown_table
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
 
 _cell = markdown_cell
+_line = markdown_line
 
 
 def render_markdown(report: Report) -> str:
     """Summary, findings, areas, plan with before/after times, partitions and scripts."""
     out = ["# advisor report", ""]
-    out += [f"- {_cell(line)}" for line in summary_lines(report)]
+    out += [f"- {_line(line)}" for line in summary_lines(report)]
     out += ["", "## Findings", ""]
     if report.findings:
         out += markdown_table(("severity", "code", "subject", "predicted gain", "evidence", "action"),
@@ -29,11 +30,11 @@ def render_markdown(report: Report) -> str:
                             pct(a.disk_read_share), size_text(a.size_bytes, a.size_assumed), a.disk or "-",
                             "-" if a.zone_start is None or a.zone_end is None
                             else f"{a.zone_start:.0%}-{a.zone_end:.0%}") for a in report.areas])
-    out += ["", *[f"- {_cell(w)}" for w in report_notes(report)]]
+    out += ["", *[f"- {_line(w)}" for w in report_notes(report)]]
     plan, assumed = report.plan, assumed_areas(report)
     out += ["", "## Plan", ""]
     if plan is None:
-        out += [f"- {_cell(w)}" for w in report.warnings if w.startswith("No ")] or ["No plan."]
+        out += [f"- {_line(w)}" for w in report.warnings if w.startswith("No ")] or ["No plan."]
     else:
         out += [
             f"Predicted mean service time **{plan.predicted_before_ms:.2f} ms → {plan.predicted_after_ms:.2f} ms** "
@@ -51,7 +52,7 @@ def render_markdown(report: Report) -> str:
                               [(part.disk, str(part.number), part.label, f"{part.start_fraction:.1%}",
                                 f"{part.end_fraction:.1%}", size_text(part.size_bytes, bool(assumed & set(part.areas))),
                                 ", ".join(part.areas)) for part in plan.partitions])
-        out += [f"- {_cell(n)}" for n in plan.notes]
+        out += [f"- {_line(n)}" for n in plan.notes]
         if plan.tiers is not None:
             from advisor.render.tiers import markdown_lines
 
@@ -60,7 +61,7 @@ def render_markdown(report: Report) -> str:
             fence = "sql" if script.language == "sql" else "sh" if script.language == "shell" else "text"
             out += ["", f"### `{script.name}`", ""]
             if script.caveat:
-                out += [f"> {_cell(script.caveat)}", ""]
+                out += [f"> {_line(script.caveat)}", ""]
             text = shown(script.text.rstrip("\n"), keep_newlines=True)
             ticks = "`" * max(4, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
             out += [f"{ticks}{fence}", text, ticks]  # a fence no backtick run inside can close

@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from rich.segment import Segment
     from rich.text import Text
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-"""C0 and C1 controls, DEL, and the invisible characters that reorder or break lines (bidi marks)."""
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""C0 and C1 controls, DEL, and the invisible characters that reorder or break lines (bidi marks).
+
+The one list: the scripts' comments (:func:`advisor.engine.scripts.quoting.comment`) use it too."""
+_CONTROL = CONTROL
 _CONTROL_BUT_NEWLINE = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -54,28 +57,60 @@ def shown(text: object, *, keep_newlines: bool = False) -> str:
     return pattern.sub(_escape, value) if pattern.search(value) else value
 
 
-_MARKDOWN = {"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`", "\\": "\\\\"}
-_MARKDOWN_SPECIAL = re.compile(r"[|<>&`\\]")
+_MARKDOWN = {"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`", "\\": "\\\\", "*": "\\*",
+             "[": "\\[", "]": "\\]", "~": "\\~"}
+_MARKDOWN_SPECIAL = re.compile(r"[|<>&`\\*\[\]~]|_+")
+_INERT_NEIGHBOUR = re.compile(r"[^\W_]")  # a letter or digit: ``_`` between two of them starts no emphasis
+
+
+def _markdown_escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char[0] != "_":
+        return _MARKDOWN[char]
+    text, start, end = match.string, match.start(), match.end()
+    inert = (start > 0 and end < len(text) and _INERT_NEIGHBOUR.match(text[start - 1])
+             and _INERT_NEIGHBOUR.match(text[end]))
+    return char if inert else char.replace("_", "\\_")
 
 
 def markdown_cell(text: object) -> str:
-    """*text* for one Markdown table cell or list item: one line, no HTML, no cell break.
+    """*text* for one Markdown table cell or inline text: one line, no HTML, no cell break, no markup.
 
-    Control characters (CR LF included) become visible escapes, ``|`` and backticks are
-    backslash-escaped, ``<``, ``>`` and ``&`` become entities, and a backslash is doubled so
-    that a name ending in ``\\`` cannot escape the cell's closing ``|``.
+    Control characters (CR LF included) become visible escapes, ``<``, ``>`` and ``&`` become
+    entities, and Markdown's inline syntax is backslash-escaped: ``|`` (a cell border), backticks
+    (code spans), ``*`` and ``_`` (emphasis), ``[`` and ``]`` (links and images: ``![i](url)``
+    would load the image when the page is shown), ``~`` (strikethrough) and the backslash itself
+    (a name ending in ``\\`` cannot escape the cell's closing ``|``). A ``_`` between two
+    letters or digits starts no emphasis and stays as written (``USERS_DATA``).
 
     >>> markdown_cell("a|b<script>alert(1)</script>\\r\\n| x |")
     'a\\\\|b&lt;script&gt;alert(1)&lt;/script&gt;\\\\r\\\\n\\\\| x \\\\|'
     >>> markdown_cell("C:\\\\ora\\\\")
     'C:\\\\\\\\ora\\\\\\\\'
+    >>> print(markdown_cell("![i](https://x/p.png) **b** _i_ USERS_DATA"))
+    !\\[i\\](https://x/p.png) \\*\\*b\\*\\* \\_i\\_ USERS_DATA
     """
-    return shown(_MARKDOWN_SPECIAL.sub(lambda m: _MARKDOWN[m.group(0)], str(text)))
+    return shown(_MARKDOWN_SPECIAL.sub(_markdown_escape, str(text)))
 
 
-def html_text(text: object) -> str:
-    """*text* for HTML: entities for ``<>&"'`` and visible escapes for control characters."""
-    return html.escape(shown(text))
+def markdown_line(text: object) -> str:
+    """*text* as the content of a list item, heading or quote: :func:`markdown_cell`, and a first
+    character that would start a block of its own (``#``, ``-``, ``+``, ``=``, ``1.``) escaped.
+
+    >>> print(markdown_line("# not a heading"), markdown_line("1. not a list"))
+    \\# not a heading 1\\. not a list
+    """
+    escaped = markdown_cell(text)
+    number = re.match(r"\d+[.)]", escaped)
+    if number:
+        return escaped[:number.end() - 1] + "\\" + escaped[number.end() - 1:]
+    return "\\" + escaped if escaped[:1] in ("#", "=", "+", "-") else escaped
+
+
+def html_text(text: object, *, keep_newlines: bool = False) -> str:
+    """*text* for HTML: entities for ``<>&"'`` and visible escapes for control characters
+    (line breaks kept with *keep_newlines*: a script shown in ``<pre>``)."""
+    return html.escape(shown(text, keep_newlines=keep_newlines))
 
 
 def rich_text(text: object, style: str = "") -> Text:

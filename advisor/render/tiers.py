@@ -12,7 +12,7 @@ from rich.table import Table
 
 from advisor.model import TierPlan
 from advisor.render.safe import html_text as escape
-from advisor.render.safe import rich_text
+from advisor.render.safe import markdown_cell, markdown_line, rich_text
 from advisor.render.tables import html_table, markdown_table
 from advisor.render.text import pct, size_text
 from advisor.units import human_bytes
@@ -77,14 +77,14 @@ def _md_table(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str
 
 def markdown_lines(tiers: TierPlan, assumed: frozenset[str] = frozenset()) -> list[str]:
     """Markdown for the plan section."""
-    out = ["### Tiers", "", headline(tiers) + ".", ""]
+    out = ["### Tiers", "", markdown_line(headline(tiers) + "."), ""]
     out += _md_table(DEVICE_COLUMNS, _device_rows(tiers, assumed))
     out += _md_table(ASSIGN_COLUMNS, _assign_rows(tiers, assumed))
     if tiers.curve:
         out += ["What the fast tier buys:", ""] + _md_table(CURVE_COLUMNS, _curve_rows(tiers))
-    out += [f"- rule: {rule}" for rule in tiers.rules]
+    out += [f"- rule: {markdown_cell(rule)}" for rule in tiers.rules]
     sources = sorted({f"{d.model}: {d.source}" for d in tiers.devices})
-    out += [f"- model source: {s}" for s in sources] + [""]
+    out += [f"- model source: {markdown_cell(s)}" for s in sources] + [""]
     return out
 
 

@@ -61,5 +61,6 @@ def test_render_checker_flags_a_raw_escape_and_a_broken_row(report: Report, monk
     assert problem is not None and problem.startswith("fleet markdown:"), problem
     monkeypatch.undo()
     monkeypatch.setattr(markdown, "_cell", str)
+    monkeypatch.setattr(markdown, "_line", str)  # list items and notes
     problem = hostile.render_problem(random.Random(1), report)
     assert problem is not None and problem.startswith("report markdown:"), problem

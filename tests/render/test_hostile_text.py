@@ -78,7 +78,7 @@ def test_markdown_rows_stay_whole_and_carry_no_html(report: Report) -> None:
     assert "<script>" not in text and not any(char in text for char in RAW)
     assert table_shapes(text) == table_shapes(render_markdown(report))  # same rows, same columns
     assert len(text.splitlines()) == len(render_markdown(report).splitlines()) + 1  # the one added warning
-    assert any(line.startswith("| ") and "ord\\x1b]0;pwned\\x07ers\\r\\n\\|" in line for line in text.splitlines())
+    assert any(line.startswith("| ") and "ord\\x1b\\]0;pwned\\x07ers\\r\\n\\|" in line for line in text.splitlines())
 
 
 def test_html_escapes_markup_and_control_characters(report: Report) -> None:

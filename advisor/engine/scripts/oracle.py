@@ -12,8 +12,8 @@ start with ``SET DEFINE OFF`` (an ``&`` in a path would prompt for a substitutio
 and ``WHENEVER SQLERROR EXIT FAILURE``, put every statement and SQL*Plus command on a line
 of its own, and wait with ``PAUSE`` where the files must be moved by the shell script, whose
 steps are numbered so each run moves only the files of that step. A name or path holding a
-line break cannot be written safely for SQL*Plus: its move is left out with a comment that
-says so.
+line break or another control character cannot be written safely for SQL*Plus: its move is
+left out with a comment that says which it holds.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.quoting import comment, ident, literal, one_line, shell
+from advisor.engine.scripts.quoting import comment, control_held, ident, literal, one_line, shell
 from advisor.model import Script
 
 IDP_CAVEAT = (
@@ -55,10 +55,11 @@ def _sqlplus(lines: Sequence[str]) -> str:
 
 def _scriptable(move: Move, names: Sequence[str], sql: list[str]) -> bool:
     """False (and a comment saying why) when a name or path would break across SQL*Plus lines."""
-    if all(one_line(name) for name in (*names, move.directory)):
+    broken = [text for text in (*names, move.directory) if not one_line(text)]
+    if not broken:
         return True
-    sql.append(f"-- {comment(move.area.name)}: a name or path holds a line break, which SQL*Plus cannot read "
-               "inside a literal; move it by hand")
+    sql.append(f"-- {comment(move.area.name)}: a name or path holds {control_held(broken[0])}, which SQL*Plus "
+               "cannot read inside a literal; move it by hand")
     return False
 
 
@@ -192,7 +193,7 @@ def _idp(moves: Sequence[Move]) -> list[str]:
             if not _is_asm(path):
                 continue
             if not one_line(path):
-                out.append(f"-- {comment(path)}: the path holds a line break, which SQL*Plus cannot read; "
+                out.append(f"-- {comment(path)}: the path holds {control_held(path)}, which SQL*Plus cannot read; "
                            "set its region by hand")
                 continue
             group = path[1:].split("/", 1)[0]

@@ -3,7 +3,7 @@
 A tablespace may be called ``x"; drop table t; --`` and a path may hold a quote or a
 newline: every identifier is double-quoted with inner ``"`` doubled, every SQL string
 literal single-quoted with inner ``'`` doubled, every shell word passed through
-:func:`shlex.quote`, and comments never carry a line break.
+:func:`shlex.quote`, and comments never carry a line break or another control character.
 
 A name that a second parser reads again needs the quoting of *that* parser, applied first:
 
@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
+
+from advisor.render.safe import CONTROL
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 _LABEL = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -126,8 +128,29 @@ def shell(word: str) -> str:
 
 
 def comment(text: str) -> str:
-    """Text safe inside a ``--`` or ``#`` comment: one line, no control characters."""
-    return _UNPRINTABLE.sub(" ", text)
+    r"""Text safe inside a ``--`` or ``#`` comment: one line, no control characters.
+
+    Every character :data:`advisor.render.safe.CONTROL` names becomes a blank: C0 and C1
+    controls (U+009B is a CSI on a terminal that reads 8-bit controls), DEL, and the bidi
+    overrides, isolates and marks that would show the script's text in another order than
+    the shell or SQL reads it (U+202E).
+
+    >>> comment("users\u202e\x9b[2J\r\nDROP")
+    'users  [2J  DROP'
+    """
+    return CONTROL.sub(" ", text)
+
+
+def control_held(text: str) -> str:
+    r"""What keeps *text* off a SQL*Plus line, in words: ``a line break`` or ``a control character (\x1b)``.
+
+    >>> control_held("a\nb"), control_held("a\x1bb")
+    ('a line break', 'a control character (\\x1b)')
+    """
+    if "\n" in text or "\r" in text:
+        return "a line break"
+    found = _UNPRINTABLE.search(text)
+    return f"a control character (\\x{ord(found.group(0)):02x})" if found else "no control character"
 
 
 def label(text: str, limit: int = 32) -> str:
