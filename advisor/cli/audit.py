@@ -47,7 +47,8 @@ def audit(
     snapshot: list[Path] = typer.Option(None, "--snapshot", "-s", help="Snapshot file(s) from advisor collect."),
     dsn: str = typer.Option(None, "--dsn", help="Collect from this server now (run on the database host)."),
     dbms: str = typer.Option("postgres", "--dbms", help="Collector to use with --dsn."),
-    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f", help="terminal or json."),
+    output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f",
+                                               help="terminal, json or html."),
     output: Path = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
 ) -> None:
     """Map each disk from outer to inner edge: partitions and database areas, coloured by IO."""
@@ -64,7 +65,7 @@ def audit(
         raise BadInput("give either --dsn or --snapshot FILE [FILE]")
     if len(files) > 2:
         raise BadInput("at most two snapshots (A and B) can be compared")
-    require_format(output_format, "audit", (OutputFormat.terminal, OutputFormat.json))
+    require_format(output_format, "audit", (OutputFormat.terminal, OutputFormat.json, OutputFormat.html))
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
     models, _ = load_models(None, None, None)  # the note: AUDIT_MODEL
     result = build_audit(snapshots, models)
@@ -80,7 +81,12 @@ def audit(
             if not any(reason in warning for reason in said):  # the map and PLACEMENT_UNKNOWN said it
                 console.print(f"note: {warning}", markup=False, highlight=False)
 
-    emit(output_format, output, terminal=terminal, json=lambda: dumps(result))
+    def html() -> str:
+        from advisor.render.audit_html import render_audit_html
+
+        return render_audit_html(result, AUDIT_MODEL)
+
+    emit(output_format, output, terminal=terminal, json=lambda: dumps(result), html=html)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from advisor.model import Report
+from collections.abc import Sequence
+
+from advisor.model import Finding, Report
 from advisor.render.safe import html_text as escape
 from advisor.render.svg import disk_map_svg, zone_curve_svg
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
@@ -11,7 +13,8 @@ CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}
 h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #dde}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:4px 6px;border-bottom:1px solid #e4e6ee;
-text-align:left;vertical-align:top}th{background:#f3f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top}th{background:#f3f4f8}td{overflow-wrap:anywhere}td code,.sev{white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .sev{font-weight:bold;border-radius:3px;padding:1px 6px;color:#fff}.critical{background:#a01}.high{background:#d33}
 .medium{background:#e80}.low{background:#59a}.info{background:#889}code{font-size:12px}
 pre{background:#f6f7fa;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;border:1px solid #e4e6ee}
@@ -19,15 +22,16 @@ pre{background:#f6f7fa;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;
 """
 
 
-def _findings(report: Report) -> str:
-    if not report.findings:
+def findings_table(findings: Sequence[Finding]) -> str:
+    """The findings as one table (severity badge, code, title and evidence, gain, action)."""
+    if not findings:
         return "<p>No findings.</p>"
     rows = "".join(
         f'<tr class="finding" data-code="{escape(f.code)}"><td><span class="sev {escape(f.severity)}">'
         f"{escape(f.severity)}</span></td><td><code>{escape(f.code)}</code></td><td>{escape(f.title)}<br>"
         f"<small>{escape(evidence_text(f.evidence))}</small></td><td class=\"num gain\">{escape(gain_text(f))}</td>"
         f"<td>{escape(f.action)}</td></tr>"
-        for f in report.findings
+        for f in findings
     )
     return ("<table><tr><th>severity</th><th>code</th><th>finding and evidence</th><th>gain</th><th>action</th></tr>"
             f"{rows}</table>")
@@ -86,7 +90,7 @@ def render_html(report: Report, before: str = "") -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>advisor report</title><style>{CSS}</style></head><body>{before}"
         f'<h1>advisor report</h1><ul class="summary">{summary}</ul>'
-        f"<h2>Findings</h2>{_findings(report)}"
+        f"<h2>Findings</h2>{findings_table(report.findings)}"
         f"<h2>Disk map</h2>{disk_map_svg(report)}"
         f"<h2>Zone curve</h2>{zone_curve_svg(report.disks)}"
         f"<h2>Areas</h2>{_areas(report)}"

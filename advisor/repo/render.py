@@ -130,7 +130,8 @@ def render_html(report: FleetReport, limit: int | None = None) -> str:
     return (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>advisor fleet</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-        "padding:2px 6px}td:nth-child(n+5):nth-child(-n+12){text-align:right}</style></head><body>\n"
+        "padding:2px 6px}td{overflow-wrap:anywhere}td:nth-child(n+5):nth-child(-n+12){text-align:right;"
+        "white-space:nowrap}</style></head><body>\n"  # a name wider than the window breaks, figures stay whole
         f"<h1>{html_text(_title(report))}</h1>\n{table}\n</body></html>\n"
     )
 
