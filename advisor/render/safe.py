@@ -3,11 +3,12 @@
 Names in documents (tablespaces, files, hosts, instance names pushed by any collector) are
 whatever the database or a hand-edited file held. Printed raw, ``ESC ] 0 ; … BEL`` retitles
 the terminal, ``ESC [ 2 J`` clears it, a CR overwrites a line with another, a right-to-left
-override reverses what a reader sees, and in Markdown a ``|`` or a CR LF breaks a table row
-while ``<script>`` reaches any renderer that passes HTML. Every renderer shows such text
-through :func:`shown` (one visible escape per character: ``\\x1b``, ``\\r``, ``\\u202e``),
-Markdown cells through :func:`markdown_cell` and HTML through :func:`html_text`; the JSON
-format keeps the exact text (JSON escapes control characters itself).
+override reverses what a reader sees, and in Markdown a ``|`` or a CR LF breaks a table row,
+``<script>`` reaches any renderer that passes HTML, and ``![i](https://...)`` makes the viewer
+fetch an image. Every renderer shows such text through :func:`shown` (one visible escape per
+character: ``\\x1b``, ``\\r``, ``\\u202e``), Markdown cells through :func:`markdown_cell`
+(list items and headings through :func:`markdown_line`) and HTML through :func:`html_text`;
+the JSON format keeps the exact text (JSON escapes control characters itself).
 
 The terminal gets a second line of defence: :func:`safe_console` returns a rich console
 that escapes whatever control character is left in any text it prints (its own cursor and

@@ -34,7 +34,6 @@ LONG_NAME = "USERS_" + "X" * 180 + " <b>|</b> **b** [t](https://evil.example/x)"
 """A tablespace and host name no column can hold on one line unless it breaks inside the word."""
 
 
-@pytest.mark.pg
 def test_html_report_renders_in_chromium(report: Report, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     page.write_text(render_html(report), encoding="utf-8")
