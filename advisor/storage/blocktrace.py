@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.trace.parse import TraceParser
+from advisor.units import MIB
 
 TRACEFS_MOUNTS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
 EVENTS = ("block_rq_issue", "block_rq_complete")
 BUFFER_KB_PER_CPU = 16384  # ~200,000 events per cpu before the reader must have caught up
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = MIB
 POLL_S = 0.2
 
 
