@@ -61,8 +61,12 @@ class TraceParser:
         """Take one line of the trace (other events and comment lines are skipped)."""
         if " block_rq_" not in line or line.startswith("#"):
             return
+        issue = line.find(": block_rq_issue: ")
+        at = issue if issue >= 0 else line.find(": block_rq_complete: ")
+        if at < 0:
+            return
+        head, body = line[:at], line[line.index(": ", at + 2) + 2:].rstrip("\n")
         try:
-            head, event, body = line.rstrip("\n").split(": ", 2)
             stamp = float(head.rsplit(None, 1)[1])
             dev, rwbs, rest = body.split(" ", 2)
             close = rest.index(") ")
@@ -78,7 +82,7 @@ class TraceParser:
             stream.other_commands += 1
             return
         key = (sector, sectors)
-        if event.endswith("issue"):
+        if issue >= 0:
             task = head.split(" [", 1)[0].strip()
             pid = task.rpartition("-")[2]
             process = self.processes.setdefault((int(pid) if pid.isdigit() else -1, last), len(self.processes))
@@ -89,7 +93,7 @@ class TraceParser:
             stream.sectors.append(sectors)
             stream.op.append(op)
             stream.process.append(process)
-        elif event.endswith("complete"):
+        else:
             if op in (READ, WRITE):
                 stream.completions += 1
             waiting = stream.open_issues.get(key)
