@@ -46,7 +46,8 @@ def test_a_trace_of_another_disk_is_refused() -> None:
     other = assess(trace(disk="sdq"), LAYOUT)
     assert other.refused == "trace of sdq: another disk (not in the workload's layout); no replay"
     resized = assess(trace(disk_size_bytes=2 * 10**9), LAYOUT)
-    assert resized.refused == "trace of sda: another disk (2000000000 bytes traced, 1000000000 in the layout); no replay"
+    assert resized.refused == ("trace of sda: another disk (2000000000 bytes traced, 1000000000 in the layout); "
+                               "no replay")
 
 
 def test_a_short_trace_is_replayed_and_said() -> None:
