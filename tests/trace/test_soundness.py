@@ -14,7 +14,7 @@ LAYOUT = HostLayout(hostname="h", devices=(Device(name="sda", path="/dev/sda", s
 
 
 def trace(count: int = 100, **changes: object) -> BlockTrace:
-    issue = 10.0 + np.arange(count) * 0.01
+    issue = 10.0 + np.arange(count, dtype=np.float64) * 0.01
     requests = Requests(issue, np.full(count, 0.005), np.arange(count, dtype=np.int64) * 16,
                         np.full(count, 16, dtype=np.int64), np.zeros(count, dtype=np.int64),
                         np.zeros(count, dtype=np.int64))
