@@ -27,13 +27,14 @@ def headlines(check: ReplayCheck) -> list[str]:
              f"measured {_ms(check.measured_ms)} ms, replayed today {_ms(check.replayed_ms)} ms "
              f"({deviation}, tolerance ±{check.tolerance:.0%}): {verdict}"]
     if check.planned_ms is not None:
-        gain = "-" if check.predicted_gain is None else f"{check.predicted_gain:.1%}"
+        gain = ("-" if check.predicted_gain is None else f"{check.predicted_gain:.1%} faster"
+                if check.predicted_gain >= 0 else f"{-check.predicted_gain:.1%} slower")
         aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
         span = ""
         if check.replayed_span_s is not None and check.planned_span_s is not None:
             span = f"; the traced work {check.replayed_span_s:.1f} s -> {check.planned_span_s:.1f} s"
         lines.append(f"replay under the plan ({check.disk}): {_ms(check.replayed_ms)} -> {_ms(check.planned_ms)} ms, "
-                     f"{gain} faster (aggregate model: {aggregate}){span}")
+                     f"{gain} (aggregate model: {aggregate}){span}")
     return lines
 
 
