@@ -97,6 +97,9 @@ def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, pla
     areas, area_files = _area_of_requests(trace, workload, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
     planned = replay(physics.model, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
+    if plan is not None and moved is None:
+        elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
+        notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
     planned_ms = _mean_ms(planned.service_s, data) if planned is not None else None
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)

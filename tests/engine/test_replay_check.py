@@ -131,3 +131,15 @@ def test_every_format_shows_the_self_check_and_both_gains() -> None:
         assert "replay of sda: 750 traced requests, at most 5 in flight" in flat, name
         assert f"{check.predicted_gain:.1%} faster (aggregate model: {check.aggregate_gain:.1%})" in flat, name
         assert "the model fits" in flat, name
+
+
+def test_a_plan_for_new_disks_has_no_replay_under_it_and_says_so() -> None:
+    from advisor.engine.planner import PlanOptions
+
+    work = base_workload()
+    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    PlanOptions(new_disks=True), generated_at=NOW)
+    (check,) = report.replay
+    assert check.fits and check.planned_ms is None and check.predicted_gain is None
+    assert "trace of sda: the plan lays out disk1, not this disk; no replay under it" in check.notes
+    assert report.plan is not None and not any(n.startswith("The replay") for n in report.plan.notes)
