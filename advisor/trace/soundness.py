@@ -44,6 +44,10 @@ def loss_line(trace: BlockTrace) -> str | None:
     lost = lost_requests(trace)
     if lost:
         parts.append(f"{lost} of the {trace.loss.diskstats_requests} requests diskstats counted are not in it")
+    excess = max(0, (trace.loss.excess_requests or 0) - trace.loss.edge_requests)
+    if excess:
+        parts.append(f"{excess} more completions than the {trace.loss.diskstats_requests} diskstats counted "
+                     "(requests of another device in it?)")
     if trace.loss.diskstats_requests is None:
         parts.append("no diskstats for the disk to check it against")
     return "; ".join(parts) or None

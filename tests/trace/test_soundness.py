@@ -72,3 +72,11 @@ def test_requests_no_file_holds_are_said_and_all_of_them_refused() -> None:
                             "metadata, journal, other files): replayed in place, never moved"]
     none = assess(trace(mapped_requests=0), LAYOUT)
     assert none.refused == "trace of sda: no request falls in a database file; no replay"
+
+
+def test_more_completions_than_diskstats_counted_are_named() -> None:
+    more = assess(trace(loss=TraceLoss(diskstats_requests=80, traced_completions=100, edge_requests=2,
+                                       missing_requests=0, excess_requests=20)), LAYOUT)
+    assert more.requests is not None
+    assert more.notes == ["trace of sda: 18 more completions than the 80 diskstats counted (requests of another "
+                          "device in it?); replayed as traced"]
