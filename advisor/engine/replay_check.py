@@ -25,6 +25,7 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Stream, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
+from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
@@ -77,7 +78,17 @@ def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
 def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
                 rates: Sequence[FileRate] | None = None) -> ReplayCheck:
     """The replay of one trace (see the module docstring); *rates* are the ones the engine made
-    its areas of (the calibrated rates: they decide which objects are placed alone)."""
+    its areas of (the calibrated rates: they decide which objects are placed alone). A trace
+    whose data cannot be read is refused in a line: the rest of the report does not need it."""
+    try:
+        return _check(trace, workload, physics, plan, workload.rates if rates is None else rates)
+    except BadInput as exc:
+        return ReplayCheck(trace.disk, tolerance=REPLAY_TOLERANCE,
+                           refused=f"trace of {trace.disk}: {exc.one_line()}; no replay")
+
+
+def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
+           rates: Sequence[FileRate]) -> ReplayCheck:
     sound = assess(trace, workload.layout)
     notes = tuple(sound.notes)
     if sound.requests is None:
@@ -96,7 +107,7 @@ def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, pla
     measured_ms, replayed_ms = _mean_ms(requests.service_s, data), _mean_ms(today.service_s, data)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    areas, area_files = _area_of_requests(trace, workload.rates if rates is None else rates, stream.offset_bytes)
+    areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
     planned = replay(physics.model, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
     if plan is not None and moved is None:

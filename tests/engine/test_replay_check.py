@@ -143,3 +143,13 @@ def test_a_plan_for_new_disks_has_no_replay_under_it_and_says_so() -> None:
     assert check.fits and check.planned_ms is None and check.predicted_gain is None
     assert "trace of sda: the plan lays out disk1, not this disk; no replay under it" in check.notes
     assert report.plan is not None and not any(n.startswith("The replay") for n in report.plan.notes)
+
+
+def test_a_trace_whose_data_cannot_be_read_is_refused_and_the_report_goes_on() -> None:
+    work = base_workload()
+    broken = dataclasses.replace(traced(model_made_requests(), work), data="AAAA")
+    report = advise(dataclasses.replace(work, traces=(broken,)), models(), generated_at=NOW)
+    (check,) = report.replay
+    assert check.refused is not None and check.refused.startswith("trace of sda: the trace's data is not valid")
+    assert check.refused.endswith("; no replay")
+    assert report.plan == advise(work, models(), generated_at=NOW).plan
