@@ -26,6 +26,7 @@ from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
+from advisor.engine.replay_check import check_trace, misfit, verdict
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -36,6 +37,7 @@ from advisor.model import (
     LayoutPartition,
     LayoutSummary,
     Plan,
+    ReplayCheck,
     Report,
     ServerSummary,
     Snapshot,
@@ -345,6 +347,11 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
+    replayed, findings = _replay(workload, models, plan, analysis)
+    if plan is not None and replayed:
+        plan = verdict(plan, replayed, opts.min_gain)
+    if findings:
+        analysis = replace(analysis, findings=analysis.findings + findings)
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     server = workload.server
@@ -361,7 +368,16 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(analysis.calibration.notes())
         + tuple(plan_notes),
         tool_version=__version__,
+        replay=replayed,
     )
+
+
+def _replay(workload: Workload, models: Models, plan: Plan | None,
+            analysis: Analysis) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
+    """The replay of every trace the workload carries, and MODEL_DOES_NOT_FIT where it fails."""
+    rates = analysis.calibration.rates
+    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates) for trace in workload.traces)
+    return checks, [misfit(c, models.of(c.disk).name) for c in checks if c.fits is False]
 
 
 def audit_findings(workload_or_snapshot: Workload | Snapshot, models: Models | DiskPhysics) -> list[Finding]:

@@ -45,6 +45,8 @@ from advisor.model.report import (
     LayoutSummary,
     Plan,
     PlannedPartition,
+    ReplayArea,
+    ReplayCheck,
     Report,
     Script,
     ServerSummary,
@@ -74,6 +76,7 @@ from advisor.model.snapshot import (
     load_workload,
     save,
 )
+from advisor.model.trace import BlockTrace, TraceLoss, TraceProcess
 
 __all__ = [
     "AUDIT_FORMAT_VERSION",
@@ -86,6 +89,9 @@ __all__ = [
     "AreaRow",
     "AuditMaps",
     "AuditReport",
+    "BlockTrace",
+    "TraceLoss",
+    "TraceProcess",
     "CollectorRun",
     "CoverageCheck",
     "coverage_lines",
@@ -112,6 +118,8 @@ __all__ = [
     "Partition",
     "Plan",
     "PlannedPartition",
+    "ReplayArea",
+    "ReplayCheck",
     "Report",
     "RunStatus",
     "Script",

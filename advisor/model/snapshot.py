@@ -23,6 +23,7 @@ from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.readcache import ReadEvidence
 from advisor.model.record import Record, field
 from advisor.model.report import Report
+from advisor.model.trace import BlockTrace
 from advisor.model.validate import check
 
 FORMAT_VERSION = 3
@@ -306,6 +307,7 @@ class Workload(Record):
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
+    traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 
