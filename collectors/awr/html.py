@@ -131,15 +131,17 @@ def _table_by_summary(found: list[Block], text: str) -> Block | None:
     return next((b for b in found if b.kind == "table" and text in b.summary), None)
 
 
-def _number(cell: str, where: str, line: int, *, binary: bool = False, column: str = "") -> float | None:
+def _number(cell: str, where: str, line: int, *, binary: bool = False, column: str = "",
+            time_unit: str = "ms") -> float | None:
     if numbers.is_overflow(cell):
         numbers.note(f"{where} (HTML line {line}): a figure printed as {cell!r} overflowed its column; left unknown")
         return None
+    place = f"{where} (HTML line {line})" + (f", column {column}" if column else "")
     try:
-        place = f"{where} (HTML line {line})" + (f", column {column}" if column else "")
-        return numbers.number(cell, binary=binary, where=place)
+        return numbers.number(cell, binary=binary, where=place, time_unit=time_unit)
     except ValueError:
-        raise BadInput(f"{where} (HTML line {line}): {cell!r} is not a number (garbled report?)") from None
+        raise numbers.refusal(cell, place, f"{where} (HTML line {line}): {cell!r} is not a number "
+                                           "(garbled report?)") from None
 
 
 def _keyed_rows(table: Block, where: str) -> list[dict[str, str]]:
@@ -203,6 +205,7 @@ def _io(found: list[Block], data: ReportData) -> None:
     table, present = section(found, "File IO Stats")
     if present and table is None:
         data.empty_sections.append("File IO Stats")
+    data.file_io_absent = not present
     if table is not None:
         for index, cells in enumerate(_keyed_rows(table, "File IO Stats")):
             line = _row_line(table, index)
@@ -212,6 +215,7 @@ def _io(found: list[Block], data: ReportData) -> None:
             except BadInput as exc:  # one unreadable row: the others stand, and the reconciliation shows the gap
                 data.warnings.append(f"{exc.message}; {cells.get('filename', '')} ({cells.get('tablespace', '')}) "
                                      "is left out")
+                data.left_out.append(cells.get("filename", ""))
                 continue
             overflowed = [key for key, cell in cells.items() if numbers.is_overflow(cell)]
             data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
@@ -248,13 +252,14 @@ def _waits(found: list[Block], data: ReportData) -> None:
         table, _ = section(found, title)
         for cells in _keyed_rows(table, title) if table else []:
             waits = _number(cells.get("waits", ""), title, table.line, column="Waits") if table else None
-            seconds = _number(cells.get("total_s", ""), title, table.line, column="Total Wait Time") if table else None
+            seconds = _number(cells.get("total_s", ""), title, table.line, column="Total Wait Time",
+                              time_unit="s") if table else None
             if waits is not None and seconds is not None:
                 data.events.setdefault(cells.get("event", ""), (waits, seconds))
     table, _ = section(found, "Foreground Wait Class")
     for cells in _keyed_rows(table, "Foreground Wait Class") if table else []:
         seconds = _number(cells.get("total_s", ""), "Foreground Wait Class", table.line if table else 0,
-                          column="Total Wait Time")
+                          column="Total Wait Time", time_unit="s")
         if seconds is not None:
             data.wait_classes[cells.get("wait_class", "")] = seconds
 

@@ -61,6 +61,21 @@ class FiletypeRow:
     write_bytes_s: float | None
     small_read_ms: float | None
     large_read_ms: float | None
+    instance: int | None = None  # a global RAC report: the row's I#
+
+
+@dataclass
+class InstanceRow:
+    """One instance of a global RAC report ("Database Instances Included In Report", Time Model, waits)."""
+
+    number: int
+    name: str
+    host: str = ""
+    begin_time: str = ""
+    end_time: str = ""
+    elapsed_s: float | None = None
+    db_time_s: float | None = None
+    io_wait_s: float | None = None
 
 
 @dataclass
@@ -95,6 +110,10 @@ class ReportData:
     event_histograms: list[EventHistogram] = field(default_factory=list)  # "Wait Event Histogram" read events
     empty_sections: list[str] = field(default_factory=list)
     segment_tables: list[SegmentTable] = field(default_factory=list)  # "Segments by ..." sections
+    instances: list[InstanceRow] = field(default_factory=list)  # a global RAC report's instances
+    exadata: bool = False  # the report has Exadata storage cell sections
+    file_io_absent: bool = False  # no File IO Stats heading at all (cut out, or a layout without it)
+    left_out: list[str] = field(default_factory=list)  # File IO Stats rows printed but not read (their names)
     warnings: list[str] = field(default_factory=list)
 
     def event_avg_ms(self, name: str) -> float | None:
