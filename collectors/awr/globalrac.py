@@ -92,7 +92,7 @@ def _filetypes(found: list[Block], data: ReportData) -> None:
             raise BadInput(f"{FILETYPE_TITLE} (HTML line {line}): {row[1]!r} has no instance number (I#)")
         v = [_number(cell, FILETYPE_TITLE, line, binary=i in (0, 2, 3, 5), column=GLOBAL_FILETYPE_CELLS[i])
              for i, cell in enumerate(row[2:])]
-        data.filetypes.append(FiletypeRow(row[1], *v, instance=instance))
+        data.filetypes.append(FiletypeRow(row[1], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], instance))
 
 
 def _wait_classes(found: list[Block], data: ReportData) -> None:

@@ -24,6 +24,7 @@ from advisor.collectors.awr.sections import (
     block_size_from,
     column_key,
     file_row,
+    optional_section,
 )
 from advisor.errors import BadInput
 
@@ -244,7 +245,7 @@ def _filetypes(found: list[Block], data: ReportData) -> None:
         v = [_number(c, "IOStat by Filetype summary", table.line if table else 0, binary=i in (1, 3, 4, 6),
                      column=(table.header[i] if table and i < len(table.header) else ""))
              for i, c in enumerate(row[1:9], start=1)]
-        data.filetypes.append(FiletypeRow(row[0], *v))
+        data.filetypes.append(FiletypeRow(row[0], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]))
 
 
 def _waits(found: list[Block], data: ReportData) -> None:
@@ -274,7 +275,7 @@ def read_awr_html(page: str, path: str) -> ReportData:
     _io(found, data)
     _filetypes(found, data)
     _waits(found, data)
-    histograms.from_html(found, data)
+    optional_section(data, "Wait Event Histogram", lambda: histograms.from_html(found, data))
     segments.html_sections(found, data)
     if "End of Report" not in page[-2000:]:
         data.warnings.append("the report has no 'End of Report' line: it may be truncated")

@@ -8,7 +8,7 @@ Rates are kept as the report prints them; counts (reads, writes) are interval to
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -120,6 +120,20 @@ class ReportData:
         """Average wait of an event in ms, from its waits and total time."""
         waits, seconds = self.events.get(name, (0.0, 0.0))
         return seconds * 1000.0 / waits if waits else None
+
+
+def optional_section(data: ReportData, title: str, read: Callable[[], None]) -> None:
+    """Read a section the workload does not need; one that cannot be read is skipped with a warning.
+
+    The sections that feed the workload (File IO, Tablespace IO, IOStat by Filetype, Load
+    Profile, wait events and classes, segments) are read strictly: their errors refuse the
+    report. The others (the wait event and file read histograms) only add evidence, so a
+    layout advisor does not know there never costs the import (docs/report-quirks.md).
+    """
+    try:
+        read()
+    except BadInput as exc:
+        data.warnings.append(f"{title}: skipped, the workload does not need it ({exc.message})")
 
 
 def release_tuple(release: str) -> tuple[int, ...]:

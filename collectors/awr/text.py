@@ -24,6 +24,7 @@ from advisor.collectors.awr.sections import (
     ReportData,
     block_size_from,
     column_key,
+    optional_section,
 )
 from advisor.errors import BadInput
 
@@ -95,10 +96,13 @@ def sections(text: str) -> dict[str, Section]:
 def _page_header_end(lines: list[str], title_line: int, section: Section) -> int:
     """The last line of a repeated page header: the section's column rule printed again, if near."""
     rules = {line for line in section.lines if _DASHES.match(line)}
+    end = title_line
     for number in range(title_line + 1, min(title_line + 12, len(lines) + 1)):
+        if TITLE.match(lines[number - 1]):
+            break
         if lines[number - 1] in rules:
-            return number
-    return title_line
+            end = number  # the last rule of the header (a name grid's rule comes before the figures' rule)
+    return end
 
 
 def spans(dash_line: str) -> list[tuple[int, int]]:
@@ -429,6 +433,6 @@ def read_awr_text(text: str, path: str) -> ReportData:
     filetype_section(found, data)
     events(found, ("Foreground Wait Events", "Background Wait Events"), data)
     wait_classes(found, data)
-    histograms.from_text(found, data)
+    optional_section(data, "Wait Event Histogram", lambda: histograms.from_text(found, data))
     segments.text_sections(found, data)
     return data

@@ -1,0 +1,154 @@
+"""Global RAC reports, tablespace-only reports, unit-suffixed times, browser-saved HTML, paged text.
+
+Each fixture states its figures (tests/oracle/fixtures/render_global.py, report_truth.py); the
+import must give them back, and say what the report is and what it lacks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from advisor.cli import app
+from advisor.collectors.awr import read_report
+from advisor.errors import BadInput, ExitCode
+from advisor.model import refuse_shortfalls
+from tests.oracle import report_truth as T
+from tests.oracle.fixtures.render_global import FILETYPES, instances
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GLOBAL = ["awr_19c_global_2inst.html", "awr_19c_global_2inst_exadata.html", "awr_19c_global_4inst.html",
+          "awr_19c_global_4inst_exadata.html"]
+
+
+@pytest.mark.parametrize("name", GLOBAL)
+def test_global_report_is_the_database_by_file_type_with_each_instance_share(name: str) -> None:
+    work = read_report(FIXTURES / name)
+    count = int(name.split("_")[3][0])
+    assert work.source == "awr-global" and len(work.instances) == count
+    by_type = {r.name: r for r in work.rates}
+    for filetype, (reads, _, writes, _, small, _) in FILETYPES.items():
+        assert by_type[filetype].level == "file type"
+        assert by_type[filetype].read_iops == pytest.approx(reads, abs=0.01 * count)
+        assert by_type[filetype].write_iops == pytest.approx(writes, abs=0.01 * count)
+        if filetype != "Log File":
+            assert by_type[filetype].read_latency_ms == pytest.approx(small, abs=0.006)
+    truth = instances(count, uneven_interval="4inst.html" in name)
+    for share, instance in zip(work.instances, truth, strict=True):
+        assert share.instance == instance.name and share.db_time_s == pytest.approx(instance.db_time_min * 60)
+        assert share.read_iops == pytest.approx(sum(v[0] for v in FILETYPES.values()) * instance.share, abs=0.05)
+        assert share.io_wait_s == pytest.approx(instance.user_io_s + instance.system_io_s)
+    assert work.wait.db_time_s == pytest.approx(300.0 * 60)
+    assert any("global RAC report (awrgrpt.sql)" in w and "awrrpti.sql" in w for w in work.warnings)
+    assert any(w.startswith("Exadata: ") for w in work.warnings) == ("exadata" in name)
+
+
+def test_instances_disagreeing_on_the_interval_warn_and_the_longest_is_used() -> None:
+    work = read_report(FIXTURES / "awr_19c_global_4inst.html")
+    assert work.interval_s == 75 * 60
+    assert any("the instances disagree on the interval" in w and "75.0 min" in w for w in work.warnings)
+
+
+def test_text_report_with_unit_suffixed_times_is_read_not_refused() -> None:
+    work = read_report(FIXTURES / "awr_12.2.0.1_units.txt")
+    assert {r.path for r in work.rates if r.path} == {f.path for f in T.FILES}
+    control = next(r for r in work.rates if r.name == "Control File")
+    assert control.read_latency_ms == pytest.approx(0.4)  # printed 400.00us
+    assert work.wait.db_time_s == T.DB_TIME_S
+
+
+@pytest.mark.parametrize(("cell", "ms"), [("588.48us", 0.58848), ("2.72ms", 2.72), ("60.00 s", 60_000.0),
+                                           (".00ns", 0.0), ("390.79ms", 390.79), ("1.5\u00b5s", 0.0015)])
+def test_every_time_unit_reads_in_ms(cell: str, ms: float) -> None:
+    from advisor.collectors.awr import numbers
+
+    assert numbers.number(cell) == pytest.approx(ms)
+
+
+def test_an_unknown_time_unit_refuses_naming_section_line_and_cell(tmp_path: Path) -> None:
+    page = (FIXTURES / "awr_19c_global_2inst.html").read_text()
+    bad = tmp_path / "g.html"
+    bad.write_text(page.replace(">2.72ms<", ">3.2 fortnights<", 1))
+    with pytest.raises(BadInput) as caught:
+        read_report(bad)
+    message = caught.value.one_line()
+    assert message.startswith("IOStat by File Type (HTML line ") and ", column Small Read: '3.2 fortnights'" in message
+    assert "'fortnights', which is not a time unit" in message
+    text = (FIXTURES / "awr_12.2.0.1_units.txt").read_text()
+    bad = tmp_path / "r.txt"
+    bad.write_text(text.replace("400.00us", "  3.2 wk", 1))
+    with pytest.raises(BadInput, match=r"IOStat by Filetype summary line \d+, column Small Read: '3.2 wk' carries "
+                                       r"the unit 'wk'"):
+        read_report(bad)
+
+
+def test_tablespace_only_report_makes_tablespace_level_areas() -> None:
+    work = read_report(FIXTURES / "awr_12.2.0.1_rac_cdb_tablespaces.html")
+    areas = [r for r in work.rates if r.level == "tablespace"]
+    assert {(r.tablespace, r.container) for r in areas} == {(f.tablespace, "SALES") for f in T.FILES}
+    users = next(r for r in areas if r.tablespace == "USERS")
+    assert users.read_iops == pytest.approx(150.0) and users.write_iops == pytest.approx(40.0) and not users.path
+    assert any("each tablespace is one area" in w for w in work.warnings)
+    with pytest.raises(BadInput, match="File IO Stats: the report has no such section"):
+        refuse_shortfalls(work.coverage, "r")  # cut out or never printed: --strict refuses
+
+
+def test_file_io_section_cut_out_fails_strict(tmp_path: Path) -> None:
+    page = (FIXTURES / "awr_18c_nodata.html").read_text()
+    start = page.index('<a class="awr" name="1800">')
+    cut = tmp_path / "cut.html"
+    cut.write_text(page[:start] + page[page.index("<a ", start + 10):])
+    work = read_report(cut)
+    with pytest.raises(BadInput, match="no such section"):
+        refuse_shortfalls(work.coverage, str(cut))
+    refuse_shortfalls(read_report(FIXTURES / "awr_18c_nodata.html").coverage, "nodata")  # "No data": not a gap
+
+
+def test_paged_statspack_reads_every_row_of_every_page() -> None:
+    paged = read_report(FIXTURES / "statspack_11.2.0.4_paged.txt")
+    plain = read_report(FIXTURES / "statspack_11.2.0.4.txt")
+    assert paged.rates == plain.rates and paged.coverage == plain.coverage
+
+
+def test_utf16_report_is_read(tmp_path: Path) -> None:
+    text = (FIXTURES / "awr_11.2.0.4.txt").read_text()
+    for encoding in ("utf-16", "utf-16-le"):
+        path = tmp_path / f"{encoding}.txt"
+        path.write_bytes(text.encode(encoding))
+        assert read_report(path).rates == read_report(FIXTURES / "awr_11.2.0.4.txt").rates
+
+
+def test_browser_saved_page_with_preamble_and_crlf_reads_as_the_original(tmp_path: Path) -> None:
+    from tests.oracle.fixtures.render_variants import browser_saved
+
+    original = FIXTURES / "awr_12.2.0.1_cdb.html"
+    saved = tmp_path / "saved.html"
+    saved.write_bytes(browser_saved(original.read_text()).encode())
+    assert b"<TABLE BORDER=0" in saved.read_bytes() and b"\r\n" in saved.read_bytes()
+    assert read_report(saved).rates == read_report(original).rates
+
+
+def test_an_unreadable_histogram_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    text = (FIXTURES / "statspack_11.2.0.4_cached.txt").read_text()
+    start = text.index("\n", text.index("File Read Histogram Stats"))  # after the title line
+    rule = text.index("\n------------ ------------", start)  # the buckets' rule; a file name line follows
+    line = next(i for i in range(text.index("\n", text.index("\n", rule + 1) + 1), len(text))
+                if text[i:i + 1].isdigit())  # the first figure of the first file
+    bad = tmp_path / "r.txt"
+    bad.write_text(text[:line + 2] + ";" + text[line + 3:])  # 25,200 -> 25;200: not a figure
+    work = read_report(bad)
+    assert any(w.startswith("File Read Histogram Stats: skipped, the workload does not need it") for w in work.warnings)
+    plain = read_report(FIXTURES / "statspack_11.2.0.4_cached.txt")
+    assert {r.path for r in work.rates} == {r.path for r in plain.rates}
+
+
+def test_collect_from_report_says_a_shortfall_on_the_console(tmp_path: Path) -> None:
+    report = FIXTURES / "awr_12.2.0.1_rac_cdb_tablespaces.html"
+    result = CliRunner().invoke(app, ["collect", "--from-report", str(report), "-o", str(tmp_path / "w.json")])
+    assert result.exit_code == 0 and "advisor: warning: File IO Stats: the report has no such section" in result.stderr
+    strict = CliRunner().invoke(app, ["collect", "--from-report", str(FIXTURES / "awr_19c_global_2inst.html"),
+                                      "--strict", "-o", str(tmp_path / "g.json")])
+    assert strict.exit_code == 0, strict.stderr
+    assert ExitCode.BAD_INPUT == 6
