@@ -315,7 +315,8 @@ def table(cls: type) -> str:
 
 
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
-        model.FileRate, model.CoverageCheck, model.InstanceShare, model.SizesSource, model.ReadEvidence, model.EventHistogram)
+        model.FileRate, model.CoverageCheck, model.InstanceShare, model.SizesSource, model.ReadEvidence,
+        model.EventHistogram)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,

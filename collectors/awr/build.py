@@ -72,6 +72,8 @@ def _server(data: ReportData, warnings: list[str]) -> ServerInfo:
                 "cdb": "YES" if data.cdb else "NO"}
     if data.block_size:
         settings["db_block_size"] = str(data.block_size)
+    if data.exadata:  # the report prints storage cell sections
+        settings["exadata"] = "YES"
     return ServerInfo(dbms="oracle", version=data.release, version_num=version_num, host=data.host,
                       name=data.db_name, identity=data.dbid, started_at=started,
                       instance=data.instance or None, settings=settings)
@@ -188,12 +190,12 @@ def _tablespace_rates(data: ReportData, interval: float, block: int, warnings: l
         container = row.pdb or data.db_name
         scope = f"{row.pdb}/" if row.pdb and data.cdb else ""
         rates.append(FileRate(
-            file_id=f"{kind}:tablespace:{scope}{row.tablespace}", path="", kind=kind, tablespace=row.tablespace,
+            file_id=f"tablespace:{scope}{row.tablespace}", path="", kind=kind, tablespace=row.tablespace,
             container=container, size_bytes=None, read_iops=read_iops,
             write_iops=None if writes is None else writes / interval,
             read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MIB, write_mb_s=None, mean_read_kb=mean_kb,
             mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
-            name=f"tablespace {row.tablespace} (all its files)", level="tablespace"))
+            name="whole tablespace", level="tablespace"))
     return rates
 
 

@@ -31,6 +31,11 @@ GLOBAL_FILETYPE_CELLS = ("Reads: Data", "Reqs per sec", "Data per sec", "Writes:
 """The IOStat by File Type columns after I# and Filetype Name, by position (two share a header)."""
 
 
+def exadata(found: list[Block]) -> bool:
+    """Whether the report prints Exadata storage cell sections (headings only an Exadata system has)."""
+    return any(b.kind == "heading" and any(m in b.text for m in EXADATA_MARKERS) for b in found)
+
+
 def _instance_number(cell: str, where: str, line: int) -> int | None:
     """An ``I#`` cell: the instance number, None when blank (the row continues the instance above)."""
     text = cell.strip()
@@ -134,7 +139,7 @@ def read_awr_global(page: str, path: str) -> ReportData:
     _instances(found, data)
     _filetypes(found, data)
     _wait_classes(found, data)
-    data.exadata = any(b.kind == "heading" and any(m in b.text for m in EXADATA_MARKERS) for b in found)
+    data.exadata = exadata(found)
     longest = max(data.instances, key=lambda i: i.elapsed_s or 0.0)
     data.elapsed_s, data.begin_time, data.end_time = longest.elapsed_s, longest.begin_time, longest.end_time
     data.instance = ",".join(i.name for i in data.instances)

@@ -265,6 +265,11 @@ def _waits(found: list[Block], data: ReportData) -> None:
             data.wait_classes[cells.get("wait_class", "")] = seconds
 
 
+EXADATA_NOTE = ("Exadata: the report has storage cell sections; the cells place the data on their own disks and "
+                "flash, so zone placement does not apply. The IO shares and latencies still show which files and "
+                "tablespaces load the storage")
+
+
 def read_awr_html(page: str, path: str) -> ReportData:
     """An AWR HTML report (awrrpt.sql with report type 'html')."""
     from advisor.collectors.awr import histograms, segments
@@ -277,6 +282,11 @@ def read_awr_html(page: str, path: str) -> ReportData:
     _waits(found, data)
     optional_section(data, "Wait Event Histogram", lambda: histograms.from_html(found, data))
     segments.html_sections(found, data)
+    from advisor.collectors.awr.globalrac import exadata
+
+    if exadata(found):
+        data.exadata = True
+        data.warnings.append(EXADATA_NOTE)
     if "End of Report" not in page[-2000:]:
         data.warnings.append("the report has no 'End of Report' line: it may be truncated")
     return data
