@@ -152,3 +152,40 @@ def test_collect_from_report_says_a_shortfall_on_the_console(tmp_path: Path) -> 
                                       "--strict", "-o", str(tmp_path / "g.json")])
     assert strict.exit_code == 0, strict.stderr
     assert ExitCode.BAD_INPUT == 6
+
+
+SIZES = """"DB_NAME","DBID","TAKEN_AT","KIND","CONTAINER","TABLESPACE","FILE_NAME","BYTES"
+"ORCL","1234567890","2026-11-20T10:05:00","datafile","SALES","USERS","+DATA/ORCL/A1/DATAFILE/users.301.1",53687091200
+"ORCL","1234567890","2026-11-20T10:05:00","datafile","SALES","USERS","+DATA/ORCL/A1/DATAFILE/users.302.1",53687091200
+"ORCL","1234567890","2026-11-20T10:05:00","datafile","SALES","SYSTEM","+DATA/ORCL/A1/DATAFILE/system.271.1",1073741824
+"ORCL","1234567890","2026-11-20T10:05:00","datafile","SALES","SYSAUX","+DATA/ORCL/A1/DATAFILE/sysaux.272.1",2147483648
+"ORCL","1234567890","2026-11-20T10:05:00","datafile","SALES","UNDOTBS1","+DATA/ORCL/A1/DATAFILE/undo.273.1",4294967296
+"ORCL","1234567890","2026-11-20T10:05:00","tempfile","SALES","TEMP","+DATA/ORCL/A1/TEMPFILE/temp.274.1",8589934592
+"ORCL","1234567890","2026-11-20T10:05:00","redo","","","+REDO/ORCL/ONLINELOG/group_1.256.1",536870912
+"ORCL","1234567890","2026-11-20T10:05:00","control","","","+DATA/ORCL/CONTROLFILE/current.260.1",18874368
+"ORCL","1234567890","2026-11-20T10:05:00","fra","","ARCHIVED LOG","+FRA",53687091200
+"""
+
+
+def test_a_plan_from_tablespace_level_areas_moves_each_tablespace_whole(tmp_path: Path) -> None:
+    sizes = tmp_path / "sizes.csv"
+    sizes.write_text(SIZES)
+    report = FIXTURES / "awr_12.2.0.1_rac_cdb_tablespaces.html"
+    scripts = tmp_path / "scripts"
+    result = CliRunner().invoke(app, ["plan", "--workload", str(_workload(tmp_path, report)), "--sizes", str(sizes),
+                                      "--preset", "class-7200-desktop", "--force", "--scripts", str(scripts)])
+    assert result.exit_code == 0, result.stderr
+    sql = (scripts / "oracle.sql").read_text()
+    users = sql[sql.index("-- tablespace USERS -> partition "):]
+    assert "the whole tablespace (the report names no files)" in users.splitlines()[0]
+    assert "ALTER SESSION SET CONTAINER = SALES" in users
+    assert "FROM dba_data_files WHERE tablespace_name = 'USERS') LOOP EXECUTE IMMEDIATE 'ALTER DATABASE MOVE " \
+           "DATAFILE" in users and users.splitlines()[4] == "/"
+    assert "SELECT file_name FROM dba_temp_files WHERE tablespace_name = 'TEMP';" in sql
+
+
+def _workload(tmp_path: Path, report: Path) -> Path:
+    out = tmp_path / "w.json"
+    done = CliRunner().invoke(app, ["collect", "--from-report", str(report), "-o", str(out)])
+    assert done.exit_code == 0, done.stderr
+    return out
