@@ -6,7 +6,8 @@ probe used and real files show: truncation, rows and cells deleted or duplicated
 numbers, SQL*Plus overflow marks, huge and negative numbers, swapped decimal separators, ids
 printed as "Sid, Serial#" pairs (13071,63938), rows one or two cells short at their end,
 bytes that are not UTF-8, CRLF line ends, HTML entities, zeroed date digits, reports spooled
-one after another, odd file names; for documents also wrong types, missing keys, repeated
+one after another, odd file names, time units after a figure (known and unknown), HTML as a
+browser saves it (upper-case tags, unquoted attributes); for documents also wrong types, missing keys, repeated
 rows, another document kind or a newer format; and snapshot pairs from two servers or in
 the wrong order.
 """
@@ -185,6 +186,30 @@ def drop_trailing_cells(rng: random.Random, text: str) -> tuple[str, str]:
     return "".join(lines), f"line {index + 1} lost {count} trailing cells"
 
 
+TIME_SUFFIXES = ("us", "ms", "s", " s", "ns", "\u00b5s", "MS", " fortnights", "min", "h")
+"""Units a 12.2+ report prints after a time (us, ms, s with a blank, ns), one a browser-saved page may
+carry (\u00b5s), and ones no report prints (the reader must refuse those naming the cell)."""
+
+
+def unit_suffix(rng: random.Random, text: str) -> tuple[str, str]:
+    """A figure printed with a time unit, as 12.2+ wait, histogram and IOStat cells are."""
+    unit = rng.choice(TIME_SUFFIXES)
+    return _replace_number(rng, text, lambda n: n + unit)
+
+
+def upper_case_html(rng: random.Random, text: str) -> tuple[str, str]:
+    """The page as a browser saves it: tag and attribute names upper-case, attribute values unquoted."""
+    if "<" not in text:
+        return text, "no tag to change"
+
+    def tag(match: re.Match[str]) -> str:
+        attributes = re.sub(r"(\w+)=([\"'])([\w#%.,:-]*)\2", lambda a: f"{a.group(1).upper()}={a.group(3)}",
+                            match.group(3))
+        return f"<{match.group(1)}{match.group(2).upper()}{attributes}>"
+
+    return re.sub(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)([^<>]*)>", tag, text), "tags and attributes upper-case, unquoted"
+
+
 def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
     copies = rng.choice((2, 3, 100))
     return text * copies, f"{copies} copies one after another"
@@ -193,7 +218,7 @@ def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
 TEXT_MUTATIONS: tuple[Callable[[random.Random, str], tuple[str, str]], ...] = (
     truncate, delete_lines, duplicate_lines, delete_cell, duplicate_cell, text_for_number, overflow, huge,
     negative, swap_separators, non_utf8, crlf, html_entities, zero_dates, concatenate, comma_identifier,
-    drop_trailing_cells,
+    drop_trailing_cells, unit_suffix, upper_case_html,
 )
 
 
