@@ -189,3 +189,24 @@ def _workload(tmp_path: Path, report: Path) -> Path:
     done = CliRunner().invoke(app, ["collect", "--from-report", str(report), "-o", str(out)])
     assert done.exit_code == 0, done.stderr
     return out
+
+
+def test_a_shortfall_says_whether_the_report_lists_no_rows_or_rows_were_not_read(tmp_path: Path) -> None:
+    lines = (FIXTURES / "awr_11.2.0.4.txt").read_text().split("\n")
+    temp_ts = lines.index("TEMP")
+    temp_file = next(i for i, line in enumerate(lines) if line.startswith("TEMP ") and "temp01.dbf" in line)
+    no_rows = tmp_path / "no_temp.txt"  # the report lists no temp file (nor its tablespace) at all
+    no_rows.write_text("\n".join(lines[:temp_ts] + lines[temp_ts + 2:temp_file] + lines[temp_file + 2:]))
+    gaps = [g for c in read_report(no_rows).coverage for g in c.shortfalls if "Temp File" in g]
+    assert gaps and all(g.endswith("the report lists no temp file rows (every row it prints was read)")
+                        for g in gaps)
+    fewer = tmp_path / "fewer.txt"  # its own rows agree with each other and count less than IOStat
+    fewer.write_text("\n".join(line.replace("        18,000       5     2.0    16.0",
+                                            "             3       0     2.0    16.0") for line in lines))
+    gaps = [g for c in read_report(fewer).coverage for g in c.shortfalls if "temp files sum to 3 reads" in g]
+    assert gaps and gaps[0].endswith("the report's own temp file rows sum to less (every row it prints was read)")
+    garbled = tmp_path / "garbled.txt"  # a row the reader could not read: the parser's matter
+    damaged = lines[temp_file + 1].replace("18,000       5", "18;000       5", 1)
+    garbled.write_text("\n".join(lines[:temp_file + 1] + [damaged] + lines[temp_file + 2:]))
+    gaps = [g for c in read_report(garbled).coverage for g in c.shortfalls if "Temp File" in g]
+    assert gaps and "rows were not read (1 left out: /u03/oradata/ORCL/temp01.dbf)" in gaps[0]
