@@ -118,6 +118,8 @@ def test_utf16_report_is_read(tmp_path: Path) -> None:
         path = tmp_path / f"{encoding}.txt"
         path.write_bytes(text.encode(encoding))
         assert read_report(path).rates == read_report(FIXTURES / "awr_11.2.0.4.txt").rates
+    done = CliRunner().invoke(app, ["collect", "--from-report", str(path), "-o", str(tmp_path / "w.json")])
+    assert done.exit_code == 0, done.stderr  # the command recognises it from its first bytes too
 
 
 def test_browser_saved_page_with_preamble_and_crlf_reads_as_the_original(tmp_path: Path) -> None:
