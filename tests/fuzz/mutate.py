@@ -197,14 +197,22 @@ def unit_suffix(rng: random.Random, text: str) -> tuple[str, str]:
     return _replace_number(rng, text, lambda n: n + unit)
 
 
+UNQUOTED = re.compile(r"[\w#%.,:-]+")
+"""Attribute values a browser writes without quotes."""
+
+
 def upper_case_html(rng: random.Random, text: str) -> tuple[str, str]:
     """The page as a browser saves it: tag and attribute names upper-case, attribute values unquoted."""
     if "<" not in text:
         return text, "no tag to change"
 
     def tag(match: re.Match[str]) -> str:
-        attributes = re.sub(r"(\w+)=([\"'])([\w#%.,:-]*)\2", lambda a: f"{a.group(1).upper()}={a.group(3)}",
-                            match.group(3))
+        def attribute(found: re.Match[str]) -> str:
+            quote, value = found.group(2), found.group(3)
+            shown = value if UNQUOTED.fullmatch(value) else quote + value + quote
+            return f"{found.group(1).upper()}={shown}"
+
+        attributes = re.sub(r"(\w+)=([\"'])([^\"'<>]*)\2", attribute, match.group(3))
         return f"<{match.group(1)}{match.group(2).upper()}{attributes}>"
 
     return re.sub(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)([^<>]*)>", tag, text), "tags and attributes upper-case, unquoted"
