@@ -38,7 +38,7 @@ def detect(head: str) -> str | None:
     return None
 
 
-def decoded(raw: bytes, path: str) -> str:
+def decoded(raw: bytes) -> str:
     """The report's text: UTF-8, or UTF-16 when the file says so (a BOM, or a NUL after each ASCII byte).
 
     Line ends are made ``\\n`` (a report saved on Windows has CRLF) and SQL*Plus form feeds are
@@ -70,7 +70,7 @@ def read_report(path: str | Path) -> Workload:
     from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, read_regular_file
 
     raw = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")
-    content = decoded(raw, str(path))
+    content = decoded(raw)
     kind = detect(content[:8192])
     if kind is None:
         raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "

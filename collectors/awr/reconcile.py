@@ -197,6 +197,8 @@ def reconcile(data: ReportData, workload: Workload, rebuilt: set[str]) -> tuple[
     """
     checks: list[CoverageCheck] = []
     warnings: list[str] = []
+    kept = {r.path for r in workload.rates}  # a row the scrubber dropped as impossible was not read either
+    data.left_out += [f.filename for f in data.files if f.filename not in kept and f.filename not in data.left_out]
     if data.file_io_absent and data.kind != "awr-global":
         gap = ("File IO Stats: the report has no such section (cut out, or printed without it); per-file figures "
                "are missing")
