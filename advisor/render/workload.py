@@ -40,8 +40,10 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
 
     result = page.workload
     server = result.server
+    # a report without per-file rows counts file types or tablespaces: not files
+    rows = "files" if any(r.level == "file" for r in result.rates) or not result.rates else "rows"
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
-                  f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
+                  f"({result.interval_s:,.1f} s, {len(result.rates)} {rows})")
     for line in scope_lines(result):
         console.print(line, markup=False, highlight=False)
     for line in coverage_lines(result.coverage):
