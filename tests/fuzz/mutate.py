@@ -7,8 +7,9 @@ numbers, SQL*Plus overflow marks, huge and negative numbers, swapped decimal sep
 printed as "Sid, Serial#" pairs (13071,63938), rows one or two cells short at their end,
 bytes that are not UTF-8, CRLF line ends, HTML entities, zeroed date digits, reports spooled
 one after another, odd file names, time units after a figure (known and unknown), HTML as a
-browser saves it (upper-case tags, unquoted attributes); for documents also wrong types, missing keys, repeated
-rows, another document kind or a newer format; and snapshot pairs from two servers or in
+browser saves it (upper-case tags, unquoted attributes), text printed in pages (form feeds);
+for documents also wrong types, missing keys, repeated rows, another document kind or a
+newer format; and snapshot pairs from two servers or in
 the wrong order.
 """
 
@@ -201,10 +202,15 @@ UNQUOTED = re.compile(r"[\w#%.,:-]+")
 """Attribute values a browser writes without quotes."""
 
 
-def upper_case_html(rng: random.Random, text: str) -> tuple[str, str]:
-    """The page as a browser saves it: tag and attribute names upper-case, attribute values unquoted."""
+def as_saved(rng: random.Random, text: str) -> tuple[str, str]:
+    """The file as it arrives: an HTML page as a browser saves it (tag and attribute names upper-case,
+    attribute values unquoted), a text report printed in pages (a form feed before a section title)."""
     if "<" not in text:
-        return text, "no tag to change"
+        titles = [m.start() for m in re.finditer(r"^\S.*DB/Inst:", text, re.MULTILINE)]
+        if not titles:
+            return text, "no section title to start a page at"
+        at = rng.choice(titles)
+        return text[:at] + "\f" + text[at:], f"form feed before the section title at {at}"
 
     def tag(match: re.Match[str]) -> str:
         def attribute(found: re.Match[str]) -> str:
@@ -226,7 +232,7 @@ def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
 TEXT_MUTATIONS: tuple[Callable[[random.Random, str], tuple[str, str]], ...] = (
     truncate, delete_lines, duplicate_lines, delete_cell, duplicate_cell, text_for_number, overflow, huge,
     negative, swap_separators, non_utf8, crlf, html_entities, zero_dates, concatenate, comma_identifier,
-    drop_trailing_cells, unit_suffix, upper_case_html,
+    drop_trailing_cells, unit_suffix, as_saved,
 )
 
 
