@@ -46,6 +46,11 @@ def _instance_number(cell: str, where: str, line: int) -> int | None:
     return int(text)
 
 
+def _inst(cells: dict[str, str]) -> str:
+    """The instance number cell, headed ``I#`` (19c) or ``Inst#``/``Inst Num`` in other releases."""
+    return next((cells[key] for key in ("I#", "Inst#", "InstNum", "Instnum") if key in cells), "")
+
+
 def _report_time(text: str) -> str:
     for pattern in ("%d-%b-%y %H:%M:%S", "%d-%b-%y %H:%M"):
         try:
@@ -61,7 +66,7 @@ def _instances(found: list[Block], data: ReportData) -> None:
         raise BadInput(f"{data.path}: global RAC report without '{INSTANCES_TITLE}' (truncated report?)")
     for index, cells in enumerate(_keyed_rows(table, INSTANCES_TITLE)):
         line = _row_line(table, index)
-        number = _instance_number(cells.get("I#", ""), INSTANCES_TITLE, line)
+        number = _instance_number(_inst(cells), INSTANCES_TITLE, line)
         if number is None:
             continue  # a Sum/Avg line under the instances
         elapsed = _number(cells.get("ElapsedTime(min)", ""), INSTANCES_TITLE, line, column="Elapsed Time(min)")
@@ -110,8 +115,8 @@ def _wait_classes(found: list[Block], data: ReportData) -> None:
     io_columns = [k for k in keys if k.startswith(("UserI/O", "SysI/O", "SystemI/O"))]
     for index, cells in enumerate(_keyed_rows(table, WAIT_CLASS_TITLE)):
         line = _row_line(table, index)
-        number = _instance_number(cells.get("I#", ""), WAIT_CLASS_TITLE, line) \
-            if cells.get("I#", "").strip().upper() not in TOTAL_ROWS else None
+        number = _instance_number(_inst(cells), WAIT_CLASS_TITLE, line) \
+            if _inst(cells).strip().upper() not in TOTAL_ROWS else None
         if number is None or number not in by_number or not io_columns:
             continue
         seconds = [_number(cells[k], WAIT_CLASS_TITLE, line, column=k, time_unit="s") for k in io_columns]
