@@ -212,3 +212,13 @@ def test_a_shortfall_says_whether_the_report_lists_no_rows_or_rows_were_not_read
     garbled.write_text("\n".join(lines[:temp_file + 1] + [damaged] + lines[temp_file + 2:]))
     gaps = [g for c in read_report(garbled).coverage for g in c.shortfalls if "Temp File" in g]
     assert gaps and "rows were not read (1 left out: /u03/oradata/ORCL/temp01.dbf)" in gaps[0]
+
+
+def test_a_section_the_global_import_does_not_need_never_refuses_it(tmp_path: Path) -> None:
+    page = (FIXTURES / "awr_19c_global_2inst_exadata.html").read_text()
+    for unread in ("12,345.6", "1,234", "98.2", "5,000.00"):  # load profile, cell IOPS, flash cache, time model
+        assert unread in page
+        page = page.replace(unread, "3.2 fortnights ##")
+    damaged = tmp_path / "g.html"
+    damaged.write_text(page)
+    assert read_report(damaged).rates == read_report(FIXTURES / "awr_19c_global_2inst_exadata.html").rates
