@@ -184,6 +184,12 @@ def test_a_plan_from_tablespace_level_areas_moves_each_tablespace_whole(tmp_path
     assert "FROM dba_data_files WHERE tablespace_name = 'USERS') LOOP EXECUTE IMMEDIATE 'ALTER DATABASE MOVE " \
            "DATAFILE" in users and users.splitlines()[4] == "/"
     assert "SELECT file_name FROM dba_temp_files WHERE tablespace_name = 'TEMP';" in sql
+    assert " USERS (whole) " in result.stdout  # the areas table marks it
+    for output_format, marked in (("markdown", "| USERS (whole) |"), ("html", "<td>USERS (whole)</td>"),
+                                  ("json", '"whole_tablespace": true')):
+        shown = CliRunner().invoke(app, ["plan", "--workload", str(tmp_path / "w.json"), "--sizes", str(sizes),
+                                         "--preset", "class-7200-desktop", "--force", "-f", output_format])
+        assert shown.exit_code == 0 and marked in shown.stdout, output_format
 
 
 def _workload(tmp_path: Path, report: Path) -> Path:
