@@ -102,6 +102,14 @@ DESCRIPTIONS: dict[str, str] = {
     "FileIO.size_bytes": "bytes on disk, all segments (PostgreSQL: from the files when visible, else relpages)",
     "FileRate.size_bytes": "bytes on disk, all segments; `null` when unknown (AWR/Statspack imports: see "
                            "docs/awr-import.md#sizes, `--sizes`)",
+    "InstanceShare.instance_number": "the instance's number (`I#` of the global report)",
+    "InstanceShare.instance": "instance name",
+    "InstanceShare.host": "host the instance ran on",
+    "InstanceShare.interval_s": "the instance's own elapsed time; `null` when the report does not say",
+    "InstanceShare.read_iops": "the instance's read requests per second, every file type",
+    "InstanceShare.write_iops": "the instance's write requests per second, every file type; `null` when not stated",
+    "InstanceShare.db_time_s": "the instance's DB time over its interval",
+    "InstanceShare.io_wait_s": "the instance's foreground User I/O + System I/O wait",
     "SizesSource.path": "the sizes file given with `--sizes`",
     "Workload.read_evidence": "a report import's read-time evidence beside each file's Av Rd(ms) (docs/awr-import.md#"
                               "cached-reads); `null` for other workloads",
@@ -335,7 +343,8 @@ def table(cls: type) -> str:
 
 
 MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
-        model.FileRate, model.CoverageCheck, model.SizesSource, model.ReadEvidence, model.EventHistogram)
+        model.FileRate, model.CoverageCheck, model.InstanceShare, model.SizesSource, model.ReadEvidence,
+        model.EventHistogram)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,

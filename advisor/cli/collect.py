@@ -58,6 +58,9 @@ def _from_report(path: Path, output: Path | None, strict: bool, sizes: Path | No
             work = merged(reader.read_report(str(path)), sizes)
             if strict:  # refused before anything is written
                 refuse_shortfalls(work.coverage, str(path))
+            for check in work.coverage:  # said now, as `workload` shows them later
+                for gap in check.shortfalls:
+                    typer.echo(f"advisor: warning: {shown(gap)}", err=True)
             warn_unknown(work)  # said now, refused by plan: a report states no sizes
             write_output(encode(work), output)
             return

@@ -329,7 +329,7 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
             files=area.files, disk=area.disk, partition=area.partition, zone_start=area.zone_start,
             zone_end=area.zone_end, zone_mean=area.zone_mean, placement_known=area.placement_known,
             db_read_iops=reads["db_read_iops"], db_read_mb_s=reads["db_read_mb_s"],
-            disk_read_share=reads["disk_read_share"],
+            disk_read_share=reads["disk_read_share"], whole_tablespace=area.whole_tablespace,
         ))
     return tuple(rows)
 

@@ -95,6 +95,7 @@ class Area:
     disks: tuple[str, ...] = field(default_factory=tuple)
     files_size_unknown: int = 0
     files_writes_unknown: int = 0
+    whole_tablespace: bool = False  # its rows are whole tablespaces (a report without per-file rows): moved whole
 
     @property
     def iops(self) -> float:
@@ -135,7 +136,7 @@ class _Accumulator:
     one per-area sum) and where its files are (one pass, no sorting)."""
 
     __slots__ = ("kind", "tablespace", "sums", "paths", "containers", "relations", "zones", "disk_bytes",
-                 "part_bytes", "unknown_reason")
+                 "part_bytes", "unknown_reason", "whole_tablespace")
 
     def __init__(self, kind: AreaKind, tablespace: str | None) -> None:
         self.kind = kind
@@ -147,6 +148,7 @@ class _Accumulator:
         self.zones: dict[str, list[float]] = {}  # disk -> [weight, weighted sum, lowest, highest]
         self.disk_bytes: dict[str, int] = {}
         self.part_bytes: dict[str, int] = {}
+        self.whole_tablespace = False
         self.unknown_reason: str | None = None
 
 
@@ -211,6 +213,7 @@ def _add_location(acc: _Accumulator, loc: Location | None, size: int) -> None:
 
 def _add_rate(acc: _Accumulator, rate: FileRate, index: LocationIndex) -> None:
     acc.sums.add(rate)
+    acc.whole_tablespace = acc.whole_tablespace or rate.level == "tablespace"
     if len(acc.paths) < 64:
         acc.paths.append(rate.path)
     acc.containers[rate.container] = None
@@ -246,6 +249,7 @@ def _freeze(name: str, acc: _Accumulator) -> Area:
         mean_write_kb=mean_kib_of_rates(write_mb, write_iops),
         files=sums.files,
         paths=tuple(acc.paths),
+        whole_tablespace=acc.whole_tablespace,
         containers=tuple(acc.containers),
         relations=tuple(acc.relations),
         disk=disk,

@@ -29,11 +29,13 @@ class CoverageCheck(Record):
     stated: float  # what the report says over the interval
     shortfalls: tuple[str, ...] = ()  # each gap beyond rounding, as its warning names it
     strict: bool = True  # a shortfall fails --strict (false for the looser checks)
+    excess: float = 0.0  # what the imported rows count beyond the stated figure (summed over the groups)
 
     def line(self) -> str:
-        """The header line: "files account for 99.8 % of tablespace reads"."""
-        share = 100.0 * self.accounted / self.stated if self.stated else 100.0
-        return f"{self.subject} account for {share:.1f} % of {self.measure} ({self.check})"
+        """The header line: "files account for 99.8 % of tablespace reads" (and any excess beyond it)."""
+        if not self.stated and self.shortfalls:
+            return f"{self.subject}: {self.measure} ({self.check})"
+        return f"{self.subject} account for {_share(self)} ({self.check})"
 
 
 def coverage_lines(coverage: tuple[CoverageCheck, ...]) -> list[str]:
@@ -44,10 +46,19 @@ def coverage_lines(coverage: tuple[CoverageCheck, ...]) -> list[str]:
         groups.setdefault((check.check, check.subject), []).append(check)
     lines = []
     for (name, subject), checks in groups.items():
-        shares = ", ".join(f"{100.0 * c.accounted / c.stated if c.stated else 100.0:.1f} % of {c.measure}"
-                           for c in checks)
-        lines.append(f"{subject} account for {shares} ({name})")
+        missing = [c for c in checks if not c.stated and c.shortfalls]  # a section the report lacks
+        lines += [f"{subject}: {c.measure} ({name})" for c in missing]
+        shares = ", ".join(_share(c) for c in checks if c not in missing)
+        if shares:
+            lines.append(f"{subject} account for {shares} ({name})")
     return lines
+
+
+def _share(check: CoverageCheck) -> str:
+    """ "99.8 % of tablespace reads", with the excess beyond the stated figure when the rows count more."""
+    share = 100.0 * check.accounted / check.stated if check.stated else 100.0
+    beyond = f" (+{100.0 * check.excess / check.stated:.1f} % beyond it)" if check.excess and check.stated else ""
+    return f"{share:.1f} % of {check.measure}{beyond}"
 
 
 def refuse_shortfalls(coverage: tuple[CoverageCheck, ...], where: str) -> None:

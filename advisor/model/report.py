@@ -209,6 +209,7 @@ class AreaRow(Record):
     db_read_mb_s: float | None = None
     disk_read_share: float | None = None  # share of the database's reads the kernel saw reach the disk
     size_assumed: bool = False  # the size is --assume-size's, not a stated one (every output marks it)
+    whole_tablespace: bool = False  # tablespace-level figures of a report: moved whole (every output marks it)
 
 
 class ReplayArea(Record):

@@ -39,6 +39,9 @@ FileKind = Literal[
     "data", "index", "toast", "sequence", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
 ]
 RunStatus = Literal["ok", "skipped", "failed"]
+RateLevel = Literal["file", "tablespace", "file type"]
+"""What one rate row stands for: a file, a whole tablespace (a report without per-file figures),
+or every file of a type (redo, control, a global RAC report's data files)."""
 
 __all__ = [
     "FORMAT_VERSION",
@@ -260,6 +263,7 @@ class FileRate(Record):
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
+    level: RateLevel = "file"  # "tablespace": the row sums a tablespace's files (moved whole)
 
 
 class SizesSource(Record):
@@ -281,6 +285,24 @@ class SizesSource(Record):
     files_unknown: int
     db_name: str | None = None
     dbid: str | None = None
+
+
+class InstanceShare(Record):
+    """One instance's part of a workload read from a global RAC report (awrgrpt.sql).
+
+    The workload's rates are the database's (every instance summed); each instance keeps its
+    own requests, DB time and IO wait here, so the shares stay visible. None: the report does
+    not say.
+    """
+
+    instance_number: int
+    instance: str
+    host: str
+    interval_s: float | None
+    read_iops: float
+    write_iops: float | None
+    db_time_s: float | None = None
+    io_wait_s: float | None = None
 
 
 class Workload(Record):
@@ -308,6 +330,7 @@ class Workload(Record):
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
     traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
+    instances: tuple[InstanceShare, ...] = ()  # a global RAC report: each instance's share of the rates
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

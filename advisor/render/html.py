@@ -7,7 +7,16 @@ from collections.abc import Sequence
 from advisor.model import Finding, Report
 from advisor.render.safe import html_text as escape
 from advisor.render.svg import disk_map_svg, zone_curve_svg
-from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
+from advisor.render.text import (
+    area_name,
+    assumed_areas,
+    evidence_text,
+    gain_text,
+    pct,
+    report_notes,
+    size_text,
+    summary_lines,
+)
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1d2330}
@@ -39,7 +48,7 @@ def findings_table(findings: Sequence[Finding]) -> str:
 
 def _areas(report: Report) -> str:
     rows = "".join(
-        f"<tr><td>{escape(a.name)}</td><td>{escape(a.area_class)}</td>"
+        f"<tr><td>{escape(area_name(a))}</td><td>{escape(a.area_class)}</td>"
         f"<td class=num>{pct(a.io_share)}</td>"
         f"<td class=num>{a.iops:.1f}</td><td class=num>{a.mb_s:.2f}</td>"
         f"<td class=num>{pct(a.disk_read_share)}</td><td class=num>"

@@ -9,7 +9,16 @@ from advisor.render.replay import AREA_HEADERS, area_rows, report_headlines
 from advisor.render.replay import notes as replay_notes
 from advisor.render.safe import markdown_cell, markdown_line, shown
 from advisor.render.tables import code_span, markdown_table
-from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
+from advisor.render.text import (
+    area_name,
+    assumed_areas,
+    evidence_text,
+    gain_text,
+    pct,
+    report_notes,
+    size_text,
+    summary_lines,
+)
 
 _cell = markdown_cell
 _line = markdown_line
@@ -28,7 +37,7 @@ def render_markdown(report: Report) -> str:
         out.append("No findings.")
     out += ["", "## Areas", ""]
     out += markdown_table(("area", "class", "IO share", "IOPS", "MiB/s", "reads on disk", "size", "disk", "zone"),
-                          [(a.name, a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
+                          [(area_name(a), a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
                             pct(a.disk_read_share), size_text(a.size_bytes, a.size_assumed), a.disk or "-",
                             "-" if a.zone_start is None or a.zone_end is None
                             else f"{a.zone_start:.0%}-{a.zone_end:.0%}") for a in report.areas])

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from advisor.model import AuditMaps, DiskSummary, Finding, Report
 from advisor.render.safe import rich_text, shown
 from advisor.render.text import (
+    area_name,
     assumed_areas,
     curve_source,
     evidence_text,
@@ -110,7 +111,7 @@ def areas_table(report: Report) -> RenderableType:
     add_columns(table, headers, right=("IO share", "IOPS", "MiB/s", "size"), shrink=("area",))
     for a in report.areas:
         zone = "-" if a.zone_start is None or a.zone_end is None else f"{a.zone_start:.0%}-{a.zone_end:.0%}"
-        table.add_row(one_line(a.name), a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
+        table.add_row(one_line(area_name(a)), a.area_class, pct(a.io_share), f"{a.iops:.1f}", f"{a.mb_s:.2f}",
                       size_text(a.size_bytes, a.size_assumed), rich_text(a.disk or "-"), zone)
     return table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.model import Finding, Report, coverage_lines
+from advisor.model import AreaRow, Finding, Report, coverage_lines
 from advisor.render.replay import report_headlines
 
 _VARYING = re.compile(r"""(?x)
@@ -131,6 +131,12 @@ def curve_source(model: str) -> str:
     if model.startswith("fitted-"):
         return "model fitted to the bench profile"
     return "model, not measured"
+
+
+def area_name(area: AreaRow) -> str:
+    """An area's name as every format shows it: a tablespace known only as a whole (a report with
+    tablespace-level figures, moved whole) says so, short enough for an 80-column table."""
+    return f"{area.name} (whole)" if area.whole_tablespace else area.name
 
 
 def assumed_areas(report: Report) -> frozenset[str]:

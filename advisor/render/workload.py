@@ -17,6 +17,7 @@ from advisor.render.segments import print_segments
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from advisor.model import Workload
     from advisor.rates.areas import TablespaceRates
@@ -39,8 +40,12 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
 
     result = page.workload
     server = result.server
+    # a report without per-file rows counts file types or tablespaces: not files
+    rows = "files" if any(r.level == "file" for r in result.rates) or not result.rates else "rows"
     console.print(f"{server.dbms} {server.version} {server.name}: {result.started_at} → {result.ended_at} "
-                  f"({result.interval_s:,.1f} s, {len(result.rates)} files)")
+                  f"({result.interval_s:,.1f} s, {len(result.rates)} {rows})")
+    for line in scope_lines(result):
+        console.print(line, markup=False, highlight=False)
     for line in coverage_lines(result.coverage):
         console.print(line, markup=False, highlight=False)
     for line in page.cache_notes:
@@ -52,6 +57,8 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
     else:
         for line in page.wait_lines:
             console.print(line, markup=False, highlight=False)
+    if result.instances:
+        console.print(instance_table(result))
     console.print(tablespace_table(page.tablespaces, result.interval_s))
     console.print(file_table(result, sort, top, console.width))
     why = no_write_counter(result)
@@ -60,3 +67,39 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
     if any(r.lower_bound for r in result.rates):
         console.print("* counter went backwards during the interval: rate counts only since the reset")
     print_segments(console, result, top)
+
+
+def scope_lines(workload: Workload) -> list[str]:
+    """What an imported report's rows stand for, and what it lacks (from the rows' typed fields).
+
+    A global RAC report gives the database's IO by file type; a report without per-file rows
+    gives tablespaces, which a plan moves whole. Said above the figures, so nobody reads a row
+    of a whole tablespace or of every data file as one file.
+    """
+    lines = []
+    if workload.instances:
+        lines.append(f"global RAC report (awrgrpt.sql), {len(workload.instances)} instances summed: rows are file "
+                     "types (no per-file or per-tablespace figures; awrrpti.sql per instance gives them)")
+    if any(r.level == "tablespace" for r in workload.rates):
+        lines.append("tablespace-level: the report has no per-file rows; each tablespace is one area (from "
+                     "Tablespace IO Stats), and a plan moves its files together")
+    if workload.server.settings.get("exadata") == "YES":
+        lines.append("Exadata: the storage cells place the data on their disks and flash; zone placement does "
+                     "not apply there")
+    return lines
+
+
+def instance_table(workload: Workload) -> Table:
+    """Each instance's share of a global RAC report's requests, DB time and IO wait."""
+    from advisor.render.cells import plain_table
+
+    table = plain_table("Per instance (global RAC report)")
+    for header in ("I#", "instance", "host", "min", "r/s", "w/s", "IO %", "DB time s", "IO wait s"):
+        table.add_column(header, justify="left" if header in ("instance", "host") else "right", no_wrap=True)
+    total = sum(i.read_iops + (i.write_iops or 0.0) for i in workload.instances)
+    for i in workload.instances:
+        io = i.read_iops + (i.write_iops or 0.0)
+        table.add_row(str(i.instance_number), shown(i.instance), shown(i.host),
+                      fmt(None if i.interval_s is None else i.interval_s / 60), fmt(i.read_iops), fmt(i.write_iops),
+                      fmt(100.0 * io / total if total else None), fmt(i.db_time_s, 0), fmt(i.io_wait_s, 0))
+    return table

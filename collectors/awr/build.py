@@ -24,7 +24,7 @@ from advisor.collectors.awr.sections import FiletypeRow, ReportData, release_tup
 from advisor.collectors.awr.segments import MOST_IOS_PER_S, with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
-from advisor.model import FileKind, FileRate, ReadEvidence, ServerInfo, WaitProfile, Workload
+from advisor.model import FileKind, FileRate, InstanceShare, ReadEvidence, ServerInfo, WaitProfile, Workload
 from advisor.model.validate import scrub_workload
 from advisor.units import MIB
 
@@ -72,6 +72,8 @@ def _server(data: ReportData, warnings: list[str]) -> ServerInfo:
                 "cdb": "YES" if data.cdb else "NO"}
     if data.block_size:
         settings["db_block_size"] = str(data.block_size)
+    if data.exadata:  # the report prints storage cell sections
+        settings["exadata"] = "YES"
     return ServerInfo(dbms="oracle", version=data.release, version_num=version_num, host=data.host,
                       name=data.db_name, identity=data.dbid, started_at=started,
                       instance=data.instance or None, settings=settings)
@@ -110,11 +112,13 @@ def _file_rates(data: ReportData, interval: float, block: int, warnings: list[st
         reads = _count(row.reads, row.reads_s, interval, "Reads", where, warnings)
         if reads is None:
             warnings.append(f"{where}: Reads and Av Reads/s are both unknown; the file is left out")
+            data.left_out.append(row.filename)
             continue
         writes = _count(row.writes, row.writes_s, interval, "Writes", where, warnings)
         if max(reads, writes or 0.0) > MOST_IOS_PER_S * interval:
             warnings.append(f"{where}: {max(reads, writes or 0.0):,.0f} requests are more than any server does in "
                             f"{interval:,.0f} s; the file is left out")
+            data.left_out.append(row.filename)
             continue
         read_iops = reads / interval
         latency = row.av_rd_ms
@@ -154,6 +158,105 @@ def _count(total: float | None, per_s: float | None, interval: float, label: str
     return per_s * interval
 
 
+def _tablespace_rates(data: ReportData, interval: float, block: int, warnings: list[str]) -> list[FileRate]:
+    """One rate row per tablespace (and PDB) from Tablespace IO Stats: the fallback without per-file rows.
+
+    Each row stands for every file of its tablespace (``level`` "tablespace"): a plan moves the
+    tablespace whole, and ``--sizes`` gives it its tablespace's total.
+    """
+    rates = []
+    for row in data.tablespaces:
+        where = f"Tablespace IO Stats line {row.line} ({row.tablespace})"
+        cells = row.values
+        reads = _count(cells.get("reads"), cells.get("reads_s"), interval, "Reads", where, warnings)
+        if reads is None:
+            warnings.append(f"{where}: Reads and Av Reads/s are both unknown; the tablespace is left out")
+            continue
+        writes = _count(cells.get("writes"), cells.get("writes_s"), interval, "Writes", where, warnings)
+        if max(reads, writes or 0.0) > MOST_IOS_PER_S * interval:
+            warnings.append(f"{where}: {max(reads, writes or 0.0):,.0f} requests are more than any server does in "
+                            f"{interval:,.0f} s; the tablespace is left out")
+            continue
+        read_iops = reads / interval
+        latency = cells.get("av_rd_ms")
+        if not _possible(data, latency, where, warnings):
+            latency = None
+        blocks = cells.get("av_blks_rd")
+        single = cells.get("single_reads_s")
+        random_share = (min(1.0, single / read_iops) if single is not None and read_iops > 0
+                        else 1.0 if blocks is not None and blocks <= 1.0 else None)
+        mean_kb = blocks * block / 1024 if blocks else None
+        kind = _kind(row.tablespace)
+        container = row.pdb or data.db_name
+        scope = f"{row.pdb}/" if row.pdb and data.cdb else ""
+        rates.append(FileRate(
+            file_id=f"tablespace:{scope}{row.tablespace}", path="", kind=kind, tablespace=row.tablespace,
+            container=container, size_bytes=None, read_iops=read_iops,
+            write_iops=None if writes is None else writes / interval,
+            read_mb_s=read_iops * (mean_kb or 0.0) * 1024 / MIB, write_mb_s=None, mean_read_kb=mean_kb,
+            mean_write_kb=None, random_share=random_share, read_latency_ms=latency, write_latency_ms=None,
+            name="whole tablespace", level="tablespace"))
+    return rates
+
+
+def _merged_types(rows: list[FiletypeRow]) -> list[FiletypeRow]:
+    """A global report's per-instance file-type rows as one row per type for the database.
+
+    Rates per second add up across instances (each over its own elapsed time); the service
+    times are averaged weighted by each instance's requests.
+    """
+    merged: dict[str, list[FiletypeRow]] = {}
+    for row in rows:
+        merged.setdefault(row.filetype, []).append(row)
+
+    def total(values: list[float | None]) -> float | None:
+        return None if all(v is None for v in values) else sum(v or 0.0 for v in values)
+
+    def weighted(group: list[FiletypeRow], times: list[float | None]) -> float | None:
+        pairs = [(t, r.read_reqs_s or 0.0) for t, r in zip(times, group, strict=True) if t is not None]
+        weight = sum(w for _, w in pairs)
+        return sum(t * w for t, w in pairs) / weight if weight else (pairs[0][0] if pairs else None)
+
+    return [FiletypeRow(name, total([r.read_bytes for r in g]), total([r.read_reqs_s for r in g]),
+                        total([r.read_bytes_s for r in g]), total([r.write_bytes for r in g]),
+                        total([r.write_reqs_s for r in g]), total([r.write_bytes_s for r in g]),
+                        weighted(g, [r.small_read_ms for r in g]), weighted(g, [r.large_read_ms for r in g]))
+            for name, g in merged.items()]
+
+
+def _instance_shares(data: ReportData, warnings: list[str]) -> tuple[InstanceShare, ...]:
+    """Each instance's requests (every file type), DB time and IO wait; a warning when the intervals differ."""
+    shares = []
+    for instance in data.instances:
+        rows = [r for r in data.filetypes if r.instance == instance.number]
+        writes = [r.write_reqs_s for r in rows]
+        shares.append(InstanceShare(
+            instance_number=instance.number, instance=instance.name, host=instance.host,
+            interval_s=instance.elapsed_s, read_iops=sum(r.read_reqs_s or 0.0 for r in rows),
+            write_iops=None if rows and all(w is None for w in writes) else sum(w or 0.0 for w in writes),
+            db_time_s=instance.db_time_s, io_wait_s=instance.io_wait_s))
+    elapsed = [i.elapsed_s for i in data.instances if i.elapsed_s is not None]
+    if elapsed and max(elapsed) - min(elapsed) > max(90.0, 0.01 * max(elapsed)):
+        each = ", ".join(f"{i.name or i.number} {i.elapsed_s / 60:,.1f} min" for i in data.instances
+                         if i.elapsed_s is not None)
+        warnings.append(f"the instances disagree on the interval ({each}); the longest, {max(elapsed) / 60:,.1f} min, "
+                        "is the workload's (each instance's rates are over its own interval)")
+    return tuple(shares)
+
+
+def _global_warnings(data: ReportData) -> list[str]:
+    """What a global RAC report holds and lacks, and what gives the rest."""
+    notes = [f"global RAC report (awrgrpt.sql) of {len(data.instances)} instances: the database's IO by file type, "
+             "summed over the instances (each instance's share under 'instances'); it has no per-file or "
+             "per-tablespace figures, so data and temp files are one row per type. For per-file figures run "
+             "awrrpti.sql for each instance (File IO Stats, or Tablespace IO Stats when File IO Stats is empty)"]
+    if data.exadata:
+        notes.append("Exadata: the report has storage cell sections; the cells place the data on their own disks and "
+                     "flash, so zone placement does not apply. The IO shares and latencies still show which file "
+                     "types and instances load the storage")
+    return notes
+
+
 def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
     reads, writes = row.read_reqs_s or 0.0, row.write_reqs_s
     read_ms = row.small_read_ms if row.small_read_ms else row.large_read_ms
@@ -164,7 +267,7 @@ def _type_rate(data: ReportData, row: FiletypeRow, kind: FileKind) -> FileRate:
         write_mb_s=None if row.write_bytes_s is None else row.write_bytes_s / MIB,
         mean_read_kb=(row.read_bytes_s or 0.0) / reads / 1024 if reads else None,
         mean_write_kb=(row.write_bytes_s or 0.0) / writes / 1024 if writes else None,
-        random_share=None, read_latency_ms=read_ms, write_latency_ms=write_ms, name=row.filetype,
+        random_share=None, read_latency_ms=read_ms, write_latency_ms=write_ms, name=row.filetype, level="file type",
     )
 
 
@@ -196,17 +299,28 @@ def build_workload(data: ReportData) -> Workload:
     end = _time(data.end_time, "End Snap time", data.path)
     interval = _interval(data, begin, end)
     block = data.block_size or 8192
-    if not data.block_size:
+    if not data.block_size and data.kind != "awr-global":  # a global report's rows carry their bytes
         warnings.append("no Std Block Size in the report: 8 KiB assumed for IO sizes")
-    if data.rac:
+    instances: tuple[InstanceShare, ...] = ()
+    if data.kind == "awr-global":
+        warnings.extend(_global_warnings(data))
+        instances = _instance_shares(data, warnings)
+        data.filetypes = _merged_types(data.filetypes)
+    elif data.rac:
         warnings.append(f"RAC report of instance {data.inst_num or data.instance} only: the other instances' IO is "
-                        "not in it (combine one report per instance, or use the global report)")
+                        "not in it (import one report per instance, or the global report awrgrpt.sql for the "
+                        "database's IO by file type)")
     rebuilt: set[str] = set()
     rates = _file_rates(data, interval, block, warnings, rebuilt)
     for section in data.empty_sections:
         warnings.append(f"{section}: the report says 'No data exists for this section'")
+    if not rates and data.tablespaces:
+        rates = _tablespace_rates(data, interval, block, warnings)
+        missing = "has no File IO Stats section" if data.file_io_absent else "says 'No data' under File IO Stats"
+        warnings.append(f"the report {missing}: each tablespace is one area (tablespace-level figures from Tablespace "
+                        "IO Stats); a plan moves a tablespace's files together")
     types = [] if rates else ["Data File", "Temp File"]
-    if not rates and data.filetypes:
+    if not rates and data.filetypes and data.kind != "awr-global":
         warnings.append("no per-file figures in this report: data and temp files appear as one row per file type")
     for row in data.filetypes:
         kind = TYPE_KINDS.get(row.filetype)
@@ -218,7 +332,7 @@ def build_workload(data: ReportData) -> Workload:
                               container=data.db_name, size_bytes=None, read_iops=0.0, write_iops=waits / interval,
                               read_mb_s=0.0, write_mb_s=None, mean_read_kb=None, mean_write_kb=None, random_share=None,
                               read_latency_ms=None, write_latency_ms=seconds * 1000 / waits if waits else None,
-                              name="redo writes (log file parallel write)"))
+                              name="redo writes (log file parallel write)", level="file type"))
     if not rates:
         raise BadInput(f"{data.path}: no File IO Stats, IOStat by Filetype or redo figures found (truncated report?)")
     io_s = None
@@ -232,7 +346,7 @@ def build_workload(data: ReportData) -> Workload:
                        db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
     workload = Workload(server=_server(data, warnings), started_at=begin, ended_at=end, interval_s=interval,
                         rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,
-                        tool_version=__version__, read_evidence=_read_evidence(data, rates))
+                        tool_version=__version__, read_evidence=_read_evidence(data, rates), instances=instances)
     workload = scrub_workload(with_segments(workload, data))
     checks, gaps = reconcile(data, workload, rebuilt)
     return replace(workload, coverage=checks, warnings=workload.warnings + tuple(gaps))

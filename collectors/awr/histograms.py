@@ -50,7 +50,7 @@ def _figure(cell: str, where: str) -> float | None:
     try:
         return numbers.number(cell, where=where)
     except ValueError:
-        raise BadInput(f"{where}: {cell.strip()!r} is not a number (garbled report?)") from None
+        raise numbers.refusal(cell, where, f"{where}: {cell.strip()!r} is not a number (garbled report?)") from None
 
 
 def histogram_row(event: str, headers: list[str], cells: list[str], where: str) -> EventHistogram | None:
@@ -118,6 +118,6 @@ def from_text(found: dict[str, Section], data: ReportData) -> None:
         if not line.strip() or _DASHES.match(line):
             break
         cells = _cut(line, ranges)
-        made = histogram_row(cells[0], headers[1:], cells[1:], f"{TITLE} line {section.first_line + offset}")
+        made = histogram_row(cells[0], headers[1:], cells[1:], f"{TITLE} line {section.line_of(offset - 1)}")
         if made is not None:
             data.event_histograms.append(made)

@@ -24,6 +24,7 @@ from advisor.collectors.awr.sections import (
     block_size_from,
     column_key,
     file_row,
+    optional_section,
 )
 from advisor.errors import BadInput
 
@@ -131,15 +132,17 @@ def _table_by_summary(found: list[Block], text: str) -> Block | None:
     return next((b for b in found if b.kind == "table" and text in b.summary), None)
 
 
-def _number(cell: str, where: str, line: int, *, binary: bool = False, column: str = "") -> float | None:
+def _number(cell: str, where: str, line: int, *, binary: bool = False, column: str = "",
+            time_unit: str = "ms") -> float | None:
     if numbers.is_overflow(cell):
         numbers.note(f"{where} (HTML line {line}): a figure printed as {cell!r} overflowed its column; left unknown")
         return None
+    place = f"{where} (HTML line {line})" + (f", column {column}" if column else "")
     try:
-        place = f"{where} (HTML line {line})" + (f", column {column}" if column else "")
-        return numbers.number(cell, binary=binary, where=place)
+        return numbers.number(cell, binary=binary, where=place, time_unit=time_unit)
     except ValueError:
-        raise BadInput(f"{where} (HTML line {line}): {cell!r} is not a number (garbled report?)") from None
+        raise numbers.refusal(cell, place, f"{where} (HTML line {line}): {cell!r} is not a number "
+                                           "(garbled report?)") from None
 
 
 def _keyed_rows(table: Block, where: str) -> list[dict[str, str]]:
@@ -203,6 +206,7 @@ def _io(found: list[Block], data: ReportData) -> None:
     table, present = section(found, "File IO Stats")
     if present and table is None:
         data.empty_sections.append("File IO Stats")
+    data.file_io_absent = not present
     if table is not None:
         for index, cells in enumerate(_keyed_rows(table, "File IO Stats")):
             line = _row_line(table, index)
@@ -212,6 +216,7 @@ def _io(found: list[Block], data: ReportData) -> None:
             except BadInput as exc:  # one unreadable row: the others stand, and the reconciliation shows the gap
                 data.warnings.append(f"{exc.message}; {cells.get('filename', '')} ({cells.get('tablespace', '')}) "
                                      "is left out")
+                data.left_out.append(cells.get("filename", ""))
                 continue
             overflowed = [key for key, cell in cells.items() if numbers.is_overflow(cell)]
             data.files.append(file_row(cells.get("tablespace", ""), cells.get("filename", ""), values,
@@ -240,7 +245,7 @@ def _filetypes(found: list[Block], data: ReportData) -> None:
         v = [_number(c, "IOStat by Filetype summary", table.line if table else 0, binary=i in (1, 3, 4, 6),
                      column=(table.header[i] if table and i < len(table.header) else ""))
              for i, c in enumerate(row[1:9], start=1)]
-        data.filetypes.append(FiletypeRow(row[0], *v))
+        data.filetypes.append(FiletypeRow(row[0], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]))
 
 
 def _waits(found: list[Block], data: ReportData) -> None:
@@ -248,15 +253,21 @@ def _waits(found: list[Block], data: ReportData) -> None:
         table, _ = section(found, title)
         for cells in _keyed_rows(table, title) if table else []:
             waits = _number(cells.get("waits", ""), title, table.line, column="Waits") if table else None
-            seconds = _number(cells.get("total_s", ""), title, table.line, column="Total Wait Time") if table else None
+            seconds = _number(cells.get("total_s", ""), title, table.line, column="Total Wait Time",
+                              time_unit="s") if table else None
             if waits is not None and seconds is not None:
                 data.events.setdefault(cells.get("event", ""), (waits, seconds))
     table, _ = section(found, "Foreground Wait Class")
     for cells in _keyed_rows(table, "Foreground Wait Class") if table else []:
         seconds = _number(cells.get("total_s", ""), "Foreground Wait Class", table.line if table else 0,
-                          column="Total Wait Time")
+                          column="Total Wait Time", time_unit="s")
         if seconds is not None:
             data.wait_classes[cells.get("wait_class", "")] = seconds
+
+
+EXADATA_NOTE = ("Exadata: the report has storage cell sections; the cells place the data on their own disks and "
+                "flash, so zone placement does not apply. The IO shares and latencies still show which files and "
+                "tablespaces load the storage")
 
 
 def read_awr_html(page: str, path: str) -> ReportData:
@@ -269,8 +280,13 @@ def read_awr_html(page: str, path: str) -> ReportData:
     _io(found, data)
     _filetypes(found, data)
     _waits(found, data)
-    histograms.from_html(found, data)
+    optional_section(data, "Wait Event Histogram", lambda: histograms.from_html(found, data))
     segments.html_sections(found, data)
+    from advisor.collectors.awr.globalrac import exadata
+
+    if exadata(found):
+        data.exadata = True
+        data.warnings.append(EXADATA_NOTE)
     if "End of Report" not in page[-2000:]:
         data.warnings.append("the report has no 'End of Report' line: it may be truncated")
     return data

@@ -27,9 +27,14 @@ from functools import lru_cache
 
 from advisor.errors import BadInput
 
-_SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|(ns|us|ms|s))?$", re.IGNORECASE)
+_SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|\s?(ns|us|\u00b5s|\u03bcs|ms|s))?$", re.IGNORECASE)
 _STEP = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
-_TIME_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0}
+TIME_UNITS_MS = {"ns": 1e-6, "us": 1e-3, "\u00b5s": 1e-3, "\u03bcs": 1e-3, "ms": 1.0, "s": 1000.0}
+"""Every time unit a report prints after a figure (12.2+ wait, histogram and IOStat cells), in ms.
+
+Oracle writes ``773.50us``, ``4.92ms``, ``.00ns`` and ``60.00 s`` (a blank before a lone ``s``);
+a browser-saved page may carry ``\u00b5s``. One table, so every reader converts alike."""
+_UNIT_LIKE = re.compile(r"^[-+]?[\d.,]*\d[\d.,]*\s?([^\W\d_]{2,16})$")
 _PLAIN = {".": re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?$"),
           ",": re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d*)(?:,\d*)?$")}
 
@@ -99,16 +104,47 @@ def is_overflow(cell: str | None) -> bool:
     return bool(text) and set(text) <= {"#", "*"}
 
 
-def number(cell: str | None, *, binary: bool = False, where: str = "", vote: bool = True) -> float | None:
+def unknown_unit(cell: str | None) -> str | None:
+    """The word after a figure that is neither a size suffix nor a known time unit (``3.2 fortnights``).
+
+    >>> unknown_unit("3.2 fortnights"), unknown_unit("2.72ms"), unknown_unit("USERS")
+    ('fortnights', None, None)
+    """
+    match = _UNIT_LIKE.match(clean(cell))
+    if match is None or match.group(1).lower() in TIME_UNITS_MS or match.group(1).upper() in _STEP:
+        return None
+    return match.group(1)
+
+
+def refusal(cell: str | None, place: str, plain: str = "") -> BadInput:
+    """The one-line refusal of a cell that is not a figure, naming *place* (section, line, column).
+
+    A figure with a unit advisor does not know says so and lists the units it reads, rather
+    than calling the report garbled.
+    """
+    unit = unknown_unit(cell)
+    if unit is not None:
+        known = ", ".join(u for u in TIME_UNITS_MS if u.isascii())
+        return BadInput(f"{place}: {clean(cell)!r} carries the unit {unit!r}, which is not a time unit a report "
+                        f"prints (known: {known})")
+    return BadInput(plain or f"{place}: {clean(cell)!r} is not a number (garbled report?)")
+
+
+def number(cell: str | None, *, binary: bool = False, where: str = "", vote: bool = True,
+           time_unit: str = "ms") -> float | None:
     """A report number: None for empty or overflowed cells, suffixes applied.
 
     >>> number("4,075,643"), number("&#160;"), number("1.5K"), number("2M", binary=True), number("####")
     (4075643.0, None, 1500.0, 2097152.0, None)
 
-    Time cells come out in milliseconds, whatever unit the report wrote:
+    Time cells come out in *time_unit* (milliseconds unless the column counts in another unit,
+    e.g. seconds for "Total Wait Time (s)"), whatever unit the report wrote; a plain figure is
+    already in the column's unit:
 
-    >>> number("773.50us"), number("4.92ms"), number(".00ns"), number("6.5")
-    (0.7735, 4.92, 0.0, 6.5)
+    >>> number("773.50us"), number("4.92ms"), number(".00ns"), number("6.5"), number("60.00 s")
+    (0.7735, 4.92, 0.0, 6.5, 60000.0)
+    >>> number("2997.63ms", time_unit="s"), number("3,615", time_unit="s")
+    (2.99763, 3615.0)
 
     >>> with reading(","):
     ...     number("4.075.643"), number("0,56")
@@ -122,18 +158,18 @@ def number(cell: str | None, *, binary: bool = False, where: str = "", vote: boo
         return None
     current = _READING.get()
     if current is not None and current.decimal is None:
-        return _survey(current, text, binary, where, vote)
-    value = _parse(text, current.decimal if current is not None and current.decimal else ".", binary)
+        return _survey(current, text, binary, where, vote, time_unit)
+    value = _parse(text, current.decimal if current is not None and current.decimal else ".", binary, time_unit)
     if value is None:
         raise ValueError(f"not a number: {cell!r}")
     return value
 
 
-def _survey(current: Reading, text: str, binary: bool, where: str, vote: bool) -> float:
+def _survey(current: Reading, text: str, binary: bool, where: str, vote: bool, time_unit: str) -> float:
     """A cell read in survey mode: its vote recorded, read with whichever convention fits it."""
-    value = _parse(text, ".", binary)
+    value = _parse(text, ".", binary, time_unit)
     if value is None:
-        value = _parse(text, ",", binary)
+        value = _parse(text, ",", binary, time_unit)
         if value is None:
             raise ValueError(f"not a number: {text!r}")
         current.comma_read = True
@@ -147,7 +183,7 @@ def _survey(current: Reading, text: str, binary: bool, where: str, vote: bool) -
 
 
 @lru_cache(maxsize=8192)
-def _parse(text: str, decimal: str, binary: bool) -> float | None:
+def _parse(text: str, decimal: str, binary: bool, time_unit: str = "ms") -> float | None:
     """*text* as a number with *decimal* as its decimal separator; None when it is not one.
 
     Cached: a report repeats the same few thousand cells (0, 0.0, 1.0 ...) many times.
@@ -162,13 +198,15 @@ def _parse(text: str, decimal: str, binary: bool) -> float | None:
     if step:
         value *= (1024.0 if binary else 1000.0) ** _STEP[step.upper()]
     elif unit:
-        value *= _TIME_MS[unit.lower()]
+        value *= TIME_UNITS_MS[unit.lower()] / TIME_UNITS_MS[time_unit]
     return value
 
 
 def is_number(cell: str | None) -> bool:
-    """Whether *cell* stands for a report number: it parses, or is an overflow mark (empty cells do not)."""
-    if is_overflow(cell):
+    """Whether *cell* stands for a report number: it parses, is an overflow mark, or is a figure with
+    a unit advisor does not know (so the reader refuses that cell by name instead of taking the
+    row for a name line); empty cells do not."""
+    if is_overflow(cell) or unknown_unit(cell) is not None:
         return True
     try:
         return number(cell, vote=False) is not None

@@ -67,12 +67,12 @@ def _per_tablespace(data: ReportData, files: list[FileRate], interval: float,
     warnings: list[str] = []
     totals = {"reads": [0.0, 0.0], "writes": [0.0, 0.0]}
     gaps: dict[str, list[str]] = {"reads": [], "writes": []}
+    excess = {"reads": 0.0, "writes": 0.0}
     for ts in data.tablespaces:
         key = (ts.tablespace, ts.pdb or data.db_name)
         accounted = sums.get(key, [0.0, 0.0])
         stated = {"reads": ts.values.get("reads"),
                   "writes": ts.values.get("single_reads_s" if shifted else "writes")}
-        excess = []
         for index, measure in enumerate(("reads", "writes")):
             figure = stated[measure]
             if figure is None:
@@ -84,24 +84,41 @@ def _per_tablespace(data: ReportData, files: list[FileRate], interval: float,
             tolerance = 1.0 + 1e-4 * figure + slack.get(key, 0.0)
             totals[measure][0] += min(accounted[index], figure)
             totals[measure][1] += figure
+            share = 100.0 * accounted[index] / figure if figure else 0.0
             if accounted[index] < figure - tolerance:
-                share = 100.0 * accounted[index] / figure
+                # the same view printed twice: a gap is rows lost on the way (a layout misread, damage)
                 gap = (f"File IO Stats: the files of {_name(ts, data)} sum to {accounted[index]:,.0f} {measure}, "
                        f"Tablespace IO Stats says {figure:,.0f} ({share:.1f} %); rows were not read")
                 gaps[measure].append(gap)
                 warnings.append(gap)
             elif accounted[index] > figure + tolerance:
-                excess.append(f"{measure} {accounted[index]:,.0f}")
-        if excess:
-            warnings.append(f"Tablespace IO Stats line {ts.line}: {ts.tablespace} does not match the sum of its "
-                            f"files in File IO Stats ({', '.join(excess)}); the file figures are used")
+                excess[measure] += accounted[index] - figure
+                gap = (f"File IO Stats: the files of {_name(ts, data)} sum to {accounted[index]:,.0f} {measure}, more "
+                       f"than Tablespace IO Stats line {ts.line} says ({figure:,.0f}, {share:.1f} %): a row counted "
+                       "twice or a misread cell; the file figures are used")
+                gaps[measure].append(gap)
+                warnings.append(gap)
     if shifted:
         warnings.append("Tablespace IO Stats: the cells are shifted against the headers (the 11.2.0.4 layout: "
                         "Writes printed under 1-bk Rds/s); read by their position")
     checks = [CoverageCheck("File IO Stats / Tablespace IO Stats", "files", f"tablespace {measure}",
-                            totals[measure][0], totals[measure][1], tuple(gaps[measure]))
+                            totals[measure][0], totals[measure][1], tuple(gaps[measure]), excess=excess[measure])
               for measure in ("reads", "writes") if totals[measure][1] > 0]
     return checks, warnings
+
+
+def _why_short(data: ReportData, rows: str, listed: bool) -> str:
+    """Why imported rows fall short: the import left rows out (a parser matter), or the report lists none.
+
+    Only the first suggests lost data; a report that prints fewer rows than its totals count
+    (no tempfile row beside temp writes in IOStat) is the report's own gap.
+    """
+    if data.left_out:
+        shown = ", ".join(data.left_out[:3]) + (", ..." if len(data.left_out) > 3 else "")
+        return f"rows were not read ({len(data.left_out)} left out: {shown})"
+    if not listed:
+        return f"the report lists no {rows} (every row it prints was read)"
+    return f"the report's own {rows} sum to less (every row it prints was read)"
 
 
 def _name(ts: TablespaceRow, data: ReportData) -> str:
@@ -109,7 +126,9 @@ def _name(ts: TablespaceRow, data: ReportData) -> str:
 
 
 def _per_filetype(data: ReportData, files: list[FileRate], interval: float) -> tuple[list[CoverageCheck], list[str]]:
-    """Data and temp files against IOStat by Filetype summary (a looser check)."""
+    """Data and temp files (or tablespaces) against IOStat by Filetype summary (a looser check)."""
+    tablespaces = any(r.level == "tablespace" for r in files)
+    source, unit = ("Tablespace IO Stats", "tablespaces") if tablespaces else ("File IO Stats", "files")
     checks: list[CoverageCheck] = []
     warnings: list[str] = []
     for filetype, temp in (("Data File", False), ("Temp File", True)):
@@ -125,13 +144,14 @@ def _per_filetype(data: ReportData, files: list[FileRate], interval: float) -> t
             stated = per_s * interval
             tolerance = max(0.5 * interval, LOOSE_SHARE * stated)
             gaps: tuple[str, ...] = ()
+            what = f"{'temp' if temp else 'data'} {unit}"
             if accounted < stated - tolerance:
-                gaps = (f"File IO Stats: the {'temp' if temp else 'data'} files sum to {accounted:,.0f} {measure}, "
+                gaps = (f"{source}: the {what} sum to {accounted:,.0f} {measure}, "
                         f"IOStat by Filetype summary says {stated:,.0f} for {filetype} "
-                        f"({100.0 * accounted / stated:.1f} %); rows may not have been read",)
+                        f"({100.0 * accounted / stated:.1f} %); {_why_short(data, what[:-1] + ' rows', bool(group))}",)
                 warnings.extend(gaps)
-            checks.append(CoverageCheck("File IO Stats / IOStat by Filetype", f"{'temp' if temp else 'data'} files",
-                                        f"{filetype} {measure}", min(accounted, stated), stated, gaps, strict=False))
+            checks.append(CoverageCheck(f"{source} / IOStat by Filetype", what, f"{filetype} {measure}",
+                                        min(accounted, stated), stated, gaps, strict=False))
     return checks, warnings
 
 
@@ -149,6 +169,8 @@ def _per_load_profile(data: ReportData, files: list[FileRate],
     """
     checks: list[CoverageCheck] = []
     warnings: list[str] = []
+    source, unit = ("Tablespace IO Stats", "tablespaces") if any(r.level == "tablespace" for r in files) \
+        else ("File IO Stats", "files")
     for measure, accounted in (("reads", sum(r.read_iops for r in files) * interval),
                                ("writes", sum(r.write_iops or 0.0 for r in files) * interval)):
         per_s = data.load_profile.get(measure)
@@ -157,10 +179,11 @@ def _per_load_profile(data: ReportData, files: list[FileRate],
         stated = per_s * interval
         gaps: tuple[str, ...] = ()
         if accounted < stated - max(0.05 * interval, LOAD_PROFILE_SHARE * stated):
-            gaps = (f"File IO Stats: the files sum to {accounted:,.0f} {measure}, Load Profile says {stated:,.0f} "
-                    f"{measure[:-1]} IO requests ({100.0 * accounted / stated:.1f} %); rows may not have been read",)
+            gaps = (f"{source}: the {unit} sum to {accounted:,.0f} {measure}, Load Profile says {stated:,.0f} "
+                    f"{measure[:-1]} IO requests ({100.0 * accounted / stated:.1f} %); "
+                    f"{_why_short(data, unit[:-1] + ' rows', bool(files))}",)
             warnings.extend(gaps)
-        checks.append(CoverageCheck("File IO Stats / Load Profile", "files", f"{measure[:-1]} IO requests",
+        checks.append(CoverageCheck(f"{source} / Load Profile", unit, f"{measure[:-1]} IO requests",
                                     min(accounted, stated), stated, gaps, strict=False))
     return checks, warnings
 
@@ -168,14 +191,30 @@ def _per_load_profile(data: ReportData, files: list[FileRate],
 def reconcile(data: ReportData, workload: Workload, rebuilt: set[str]) -> tuple[tuple[CoverageCheck, ...], list[str]]:
     """Every check this report allows, and the warnings for its gaps.
 
-    Only rows that reached the workload count: a row dropped as impossible shows as a gap.
+    Only rows that reached the workload count: a row dropped as impossible shows as a gap. A
+    per-instance report without a File IO Stats section at all (cut out; not the "No data" of
+    12.2 to 19c) is itself a gap that fails ``--strict``, whatever the fallback rows show.
     """
+    checks: list[CoverageCheck] = []
+    warnings: list[str] = []
+    kept = {r.path for r in workload.rates}  # a row the scrubber dropped as impossible was not read either
+    data.left_out += [f.filename for f in data.files if f.filename not in kept and f.filename not in data.left_out]
+    if data.file_io_absent and data.kind != "awr-global":
+        gap = ("File IO Stats: the report has no such section (cut out, or printed without it); per-file figures "
+               "are missing")
+        checks.append(CoverageCheck("File IO Stats", "files", "no File IO Stats section in the report", 0.0, 0.0,
+                                    (gap,)))
+        warnings.append(gap)
     files = [r for r in workload.rates if r.path]
-    if not files:
-        return (), []
-    checks, warnings = _per_tablespace(data, files, workload.interval_s, rebuilt)
-    loose, more = _per_filetype(data, files, workload.interval_s)
-    loosest, most = _per_load_profile(data, files, workload.interval_s)
+    rows = files or [r for r in workload.rates if r.level == "tablespace"]
+    if not rows:
+        return tuple(checks), warnings
+    if files:
+        exact, said = _per_tablespace(data, files, workload.interval_s, rebuilt)
+        checks += exact
+        warnings += said
+    loose, more = _per_filetype(data, rows, workload.interval_s)
+    loosest, most = _per_load_profile(data, rows, workload.interval_s)
     return tuple(checks + loose + loosest), warnings + more + most
 
 

@@ -8,7 +8,7 @@ Rates are kept as the report prints them; counts (reads, writes) are interval to
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,21 @@ class FiletypeRow:
     write_bytes_s: float | None
     small_read_ms: float | None
     large_read_ms: float | None
+    instance: int | None = None  # a global RAC report: the row's I#
+
+
+@dataclass
+class InstanceRow:
+    """One instance of a global RAC report ("Database Instances Included In Report", Time Model, waits)."""
+
+    number: int
+    name: str
+    host: str = ""
+    begin_time: str = ""
+    end_time: str = ""
+    elapsed_s: float | None = None
+    db_time_s: float | None = None
+    io_wait_s: float | None = None
 
 
 @dataclass
@@ -95,12 +110,30 @@ class ReportData:
     event_histograms: list[EventHistogram] = field(default_factory=list)  # "Wait Event Histogram" read events
     empty_sections: list[str] = field(default_factory=list)
     segment_tables: list[SegmentTable] = field(default_factory=list)  # "Segments by ..." sections
+    instances: list[InstanceRow] = field(default_factory=list)  # a global RAC report's instances
+    exadata: bool = False  # the report has Exadata storage cell sections
+    file_io_absent: bool = False  # no File IO Stats heading at all (cut out, or a layout without it)
+    left_out: list[str] = field(default_factory=list)  # File IO Stats rows printed but not read (their names)
     warnings: list[str] = field(default_factory=list)
 
     def event_avg_ms(self, name: str) -> float | None:
         """Average wait of an event in ms, from its waits and total time."""
         waits, seconds = self.events.get(name, (0.0, 0.0))
         return seconds * 1000.0 / waits if waits else None
+
+
+def optional_section(data: ReportData, title: str, read: Callable[[], None]) -> None:
+    """Read a section the workload does not need; one that cannot be read is skipped with a warning.
+
+    The sections that feed the workload (File IO, Tablespace IO, IOStat by Filetype, Load
+    Profile, wait events and classes, segments) are read strictly: their errors refuse the
+    report. The others (the wait event and file read histograms) only add evidence, so a
+    layout advisor does not know there never costs the import (docs/report-quirks.md).
+    """
+    try:
+        read()
+    except BadInput as exc:
+        data.warnings.append(f"{title}: skipped, the workload does not need it ({exc.message})")
 
 
 def release_tuple(release: str) -> tuple[int, ...]:

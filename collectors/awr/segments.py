@@ -212,12 +212,12 @@ def text_sections(found: dict[str, text.Section], data: ReportData) -> None:
                 index -= 1
             headers = [" ".join(filter(None, (text._cut(h, ranges)[c] for h in header_lines)))
                        for c in range(len(ranges))]
-            keys = _keys(headers, statistic, f"{title} line {section.first_line + rule}", data.warnings)
+            keys = _keys(headers, statistic, f"{title} line {section.line_of(rule - 1)}", data.warnings)
             for offset, line in enumerate(lines[rule + 1:] if keys is not None else [], start=rule + 2):
                 if keys is None or not line.strip() or re.fullmatch(r"\s*-+\s*", line):
                     break
                 cells = dict(zip(keys, text._cut(line, ranges), strict=True))
-                table.rows.append(_row(cells, section.first_line + offset - 1, title, data.warnings))
+                table.rows.append(_row(cells, section.line_of(offset - 2), title, data.warnings))
         data.segment_tables.append(table)
 
 

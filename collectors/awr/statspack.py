@@ -8,7 +8,7 @@ File Read Histogram Stats section: per data file, single-block reads in the buck
 from __future__ import annotations
 
 from advisor.collectors.awr import histograms, segments, text
-from advisor.collectors.awr.sections import ReportData
+from advisor.collectors.awr.sections import ReportData, optional_section
 
 HISTOGRAM_TITLE = "File Read Histogram Stats"
 BUCKET_BOUNDS_MS = ((0.0, 2.0), (2.0, 4.0), (4.0, 8.0), (8.0, 16.0), (16.0, 32.0), (32.0, None))
@@ -23,14 +23,20 @@ def read_statspack(report: str, path: str) -> ReportData:
     text.filetype_section(found, data)
     text.events(found, ("Wait Events", "Foreground Wait Events", "Background Wait Events"), data)
     text.wait_classes(found, data)
-    histograms.from_text(found, data)
+    optional_section(data, "Wait Event Histogram", lambda: histograms.from_text(found, data))
     segments.text_sections(found, data)
     if HISTOGRAM_TITLE in found:
-        table = text.grid(found[HISTOGRAM_TITLE])
-        for _, filename, row in text.file_grid_rows(table):
-            counts = [text.value(row, key, HISTOGRAM_TITLE) or 0.0 for key in table.columns]
-            data.histogram[filename] = counts
+        optional_section(data, HISTOGRAM_TITLE, lambda: _file_histogram(found[HISTOGRAM_TITLE], data))
     return data
+
+
+def _file_histogram(section: text.Section, data: ReportData) -> None:
+    """File Read Histogram Stats: per data file, single-block reads per bucket (all rows or none)."""
+    table = text.grid(section)
+    read: dict[str, list[float]] = {}
+    for _, filename, row in text.file_grid_rows(table):
+        read[filename] = [text.value(row, key, HISTOGRAM_TITLE) or 0.0 for key in table.columns]
+    data.histogram.update(read)
 
 
 def histogram_bounds_ms(counts: list[float]) -> tuple[float, float | None] | None:

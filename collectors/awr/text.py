@@ -24,6 +24,7 @@ from advisor.collectors.awr.sections import (
     ReportData,
     block_size_from,
     column_key,
+    optional_section,
 )
 from advisor.errors import BadInput
 
@@ -36,6 +37,13 @@ class Section:
     title: str
     first_line: int  # 1-based line number of the title
     lines: list[str]
+    line_numbers: list[int] = field(default_factory=list)  # the file line of each of *lines*
+
+    def line_of(self, index: int) -> int:
+        """The 1-based file line of ``lines[index]`` (a section continued on a later page skips lines)."""
+        if 0 <= index < len(self.line_numbers):
+            return self.line_numbers[index]
+        return self.first_line + index + 1
 
 
 @dataclass
@@ -56,18 +64,45 @@ class Grid:
 
 
 def sections(text: str) -> dict[str, Section]:
-    """Sections by title (the first one wins when a title repeats)."""
+    """Sections by title; a title printed again is the same section continued on a new page.
+
+    SQL*Plus starts each page of a long table with the section's title line, its notes and its
+    column header again (after a form feed, dropped when the file is read): those repeated lines
+    are skipped and the rows that follow join the section, so no row on a later page is lost.
+    """
     found: dict[str, Section] = {}
     current: Section | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.split("\n")
+    skip_to = -1
+    for number, line in enumerate(lines, start=1):
+        if number <= skip_to:
+            continue
         match = TITLE.match(line)
         if match:
-            current = Section(match.group("title").strip(), number, [])
-            found.setdefault(current.title, current)
+            title = match.group("title").strip()
+            if title in found:  # the page header of a section continued on a new page
+                current = found[title]
+                skip_to = _page_header_end(lines, number, current)
+                continue
+            current = Section(title, number, [])
+            found[title] = current
             continue
         if current is not None:
             current.lines.append(line)
+            current.line_numbers.append(number)
     return found
+
+
+def _page_header_end(lines: list[str], title_line: int, section: Section) -> int:
+    """The last line of a repeated page header: the section's column rule printed again, if near."""
+    rules = {line for line in section.lines if _DASHES.match(line)}
+    end = title_line
+    for number in range(title_line + 1, min(title_line + 12, len(lines) + 1)):
+        if TITLE.match(lines[number - 1]):
+            break
+        if lines[number - 1] in rules:
+            end = number  # the last rule of the header (a name grid's rule comes before the figures' rule)
+    return end
 
 
 def spans(dash_line: str) -> list[tuple[int, int]]:
@@ -118,7 +153,7 @@ def grid(section: Section, label_columns: int = 1) -> Grid:
     pending_line = 0
     body = section.lines[dash_index + 1:]
     for offset, line in enumerate(body, start=dash_index + 2):
-        number = section.first_line + offset
+        number = section.line_of(offset - 1)
         if not line.strip():
             if pending:
                 raise BadInput(f"{section.title} line {pending_line}: {pending[0].strip()!r} has no figures "
@@ -178,7 +213,7 @@ def _rows_follow(after_blank: list[str], ranges: list[tuple[int, int]]) -> bool:
     return any(_line_kind(_cut(line, ranges), 0) == "numbers" for line in lines[1:3])
 
 
-def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | None:
+def value(row: Row, key: str, where: str, *, binary: bool = False, time_unit: str = "") -> float | None:
     """A numeric cell of *row*, BadInput naming the section and line when it is not a number."""
     cell = row.cells.get(key)
     if numbers.is_overflow(cell):
@@ -186,16 +221,21 @@ def value(row: Row, key: str, where: str, *, binary: bool = False) -> float | No
         numbers.note(f"{where} line {row.line}: {label}: {COLUMN_LABELS.get(key, key)} printed as {cell!r} "
                      "(the figure overflowed its column); left unknown")
         return None
+    place = f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}"
     try:
-        place = f"{where} line {row.line}, column {COLUMN_LABELS.get(key, key)}"
-        return numbers.number(cell, binary=binary, where=place)
+        return numbers.number(cell, binary=binary, where=place, time_unit=time_unit or TIME_UNIT.get(key, "ms"))
     except ValueError:
-        raise BadInput(f"{where} line {row.line}: {cell!r} under {key} is not a number (garbled report?)") from None
+        raise numbers.refusal(cell, place, f"{where} line {row.line}: {cell!r} under {key} is not a number "
+                                           "(garbled report?)") from None
+
+
+TIME_UNIT = {"total_s": "s"}
+"""Columns that count time in another unit than milliseconds: a suffixed cell there is converted to it."""
 
 
 def header_facts(text: str, data: ReportData) -> None:
     """DB id, instance, release, RAC, snaps, times, elapsed, DB time and block size from the header."""
-    lines = text.splitlines()
+    lines = text.split("\n")
     for index, line in enumerate(lines):
         if "DB Id" in line and "Release" in line and index + 2 < len(lines):
             ranges = spans(lines[index + 1])
@@ -236,7 +276,7 @@ def header_facts(text: str, data: ReportData) -> None:
                 data.load_profile[LOAD_PROFILE_ROWS[match.group(1)]] = per_s
     first = next(iter(sections(text).values()), None)
     if first is not None:
-        match = TITLE.match(text.splitlines()[first.first_line - 1])
+        match = TITLE.match(lines[first.first_line - 1])
         if match:
             data.db_name = data.db_name or match.group("db")
             data.instance = data.instance or match.group("inst")
@@ -300,6 +340,7 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
     """File IO Stats (source of truth) and Tablespace IO Stats of a text report."""
     from advisor.collectors.awr.sections import TablespaceRow, file_row
 
+    data.file_io_absent = "File IO Stats" not in found
     if "File IO Stats" in found:
         section = found["File IO Stats"]
         if _no_data(section):
@@ -311,6 +352,7 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
                     cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
                 except BadInput as exc:  # one unreadable row: the others stand, and the gap shows
                     data.warnings.append(f"{exc.message}; {filename} ({tablespace}) is left out")
+                    data.left_out.append(filename)
                     continue
                 if width and len(filename) == width:  # longer: wrapped and joined; exactly: perhaps cut
                     filename = _truncated(filename, tablespace, row.line, seen, data)
@@ -391,6 +433,6 @@ def read_awr_text(text: str, path: str) -> ReportData:
     filetype_section(found, data)
     events(found, ("Foreground Wait Events", "Background Wait Events"), data)
     wait_classes(found, data)
-    histograms.from_text(found, data)
+    optional_section(data, "Wait Event Histogram", lambda: histograms.from_text(found, data))
     segments.text_sections(found, data)
     return data

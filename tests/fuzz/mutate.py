@@ -6,8 +6,10 @@ probe used and real files show: truncation, rows and cells deleted or duplicated
 numbers, SQL*Plus overflow marks, huge and negative numbers, swapped decimal separators, ids
 printed as "Sid, Serial#" pairs (13071,63938), rows one or two cells short at their end,
 bytes that are not UTF-8, CRLF line ends, HTML entities, zeroed date digits, reports spooled
-one after another, odd file names; for documents also wrong types, missing keys, repeated
-rows, another document kind or a newer format; and snapshot pairs from two servers or in
+one after another, odd file names, time units after a figure (known and unknown), HTML as a
+browser saves it (upper-case tags, unquoted attributes), text printed in pages (form feeds);
+for documents also wrong types, missing keys, repeated rows, another document kind or a
+newer format; and snapshot pairs from two servers or in
 the wrong order.
 """
 
@@ -185,6 +187,43 @@ def drop_trailing_cells(rng: random.Random, text: str) -> tuple[str, str]:
     return "".join(lines), f"line {index + 1} lost {count} trailing cells"
 
 
+TIME_SUFFIXES = ("us", "ms", "s", " s", "ns", "\u00b5s", "MS", " fortnights", "min", "h")
+"""Units a 12.2+ report prints after a time (us, ms, s with a blank, ns), one a browser-saved page may
+carry (\u00b5s), and ones no report prints (the reader must refuse those naming the cell)."""
+
+
+def unit_suffix(rng: random.Random, text: str) -> tuple[str, str]:
+    """A figure printed with a time unit, as 12.2+ wait, histogram and IOStat cells are."""
+    unit = rng.choice(TIME_SUFFIXES)
+    return _replace_number(rng, text, lambda n: n + unit)
+
+
+UNQUOTED = re.compile(r"[\w#%.,:-]+")
+"""Attribute values a browser writes without quotes."""
+
+
+def as_saved(rng: random.Random, text: str) -> tuple[str, str]:
+    """The file as it arrives: an HTML page as a browser saves it (tag and attribute names upper-case,
+    attribute values unquoted), a text report printed in pages (a form feed before a section title)."""
+    if "<" not in text:
+        titles = [m.start() for m in re.finditer(r"^\S.*DB/Inst:", text, re.MULTILINE)]
+        if not titles:
+            return text, "no section title to start a page at"
+        at = rng.choice(titles)
+        return text[:at] + "\f" + text[at:], f"form feed before the section title at {at}"
+
+    def tag(match: re.Match[str]) -> str:
+        def attribute(found: re.Match[str]) -> str:
+            quote, value = found.group(2), found.group(3)
+            shown = value if UNQUOTED.fullmatch(value) else quote + value + quote
+            return f"{found.group(1).upper()}={shown}"
+
+        attributes = re.sub(r"(\w+)=([\"'])([^\"'<>]*)\2", attribute, match.group(3))
+        return f"<{match.group(1)}{match.group(2).upper()}{attributes}>"
+
+    return re.sub(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)([^<>]*)>", tag, text), "tags and attributes upper-case, unquoted"
+
+
 def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
     copies = rng.choice((2, 3, 100))
     return text * copies, f"{copies} copies one after another"
@@ -193,7 +232,7 @@ def concatenate(rng: random.Random, text: str) -> tuple[str, str]:
 TEXT_MUTATIONS: tuple[Callable[[random.Random, str], tuple[str, str]], ...] = (
     truncate, delete_lines, duplicate_lines, delete_cell, duplicate_cell, text_for_number, overflow, huge,
     negative, swap_separators, non_utf8, crlf, html_entities, zero_dates, concatenate, comma_identifier,
-    drop_trailing_cells,
+    drop_trailing_cells, unit_suffix, as_saved,
 )
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from advisor.collectors.awr import read_report
 from advisor.errors import BadInput, ExitCode
+from advisor.model import coverage_lines, refuse_shortfalls
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -73,8 +74,22 @@ def test_tablespace_mismatch_is_a_warning(tmp_path: Path) -> None:
                in w for w in result.warnings)
     edit = lambda t: t.replace("       540,000     150", "       539,000     150")  # noqa: E731
     result = read_report(variant(tmp_path, "statspack_11.2.0.4.txt", edit))
-    assert any("USERS does not match the sum of its files in File IO Stats (reads 540,000)" in w
-               for w in result.warnings)
+    assert any("the files of USERS sum to 540,000 reads, more than Tablespace IO Stats line" in w
+               and "says (539,000, 100.2 %): a row counted twice or a misread cell" in w for w in result.warnings)
+    reads = next(c for c in result.coverage if c.measure == "tablespace reads")
+    assert reads.excess == 1000.0 and reads.shortfalls  # an excess fails --strict as a shortfall does
+
+
+def test_a_file_row_at_ten_times_its_tablespace_fails_strict_and_shows_in_coverage(tmp_path: Path) -> None:
+    edit = lambda t: t.replace("       540,000     150", "        54,000     150")  # noqa: E731
+    result = read_report(variant(tmp_path, "statspack_11.2.0.4.txt", edit))
+    reads = next(c for c in result.coverage if c.measure == "tablespace reads")
+    assert reads.excess == 486_000.0
+    assert reads.line() == ("files account for 100.0 % of tablespace reads (+264.7 % beyond it) (File IO Stats / "
+                            "Tablespace IO Stats)")
+    assert "(+264.7 % beyond it)" in coverage_lines(result.coverage)[0]
+    with pytest.raises(BadInput, match="more than Tablespace IO Stats"):
+        refuse_shortfalls(result.coverage, "r")
 
 
 def test_histogram_disagreement_is_a_warning(tmp_path: Path) -> None:

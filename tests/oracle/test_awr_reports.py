@@ -30,7 +30,7 @@ def test_fixtures_match_the_generator() -> None:
     rendered = render_all()
     assert sorted(rendered) == sorted(p.name for p in FIXTURES.iterdir() if p.suffix in (".html", ".txt"))
     for name, text in rendered.items():
-        assert (FIXTURES / name).read_text(encoding="utf-8") == text, f"{name} is stale: regenerate"
+        assert (FIXTURES / name).read_bytes().decode("utf-8") == text, f"{name} is stale: regenerate"
 
 
 @pytest.mark.parametrize("name", PER_FILE)

@@ -101,9 +101,43 @@ def _moves(move: Move, paths: Sequence[str]) -> list[str]:
     return [f"mkdir -p {shell(move.directory)}", *(f"mv {shell(p)} {shell(_target(move, p))}" for p in paths)]
 
 
+def _container(move: Move, sql: list[str]) -> None:
+    """In a CDB a tablespace belongs to its PDB: the statements run there."""
+    for container in move.area.containers[:1]:
+        sql.append(f"-- in a CDB: ALTER SESSION SET CONTAINER = {comment(container)} first (skip for a non-CDB)")
+
+
+MOVE_EACH_FILE = ("BEGIN FOR f IN ({listing}) LOOP EXECUTE IMMEDIATE 'ALTER DATABASE MOVE DATAFILE ''' || "
+                  "f.file_name || ''' TO ''' || {target} || SUBSTR(f.file_name, INSTR(f.file_name, '/', -1) + 1) "
+                  "|| ''''; END LOOP; END;")
+"""One line of PL/SQL: every data file the listing returns moved online into the target directory."""
+
+
+def _whole_tablespace(move: Move, tablespace: str, major: int, sql: list[str]) -> None:
+    """Move every data file of a tablespace the workload knows only as a whole (no file names).
+
+    The report gave per-tablespace figures only, so the files are listed where the script runs
+    (DBA_DATA_FILES) and each is moved online (12.1+); before 12c they are listed for a move by hand.
+    """
+    sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}: the whole tablespace "
+               "(the report names no files), every data file of it")
+    _container(move, sql)
+    listing = f"SELECT file_name FROM dba_data_files WHERE tablespace_name = {literal(tablespace)}"
+    if major < 12:
+        sql.append("-- before 12c: take it OFFLINE, move the files this lists, RENAME FILE each, then ONLINE")
+        sql.append(f"{listing};")
+        return
+    sql.append(f"-- first: mkdir -p {comment(move.directory)} (owned by the oracle user)")
+    sql.append(MOVE_EACH_FILE.format(listing=listing, target=literal(move.directory.rstrip("/") + "/")))
+    sql.append("/")
+
+
 def _datafiles(move: Move, major: int, sql: list[str], steps: _Steps) -> None:
     tablespace = move.area.tablespace or move.area.name
     paths = _files(move)
+    if move.area.whole_tablespace and not paths and _scriptable(move, [tablespace], sql):
+        _whole_tablespace(move, tablespace, major, sql)
+        return
     if not paths or not _scriptable(move, [tablespace, *paths], sql):
         return
     sql.append(f"-- tablespace {comment(tablespace)} -> partition {comment(move.partition)}")
@@ -155,6 +189,14 @@ def _temp(move: Move, sql: list[str]) -> None:
         return
     size_mb = max(100, int(move.area.size_bytes / max(1, len(paths)) / (1 << 20)))
     sql.append(f"-- temp {comment(tablespace)} -> partition {comment(move.partition)}")
+    if move.area.whole_tablespace and not paths:  # no file names: one new tempfile, the old ones listed
+        _container(move, sql)
+        target = literal(posixpath.join(move.directory, f"{tablespace.lower()}01.dbf"))
+        sql.append(f"ALTER TABLESPACE {ident(tablespace)} ADD TEMPFILE {target} SIZE {size_mb}M;")
+        sql.append("-- then drop each old tempfile this lists: ALTER DATABASE TEMPFILE '<name>' DROP INCLUDING "
+                   "DATAFILES")
+        sql.append(f"SELECT file_name FROM dba_temp_files WHERE tablespace_name = {literal(tablespace)};")
+        return
     for path in paths:
         sql.append(f"ALTER TABLESPACE {ident(tablespace)} ADD TEMPFILE {literal(_target(move, path))} SIZE {size_mb}M;")
     for path in paths:
