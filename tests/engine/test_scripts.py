@@ -38,7 +38,7 @@ def test_postgres_sql_survives_hostile_names_and_paths() -> None:
     assert kinds.count("CREATE") == 3
     assert kinds.count("ALTER") == 2 * 3 + 1 + 1
     assert kinds.count("SELECT") == 2
-    assert len(statements) == 3 + 8 + 2
+    assert len(statements) == 3 + 8 + 2 + 2 * 2  # SET/RESET client_min_messages around each database's moves
     assert "DROP" not in kinds
     idents = [name for s in statements for name in idents_of(s)]
     assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
@@ -55,8 +55,8 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
     wal = script_named(plan, "move_wal.sh").text
     check = subprocess.run(["bash", "-n"], input=wal, text=True, capture_output=True)
     assert check.returncode == 0, check.stderr
-    assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PGDATA=", "NEW_WAL=")))
-    out = subprocess.run(["sh", "-c", assignments + '\nprintf "%s\\n%s" "$PGDATA" "$NEW_WAL"'], text=True,
+    assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PLANNED_PGDATA=", "NEW_WAL=")))
+    out = subprocess.run(["sh", "-c", assignments + '\nprintf "%s\\n%s" "$PLANNED_PGDATA" "$NEW_WAL"'], text=True,
                          capture_output=True, check=True, cwd=tmp_path)
     wal_label = next(p.label for p in plan.partitions if "WAL" in p.areas)
     assert out.stdout.split("\n") == [PGDATA, f"{QUOTED_DIR}/{wal_label}/pg_wal"]
