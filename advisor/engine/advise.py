@@ -26,6 +26,7 @@ from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
+from advisor.engine.temp_size import sized_for_peak
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -239,6 +240,11 @@ def make_plan(
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
+    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s)
+    sized = {c.area.name: c for c in classified}
+    views = {disk: replace(view, areas=tuple(sized[c.area.name] for c in view.areas))
+             for disk, view in analysis.views.items()}
+    analysis = replace(analysis, classified=classified, views=views)
     if options.target:
         from advisor.engine.tiers.plan import make_tier_plan
 
@@ -252,12 +258,12 @@ def make_plan(
         return None, ["No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT)."]
     if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
-        notes: list[str] = []
+        notes: list[str] = list(temp_notes)
     else:
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
             return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
         solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
-        names, notes = _disk_names(workload, options, names, notes)
+        names, notes = _disk_names(workload, options, names, [*notes, *temp_notes])
     if not solution.disks:
         return None, ["No plan: no area is located on a rotating disk."]
     dbms = options.dbms or workload.server.dbms

@@ -1,4 +1,4 @@
-"""``move_wal.sh`` on a real server: it finishes under a pipe, keeps the server's options, finds PGDATA.
+"""``move_wal.sh`` and ``move_datadir.sh`` on a real server: they finish under a pipe, keep the options.
 
 The server is started by ``pg_ctl`` with options of its own (a port and a ``cluster_name``
 given with ``-o``, so only ``postmaster.opts`` knows them); the script runs as the server's
@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from advisor.demo.embedded import as_server_user, owned_dir
-from advisor.engine.areas import Area
+from advisor.engine.areas import DATA_DIRECTORY, Area
+from advisor.engine.scripts.datadir import move_datadir_script
 from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.wal import move_wal_script
 from tests.helpers.pg import PgServer, available_versions, running_postgres
@@ -102,3 +103,24 @@ def test_move_wal_refuses_a_server_on_another_data_directory(server: tuple[PgSer
     assert code != 0 and "refused: the server runs from" in out, out
     assert pg.psql("SELECT 1") == "1", "the server still runs"
     assert not (pg.datadir / "pg_wal").is_symlink()
+
+
+def test_move_datadir_copies_the_catalogs_and_keeps_the_path_the_server_knows(server: tuple[PgServer, Path]) -> None:
+    pg, work = server
+    pg.psql("CREATE TABLE kept AS SELECT g AS v, md5(g::text) AS t FROM generate_series(1, 2000) g")
+    checksum = pg.psql("SELECT md5(string_agg(t, ',' ORDER BY v)) FROM kept")
+    mount = owned_dir(work / "mnt-cold")
+    area = Area(name=DATA_DIRECTORY, kind="tablespace", tablespace="pg_global", size_bytes=1 << 24, read_iops=0.1,
+                write_iops=0.0, read_mb_s=0.0, write_mb_s=0.0, syncs_per_s=0.0, random_share=None,
+                mean_read_kb=None, mean_write_kb=None, files=40)
+    script = move_datadir_script([Move(area, "cold", "cold3", str(mount), False)],
+                                 {"data_directory": str(pg.datadir)})
+    assert script is not None
+    code, out = _run_piped(script.text, work, pg)
+    assert code == 0, out
+    assert pg.datadir.is_symlink() and os.readlink(pg.datadir) == str(mount / "data")
+    assert pg.psql("SHOW cluster_name") == "movewal_check"
+    assert pg.psql("SELECT md5(string_agg(t, ',' ORDER BY v)) FROM kept") == checksum
+    catalog = pg.psql("SELECT pg_relation_filepath('pg_class')")
+    assert (mount / "data" / catalog).is_file(), "the catalogs are read from the copy"
+    assert (pg.datadir.parent / "data.before-move" / "PG_VERSION").is_file(), "the old copy is kept"

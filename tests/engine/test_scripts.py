@@ -223,8 +223,11 @@ def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None
     report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(),
                     generated_at=AT)
     assert report.plan is not None
-    target = next(p.target for p in report.plan.placements if p.area == "pg_global")
+    # the shared catalogs are the data directory's area, placed by their IO and moved with it
+    target = next(p.target for p in report.plan.placements if p.area == "data directory")
     sql = script_named(report.plan, "postgres.sql").text
-    assert f"-- pg_global (shared catalogs) -> partition {target}: no SQL moves it" in sql
-    assert "with the data directory itself" in sql
+    assert f"-- data directory (catalogs, pg_global) -> partition {target}: no SQL moves it" in sql
+    assert "move_datadir.sh copies the data directory" in sql
+    datadir = script_named(report.plan, "move_datadir.sh").text
+    assert subprocess.run(["bash", "-n"], input=datadir, text=True).returncode == 0
     assert not re.search(r"(?i)create tablespace \S*global", sql) and 'TABLESPACE "pg_global"' not in sql

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import sqlparse
 
+from advisor.engine.scripts.datadir import move_datadir_script
 from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.pg_cleanup import drop_old_tablespaces_sql
 from advisor.engine.scripts.quoting import (
@@ -95,9 +96,8 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
         if move.area.kind not in ("tablespace", "temp") or not move.area.tablespace:
             continue
         if move.area.tablespace == "pg_global":
-            out.append(f"-- pg_global (shared catalogs) -> partition {comment(move.partition)}: no SQL moves it; "
-                       "it lives in the data directory, so it gets there only with the data directory itself "
-                       "(server stopped, copied, PGDATA pointed there)")
+            out.append(f"-- {comment(move.area.name)} (catalogs, pg_global) -> partition {comment(move.partition)}: "
+                       "no SQL moves it; move_datadir.sh copies the data directory there with the server stopped")
             continue
         new = new_tablespace_name(move)
         out.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}")
@@ -188,7 +188,9 @@ def repack_command(database: str, relation: str, tablespace: str) -> str:
 def postgres_scripts(moves: Sequence[Move], settings: Mapping[str, str]) -> list[Script]:
     """All PostgreSQL scripts for *moves*."""
     scripts = [postgres_sql(moves)]
-    for extra in (move_wal_script(moves, settings), repack_script(moves), drop_old_tablespaces_sql(moves)):
+    extras = (move_wal_script(moves, settings), move_datadir_script(moves, settings), repack_script(moves),
+              drop_old_tablespaces_sql(moves))
+    for extra in extras:
         if extra is not None:
             scripts.append(extra)
     return scripts

@@ -22,7 +22,7 @@ from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.quoting import shell
 from advisor.model import Script
 
-_FIND_PGDATA = [
+FIND_PGDATA = [
     "# the data directory of the server running now: asked of the server (the PG* environment picks it),",
     "# else $PGDATA; a server on another directory than the plan's is refused before anything stops",
     "RUNNING=$(psql -X -w -A -t -q -d postgres -c 'SHOW data_directory' 2>/dev/null || true)",
@@ -39,6 +39,11 @@ _FIND_PGDATA = [
     "fi",
 ]
 
+def server_options(log_name: str) -> list[str]:
+    """Shell lines setting SERVER_BIN, SERVER_OPTS, PG_CTL and SERVER_LOG from ``postmaster.opts``."""
+    return [*_SERVER_OPTIONS, f'SERVER_LOG="${{SERVER_LOG:-$PGDATA/{log_name}}}"']
+
+
 _SERVER_OPTIONS = [
     "# the binary and options the server was started with, as pg_ctl restart reads them",
     'OPTS_LINE=$(head -n 1 "$PGDATA/postmaster.opts")',
@@ -50,7 +55,6 @@ _SERVER_OPTIONS = [
     'test -x "$PG_CTL" || PG_CTL=$(command -v pg_ctl) ||',
     '  { echo "no pg_ctl beside $SERVER_BIN or on the PATH" >&2; exit 1; }',
     '# the restarted server writes its output here, not into the caller\'s stdout (a pipe would never close)',
-    'SERVER_LOG="${SERVER_LOG:-$PGDATA/move_wal.server.log}"',
 ]
 
 _CHECKS = [
@@ -89,7 +93,7 @@ def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Scrip
         "set -eu",
         f"PLANNED_PGDATA={shell(planned)}",
         f"NEW_WAL={shell(target)}",
-        *_FIND_PGDATA, *_SERVER_OPTIONS, *_CHECKS, *_MOVE, "",
+        *FIND_PGDATA, *server_options("move_wal.server.log"), *_CHECKS, *_MOVE, "",
     ])
     return Script(
         name="move_wal.sh",

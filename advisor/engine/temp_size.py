@@ -1,0 +1,40 @@
+"""How much room a temp area needs: the peak its counters show, never the files present at one instant.
+
+A snapshot sees the temp files that happen to exist when it runs: often none, so a temp
+partition planned from them gets the minimum slot and the next reporting query fills it.
+What the counters do show is how much was written to temp files during the interval
+(PostgreSQL's ``pg_stat_database.temp_bytes``, Oracle's temp file writes): every temp file
+that existed during the interval was written within it or was present at its start, so
+the bytes written plus the bytes present bound the peak from above. The area is planned at
+that bound (the plan's headroom comes on top); the plan says so with both figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from advisor.engine.classify import Classified
+from advisor.units import MIB
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / MIB:,.1f} MiB"
+
+
+def sized_for_peak(classified: Sequence[Classified], interval_s: float) -> tuple[list[Classified], list[str]]:
+    """*classified* with each temp area's size raised to the peak bound, and a note per raised area."""
+    out: list[Classified] = []
+    notes: list[str] = []
+    for c in classified:
+        area = c.area
+        if area.kind != "temp" or interval_s <= 0 or area.write_mb_s <= 0:
+            out.append(c)
+            continue
+        written = int(area.write_mb_s * MIB * interval_s)
+        peak = area.size_bytes + written
+        out.append(replace(c, area=replace(area, size_bytes=peak)))
+        notes.append(f"{area.name}: sized for {_mib(peak)}, the {_mib(written)} written to temp files during the "
+                     f"{interval_s:,.0f} s interval plus the {_mib(area.size_bytes)} present at the snapshot "
+                     "(the most its files can have held at once), not only what one instant showed.")
+    return out, notes
