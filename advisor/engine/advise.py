@@ -25,8 +25,8 @@ from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
+from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
-from advisor.engine.temp_size import sized_for_peak
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -240,7 +240,7 @@ def make_plan(
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
-    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s)
+    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings)
     sized = {c.area.name: c for c in classified}
     views = {disk: replace(view, areas=tuple(sized[c.area.name] for c in view.areas))
              for disk, view in analysis.views.items()}
@@ -271,6 +271,11 @@ def make_plan(
         analysis.classified, solution, before, labels, capacities, options, names,
         workload.server.settings, dbms, workload.server.version_num, notes,
     )
+    if options.in_place and options.scripts:
+        from advisor.engine.stages import stage_plan
+
+        plan = stage_plan(plan, analysis.classified, workload.layout, models.of(names[0]), options,
+                          dict(workload.server.settings))
     return judge(plan, options.min_gain), []
 
 

@@ -1,4 +1,4 @@
-"""How much room a temp area needs: the peak its counters show, never the files present at one instant.
+"""How much room temp and WAL need: the peak the counters and settings show, never one instant's files.
 
 A snapshot sees the temp files that happen to exist when it runs: often none, so a temp
 partition planned from them gets the minimum slot and the next reporting query fills it.
@@ -7,11 +7,15 @@ What the counters do show is how much was written to temp files during the inter
 that existed during the interval was written within it or was present at its start, so
 the bytes written plus the bytes present bound the peak from above. The area is planned at
 that bound (the plan's headroom comes on top); the plan says so with both figures.
+
+PostgreSQL's pg_wal likewise holds what one instant shows (often one or two segments) but
+grows to ``max_wal_size`` between checkpoints, plus ``wal_keep_size`` kept for replicas:
+the WAL area is planned for at least their sum when the snapshot states them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from advisor.engine.classify import Classified
@@ -22,12 +26,25 @@ def _mib(nbytes: int) -> str:
     return f"{nbytes / MIB:,.1f} MiB"
 
 
-def sized_for_peak(classified: Sequence[Classified], interval_s: float) -> tuple[list[Classified], list[str]]:
-    """*classified* with each temp area's size raised to the peak bound, and a note per raised area."""
+def _wal_bound(settings: Mapping[str, str]) -> int | None:
+    values = [settings.get(name, "") for name in ("max_wal_size_bytes", "wal_keep_size_bytes")]
+    known = [int(v) for v in values if v.isdigit()]
+    return sum(known) if known else None
+
+
+def sized_for_peak(classified: Sequence[Classified], interval_s: float,
+                   settings: Mapping[str, str] | None = None) -> tuple[list[Classified], list[str]]:
+    """*classified* with each temp and WAL area's size raised to its peak bound, and a note per raised area."""
     out: list[Classified] = []
     notes: list[str] = []
+    wal_bound = _wal_bound(settings or {})
     for c in classified:
         area = c.area
+        if area.kind == "wal" and wal_bound is not None and wal_bound > area.size_bytes:
+            out.append(replace(c, area=replace(area, size_bytes=wal_bound)))
+            notes.append(f"{area.name}: sized for {_mib(wal_bound)}, what max_wal_size and wal_keep_size let "
+                         f"pg_wal hold, not the {_mib(area.size_bytes)} present at the snapshot.")
+            continue
         if area.kind != "temp" or interval_s <= 0 or area.write_mb_s <= 0:
             out.append(c)
             continue
