@@ -311,7 +311,7 @@ MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, mode
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
-          model.AreaPlacement, model.ServiceTime, model.Script)
+          model.AreaPlacement, model.ServiceTime, model.Script, model.MigrationStage)
 AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
 PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)
 LAYOUT = (model.HostLayout, model.Device, model.Partition, model.Location, model.Extent, model.DiskStat,

@@ -132,14 +132,14 @@ class MigrationStage(Record):
     known); ``check`` is what the step's first script verifies before it changes anything.
     """
 
-    number: int
-    title: str
-    scripts: tuple[str, ...]
-    needs_bytes: int
-    needs_where: str
-    offline: str
-    offline_s: float | None
-    check: str
+    number: int  # 1, 2, 3 in the order they run
+    title: str  # what the step does
+    scripts: tuple[str, ...]  # the plan's scripts the step runs, in order
+    needs_bytes: int  # free space the step needs
+    needs_where: str  # where that space must be (the spare, the planned partitions)
+    offline: str  # what cannot be used while the step runs
+    offline_s: float | None  # estimated seconds of it; null when nothing is copied or no rate is known
+    check: str  # what the step's first script verifies before it changes anything
 
 
 class Plan(Record):
