@@ -28,7 +28,7 @@ def test_without_a_spare_the_plan_is_refused_with_the_space_it_needs() -> None:
 
 
 def test_a_spare_known_too_small_is_refused_no_order_fits() -> None:
-    with pytest.raises(BadInput, match=r"has 1\.00 GiB free, the disk's areas need 8\.\d\d GiB: no order of moves fits"):
+    with pytest.raises(BadInput, match=r"has 1\.00 GiB free, the disk.s areas need 8\.\d\d GiB: no order of moves"):
         _advise(spare="/spare", spare_free_bytes=1 << 30)
 
 
