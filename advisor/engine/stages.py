@@ -209,7 +209,9 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
     scripts.append(_repartition_script(disk, plan.partitions, sfdisk, mount_root))
     data_bytes = sum(m.area.size_bytes for m in tablespaces if m.area.kind != "temp")
     wal_bytes = sum(m.area.size_bytes for m in wal)
-    stage3 = tuple(s.name for s in plan.scripts if s.language != "sfdisk" and "/" not in s.name)
+    # the plan's own scripts, less the online alternatives (pg_repack) the user may pick instead
+    stage3 = tuple(s.name for s in plan.scripts
+                   if s.language != "sfdisk" and "/" not in s.name and "repack" not in s.name)
     stages = (
         MigrationStage(1, f"evacuate {disk.name} to the spare", tuple(s.name for s in scripts[:-1]), need, spare,
                        "each relation while it is copied (ACCESS EXCLUSIVE lock); the server while pg_wal moves"

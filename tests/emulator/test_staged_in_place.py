@@ -27,6 +27,7 @@ import pytest
 from advisor.demo.embedded import as_server_user, owned_dir
 from advisor.demo.layout import partition_and_mount
 from advisor.disk.emulator.device import emulated_disk
+from tests.docs.mdpage import section
 from tests.helpers.emulated import memory_dir, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, client_tool, running_postgres
 
@@ -35,6 +36,23 @@ pytestmark = [pytest.mark.slow, pytest.mark.root]
 REPO = Path(__file__).resolve().parents[2]
 LAYOUT = (("wal", 0.15), ("ts_a", 0.25), ("ts_b", 0.25), ("ts_c", 0.34))
 TABLES = {"ta": "ts_a", "tb": "ts_b", "tc": "ts_c"}
+TUTORIAL = "## 3. Apply on the disk you have"
+STAGE_SCRIPTS = ("stage1-check.sh", "stage1-evacuate.sql", "stage1-move_wal.sh", "stage2-repartition.sh")
+"""The stage scripts in the order this test runs them, which must be the tutorial's."""
+
+
+def test_the_tutorial_runs_the_stages_in_the_order_this_test_does() -> None:
+    text = section("tutorial.md", TUTORIAL)
+    assert tuple(re.findall(r"plan/(stage\S+)", text)) == STAGE_SCRIPTS
+    assert "--in-place --spare" in text and "tests/emulator/test_staged_in_place.py" in text
+
+
+def _record(name: str, text: str) -> None:
+    """With ADVISOR_DOCS_RECORD=DIR, keep each step's real output (for the tutorial's transcript)."""
+    directory = os.environ.get("ADVISOR_DOCS_RECORD")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        (Path(directory) / name).write_text(text)
 
 
 def _advisor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -146,6 +164,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
                           "--mount-root", str(planned), "--force", "--min-gain", "0",
                           "--in-place", "--spare", str(spare), "--scripts", "plan", "--scripts-anyway", cwd=work)
         assert report.returncode == 0, report.stderr[-3000:]
+        _record("report.txt", report.stdout + report.stderr)
         plan = work / "plan"
         assert "stage 1: evacuate" in report.stdout + report.stderr, report.stdout[-3000:]
         for name in ("stage1-check.sh", "stage1-evacuate.sql", "stage1-move_wal.sh", "stage2-repartition.sh",
@@ -155,15 +174,20 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         # stage 1: to the spare
         done = _as_server(plan / "stage1-check.sh", server)
         assert done.returncode == 0, done.stdout
+        _record("stage1-check.txt", done.stdout)
         done = _psql_file(server, plan / "stage1-evacuate.sql")
         assert done.returncode == 0 and "NOTICE" not in done.stderr, done.stderr
         done = _as_server(plan / "stage1-move_wal.sh", server)
         assert done.returncode == 0, done.stdout
+        _record("stage1-move_wal.txt", done.stdout)
         assert _fingerprint(server) == before
         # stage 2: the partition table and file systems as planned (root)
         done = subprocess.run(["sh", str(plan / "stage2-repartition.sh")], capture_output=True, text=True,
                               timeout=600, check=False)
         assert done.returncode == 0, done.stdout + done.stderr + (plan / "stage2-repartition.sh").read_text()
+        _record("stage2.txt", done.stdout + done.stderr)
+        _record("stage2-repartition.sh", (plan / "stage2-repartition.sh").read_text())
+        _record("stage1-evacuate.sql", (plan / "stage1-evacuate.sql").read_text())
         # stage 3: the plan's own scripts, as the tutorial's Apply steps run them
         for location in re.findall(r"LOCATION '([^']*)'", (plan / "postgres.sql").read_text()):
             owned_dir(Path(location))
@@ -173,6 +197,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         assert done.returncode == 0, done.stderr
         done = _as_server(plan / "move_wal.sh", server)
         assert done.returncode == 0, done.stdout
+        _record("move_wal.txt", done.stdout)
         done = _psql_file(server, plan / "postgres_drop_old.sql")
         assert done.returncode == 0, done.stderr
 
@@ -181,6 +206,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
                                   str(server.port), "-U", "postgres", "--install-missing", "--heapallindexed",
                                   "-d", "app"], capture_output=True, text=True, timeout=600, check=False)
         assert amcheck.returncode == 0, amcheck.stdout + amcheck.stderr
+        _record("checks.txt", f"{before}\n{amcheck.stdout}{amcheck.stderr}")
         locations = server.psql("SELECT pg_tablespace_location(t.oid) FROM pg_class c JOIN pg_tablespace t "
                                 "ON t.oid = c.reltablespace WHERE c.relname IN ('ta', 'tb', 'tc')", "app")
         assert all(loc.startswith(str(planned)) for loc in locations.split()), locations
@@ -194,4 +220,5 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         again = _advisor("report", "--snapshot", "c.json", "d.json", "--preset", "class-7200-desktop",
                          "--mount-root", str(planned), "--force", cwd=work)
         assert again.returncode == 0 and "plan:" in again.stdout, again.stderr[-2000:]
+        _record("report-after.txt", again.stdout + again.stderr)
         server.pg_ctl("-w", "-m", "fast", "stop")
