@@ -189,6 +189,10 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
     if any(m.area.tablespace == "pg_global" for m in on_disk):
         raise BadInput(f"--in-place: the data directory lies on {disk.name}, whose partitions stage 2 remakes; "
                        "move it off the disk first (move_datadir.sh aimed at another disk)")
+    unstaged = [m.area.name for m in on_disk if m.area.kind not in ("tablespace", "temp", "wal", "object")]
+    if unstaged:
+        raise BadInput(f"--in-place: {', '.join(unstaged)} on {disk.name} cannot be staged (no script moves it to "
+                       "the spare); point it at another disk first")
     need = int(sum(max(m.area.size_bytes, MIB) for m in on_disk) * SPARE_ROOM)
     if spare is None:
         raise BadInput(f"--in-place needs room for {_gib(need)} while {disk.name} is remade: name a spare "
