@@ -240,7 +240,9 @@ def make_plan(
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
-    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings)
+    capacity = min((v.size_bytes for v in analysis.views.values()), default=models.default.capacity_bytes)
+    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings,
+                                            capacity * options.disks, options.headroom)
     sized = {c.area.name: c for c in classified}
     views = {disk: replace(view, areas=tuple(sized[c.area.name] for c in view.areas))
              for disk, view in analysis.views.items()}

@@ -32,12 +32,29 @@ def _wal_bound(settings: Mapping[str, str]) -> int | None:
     return sum(known) if known else None
 
 
-def sized_for_peak(classified: Sequence[Classified], interval_s: float,
-                   settings: Mapping[str, str] | None = None) -> tuple[list[Classified], list[str]]:
-    """*classified* with each temp and WAL area's size raised to its peak bound, and a note per raised area."""
+def sized_for_peak(classified: Sequence[Classified], interval_s: float, settings: Mapping[str, str] | None = None,
+                   capacity_bytes: int | None = None, headroom: float = 0.0) -> tuple[list[Classified], list[str]]:
+    """*classified* with each temp and WAL area's size raised to its peak bound, and a note per raised area.
+
+    The bounds are upper bounds: when the areas with them (and the headroom) would not fit
+    *capacity_bytes*, the sizes the snapshot measured are kept and a note says so, rather than
+    refusing a plan for a peak the disk has evidently not needed.
+    """
+    raised, notes = _raised(classified, interval_s, settings or {})
+    if capacity_bytes is not None and notes:
+        total = sum(c.area.size_bytes for c in raised) * (1.0 + headroom)
+        if total > capacity_bytes:
+            return list(classified), [f"temp and WAL planned from the sizes the snapshot measured: with their peak "
+                                      f"bounds the areas would need {_mib(int(total))}, more than the disk's "
+                                      f"{_mib(capacity_bytes)}"]
+    return raised, notes
+
+
+def _raised(classified: Sequence[Classified], interval_s: float,
+            settings: Mapping[str, str]) -> tuple[list[Classified], list[str]]:
     out: list[Classified] = []
     notes: list[str] = []
-    wal_bound = _wal_bound(settings or {})
+    wal_bound = _wal_bound(settings)
     for c in classified:
         area = c.area
         if area.kind == "wal" and wal_bound is not None and wal_bound > area.size_bytes:
