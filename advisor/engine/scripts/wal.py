@@ -67,7 +67,7 @@ _CHECKS = [
     'test -w "$(dirname "$NEW_WAL")" || { echo "cannot write $(dirname "$NEW_WAL")" >&2; exit 1; }',
     'test ! -e "$NEW_WAL" || { echo "$NEW_WAL exists already" >&2; exit 1; }',
     "# onto another file system mv copies: the WAL must fit there (a failed copy would leave the server down)",
-    'if [ "$(stat -c %d "$CURRENT")" != "$(stat -c %d "$(dirname "$NEW_WAL")")" ]; then',
+    'if [ "$(stat -L -c %d "$CURRENT")" != "$(stat -L -c %d "$(dirname "$NEW_WAL")")" ]; then',
     '  NEED_KB=$(du -sk "$CURRENT" | cut -f1)',
     '  FREE_KB=$(df -Pk "$(dirname "$NEW_WAL")" | awk \'NR == 2 {print $4}\')',
     '  if [ "$NEED_KB" -ge "$FREE_KB" ]; then',
