@@ -348,7 +348,8 @@ MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, mode
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
-          model.AreaPlacement, model.ServiceTime, model.Script, model.ReplayCheck, model.ReplayArea)
+          model.AreaPlacement, model.ServiceTime, model.Script, model.ReplayCheck, model.ReplayArea,
+          model.MigrationStage)
 TRACE = (model.BlockTrace, model.TraceProcess, model.TraceLoss)
 AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
 PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)

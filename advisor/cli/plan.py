@@ -30,6 +30,7 @@ from advisor.cli.plan_options import (
     force_option,
     format_option,
     headroom_option,
+    in_place_option,
     knapsack_option,
     min_gain_option,
     mount_root_option,
@@ -37,7 +38,9 @@ from advisor.cli.plan_options import (
     preset_option,
     scripts_anyway_option,
     scripts_option,
+    spare_option,
     spec_option,
+    staged_options,
     target_option,
     verbose_option,
 )
@@ -70,6 +73,8 @@ def plan(
     verbose: bool = verbose_option(),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    in_place: bool = in_place_option(),
+    spare: str | None = spare_option(),
     cache: str = cache_option(),
 ) -> None:
     """Partitions from the outer edge, area placement, predicted gain and scripts for new disks."""
@@ -98,6 +103,7 @@ def plan(
     if target is not None:
         options = with_target(options, target, knapsack)
         notes = _target_notes(notes, work, bool(disk or preset or spec))
+    options = staged_options(options, in_place, spare)
     with _phases() as progress:
         options = replace(options, progress=progress)
         advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway,

@@ -10,10 +10,14 @@ new target disks, ``report`` of today's), the caller passes its own text.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from advisor.cli.common import OutputFormat
+
+if TYPE_CHECKING:
+    from advisor.engine.planner import PlanOptions
 
 SCRIPTS_ANYWAY_HELP = "With --scripts: write them even when the plan gains under --min-gain."
 MIN_GAIN_HELP = "Predicted gain, in %, below which a plan is 'no change worth making' and writes no scripts."
@@ -102,3 +106,37 @@ def verbose_option() -> bool:
     """``--verbose/-v``: every warning."""
     value: bool = typer.Option(False, "--verbose", "-v", help="List every warning (terminal: one line per kind).")
     return value
+
+
+def in_place_option() -> bool:
+    """``--in-place``: stage the plan on the disk that holds the data (docs/plan.md#in-place)."""
+    value: bool = typer.Option(False, "--in-place", help="Stage the plan on the disk that holds the data today: "
+                               "evacuate to --spare, remake the partitions, move in (scripts per stage).")
+    return value
+
+
+def spare_option() -> str | None:
+    """``--spare``: where a staged migration keeps the disk's areas meanwhile."""
+    value: str | None = typer.Option(None, "--spare", help="With --in-place: a directory on another disk with "
+                                     "room for everything the disk holds for the database.")
+    return value
+
+
+def staged_options(options: PlanOptions, in_place: bool, spare: str | None) -> PlanOptions:
+    """*options* for a staged migration: the spare's free space when this host can see it."""
+    import os
+    from dataclasses import replace
+
+    from advisor.errors import BadInput
+
+    if spare is not None and not in_place:
+        raise BadInput("--spare goes with --in-place")
+    if not in_place:
+        return options
+    if options.target:
+        raise BadInput("--in-place stages today's disk; --target plans new devices: give one of them")
+    free = None
+    if spare is not None and os.path.isdir(spare):
+        stat = os.statvfs(spare)
+        free = stat.f_bavail * stat.f_frsize
+    return replace(options, in_place=True, new_disks=False, spare=spare, spare_free_bytes=free)

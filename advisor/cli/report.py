@@ -21,6 +21,7 @@ from advisor.cli.plan_options import (
     force_option,
     format_option,
     headroom_option,
+    in_place_option,
     knapsack_option,
     min_gain_option,
     mount_root_option,
@@ -28,7 +29,9 @@ from advisor.cli.plan_options import (
     preset_option,
     scripts_anyway_option,
     scripts_option,
+    spare_option,
     spec_option,
+    staged_options,
     target_option,
     verbose_option,
 )
@@ -94,6 +97,8 @@ def report(
                                 "falls short of the report's own totals."),
     sizes: Path | None = sizes_option(),
     assume_size: str | None = assume_option(),
+    in_place: bool = in_place_option(),
+    spare: str | None = spare_option(),
     cache: str = cache_option(),
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
@@ -128,6 +133,7 @@ def report(
     if target is not None:
         options = with_target(options, target, knapsack)
         notes = target_model_note(notes)
+    options = staged_options(options, in_place, spare)
     advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 

@@ -124,6 +124,6 @@ def write_scripts(report: Report, directory: Path | None, anyway: bool = False) 
         target = directory / script.name
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, script.text)
-        if script.language == "shell":
-            target.chmod(0o755)
+        # readable by the account that runs it (often not the one that wrote it: postgres, oracle)
+        target.chmod(0o755 if script.language == "shell" else 0o644)
     typer.echo(f"advisor: wrote {len(plan.scripts)} scripts to {directory}", err=True)

@@ -15,8 +15,10 @@ Module map, in the order ``advise`` runs them:
 - ``classify``: how each area uses the disk; ``gate``: whether the database waits on IO at all.
 - ``findings``, ``findings_disk``: placement and disk findings; ``model_fit``: whether the
   assumed model fits what was measured (a refuted model carries no finding).
+- ``peak_size``: temp and WAL sized for the peak their counters and settings show.
 - ``optimizer`` (with ``order_cost`` for big databases): the order of areas from the outer
-  edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing.
+  edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing;
+  ``stages``: with ``--in-place``, the staged migration to it on the disk that holds the data.
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the
   self-check) and under the plan (the verdict and the gain where a trace exists).
 - ``tiers/``: plans across the devices of an inventory (fit, targets, search, plan, findings).

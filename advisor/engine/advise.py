@@ -25,6 +25,7 @@ from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
+from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.replay_check import check_trace, misfit, verdict
 from advisor.engine.worth import judge
@@ -241,6 +242,13 @@ def make_plan(
     if not analysis.classified:
         return None, ["No plan: the workload has no files."]
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
+    capacity = min((v.size_bytes for v in analysis.views.values()), default=models.default.capacity_bytes)
+    classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings,
+                                            capacity * options.disks, options.headroom)
+    sized = {c.area.name: c for c in classified}
+    views = {disk: replace(view, areas=tuple(sized[c.area.name] for c in view.areas))
+             for disk, view in analysis.views.items()}
+    analysis = replace(analysis, classified=classified, views=views)
     if options.target:
         from advisor.engine.tiers.plan import make_tier_plan
 
@@ -254,12 +262,12 @@ def make_plan(
         return None, ["No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT)."]
     if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
-        notes: list[str] = []
+        notes: list[str] = list(temp_notes)
     else:
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
             return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
         solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
-        names, notes = _disk_names(workload, options, names, notes)
+        names, notes = _disk_names(workload, options, names, [*notes, *temp_notes])
     if not solution.disks:
         return None, ["No plan: no area is located on a rotating disk."]
     dbms = options.dbms or workload.server.dbms
@@ -267,6 +275,11 @@ def make_plan(
         analysis.classified, solution, before, labels, capacities, options, names,
         workload.server.settings, dbms, workload.server.version_num, notes,
     )
+    if options.in_place and options.scripts:
+        from advisor.engine.stages import stage_plan
+
+        plan = stage_plan(plan, analysis.classified, workload.layout, models.of(names[0]), options,
+                          dict(workload.server.settings))
     return judge(plan, options.min_gain), []
 
 

@@ -152,11 +152,43 @@ class _Accumulator:
         self.unknown_reason: str | None = None
 
 
+DATA_DIRECTORY = "data directory"
+"""The area of PostgreSQL's data directory: the shared catalogs (``pg_global``) and the
+catalogs of every database in ``pg_default``. They move only together, with the data
+directory itself and the server stopped (no SQL moves a catalog), so they are placed as one
+area, by their IO like any other, and its size is what such a move copies."""
+
+FIRST_NORMAL_OID = 16384
+"""PostgreSQL's FirstNormalObjectId: every object initdb made (catalogs, their TOAST tables
+and indexes, information_schema) has a lower oid; a user's relations never do."""
+
+_RELATION_KINDS = frozenset({"data", "index", "toast", "sequence", "other"})
+
+
+def in_data_directory(rate: FileRate) -> bool:
+    """True for a PostgreSQL file that moves only with the data directory (pg_global, pg_default's catalogs).
+
+    ``ALTER TABLE/INDEX ALL IN TABLESPACE`` skips catalogs, so a ``pg_default`` move whose IO
+    is catalog reads would move nothing; those files belong to the data directory's area.
+    Decided from the tablespace and the relation's oid (``container/oid`` file ids), never
+    from the relation's name.
+    """
+    if rate.tablespace == "pg_global":
+        return rate.kind in _RELATION_KINDS
+    if rate.tablespace != "pg_default" or rate.kind not in _RELATION_KINDS:
+        return False
+    _container, _slash, oid = rate.file_id.rpartition("/")
+    return oid.isdigit() and int(oid) < FIRST_NORMAL_OID
+
+
 def area_key(rate: FileRate) -> tuple[AreaKind, str]:
-    """The area a file belongs to: its kind group plus, for table data, its tablespace."""
+    """The area a file belongs to: its kind group plus, for table data, its tablespace
+    (PostgreSQL's catalogs: the data directory, :func:`in_data_directory`)."""
     kind = _KIND_OF_FILE.get(rate.kind, "tablespace")
     if rate.kind in _FIXED_NAMES:
         return kind, _FIXED_NAMES[rate.kind]
+    if in_data_directory(rate):
+        return "tablespace", DATA_DIRECTORY
     return kind, rate.tablespace or kind
 
 
@@ -282,6 +314,8 @@ def group_areas(
         acc = accs.get(key)
         if acc is None:
             tablespace = rate.tablespace if own else (None if key[0] in ("wal", "archive", "control") else key[1])
+            if key == ("tablespace", DATA_DIRECTORY):
+                tablespace = "pg_global"  # the data directory's own tablespace: no SQL moves it
             acc = accs[key] = _Accumulator(key[0], tablespace)
         _add_rate(acc, rate, index)
     names = _unique_names(accs)

@@ -66,6 +66,9 @@ class PlanOptions:
     min_gain: float = 0.05  # a plan predicting less is "no change worth making" (engine/worth.py)
     no_plan: str | None = None  # make no plan and say this instead (file sizes unknown: advisor.sizes.need)
     progress: Progress | None = field(default=None, compare=False)  # told each phase of a long plan
+    in_place: bool = False  # stage the plan on the disk that holds the data (engine/stages.py)
+    spare: str | None = None  # where the staged migration puts the disk's areas meanwhile
+    spare_free_bytes: int | None = None  # its free space when the command could see it
 
 
 def place_items(classified: Sequence[Classified], capacity_bytes: int, headroom: float) -> list[PlaceItem]:

@@ -123,6 +123,25 @@ class TierPlan(Record):
     rules: tuple[str, ...] = ()
 
 
+class MigrationStage(Record):
+    """One step of a staged migration on the disk that holds the data (``--in-place``).
+
+    ``needs_bytes`` is the free space the step needs in ``needs_where``; ``offline`` says
+    what cannot be used meanwhile and ``offline_s`` estimates for how long (the bytes it
+    copies at the disk's slowest sequential rate; None when nothing is copied or no rate is
+    known); ``check`` is what the step's first script verifies before it changes anything.
+    """
+
+    number: int  # 1, 2, 3 in the order they run
+    title: str  # what the step does
+    scripts: tuple[str, ...]  # the plan's scripts the step runs, in order
+    needs_bytes: int  # free space the step needs
+    needs_where: str  # where that space must be (the spare, the planned partitions)
+    offline: str  # what cannot be used while the step runs
+    offline_s: float | None  # estimated seconds of it; null when nothing is copied or no rate is known
+    check: str  # what the step's first script verifies before it changes anything
+
+
 class Plan(Record):
     """Partitions from the outer edge, the assignment, predicted times and scripts."""
 
@@ -137,6 +156,7 @@ class Plan(Record):
     notes: tuple[str, ...] = ()
     tiers: TierPlan | None = None  # set by a plan onto an inventory (--target)
     not_worth_it: str | None = None  # why carrying it out is not worth it (its scripts are not written)
+    stages: tuple[MigrationStage, ...] = ()  # --in-place: the steps from today's partitions to the planned ones
 
 
 class ServerSummary(Record):

@@ -57,6 +57,12 @@ def to_bytes(row: SettingRow | None, default: int) -> int:
     return int(row.setting) * units.get(row.unit, 1)
 
 
+def wal_bound_settings(settings: dict[str, SettingRow]) -> dict[str, str]:
+    """``max_wal_size`` and ``wal_keep_size`` in bytes (pg_settings gives MB): what pg_wal may hold."""
+    return {f"{name}_bytes": str(to_bytes(settings[name], 0)) for name in ("max_wal_size", "wal_keep_size")
+            if name in settings}
+
+
 def view_rows(rows: list[Any]) -> list[dict[str, Jsonable]]:
     """Row dataclasses as JSON-friendly dicts (timestamps as ISO text) for Snapshot.views."""
     out = []
@@ -146,6 +152,7 @@ def collect(session: PgSession, context: CollectContext) -> None:
     settings = {r.name: r for r in run_query(conn, SettingRow, "settings", major)}
     context.warnings.extend(check_privileges(priv, settings))
     values = {name: row.setting for name, row in settings.items()}
+    values.update(wal_bound_settings(settings))  # in bytes: the plan sizes pg_wal's partition by them
     data_directory = values["data_directory"]
     block_size = to_bytes(settings.get("block_size"), 8192)
     wal_segment = to_bytes(settings.get("wal_segment_size"), 16 << 20)

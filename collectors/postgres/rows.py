@@ -242,12 +242,14 @@ SETTING_NAMES = (
     "data_directory",
     "default_tablespace",
     "io_method",
+    "max_wal_size",
     "segment_size",
     "stats_fetch_consistency",
     "temp_tablespaces",
     "track_counts",
     "track_io_timing",
     "track_wal_io_timing",
+    "wal_keep_size",
     "wal_segment_size",
 )
 """pg_settings rows the collector reads (settings.v*.sql's ``names`` parameter)."""

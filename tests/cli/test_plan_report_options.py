@@ -2,7 +2,8 @@
 """`plan` and `report` declare their shared options in one place and list the same options as before.
 
 The tables below are the two commands' options (flags, help text, default) as they were when each
-command declared its own: moving a declaration must change none of them.
+command declared its own (plus ``--in-place``/``--spare``, declared once for both): moving a
+declaration must change none of them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ PLAN_OPTIONS = [
     (['--verbose', '-v'], 'List every warning (terminal: one line per kind).', 'False'),
     (['--sizes'], 'Sizes file: the output of `advisor sql show sizes` (SQL*Plus CSV or grid, psql CSV or aligned), for workloads without file sizes (AWR/Statspack imports).', 'None'),
     (['--assume-size'], "Plan areas of unknown size as this size each (e.g. 10G): by IO alone; every output marks those sizes 'assumed'.", 'None'),
+    (['--in-place'], 'Stage the plan on the disk that holds the data today: evacuate to --spare, remake the partitions, move in (scripts per stage).', 'False'),
+    (['--spare'], 'With --in-place: a directory on another disk with room for everything the disk holds for the database.', 'None'),
     (['--cache'], "kept (default): plan by the reads a disk served today (reads a cache served are shown, not planned); lost: the new server will not have today's cache, plan by every read reported.", "'kept'"),
 ]
 
@@ -61,6 +64,8 @@ REPORT_OPTIONS = [
     (['--strict'], "Refuse (exit 6) a workload imported from a report that falls short of the report's own totals.", 'False'),
     (['--sizes'], 'Sizes file: the output of `advisor sql show sizes` (SQL*Plus CSV or grid, psql CSV or aligned), for workloads without file sizes (AWR/Statspack imports).', 'None'),
     (['--assume-size'], "Plan areas of unknown size as this size each (e.g. 10G): by IO alone; every output marks those sizes 'assumed'.", 'None'),
+    (['--in-place'], 'Stage the plan on the disk that holds the data today: evacuate to --spare, remake the partitions, move in (scripts per stage).', 'False'),
+    (['--spare'], 'With --in-place: a directory on another disk with room for everything the disk holds for the database.', 'None'),
     (['--cache'], "kept (default): plan by the reads a disk served today (reads a cache served are shown, not planned); lost: the new server will not have today's cache, plan by every read reported.", "'kept'"),
 ]
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 from dataclasses import replace
 
+import pytest
+
 from advisor.engine.advise import advise
-from advisor.engine.areas import group_areas
+from advisor.engine.areas import DATA_DIRECTORY, group_areas
 from advisor.engine.classify import classify
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, FileRate, HostLayout, Location, Workload
@@ -112,3 +114,40 @@ def test_wal_visits_per_io_come_from_its_flushes() -> None:
     assert {a.name: a for a in group_areas([synced, data])}["WAL"].visits_per_io == 0.4
     idle = replace(wal, write_iops=0.0, write_mb_s=0.0)
     assert {a.name: a for a in group_areas([idle, data])}["WAL"].visits_per_io is None
+
+
+def _rel(file_id: str, tablespace: str, size: int, read_iops: float) -> FileRate:
+    return FileRate(file_id=file_id, path=f"/pg/{file_id}", kind="data", tablespace=tablespace,
+                    container=file_id.split("/")[0], size_bytes=size, read_iops=read_iops, write_iops=None,
+                    read_mb_s=read_iops / 128, write_mb_s=None, mean_read_kb=8.0, mean_write_kb=None,
+                    random_share=1.0, read_latency_ms=None, write_latency_ms=None, name=f"x.{file_id}")
+
+
+def test_catalogs_and_pg_global_are_one_data_directory_area_and_pg_default_keeps_user_tables() -> None:
+    rates = [_rel("global/1262", "pg_global", 8192, 0.1), _rel("app/1259", "pg_default", 1 << 20, 5.0),
+             _rel("app/2619", "pg_default", 1 << 21, 2.0), _rel("app/16384", "pg_default", 1 << 22, 30.0),
+             _rel("app/16390", "hot", 1 << 23, 50.0)]
+    areas = {a.name: a for a in group_areas(rates)}
+    assert set(areas) == {DATA_DIRECTORY, "pg_default", "hot"}
+    datadir = areas[DATA_DIRECTORY]
+    assert datadir.size_bytes == 8192 + (1 << 20) + (1 << 21) and datadir.read_iops == pytest.approx(7.1)
+    assert datadir.tablespace == "pg_global"
+    assert areas["pg_default"].size_bytes == 1 << 22 and areas["pg_default"].read_iops == 30.0
+
+
+def test_a_pg_default_holding_only_catalogs_writes_no_move() -> None:
+    """Its IO is catalog reads, which no ALTER ... ALL IN TABLESPACE moves: no empty move, no area."""
+    areas = group_areas([_rel("app/1259", "pg_default", 1 << 20, 5.0), _rel("app/16390", "hot", 1 << 23, 50.0)])
+    assert "pg_default" not in {a.name for a in areas}
+
+
+def test_temp_is_planned_for_what_the_interval_wrote_not_the_files_present() -> None:
+    """No temp file exists at the snapshot (size 0), yet 2 MiB/s went to temp files: the partition holds it."""
+    w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
+                  AreaSpec("temp", kind="temp", size_gb=0, write_iops=256, write_kb=8, random_share=None)])
+    report = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    assert report.plan is not None
+    written = int(256 * 8 * 1024 * w.interval_s)
+    temp = next(p for p in report.plan.partitions if "temp" in p.areas)
+    assert temp.size_bytes >= written, (temp.size_bytes, written)
+    assert any(n.startswith("temp: sized for") for n in report.plan.notes), report.plan.notes

@@ -141,3 +141,29 @@ def test_lying_cache_is_found_from_a_profile_without_rpm(workload_file: Path, tm
         assert ("CACHE_LIES" in codes) is expected
         if expected:
             assert codes["CACHE_LIES"]["evidence"]["rpm"] == 7200
+
+
+def test_plan_in_place_stages_today_s_disk_and_refuses_a_small_spare(tmp_path: Path) -> None:
+    """--in-place plans the workload's own disk; no spare, or --spare alone, is exit 6."""
+    workload_file = tmp_path / "w.json"
+    save(workload([AreaSpec("hot", size_gb=0.5, read_iops=300, zone=(0.7, 0.75)),
+                   AreaSpec("WAL", kind="wal", size_gb=0.1, write_iops=50, random_share=None, zone=(0.0, 0.02)),
+                   AreaSpec("cold", size_gb=1, read_iops=1, zone=(0.3, 0.4))]), workload_file)
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    done = run_advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--force",
+                       "--in-place", "--format", "json")
+    assert done.returncode == 6 and "--spare DIR" in done.stderr, done.stderr
+    done = run_advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--force",
+                       "--spare", str(spare))
+    assert done.returncode == 6 and "--spare goes with --in-place" in done.stderr, done.stderr
+    free = os.statvfs(spare).f_bavail * os.statvfs(spare).f_frsize
+    done = run_advisor("plan", "--workload", str(workload_file), "--preset", "class-7200-desktop", "--force",
+                       "--in-place", "--spare", str(spare), "--format", "json", "--scripts", str(tmp_path / "s"))
+    if "no order of moves fits" in done.stderr:  # this machine's free space is smaller than the areas
+        assert done.returncode == 6 and free < 2 << 30, done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    stages = json.loads(done.stdout)["plan"]["stages"]
+    assert [s["number"] for s in stages] == [1, 2, 3] and stages[0]["needs_bytes"] <= free
+    assert os.stat(tmp_path / "s" / "stage1-evacuate.sql").st_mode & 0o044 == 0o044, "readable by the server's account"

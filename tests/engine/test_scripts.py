@@ -38,7 +38,7 @@ def test_postgres_sql_survives_hostile_names_and_paths() -> None:
     assert kinds.count("CREATE") == 3
     assert kinds.count("ALTER") == 2 * 3 + 1 + 1
     assert kinds.count("SELECT") == 2
-    assert len(statements) == 3 + 8 + 2
+    assert len(statements) == 3 + 8 + 2 + 2 * 2  # SET/RESET client_min_messages around each database's moves
     assert "DROP" not in kinds
     idents = [name for s in statements for name in idents_of(s)]
     assert EVIL in idents, "the hostile tablespace is one identifier, quote doubled"
@@ -55,8 +55,8 @@ def test_shell_scripts_parse_and_paths_round_trip(tmp_path: Path) -> None:
     wal = script_named(plan, "move_wal.sh").text
     check = subprocess.run(["bash", "-n"], input=wal, text=True, capture_output=True)
     assert check.returncode == 0, check.stderr
-    assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PGDATA=", "NEW_WAL=")))
-    out = subprocess.run(["sh", "-c", assignments + '\nprintf "%s\\n%s" "$PGDATA" "$NEW_WAL"'], text=True,
+    assignments = "\n".join(line for line in wal.splitlines() if line.startswith(("PLANNED_PGDATA=", "NEW_WAL=")))
+    out = subprocess.run(["sh", "-c", assignments + '\nprintf "%s\\n%s" "$PLANNED_PGDATA" "$NEW_WAL"'], text=True,
                          capture_output=True, check=True, cwd=tmp_path)
     wal_label = next(p.label for p in plan.partitions if "WAL" in p.areas)
     assert out.stdout.split("\n") == [PGDATA, f"{QUOTED_DIR}/{wal_label}/pg_wal"]
@@ -223,8 +223,11 @@ def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None
     report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(),
                     generated_at=AT)
     assert report.plan is not None
-    target = next(p.target for p in report.plan.placements if p.area == "pg_global")
+    # the shared catalogs are the data directory's area, placed by their IO and moved with it
+    target = next(p.target for p in report.plan.placements if p.area == "data directory")
     sql = script_named(report.plan, "postgres.sql").text
-    assert f"-- pg_global (shared catalogs) -> partition {target}: no SQL moves it" in sql
-    assert "with the data directory itself" in sql
+    assert f"-- data directory (catalogs, pg_global) -> partition {target}: no SQL moves it" in sql
+    assert "move_datadir.sh copies the data directory" in sql
+    datadir = script_named(report.plan, "move_datadir.sh").text
+    assert subprocess.run(["bash", "-n"], input=datadir, text=True).returncode == 0
     assert not re.search(r"(?i)create tablespace \S*global", sql) and 'TABLESPACE "pg_global"' not in sql

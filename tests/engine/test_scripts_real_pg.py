@@ -259,7 +259,8 @@ def test_move_wal_checks_its_target_before_it_stops_the_server(pg15: PgServer, t
     path = tmp_path / "move_wal.sh"
     path.write_text(script.text)
     path.chmod(0o755)
-    env = {**os.environ, "PATH": f"{pg15.bindir}:{os.environ.get('PATH', '')}"}
+    env = {**os.environ, "PATH": f"{pg15.bindir}:{os.environ.get('PATH', '')}", "PGHOST": "127.0.0.1",
+           "PGPORT": str(pg15.port), "PGUSER": "postgres"}
     done = subprocess.run(as_server_user(["sh", str(path)]), capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode != 0 and "cannot write" in done.stderr, done.stderr
     assert pg15.psql("SELECT 1") == "1", "the server still runs"

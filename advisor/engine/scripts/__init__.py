@@ -2,7 +2,9 @@
 
 ``sfdisk`` lays out the partitions from the outer edge; ``prepare`` makes and mounts one file
 system per planned partition of a tiered plan's device; ``postgres``, ``oracle`` and
-``objects`` move tablespaces, WAL/redo and single objects; ``moves`` turns a plan into the
+``objects`` move tablespaces, WAL/redo and single objects; ``wal`` (``move_wal.sh``) and
+``datadir`` (``move_datadir.sh``) move pg_wal and the data directory with the server stopped;
+``pg_cleanup`` drops the tablespaces the moves emptied; ``moves`` turns a plan into the
 list of file/area moves the database scripts carry out. Every identifier and path from the
 database is quoted by :mod:`advisor.engine.scripts.quoting`.
 """

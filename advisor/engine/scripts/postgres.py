@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import posixpath
 import re
 from collections.abc import Mapping, Sequence
 
 import sqlparse
 
+from advisor.engine.scripts.datadir import move_datadir_script
 from advisor.engine.scripts.moves import Move
+from advisor.engine.scripts.pg_cleanup import drop_old_tablespaces_sql
 from advisor.engine.scripts.quoting import (
     comment,
     conninfo_value,
@@ -29,6 +30,7 @@ from advisor.engine.scripts.quoting import (
     qualified,
     shell,
 )
+from advisor.engine.scripts.wal import move_wal_script
 from advisor.model import Script
 
 TEMPLATES = frozenset({"template0", "template1"})
@@ -94,9 +96,8 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
         if move.area.kind not in ("tablespace", "temp") or not move.area.tablespace:
             continue
         if move.area.tablespace == "pg_global":
-            out.append(f"-- pg_global (shared catalogs) -> partition {comment(move.partition)}: no SQL moves it; "
-                       "it lives in the data directory, so it gets there only with the data directory itself "
-                       "(server stopped, copied, PGDATA pointed there)")
+            out.append(f"-- {comment(move.area.name)} (catalogs, pg_global) -> partition {comment(move.partition)}: "
+                       "no SQL moves it; move_datadir.sh copies the data directory there with the server stopped")
             continue
         new = new_tablespace_name(move)
         out.append(f"-- {comment(move.area.name)} -> partition {comment(move.partition)}")
@@ -107,10 +108,13 @@ def _tablespace_sql(moves: Sequence[Move]) -> list[str]:
             if db:
                 out.append(f"-- run the next statements connected to database {comment(db)}")
                 out.append(psql_connect(db))
+            # a database with no index (or view) there says "no matching relations": not a failure
+            out.append("SET client_min_messages = warning;")
             for what in ("TABLE", "INDEX", "MATERIALIZED VIEW"):
                 out.append(
                     f"ALTER {what} ALL IN TABLESPACE {ident(move.area.tablespace)} SET TABLESPACE {ident(new)};"
                 )
+            out.append("RESET client_min_messages;")
             if any(r.kind == "sequence" and r.container == db for r in move.area.relations):
                 out.append(f"-- its sequences stay in {comment(move.area.tablespace)}: no statement moves a sequence "
                            "alone; they follow the database's default tablespace (ALTER DATABASE ... SET "
@@ -149,41 +153,6 @@ def postgres_sql(moves: Sequence[Move]) -> Script:
     return Script(name="postgres.sql", language="sql", text=psql_text(header + body), caveat=LOCK_WARNING)
 
 
-def move_wal_script(moves: Sequence[Move], settings: Mapping[str, str]) -> Script | None:
-    """Shell script that moves pg_wal to its partition while PostgreSQL is stopped."""
-    wal = next((m for m in moves if m.area.kind == "wal"), None)
-    if wal is None:
-        return None
-    pgdata = settings.get("data_directory")
-    target = posixpath.join(wal.mount, "pg_wal")
-    # without the data directory (no pg_read_all_settings), the user must name it
-    pgdata_line = f"PGDATA={shell(pgdata)}" if pgdata else 'PGDATA="${PGDATA:?set PGDATA to the data directory}"'
-    text = "\n".join([
-        "#!/bin/sh",
-        "# Move pg_wal to its planned partition. Run as the postgres user; the server is stopped meanwhile.",
-        "set -eu",
-        pgdata_line,
-        f"NEW_WAL={shell(target)}",
-        "# everything that can fail is checked while the server still runs",
-        'mkdir -p "$(dirname "$NEW_WAL")"',
-        'test -w "$(dirname "$NEW_WAL")" || { echo "cannot write $(dirname "$NEW_WAL")" >&2; exit 1; }',
-        'test ! -e "$NEW_WAL" || { echo "$NEW_WAL exists already" >&2; exit 1; }',
-        'CURRENT=$(readlink -f "$PGDATA/pg_wal")',
-        'pg_ctl -D "$PGDATA" stop -m fast',
-        'mv "$CURRENT" "$NEW_WAL"',
-        'if [ -L "$PGDATA/pg_wal" ]; then rm "$PGDATA/pg_wal"; fi',
-        'ln -s "$NEW_WAL" "$PGDATA/pg_wal"',
-        'pg_ctl -D "$PGDATA" start',
-        "",
-    ])
-    return Script(
-        name="move_wal.sh",
-        language="shell",
-        text=text,
-        caveat="PostgreSQL is down between stop and start; a cross-filesystem mv copies all WAL first.",
-    )
-
-
 def repack_script(moves: Sequence[Move]) -> Script | None:
     """pg_repack commands that move the known relations online (needs the extension)."""
     lines = ["#!/bin/sh", "# Online alternative to SET TABLESPACE: needs CREATE EXTENSION pg_repack in each database.",
@@ -219,7 +188,9 @@ def repack_command(database: str, relation: str, tablespace: str) -> str:
 def postgres_scripts(moves: Sequence[Move], settings: Mapping[str, str]) -> list[Script]:
     """All PostgreSQL scripts for *moves*."""
     scripts = [postgres_sql(moves)]
-    for extra in (move_wal_script(moves, settings), repack_script(moves)):
+    extras = (move_wal_script(moves, settings), move_datadir_script(moves, settings), repack_script(moves),
+              drop_old_tablespaces_sql(moves))
+    for extra in extras:
         if extra is not None:
             scripts.append(extra)
     return scripts
