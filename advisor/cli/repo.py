@@ -26,11 +26,16 @@ def init(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
     import psycopg
 
     from advisor.repo.connection import connect, translate
-    from advisor.repo.schema import CURRENT_VERSION, migrate
+    from advisor.repo.schema import CURRENT_VERSION, INIT_HINT, init_privileges_missing, migrate
 
     with connect(dsn) as conn:
         try:
             done = migrate(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            conn.rollback()
+            missing = "; ".join(init_privileges_missing(conn))
+            raise translate(exc, "migrating the repository" + (f" ({missing})" if missing else ""),
+                            hint=INIT_HINT) from None
         except psycopg.Error as exc:
             raise translate(exc, "migrating the repository") from None
     for migration in done:

@@ -43,21 +43,23 @@ def connect(dsn: str, *, application_name: str = APPLICATION_NAME) -> psycopg.Co
         raise ConnectionFailed(f"cannot connect to the repository {shown}: {_first_line(exc)}") from None
 
 
-def translate(exc: psycopg.Error, doing: str, *, pushing: bool = False) -> AdvisorError:
+ROLE_HINT = "collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)"
+"""What a missing grant means for a push or a report (other commands say what they need themselves)."""
+
+
+def translate(exc: psycopg.Error, doing: str, *, pushing: bool = False, hint: str = ROLE_HINT) -> AdvisorError:
     """A driver error met while *doing* something, as the advisor error the user should see.
 
     A lost session (``pg_terminate_backend``, a network cut, a server crash) is a connection
-    failure (exit 3); a missing grant names the privilege (exit 5); a data exception met
+    failure (exit 3); a missing grant names the privilege (exit 5, with *hint*: what the
+    command needs); a data exception met
     while *pushing* a document is the document's fault (:class:`DocumentRefused`, exit 6);
     any other server error (read-only, disk full, deadlock, timeout) is exit 1 with the
     server's words.
     """
     text = _first_line(exc)
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-        return PrivilegeMissing(
-            f"{doing}: {text}",
-            hint="collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)",
-        )
+        return PrivilegeMissing(f"{doing}: {text}", hint=hint)
     if _session_lost(exc):
         return ConnectionFailed(f"{doing}: the repository connection was lost ({text})")
     if pushing and isinstance(exc, psycopg.errors.DataError):

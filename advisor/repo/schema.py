@@ -237,6 +237,36 @@ def check_version(conn: Connection[Any]) -> int:
     return version
 
 
+INIT_HINT = ("run `advisor repo init` as the database owner or a superuser: it creates the schema advisor and the "
+             "roles advisor_collector and advisor_reader")
+
+
+def init_privileges_missing(conn: Connection[Any]) -> list[str]:
+    """What the session's role lacks to create or migrate the schema, each in words, for the error.
+
+    Creating the schema needs CREATE on the database; migrating it, the schema's owner (or a
+    member of it); the first ``repo init`` of a cluster creates the two group roles (CREATEROLE).
+    """
+    row = conn.execute(
+        "SELECT current_user, current_database(), has_database_privilege(current_database(), 'CREATE'), "
+        "(SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user), "
+        "(SELECT count(*) FROM pg_roles WHERE rolname IN (%(c)s, %(r)s)), "
+        "(SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = %(s)s), "
+        "(SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = %(s)s)",
+        {"c": COLLECTOR_ROLE, "r": READER_ROLE, "s": SCHEMA}).fetchone()
+    if row is None:
+        return []
+    user, database, may_create, may_create_roles, roles, owner, owns = row
+    missing = []
+    if owner is None and not may_create:
+        missing.append(f"CREATE on database {database}")
+    if owner is not None and not owns:
+        missing.append(f"the ownership of the schema {SCHEMA} (owned by {owner})")
+    if roles < 2 and not may_create_roles:
+        missing.append(f"CREATEROLE (the roles {COLLECTOR_ROLE} and {READER_ROLE} do not exist yet)")
+    return [f"role {user} lacks {what}" for what in missing]
+
+
 def migrate(conn: Connection[Any]) -> list[Migration]:
     """Apply every migration the repository lacks, each in its own transaction; return them.
 

@@ -65,9 +65,22 @@ class Drained:
     """What one drain did."""
 
     arrivals: int = 0
-    summaries: int = 0
+    written: set[tuple[str, dt.datetime, dt.datetime, str]] = field(default_factory=set)  # in the table now
     failed: list[str] = field(default_factory=list)  # rows or intervals that could not be used, one line each
     skipped: list[tuple[str, dt.datetime, str]] = field(default_factory=list)  # (instance, time, why) to store
+
+    @property
+    def summaries(self) -> int:
+        """Interval summaries this drain wrote and left in the table (one rewritten at a batch edge counts once)."""
+        return len(self.written)
+
+    def wrote(self, rows: list[tuple[Any, ...]]) -> None:
+        """*rows* (instance, start, end, source, ...) were written."""
+        self.written |= {(r[0], _instant(r[1]), _instant(r[2]), r[3]) for r in rows}
+
+    def deleted(self, key: str, spans: list[tuple[Any, Any]], source: str) -> None:
+        """The summaries of *key* over *spans* (start, end) of *source* were deleted."""
+        self.written -= {(key, _instant(start), _instant(end), source) for start, end in spans}
 
 
 def summary_of(key: str, label: str, work: Workload, report: Report, rate: float, source: str,
@@ -163,6 +176,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "
                      "AND started_at = %(s)s AND source = %(src)s",
                      {"k": key, "e": row.ended_at, "s": row.started_at, "src": WORKLOAD + row.source})
+        done.deleted(key, [(row.started_at, row.ended_at)], WORKLOAD + row.source)
     if not rows:
         _rollups(conn, key, touched)
         return
@@ -171,7 +185,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
     with conn.cursor().copy(f"COPY advisor.interval_summaries ({_COLUMNS}) FROM STDIN") as copy:
         for r in rows:
             copy.write_row(r)
-    done.summaries += len(rows)
+    done.wrote(rows)
     touched |= {_instant(r[2]) for r in rows if r[3] == "snapshots"}
     _rollups(conn, key, touched)
 
@@ -186,9 +200,10 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
         "AND taken_at > %(hi)s), %(hi)s) ORDER BY taken_at", {"k": key, "lo": taken[0], "hi": taken[-1]}).fetchall()]
     deleted = conn.execute(
         "DELETE FROM advisor.interval_summaries s WHERE instance_id = %(k)s AND source = 'snapshots' AND EXISTS "
-        "(SELECT FROM unnest(%(t)s::timestamptz[]) t WHERE s.started_at <= t AND s.ended_at >= t) RETURNING ended_at",
-        {"k": key, "t": taken}).fetchall()
-    touched |= {e for (e,) in deleted}
+        "(SELECT FROM unnest(%(t)s::timestamptz[]) t WHERE s.started_at <= t AND s.ended_at >= t) "
+        "RETURNING started_at, ended_at", {"k": key, "t": taken}).fetchall()
+    touched |= {e for (_s, e) in deleted}
+    done.deleted(key, deleted, "snapshots")
     wanted = {(t, True) for t in timeline if (key, t) not in known}
     docs = Documents(key, dict(fetch(conn, key, wanted)) if wanted else {})
     bad: set[dt.datetime] = set()
