@@ -45,6 +45,8 @@ def _pushed(repo: str, items: Sequence[Pushable], spool: Spool, keep_documents: 
     result = push_documents(repo, items, spool, summarizer=default_summarizer(), keep_documents=keep_documents)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
+    for line in result.replaced:
+        typer.echo(f"advisor: {shown(line)}", err=True)
     typer.echo(f"advisor: {result.summary(spool)}", err=True)
     return result
 
@@ -67,6 +69,9 @@ def push(
                                         help="Keep each snapshot's whole document too (about 8x the bytes)."),
 ) -> None:
     """Send documents to the repository (idempotent); with no FILE, send what waits in the spool.
+
+    A different document under the key of a stored snapshot or workload (a correction)
+    replaces it and its interval summaries, and says so; the same document again is a no-op.
 
     The intervals new snapshots close are advised at once when the role may write summaries;
     otherwise they wait in the repository's queue for `advisor repo summarize`.

@@ -24,6 +24,7 @@ from psycopg import Connection
 
 from advisor.errors import BadInput, Unsupported
 from advisor.repo.migration3 import V3 as _V3
+from advisor.repo.migration4 import V4 as _V4
 
 SCHEMA = "advisor"
 COLLECTOR_ROLE = "advisor_collector"
@@ -206,6 +207,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "ensure_month: partitions created race-free; times outside 1970..2199 refused", _V2),
     Migration(3, "interval summaries computed at arrival, hourly and daily rollups, the summariser's queue, "
                  "packed snapshots with their file locations stored once", _V3),
+    Migration(4, "a different document under a stored snapshot's or workload's key replaces it and its summaries",
+              _V4),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 

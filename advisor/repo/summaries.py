@@ -7,15 +7,17 @@ arrival touches with the ordinary engine: :func:`advisor.rates.workload.diff` (i
 and :func:`advisor.engine.advise.advise`, as ``advisor report A B`` does, and stores one
 small row per interval (``advisor.interval_summaries``).
 
-Keys: a summary is its instance, start, end and source. A snapshot at *t* touches the
-interval that ends at *t* and the one that starts at *t*; a summary spanning *t* (made
-before an earlier snapshot arrived late) is deleted. A snapshot pushed twice queues nothing
-(its row was there), so nothing is recomputed. An interval across a restart or a reset of
-the counters the files are read from keeps its summary, marked ``reset``, and is left out
-of sums and rollups. A summary stores the engine version and the drive models it was made
-with; one made by another version is queued again and recomputed (:func:`requeue_stale`),
-never mixed with current ones. Hourly and daily rollups of the snapshot intervals are
-rewritten for every hour and day a drain touches, from the summaries, so they are exact.
+Keys: a summary is its instance, start, end and source. A snapshot at *t* touches the interval
+that ends at *t* and the one that starts at *t*; a summary spanning *t* (made before an
+earlier snapshot arrived late) is deleted. A snapshot pushed twice queues nothing (its row was
+there), so nothing is recomputed; one corrected (another document under its key) loses its
+summaries at the push and is queued again (:mod:`advisor.repo.migration4`). An interval across
+a restart or a reset of the counters the files are read from keeps its summary, marked
+``reset``, and is left out of sums and rollups. A summary stores the engine version and the
+drive models it was made with; one made by another version is queued again and recomputed
+(:func:`requeue_stale`), never mixed with current ones. Hourly and daily rollups of the
+snapshot intervals are rewritten for every hour and day a drain touches, from the summaries,
+so they are exact.
 """
 
 from __future__ import annotations
@@ -211,6 +213,7 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
         readable = [t for t in timeline if t not in bad]
         pairs = sorted({(p, n) for t in taken for p, n in zip(readable, readable[1:], strict=False)
                         if p <= t <= n})
+        touched |= {b_at for _a_at, b_at in pairs}  # its hour's rollup is rewritten even if advising fails
         try:
             rows = []
             for a_at, b_at in pairs:

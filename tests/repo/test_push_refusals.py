@@ -99,7 +99,7 @@ def test_the_repository_refusing_a_document_by_its_sqlstate_is_the_documents_fau
             push_many(conn, [old])
         outcomes = _batch(conn, [old, good], keep_documents=False)
     assert isinstance(outcomes[0], DocumentRefused) and "54000" in outcomes[0].one_line()
-    assert outcomes[1:] == [True]
+    assert outcomes[1:] == ["new"]
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 1
 
 
@@ -120,7 +120,7 @@ def test_a_huge_instance_id_does_not_collapse_the_fleet_table(repo_server: PgSer
         raw = json.dumps(doc).encode()
         items.append(Pushable("snapshot", decode_snapshot(raw, path.name), raw, path.name))
     with connect(repo) as conn:
-        assert sum(push_many(conn, items)) == 3
+        assert push_many(conn, items) == ["new"] * 3
         drain(conn, default_summarizer())
     done = run_advisor("fleet", "report", "--repo", repo, "--since", "30d", env={"COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
