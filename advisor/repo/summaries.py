@@ -12,8 +12,9 @@ that ends at *t* and the one that starts at *t*; a summary spanning *t* (made be
 earlier snapshot arrived late) is deleted. A snapshot pushed twice queues nothing (its row was
 there), so nothing is recomputed; one corrected (another document under its key) loses its
 summaries at the push and is queued again (:mod:`advisor.repo.migration4`). An interval across
-a restart or a reset of the counters the files are read from keeps its summary, marked
-``reset``, and is left out of sums and rollups. A summary stores the engine version and the
+a restart or a reset of the counters the files are read from, or a clock step
+(:mod:`advisor.repo.comparable`), keeps its summary, marked ``reset``, and is left out of sums
+and rollups. A summary stores the engine version and the
 drive models it was made with; one made by another version is queued again and recomputed
 (:func:`requeue_stale`), never mixed with current ones. Hourly and daily rollups of the
 snapshot intervals are rewritten for every hour and day a drain touches, from the summaries,
@@ -37,6 +38,7 @@ from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
 from advisor.rates.workload import diff
+from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
 from advisor.repo.fleet_documents import Documents, Unreadable, fetch
 from advisor.repo.fleet_model import WindowAdvice
@@ -46,7 +48,8 @@ from advisor.sizes.need import missing_sizes_line
 ENGINE_VERSION = f"{__version__}/summary-1"
 """Stored with every summary: one made by another engine is recomputed, never mixed."""
 RESET_RULES = ("identity:", "recovery:", "stats-reset:", "restart:", "instance:")
-"""Warnings of :func:`advisor.rates.workload.diff` that make an interval's counters not comparable."""
+"""Warnings of :func:`advisor.rates.workload.diff` that make a stored workload's counters not comparable
+(a snapshot pair is judged from its snapshots: :mod:`advisor.repo.comparable`)."""
 TOP_AREAS = 3
 WORKLOAD = "workload:"
 """Prefix of a workload's ``source`` in arrivals and summaries (a ``collect --interval`` workload's
@@ -86,8 +89,13 @@ class Drained:
 
 
 def summary_of(key: str, label: str, work: Workload, report: Report, rate: float, source: str,
-               summarizer: Summarizer) -> tuple[Any, ...]:
-    """One interval's row: the fleet's judgement of *report* plus its disk time, areas and reset mark."""
+               summarizer: Summarizer, left_out: bool | None = None) -> tuple[Any, ...]:
+    """One interval's row: the fleet's judgement of *report* plus its disk time, areas and reset mark.
+
+    *left_out*: whether the interval's counters are not comparable, decided from its snapshots
+    (:func:`advisor.repo.comparable.not_comparable`); a stored workload has none, and its own
+    warnings decide.
+    """
     from advisor.repo.fleet import judged_window
 
     window: WindowAdvice = judged_window(label, work, report, rate, work.started_at, work.ended_at, source)
@@ -97,7 +105,7 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
     top = [{"name": a.name, "kind": a.kind, "iops": round(a.iops, 3), "read_iops": round(a.read_iops, 3),
             "write_iops": round(a.write_iops, 3), "read_mb_s": round(a.read_mb_s, 4), "io_share": round(a.io_share, 4)}
            for a in areas]
-    reset = any(w.startswith(RESET_RULES) for w in work.warnings)
+    reset = any(w.startswith(RESET_RULES) for w in work.warnings) if left_out is None else left_out
     return (key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key, window.interval_s,
             window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, round(before, 4),
             window.saved_s_per_h, window.saved_share, plan.predicted_gain if plan else None, window.verdict,
@@ -117,7 +125,8 @@ def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer
     """The summary of the interval from *a* to *b*, as ``advisor report A B`` advises it."""
     work = diff(a, b, allow_reset=True, always_refuse=("identity",))
     report = advise(work, summarizer.models, _options(work), generated_at=dt.datetime.now(dt.UTC))
-    return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer)
+    return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer,
+                      left_out=not_comparable(a, b) is not None)
 
 
 def drain(conn: psycopg.Connection[Any], summarizer: Summarizer, known: Known | None = None,
