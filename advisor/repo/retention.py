@@ -143,7 +143,7 @@ def plan_prune(conn: psycopg.Connection[Any], cutoff: dt.datetime) -> PrunePlan:
 
 _CLEARED = (*PARTITIONED, "disk_profiles", "arrivals", "skipped_rows", "layouts")
 """Every table a prune deletes rows from."""
-PRUNE_HINT = "prune runs as the repository's owner (the role that ran `advisor repo init`)"
+PRUNE_HINT = "prune runs as the repository's owner, the role that ran `advisor repo init`"
 
 
 def _check_allowed(conn: psycopg.Connection[Any], plan: PrunePlan) -> None:
@@ -158,7 +158,7 @@ def _check_allowed(conn: psycopg.Connection[Any], plan: PrunePlan) -> None:
     user, undeletable, undroppable = row
     missing = []
     if undeletable:
-        missing.append(f"DELETE on advisor.{undeletable[0]}" + (f" and {len(undeletable) - 1} more tables"
+        missing.append(f"DELETE from advisor.{undeletable[0]}" + (f" and {len(undeletable) - 1} more tables"
                                                                if len(undeletable) > 1 else ""))
     if undroppable:
         missing.append(f"DROP of advisor.{undroppable[0]} (not its owner)" + (

@@ -244,8 +244,9 @@ INIT_HINT = ("run `advisor repo init` as the database owner or a superuser: it c
              "roles advisor_collector and advisor_reader")
 
 
-def init_privileges_missing(conn: Connection[Any]) -> list[str]:
-    """What the session's role lacks to create or migrate the schema, each in words, for the error.
+def init_privileges_missing(conn: Connection[Any]) -> str | None:
+    """What the session's role lacks to create or migrate the schema, in words, for the error; None
+    when none of these is missing (the server's own message then says what was).
 
     Creating the schema needs CREATE on the database; migrating it, the schema's owner (or a
     member of it); the first ``repo init`` of a cluster creates the two group roles (CREATEROLE).
@@ -258,7 +259,7 @@ def init_privileges_missing(conn: Connection[Any]) -> list[str]:
         "(SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = %(s)s)",
         {"c": COLLECTOR_ROLE, "r": READER_ROLE, "s": SCHEMA}).fetchone()
     if row is None:
-        return []
+        return None
     user, database, may_create, may_create_roles, roles, owner, owns = row
     missing = []
     if owner is None and not may_create:
@@ -266,8 +267,8 @@ def init_privileges_missing(conn: Connection[Any]) -> list[str]:
     if owner is not None and not owns:
         missing.append(f"the ownership of the schema {SCHEMA} (owned by {owner})")
     if roles < 2 and not may_create_roles:
-        missing.append(f"CREATEROLE (the roles {COLLECTOR_ROLE} and {READER_ROLE} do not exist yet)")
-    return [f"role {user} lacks {what}" for what in missing]
+        missing.append(f"CREATEROLE, to create the roles {COLLECTOR_ROLE} and {READER_ROLE}")
+    return f"role {user} lacks {', and '.join(missing)}" if missing else None
 
 
 def migrate(conn: Connection[Any]) -> list[Migration]:
