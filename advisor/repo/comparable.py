@@ -11,12 +11,13 @@ the text of a warning:
   clock (read with the kernel's diskstats, same host) another, by more than
   :data:`CLOCK_TOLERANCE_S` and :data:`CLOCK_TOLERANCE_SHARE`. A snapshot dated 65 minutes
   early makes its interval from the one before hold 75 minutes of IO in 10 (7.5x the rate);
-* the IO counted over all files went backwards without a restart: the snapshots are out of
-  order (a clock stepped back without a monotonic reading to show it), as ``advisor
+* the IO counted by the files in both went backwards without a restart: the snapshots are
+  out of order (a clock stepped back without a monotonic reading to show it), as ``advisor
   workload`` says of each file ("counters went backwards").
 
 :func:`misdated` finds the same out-of-order snapshot from the repository's columns alone
-(totals, start time), so the busiest windows are chosen without it.
+(totals over all files, start time), so the busiest windows are chosen without it; a relation
+dropped in between can look the same there, so it is said as a possibility, never as a fact.
 """
 
 from __future__ import annotations
@@ -58,9 +59,14 @@ def clock_stepped(a: Snapshot, b: Snapshot) -> bool:
     return abs(wall - monotonic) > max(CLOCK_TOLERANCE_S, CLOCK_TOLERANCE_SHARE * monotonic)
 
 
-def total_ios(snapshot: Snapshot) -> int:
-    """Reads and writes counted over every file (what the repository stores as the snapshot's totals)."""
-    return sum(f.reads for f in snapshot.files) + sum(f.writes or 0 for f in snapshot.files)
+def went_backwards(a: Snapshot, b: Snapshot) -> bool:
+    """The reads and writes of the files in both snapshots add up to fewer in *b* than in *a*.
+
+    Only files in both count: a relation dropped in between takes its counters with it, which
+    says nothing about the order of the two snapshots.
+    """
+    before = {f.file_id: f.reads + (f.writes or 0) for f in a.files}
+    return sum(f.reads + (f.writes or 0) - before[f.file_id] for f in b.files if f.file_id in before) < 0
 
 
 def not_comparable(a: Snapshot, b: Snapshot) -> Why | None:
@@ -69,8 +75,8 @@ def not_comparable(a: Snapshot, b: Snapshot) -> Why | None:
         return "reset"
     if clock_stepped(a, b):
         return "clock"
-    if total_ios(b) < total_ios(a):
-        return "clock"  # the same server, no reset, fewer IOs: the two are out of order
+    if went_backwards(a, b):
+        return "clock"  # the same server, no reset, fewer IOs counted by the same files: out of order
     return None
 
 

@@ -249,8 +249,9 @@ def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int,
     elif span is not None and span[0] > 0:
         warnings.append(f"restarted at {line.started[span[1]]}: the period starts at {line.taken[span[0]]}")
     for i in sorted(line.misdated()):
-        warnings.append(f"clock: the snapshot dated {line.taken[i].isoformat()} holds counters of another time "
-                        "(its clock was stepped); the intervals around it are left out of the busiest windows")
+        warnings.append(f"clock: the snapshot dated {line.taken[i].isoformat()} is out of order with its "
+                        "neighbours' IO counters (a clock stepped back, or a relation dropped); the intervals "
+                        "around it are left out of the busiest windows")
     for label, i, j, rate in _windows(line, windows):
         a, b = docs.get([line.taken[i], line.taken[j]])
         window, report = _advice(label, a, b, rate, models, judging, keep is not None)

@@ -55,3 +55,23 @@ def test_a_snapshot_dated_early_makes_no_busiest_window(repo_server: PgServer, r
         assert not any(dt.datetime.fromisoformat(t) == dt.datetime.fromisoformat(misdated) for t in ends), \
             (command, item["busiest"])
         assert any("clock" in w for w in item["warnings"]), (command, item["warnings"])
+
+
+def test_only_the_snapshot_whose_removal_restores_the_order_is_blamed() -> None:
+    from advisor.repo.comparable import misdated
+
+    same = ["2026-11-20T00:00:00+00:00"] * 6
+    assert misdated([10, 20, 80, 30, 40, 50], same) == {2}  # dated early: its neighbours agree without it
+    assert misdated([10, 20, 30, 5, 8, 12], same) == set()  # a reset of the statistics: nobody is blamed
+    assert misdated([10, 20, 30, 5], [*same[:3], "2026-11-20T01:00:00+00:00"]) == set()  # a restart
+
+
+def test_a_dropped_relation_is_no_clock_step(real_snapshots: list[Path]) -> None:
+    from advisor.repo.comparable import not_comparable
+
+    a, b = load_snapshot(real_snapshots[0]), load_snapshot(real_snapshots[2])
+    busiest = max(a.files, key=lambda f: f.reads)
+    dropped = replace(b, files=tuple(f for f in b.files if f.file_id != busiest.file_id))
+    assert not_comparable(a, dropped) is None
+    backwards = replace(a, taken_at=b.taken_at)
+    assert not_comparable(replace(b, taken_at=a.taken_at), backwards) == "clock"  # b's counters dated before a's
