@@ -164,7 +164,7 @@ def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]
 def _wanted(line: _Timeline, windows: int) -> set[Wanted]:
     """The documents advising *line* reads; a snapshot wanted whole also serves as an earlier one."""
     pairs = [(line.taken[i], line.taken[j]) for _label, i, j, _rate in _windows(line, windows)]
-    whole = {later for _earlier, later in pairs}
+    whole = {later for _earlier, later in pairs} | {line.taken[i] for i in line.misdated()}  # read to be believed
     earlier = {first for first, _later in pairs} - whole
     return {(t, True) for t in whole} | {(t, False) for t in earlier}
 
@@ -249,6 +249,7 @@ def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int,
     elif span is not None and span[0] > 0:
         warnings.append(f"restarted at {line.started[span[1]]}: the period starts at {line.taken[span[0]]}")
     for i in sorted(line.misdated()):
+        docs.get([line.taken[i]])  # a row that is not what it claims is skipped and named, not taken for a clock step
         warnings.append(f"clock: the snapshot dated {line.taken[i].isoformat()} is out of order with its "
                         "neighbours' IO counters (a clock stepped back, or a relation dropped); the intervals "
                         "around it are left out of the busiest windows")
