@@ -5,9 +5,10 @@ failed for a reason of its own (read-only, disk full, a deadlock): the documents
 spool; 3 the repository was unreachable or the session was lost: the documents not sent wait
 in the spool and the next run sends them; 5 a grant is missing (the documents wait in the
 spool too); 6 a file is not an advisor document, is corrupt or of a newer format (nothing is
-sent then), the repository refused a document for what it holds, the spool belongs to
-another user, or the repository is not migrated (the documents wait); 7 the repository is
-newer than this advisor (the documents wait in the spool).
+sent then), a text the repository indexes is longer than 256 bytes (nothing sent), the
+repository refused a document for what it holds, the spool belongs to another user, or the
+repository is not migrated (the documents wait); 7 the repository is newer than this advisor
+(the documents wait in the spool).
 """
 
 from __future__ import annotations
