@@ -68,7 +68,7 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
             items = [from_document(s) for s in series]
             t0, c0 = time.perf_counter(), time.process_time()
             for n in range(0, len(items), 100):
-                pushed += sum(push_many(conn, items[n:n + 100]))
+                pushed += push_many(conn, items[n:n + 100]).count("new")
             push_s += time.perf_counter() - t0
             push_cpu += time.process_time() - c0
             raw_bytes += sum(len(item.raw) for item in items)

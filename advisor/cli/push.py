@@ -5,9 +5,10 @@ failed for a reason of its own (read-only, disk full, a deadlock): the documents
 spool; 3 the repository was unreachable or the session was lost: the documents not sent wait
 in the spool and the next run sends them; 5 a grant is missing (the documents wait in the
 spool too); 6 a file is not an advisor document, is corrupt or of a newer format (nothing is
-sent then), the repository refused a document for what it holds, the spool belongs to
-another user, or the repository is not migrated (the documents wait); 7 the repository is
-newer than this advisor (the documents wait in the spool).
+sent then), a text the repository indexes is longer than 256 bytes (nothing sent), the
+repository refused a document for what it holds, the spool belongs to another user, or the
+repository is not migrated (the documents wait); 7 the repository is newer than this advisor
+(the documents wait in the spool).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def _pushed(repo: str, items: Sequence[Pushable], spool: Spool, keep_documents: 
     result = push_documents(repo, items, spool, summarizer=default_summarizer(), keep_documents=keep_documents)
     for warning in result.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
+    for line in result.replaced:
+        typer.echo(f"advisor: {shown(line)}", err=True)
     typer.echo(f"advisor: {result.summary(spool)}", err=True)
     return result
 
@@ -67,6 +70,9 @@ def push(
                                         help="Keep each snapshot's whole document too (about 8x the bytes)."),
 ) -> None:
     """Send documents to the repository (idempotent); with no FILE, send what waits in the spool.
+
+    A different document under the key of a stored snapshot or workload (a correction)
+    replaces it and its interval summaries, and says so; the same document again is a no-op.
 
     The intervals new snapshots close are advised at once when the role may write summaries;
     otherwise they wait in the repository's queue for `advisor repo summarize`.

@@ -25,12 +25,18 @@ def init(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
     """Create the schema, or migrate it to this advisor's version (idempotent)."""
     import psycopg
 
+    from advisor.errors import PrivilegeMissing
     from advisor.repo.connection import connect, translate
-    from advisor.repo.schema import CURRENT_VERSION, migrate
+    from advisor.repo.schema import CURRENT_VERSION, INIT_HINT, init_privileges_missing, migrate
 
     with connect(dsn) as conn:
         try:
             done = migrate(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            conn.rollback()
+            missing = init_privileges_missing(conn)
+            error = translate(exc, "migrating the repository", hint=INIT_HINT)
+            raise (PrivilegeMissing(f"{error.message}; {missing}", hint=INIT_HINT) if missing else error) from None
         except psycopg.Error as exc:
             raise translate(exc, "migrating the repository") from None
     for migration in done:

@@ -1,8 +1,9 @@
 """`advisor sql list|show`: the exact SQL advisor runs, per database kind and version.
 
 ``show`` prints the file the loader would pick for that server version, header comment
-included, so a DBA can review or run it by hand. Exit codes: 0; 6 unknown query or dbms;
-7 no variant for that version.
+included, so a DBA can review or run it by hand. Exit codes: 0; 2 a ``--version`` below 1 (no
+server has it: bad input, checked while parsing); 6 unknown query or dbms; 7 no variant for
+that version.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def list_queries(dbms: str = typer.Option("", "--dbms", help="postgres or oracle
 def show(
     query: str = typer.Argument(..., help="Query name, as in `advisor sql list`."),
     dbms: str = typer.Option("postgres", "--dbms", help="postgres or oracle."),
-    version: int = typer.Option(0, "--version", help="Server major version (default: the newest variant)."),
+    version: int | None = typer.Option(None, "--version", min=1,
+                                       help="Server major version (default: the newest variant)."),
 ) -> None:
     """Print the SQL that would run against a server of that version."""
     from advisor.collect.sqlfiles import available, pick

@@ -19,11 +19,26 @@ CONNECT_TIMEOUT_S = 10
 
 
 class DocumentRefused(BadInput):
-    """The repository refused a document for what it holds (SQLSTATE class 22, data exception).
+    """The repository refused a document for what it holds (see :func:`refused_for_content`).
 
     The one push failure that is the document's own fault: sending it again cannot succeed,
     so it is not kept in the spool (a spooled one is set aside as ``*.rejected``).
     """
+
+
+DOCUMENT_FAULT_CLASSES = ("22", "54")
+"""SQLSTATE classes of a push that fails for what the document holds: 22 data exception (a time
+out of range, a NUL in text), 54 program limit exceeded (a key too long for an index row, 54000;
+a document nested too deeply, 54001). advisor's own statements are fixed: only the values differ."""
+DOCUMENT_FAULT_STATES = frozenset({"23502", "23514"})
+"""Integrity violations a document's values cause (a NULL where the schema needs a value, a CHECK);
+a unique violation is not one (ON CONFLICT absorbs it, and a race would be the server's)."""
+
+
+def refused_for_content(exc: psycopg.Error) -> bool:
+    """Whether the server refused a push for what the document holds, decided by the SQLSTATE alone."""
+    state = exc.sqlstate or ""
+    return state[:2] in DOCUMENT_FAULT_CLASSES or state in DOCUMENT_FAULT_STATES
 
 
 def _first_line(exc: BaseException) -> str:
@@ -43,25 +58,27 @@ def connect(dsn: str, *, application_name: str = APPLICATION_NAME) -> psycopg.Co
         raise ConnectionFailed(f"cannot connect to the repository {shown}: {_first_line(exc)}") from None
 
 
-def translate(exc: psycopg.Error, doing: str, *, pushing: bool = False) -> AdvisorError:
+ROLE_HINT = "collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)"
+"""What a missing grant means for a push or a report (other commands say what they need themselves)."""
+
+
+def translate(exc: psycopg.Error, doing: str, *, pushing: bool = False, hint: str = ROLE_HINT) -> AdvisorError:
     """A driver error met while *doing* something, as the advisor error the user should see.
 
     A lost session (``pg_terminate_backend``, a network cut, a server crash) is a connection
-    failure (exit 3); a missing grant names the privilege (exit 5); a data exception met
-    while *pushing* a document is the document's fault (:class:`DocumentRefused`, exit 6);
+    failure (exit 3); a missing grant names the privilege (exit 5, with *hint*: what the
+    command needs); a refusal for what a document holds (:func:`refused_for_content`) met
+    while *pushing* it is the document's fault (:class:`DocumentRefused`, exit 6);
     any other server error (read-only, disk full, deadlock, timeout) is exit 1 with the
     server's words.
     """
     text = _first_line(exc)
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-        return PrivilegeMissing(
-            f"{doing}: {text}",
-            hint="collectors need the advisor_collector role, reports advisor_reader (see docs/fleet.md)",
-        )
+        return PrivilegeMissing(f"{doing}: {text}", hint=hint)
     if _session_lost(exc):
         return ConnectionFailed(f"{doing}: the repository connection was lost ({text})")
-    if pushing and isinstance(exc, psycopg.errors.DataError):
-        return DocumentRefused(f"{doing}: the repository refused the document: {text}")
+    if pushing and refused_for_content(exc):
+        return DocumentRefused(f"{doing}: the repository refused the document (SQLSTATE {exc.sqlstate}): {text}")
     return AdvisorError(f"{doing}: {text}")
 
 

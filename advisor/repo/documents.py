@@ -66,6 +66,34 @@ def instance_id(server: ServerInfo) -> str:
     return f"{server.dbms}:{key}{suffix}"
 
 
+MAX_KEY_TEXT_BYTES = 256
+"""The longest text (UTF-8) of a field the repository indexes: the instance id is made of the server's
+identity, instance, host and name, and a workload's key holds its source. A B-tree index row holds
+at most 2,704 bytes; the widest key (an arrival: instance id, two times, source) stays near a third
+of that, and no real host name (253), database name (63 in PostgreSQL) or DBID comes close."""
+
+
+def key_text_problem(document: Document) -> str | None:
+    """The first text of *document* the repository indexes that is too long for it, in words; else None.
+
+    Checked when a document is read for a push, so the repository never meets a key it cannot
+    index (SQLSTATE 54000) and a spool never holds one.
+    """
+    if not isinstance(document, (Snapshot, Workload)):
+        return None  # disk profiles and reports are keyed by their digest
+    server = document.server
+    fields = {"server.identity": server.identity, "server.host": server.host, "server.name": server.name,
+              "server.instance": server.instance or ""}
+    if isinstance(document, Workload):
+        fields["source"] = document.source
+    for name, text in fields.items():
+        size = len(text.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_KEY_TEXT_BYTES:
+            return (f"{name} is {size} bytes long; the repository indexes it, and a text it indexes holds at most "
+                    f"{MAX_KEY_TEXT_BYTES} bytes")
+    return None
+
+
 def _kind_of(raw: bytes, source: str) -> Kind:
     try:
         head = msgspec.json.decode(raw)
@@ -99,6 +127,8 @@ def load_bytes(raw: bytes, source: str) -> Pushable:
         document = decode_disk_profile(raw, source)  # reads version 1 too
     else:
         document = decode_document(raw, source, kind, Report, REPORT_FORMAT_VERSION)
+    if problem := key_text_problem(document):
+        raise BadInput(f"{source}: {problem}")
     _refuse_secrets(raw, source)
     return Pushable(kind, document, raw, source)
 
@@ -106,6 +136,8 @@ def load_bytes(raw: bytes, source: str) -> Pushable:
 def from_document(document: Document, source: str = "collect") -> Pushable:
     """A document built in this process (``collect --push``), encoded as ``-o`` would write it."""
     raw = encode(document)
+    if problem := key_text_problem(document):
+        raise BadInput(f"{source}: {problem}")
     _refuse_secrets(raw, source)
     return Pushable(document.document, document, raw, source)
 

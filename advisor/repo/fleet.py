@@ -35,6 +35,7 @@ from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
 from advisor.rates.workload import diff
+from advisor.repo.comparable import misdated
 from advisor.repo.connection import translate
 from advisor.repo.documents import instance_id
 from advisor.repo.fleet_documents import Documents, Stored, Unreadable, Wanted, fetch
@@ -85,14 +86,22 @@ class _Timeline:
     workloads: list[Span] = field(default_factory=list)
 
     def pairs(self) -> list[tuple[float, int, int]]:
-        """(IO rate, i, i+1) of every consecutive pair with comparable counters."""
+        """(IO rate, i, i+1) of every consecutive pair with comparable counters (none touches a
+        snapshot out of order with its neighbours: a clock step would make its rate false)."""
         out: list[tuple[float, int, int]] = []
+        misplaced = self.misdated()
         for i in range(len(self.taken) - 1):
             seconds = (self.taken[i + 1] - self.taken[i]).total_seconds()
             delta = self.ios[i + 1] - self.ios[i]
+            if i in misplaced or i + 1 in misplaced:
+                continue
             if seconds > 0 and delta >= 0 and self.started[i] == self.started[i + 1]:
                 out.append((delta / seconds, i, i + 1))
         return out
+
+    def misdated(self) -> set[int]:
+        """Snapshots whose counters put them elsewhere in time than their date (:func:`misdated`)."""
+        return misdated(self.ios, self.started)
 
     def without(self, taken: dt.datetime) -> _Timeline:
         """The same timeline less the snapshot taken at *taken* (a row that cannot be used)."""
@@ -155,7 +164,7 @@ def _windows(line: _Timeline, windows: int) -> list[tuple[str, int, int, float]]
 def _wanted(line: _Timeline, windows: int) -> set[Wanted]:
     """The documents advising *line* reads; a snapshot wanted whole also serves as an earlier one."""
     pairs = [(line.taken[i], line.taken[j]) for _label, i, j, _rate in _windows(line, windows)]
-    whole = {later for _earlier, later in pairs}
+    whole = {later for _earlier, later in pairs} | {line.taken[i] for i in line.misdated()}  # read to be believed
     earlier = {first for first, _later in pairs} - whole
     return {(t, True) for t in whole} | {(t, False) for t in earlier}
 
@@ -239,6 +248,11 @@ def _advise_line(line: _Timeline, docs: Documents, models: Models, windows: int,
         warnings.append("fewer than two comparable snapshots in the period: nothing to advise")
     elif span is not None and span[0] > 0:
         warnings.append(f"restarted at {line.started[span[1]]}: the period starts at {line.taken[span[0]]}")
+    for i in sorted(line.misdated()):
+        docs.get([line.taken[i]])  # a row that is not what it claims is skipped and named, not taken for a clock step
+        warnings.append(f"clock: the snapshot dated {line.taken[i].isoformat()} is out of order with its "
+                        "neighbours' IO counters (a clock stepped back, or a relation dropped); the intervals "
+                        "around it are left out of the busiest windows")
     for label, i, j, rate in _windows(line, windows):
         a, b = docs.get([line.taken[i], line.taken[j]])
         window, report = _advice(label, a, b, rate, models, judging, keep is not None)

@@ -141,8 +141,8 @@ def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, sin
     for row in periods:
         key, dbms, host, name = row[:4]
         n, resets = int(row[4]), int(row[5])
-        warnings = (f"{resets} interval{'s' if resets > 1 else ''} across a restart or a stats reset left out",) \
-            if resets else ()
+        warnings = (f"{resets} interval{'s' if resets > 1 else ''} across a restart, a stats reset or a clock step "
+                    "left out",) if resets else ()
         period = _period(row, min_gain)
         if period.planned and not period.findings:  # the findings of its busiest windows, most saving first
             ordered = sorted(peaks.get(key, ()), key=lambda w: -w.saved_s_per_h)

@@ -1,11 +1,14 @@
-"""Write documents into the repository: many per transaction, idempotent, insert-only.
+"""Write documents into the repository: many per transaction, idempotent, corrections replace.
 
 Each document's natural key decides whether it is already there: a snapshot is its
 instance and ``taken_at``, a workload its instance, interval and source (``+sizes`` when it
 carries merged sizes), a disk profile or a report its content digest. ``INSERT ... ON
 CONFLICT DO NOTHING`` needs only the INSERT privilege (no SELECT, no UPDATE), so the
-collectors' role can push and never read or change history; the rows it returns say which
-documents were new. Snapshots of a batch are sent with one COPY into a temporary table and
+collectors' role can push and never read history; the rows it returns say which
+documents were new. A different document under a stored snapshot's or workload's key (its
+digest differs: a correction) replaces the stored one and its summaries, through the two
+SECURITY DEFINER functions of :mod:`advisor.repo.migration4`; the same document is a no-op.
+Snapshots of a batch are sent with one COPY into a temporary table and
 inserted from there in one statement (:func:`push_many`); a snapshot is stored packed
 (:mod:`advisor.repo.packed`), its file locations once per instance and content. Every new
 snapshot or workload also queues an arrival (``advisor.arrivals``): the summariser
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import psycopg
 
@@ -41,15 +44,20 @@ CREATE TEMP TABLE IF NOT EXISTS advisor_staged_snapshots (
 """Where a batch's snapshots are copied first (spelled out: ``LIKE`` would need SELECT on the table)."""
 
 
-def push(conn: psycopg.Connection[Any], item: Pushable, *, keep_documents: bool = False) -> bool:
-    """Store *item* in one transaction; True if it was new, False if it was already there."""
+Outcome = Literal["new", "present", "replaced"]
+"""What a push did with a document: stored it, found the same one there, or replaced a different one."""
+
+
+def push(conn: psycopg.Connection[Any], item: Pushable, *, keep_documents: bool = False) -> Outcome:
+    """Store *item* in one transaction; what became of it."""
     return push_many(conn, [item], keep_documents=keep_documents)[0]
 
 
 def push_many(conn: psycopg.Connection[Any], items: Sequence[Pushable], *,
-              keep_documents: bool = False) -> list[bool]:
-    """Store *items* in one transaction; as many True as documents were new (in a batch of
-    snapshots the count is exact, not which ones: the collectors' role cannot read rows back).
+              keep_documents: bool = False) -> list[Outcome]:
+    """Store *items* in one transaction; what became of each. Which documents replaced a stored one is
+    exact; in a batch of snapshots the count of new ones is exact, not which ones (the collectors'
+    role cannot read rows back): the first ones are counted new.
 
     With *keep_documents* each snapshot's document is kept whole as jsonb beside its packed form.
     """
@@ -59,11 +67,11 @@ def push_many(conn: psycopg.Connection[Any], items: Sequence[Pushable], *,
     try:
         with conn.transaction():
             snapshots = [(n, item) for n, item in enumerate(items) if isinstance(item.document, Snapshot)]
-            new = dict(_snapshots(conn, snapshots, keep_documents))
+            done = dict(_snapshots(conn, snapshots, keep_documents))
             for n, item in enumerate(items):
-                if n not in new:
-                    new[n] = _store(conn, item)
-            return [new[n] for n in range(len(items))]
+                if n not in done:
+                    done[n] = _store(conn, item)
+            return [done[n] for n in range(len(items))]
     except psycopg.Error as exc:
         raise translate(exc, f"pushing {what}", pushing=True) from None
 
@@ -78,7 +86,7 @@ def checked_connection(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]
     return conn
 
 
-def _store(conn: psycopg.Connection[Any], item: Pushable) -> bool:
+def _store(conn: psycopg.Connection[Any], item: Pushable) -> Outcome:
     document = item.document
     text = item.raw.decode("utf-8")
     if isinstance(document, Workload):
@@ -93,9 +101,9 @@ def _store(conn: psycopg.Connection[Any], item: Pushable) -> bool:
     return _report(conn, document, text, item.digest)
 
 
-def _insert(conn: psycopg.Connection[Any], query: Any, params: dict[str, Any]) -> bool:
+def _insert(conn: psycopg.Connection[Any], query: Any, params: dict[str, Any]) -> Outcome:
     cursor = conn.execute(query, params)
-    return cursor.rowcount == 1
+    return "new" if cursor.rowcount == 1 else "present"
 
 
 def _month(conn: psycopg.Connection[Any], table: str, at: str) -> None:
@@ -114,12 +122,14 @@ def _instance(conn: psycopg.Connection[Any], document: Snapshot | Workload) -> s
 
 
 def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
-               keep_documents: bool) -> list[tuple[int, bool]]:
-    """COPY the snapshots of a batch into a temporary table, insert the new ones, queue their arrivals."""
+               keep_documents: bool) -> list[tuple[int, Outcome]]:
+    """COPY the snapshots of a batch into a temporary table, replace the stored ones they correct,
+    insert the new ones, queue their arrivals."""
     if not items:
         return []
     first: dict[tuple[str, str], int] = {}
     rows: list[tuple[Any, ...]] = []
+    row_items: list[int] = []  # the item each row is
     layouts: dict[tuple[str, str], tuple[bytes, str]] = {}
     for n, item in items:
         snap = item.document
@@ -128,6 +138,7 @@ def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
         if (key, snap.taken_at) in first:
             continue  # the same snapshot twice in one batch: the first one stands
         first[(key, snap.taken_at)] = n
+        row_items.append(n)
         packed = pack(snap)
         if packed.locations is not None and packed.layout_digest is not None:
             layouts.setdefault((key, packed.layout_digest), (packed.locations, snap.taken_at))
@@ -146,6 +157,9 @@ def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
             "INSERT INTO advisor.layouts (instance_id, digest, locations, first_at) "
             "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
             [(k, d, loc, at) for (k, d), (loc, at) in layouts.items()])
+    replaced = {row_items[int(ordinal) - 1] for (ordinal,) in conn.execute(
+        "SELECT advisor.replace_changed_snapshots(%(ids)s::text[], %(taken)s::timestamptz[], %(digests)s::text[])",
+        {"ids": [r[0] for r in rows], "taken": [r[1] for r in rows], "digests": [r[12] for r in rows]}).fetchall()}
     conn.execute(_STAGING)
     with conn.cursor().copy(f"COPY advisor_staged_snapshots ({_STAGED}) FROM STDIN") as copy:
         for row in rows:
@@ -153,8 +167,17 @@ def _snapshots(conn: psycopg.Connection[Any], items: list[tuple[int, Pushable]],
     stored = conn.execute(f"INSERT INTO advisor.snapshots ({_STAGED}) SELECT {_STAGED} FROM advisor_staged_snapshots "
                           "ON CONFLICT DO NOTHING").rowcount
     # the collectors' role may not read back what it inserted: the count says how many were new,
-    # and the first ones of the batch are counted as the new ones (a trigger queued their arrivals)
-    return [(n, index < stored) for index, (n, _item) in enumerate(items)]
+    # and the first ones of the batch are counted as the new ones (a trigger queued their arrivals);
+    # a replaced key is stored again by this INSERT, and the function said which ones those were
+    fresh = stored - len(replaced)
+    outcomes: list[tuple[int, Outcome]] = []
+    for n, _item in items:
+        if n in replaced:
+            outcomes.append((n, "replaced"))
+        else:
+            outcomes.append((n, "new" if fresh > 0 else "present"))
+            fresh -= 1
+    return outcomes
 
 
 def _instant(at: str) -> dt.datetime:
@@ -173,10 +196,13 @@ def _instances(conn: psycopg.Connection[Any], servers: list[ServerInfo]) -> None
          "host": [s.host for s in seen.values()], "name": [s.name for s in seen.values()]})
 
 
-def _workload(conn: psycopg.Connection[Any], work: Workload, text: str, digest: str) -> bool:
+def _workload(conn: psycopg.Connection[Any], work: Workload, text: str, digest: str) -> Outcome:
     _month(conn, "workloads", work.ended_at)
     key = _instance(conn, work)
-    return _insert(
+    row = conn.execute("SELECT advisor.replace_changed_workload(%(id)s, %(start)s, %(end)s, %(source)s, %(digest)s)",
+                       {"id": key, "start": work.started_at, "end": work.ended_at, "source": stored_source(work),
+                        "digest": digest}).fetchone()
+    outcome = _insert(
         conn,
         "INSERT INTO advisor.workloads (instance_id, started_at, ended_at, source, interval_s, digest, document) "
         "VALUES (%(id)s, %(start)s, %(end)s, %(source)s, %(interval)s, %(digest)s, %(doc)s::jsonb) "
@@ -184,6 +210,7 @@ def _workload(conn: psycopg.Connection[Any], work: Workload, text: str, digest: 
         {"id": key, "start": work.started_at, "end": work.ended_at, "source": stored_source(work),
          "interval": work.interval_s, "digest": digest, "doc": text},
     )
+    return "replaced" if row and row[0] else outcome
 
 
 def stored_source(work: Workload) -> str:
@@ -196,7 +223,7 @@ def stored_source(work: Workload) -> str:
     return (work.source or "snapshots") + ("+sizes" if work.sizes is not None else "")
 
 
-def _report(conn: psycopg.Connection[Any], report: Report, text: str, digest: str) -> bool:
+def _report(conn: psycopg.Connection[Any], report: Report, text: str, digest: str) -> Outcome:
     _month(conn, "reports", report.generated_at)
     server = report.server
     return _insert(

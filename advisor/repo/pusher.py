@@ -22,7 +22,7 @@ from typing import Any
 from advisor.errors import AdvisorError, BadInput
 from advisor.repo.connection import DocumentRefused, connect
 from advisor.repo.documents import Pushable
-from advisor.repo.ingest import checked_connection, push, push_many
+from advisor.repo.ingest import Outcome, checked_connection, push, push_many
 from advisor.repo.spool import Spool
 from advisor.repo.summaries import Summarizer, drain, may_summarise
 
@@ -36,6 +36,7 @@ class PushResult:
 
     new: int = 0
     present: int = 0
+    replaced: list[str] = field(default_factory=list)  # one line per stored document a correction replaced
     from_spool: int = 0
     spooled: list[Path] = field(default_factory=list)  # this run's documents now in the spool
     unsaved: list[Pushable] = field(default_factory=list)  # neither sent nor spooled (the spool failed)
@@ -43,14 +44,41 @@ class PushResult:
     warnings: list[str] = field(default_factory=list)
     error: AdvisorError | None = None
 
+    def count(self, item: Pushable, outcome: Outcome) -> None:
+        """Add what became of *item* to the counts."""
+        if outcome == "new":
+            self.new += 1
+        elif outcome == "present":
+            self.present += 1
+        else:
+            self.replaced.append(replaced_line(item))
+
     def summary(self, spool: Spool) -> str:
         """One line for stderr."""
-        text = f"pushed {self.new} new, {self.present} already in the repository"
+        text = f"pushed {self.new} new" + (f", {len(self.replaced)} replaced" if self.replaced else "")
+        text += f", {self.present} already in the repository"
         if self.from_spool:
             text += f" ({self.from_spool} from the spool)"
         if self.waiting:
             text += f"; {self.waiting} waiting in {spool.directory} for the next run"
         return text
+
+
+def replaced_line(item: Pushable) -> str:
+    """What a correction did, for stderr: which document replaced which stored one."""
+    from advisor.model import Snapshot, Workload
+    from advisor.repo.documents import instance_id
+
+    document = item.document
+    if isinstance(document, Snapshot):
+        where = f"the snapshot stored for {instance_id(document.server)} at {document.taken_at}"
+    elif isinstance(document, Workload):
+        where = (f"the workload stored for {instance_id(document.server)} from {document.started_at} to "
+                 f"{document.ended_at}")
+    else:
+        where = f"the stored {item.kind}"
+    return (f"{item.source}: replaced {where} (a different document under the same key; "
+            "the intervals it touches are summarised again)")
 
 
 def push_documents(dsn: str, items: Sequence[Pushable], spool: Spool,
@@ -90,14 +118,14 @@ def _summarise(conn: Any, summarizer: Summarizer, items: Sequence[Pushable], res
     result.warnings += [f"interval not summarised: {why}" for why in done.failed]
 
 
-def _batch(conn: Any, chunk: list[Pushable], keep_documents: bool) -> list[bool | DocumentRefused]:
+def _batch(conn: Any, chunk: list[Pushable], keep_documents: bool) -> list[Outcome | DocumentRefused]:
     """Push *chunk* in one transaction; when the repository refuses one, each alone (to name it)."""
     try:
         return list(push_many(conn, chunk, keep_documents=keep_documents))
     except DocumentRefused:
         if len(chunk) == 1:
             raise
-    out: list[bool | DocumentRefused] = []
+    out: list[Outcome | DocumentRefused] = []
     for item in chunk:
         try:
             out.append(push(conn, item, keep_documents=keep_documents))
@@ -114,7 +142,7 @@ def _send(dsn: str, pending: list[Pushable], spool: Spool, connector: Callable[[
         result.error = error
         for item in pending:
             try:
-                result.spooled.append(spool.keep(item))
+                result.spooled.append(spool.keep(item, whole=keep_documents))
             except (BadInput, OSError) as exc:
                 why = exc.one_line() if isinstance(exc, BadInput) else exc.strerror
                 result.warnings.append(f"{item.source} could not be kept in the spool: {why}")
@@ -133,17 +161,17 @@ def _send(dsn: str, pending: list[Pushable], spool: Spool, connector: Callable[[
             sent += _drain(conn, spool, result, keep_documents)
             while pending:
                 chunk = pending[:BATCH]
+                outcomes: list[Outcome | DocumentRefused]
                 try:
                     outcomes = _batch(conn, chunk, keep_documents)
                 except DocumentRefused as exc:
                     outcomes = [exc]
                 del pending[:len(chunk)]
-                for new in outcomes:
-                    if isinstance(new, DocumentRefused):
-                        refused.append(new)
+                for item, outcome in zip(chunk, outcomes, strict=True):
+                    if isinstance(outcome, DocumentRefused):
+                        refused.append(outcome)
                         continue
-                    result.new += new
-                    result.present += not new
+                    result.count(item, outcome)
             if summarizer is not None:
                 _summarise(conn, summarizer, sent, result)
         except AdvisorError as exc:
@@ -158,7 +186,8 @@ def _drain(conn: Any, spool: Spool, result: PushResult, keep_documents: bool) ->
 
     A file is removed only after its batch committed; a failure that is not a file's own
     stops the drain (the rest waits). A file that is its own fault (unreadable, or refused
-    by the repository: DocumentRefused) is set aside, since it would fail every time.
+    by the repository: DocumentRefused) is set aside, since it would fail every time. A file
+    spooled by ``push --keep-documents`` is stored whole, whatever this run was asked.
     """
     sent: list[Pushable] = []
     waiting = spool.waiting()
@@ -171,17 +200,29 @@ def _drain(conn: Any, spool: Spool, result: PushResult, keep_documents: bool) ->
                 continue  # another run sharing the spool sent it meanwhile
             except BadInput as exc:
                 result.warnings.append(spool.set_aside(path, exc.one_line()))
-        try:
-            outcomes = _batch(conn, [item for _p, item in loaded], keep_documents) if loaded else []
-        except DocumentRefused as exc:
-            outcomes = [exc]
-        for (path, item), new in zip(loaded, outcomes, strict=True):
-            if isinstance(new, DocumentRefused):
-                result.warnings.append(spool.set_aside(path, new.one_line()))
-                continue
-            spool.done(path)
-            sent.append(item)
-            result.from_spool += 1
-            result.new += new
-            result.present += not new
+        for whole in (False, True):
+            group = [(path, item) for path, item in loaded if (keep_documents or spool.whole(path)) == whole]
+            sent += _send_spooled(conn, spool, group, whole, result)
+    return sent
+
+
+def _send_spooled(conn: Any, spool: Spool, loaded: list[tuple[Path, Pushable]], whole: bool,
+                  result: PushResult) -> list[Pushable]:
+    """Push spooled files in one transaction; forget the ones stored, set aside the ones refused."""
+    if not loaded:
+        return []
+    outcomes: list[Outcome | DocumentRefused]
+    try:
+        outcomes = _batch(conn, [item for _p, item in loaded], whole)
+    except DocumentRefused as exc:
+        outcomes = [exc]
+    sent: list[Pushable] = []
+    for (path, item), outcome in zip(loaded, outcomes, strict=True):
+        if isinstance(outcome, DocumentRefused):
+            result.warnings.append(spool.set_aside(path, outcome.one_line()))
+            continue
+        spool.done(path)
+        sent.append(item)
+        result.from_spool += 1
+        result.count(item, outcome)
     return sent

@@ -1,13 +1,14 @@
 """The fleet ranking as a terminal table, json, markdown or html: drawing only, no computation.
 
 The terminal table fits 80 columns (piped output is as wide as ``COLUMNS`` says, else 120):
-the instance id, which ``fleet show`` takes, is never cut; host/name and the evidence go
-under it in the same cell, the advice wraps. Markdown and html carry every column.
+the instance id, which ``fleet show`` takes, is never cut (one wider than the room beside the
+figures folds over several lines); host/name and the evidence go under it in the same cell,
+the advice wraps. Markdown and html carry every column.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.model.jsonio import encode
 from advisor.render.fleet import DETAIL_HEADERS, DETAIL_TITLE, detail_rows
@@ -83,14 +84,15 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     shown = report.instances[:limit]
     table.add_column("#", justify="right", no_wrap=True)
     widest = max((rich_text(item.instance_id).cell_len for item in shown), default=8)
-    table.add_column("instance\nhost/name, evidence", no_wrap=True)
+    cap = id_width_cap(console.width)
+    table.add_column("instance\nhost/name, evidence", **_id_column(widest, cap))
     for header in ("saved\ns/h", "saved\n%", "IO\nwait %"):
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("advice", overflow="fold")
     for item in shown:
         cells = row(item, report.min_gain)
         under = [rich_text(c) for c in cells[1:4]]
-        lines = [under[0], *(part for text in under[1:] for part in text.wrap(console, max(widest, 28)))]
+        lines = [under[0], *(part for text in under[1:] for part in text.wrap(console, min(max(widest, 28), cap)))]
         table.add_row(rich_text(cells[0]), Text("\n").join(lines),
                       *(rich_text(cells[n]) for n in (5, 6, 7)), rich_text(cells[12]))
     console.print(table)
@@ -100,12 +102,33 @@ def render_terminal(report: FleetReport, console: Console, limit: int | None = N
     if details:
         extra = Table(title=DETAIL_TITLE, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                       collapse_padding=True)
+        widest_detail = max(rich_text(cells[1]).cell_len for cells in details)
         for n, header in enumerate(("#", "instance", "saved s/h", "saved %", "advice")):
-            extra.add_column(header, justify="right" if n in (0, 2, 3) else "left", no_wrap=n < 4,
-                             overflow="fold")
+            layout: dict[str, Any] = _id_column(widest_detail, cap) if n == 1 else {"no_wrap": n < 4}
+            extra.add_column(header, justify="right" if n in (0, 2, 3) else "left", **{"overflow": "fold", **layout})
         for cells in details:
             extra.add_row(*(rich_text(cells[n]) for n in (0, 1, 4, 5, 8)))
         console.print(extra)
+
+
+_BESIDE_ID = 40
+"""Columns the rest of a row needs beside the instance id (rank, three figures, some advice)."""
+
+
+def id_width_cap(width: int) -> int:
+    """The widest an instance id is shown on one line at *width* columns (a longer one folds)."""
+    return max(28, width - _BESIDE_ID)
+
+
+def _id_column(widest: int, cap: int) -> dict[str, Any]:
+    """The instance column: never cut; one line per id while ids fit beside the figures, folded beyond.
+
+    An id wider than the table (a 100,000-character identity an older advisor stored) would
+    otherwise squeeze every other column to "…".
+    """
+    if widest <= cap:
+        return {"no_wrap": True}
+    return {"no_wrap": False, "overflow": "fold", "max_width": cap}
 
 
 def render_markdown(report: FleetReport, limit: int | None = None) -> str:

@@ -9,7 +9,8 @@ a handful of rows and say which hosts once reported. Everything runs in one tran
 an interrupted prune changes nothing.
 
 What will go is counted first and handed to the caller before anything is dropped (the CLI
-prints it; ``--dry-run`` stops there). A partition whose bounds cannot be read as times
+prints it; ``--dry-run`` stops there); a role that may not remove it (a reader) is refused
+before that, so nothing is announced that will not happen. A partition whose bounds cannot be read as times
 (one made before document times were bounded, for year 10000 or BC) is skipped and named,
 never a reason to fail: its older rows still go by DELETE.
 """
@@ -25,7 +26,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from advisor.errors import BadInput
+from advisor.errors import BadInput, PrivilegeMissing
 from advisor.repo.connection import translate
 from advisor.repo.schema import PARTITIONED, check_version
 
@@ -140,6 +141,33 @@ def plan_prune(conn: psycopg.Connection[Any], cutoff: dt.datetime) -> PrunePlan:
                      tuple(skipped))
 
 
+_CLEARED = (*PARTITIONED, "disk_profiles", "arrivals", "skipped_rows", "layouts")
+"""Every table a prune deletes rows from."""
+PRUNE_HINT = "prune runs as the repository's owner, the role that ran `advisor repo init`"
+
+
+def _check_allowed(conn: psycopg.Connection[Any], plan: PrunePlan) -> None:
+    """Refuse, before anything is announced or removed, a role that may not drop or delete what *plan* removes."""
+    row = conn.execute(
+        "SELECT current_user, (SELECT array_agg(t ORDER BY t) FROM unnest(%(tables)s::text[]) t "
+        "WHERE NOT has_table_privilege('advisor.' || t, 'DELETE')), (SELECT array_agg(c.relname::text ORDER BY "
+        "c.relname) FROM pg_class c WHERE c.relnamespace = 'advisor'::regnamespace AND c.relname = ANY(%(drop)s) "
+        "AND NOT pg_has_role(c.relowner, 'USAGE'))", {"tables": list(_CLEARED), "drop": list(plan.drop)}).fetchone()
+    if row is None:
+        return
+    user, undeletable, undroppable = row
+    missing = []
+    if undeletable:
+        missing.append(f"DELETE from advisor.{undeletable[0]}" + (f" and {len(undeletable) - 1} more tables"
+                                                               if len(undeletable) > 1 else ""))
+    if undroppable:
+        missing.append(f"DROP of advisor.{undroppable[0]} (not its owner)" + (
+            f" and {len(undroppable) - 1} more partitions" if len(undroppable) > 1 else ""))
+    if missing:
+        raise PrivilegeMissing(f"pruning the repository: role {user} may not {'; nor '.join(missing)}",
+                               hint=PRUNE_HINT)
+
+
 def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | None = None, *,
           dry_run: bool = False, announce: Callable[[PrunePlan], None] | None = None) -> PruneResult:
     """Drop months older than *keep* and delete older rows in the month at the edge.
@@ -154,6 +182,8 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
             check_version(conn)
             conn.execute("SET LOCAL TimeZone = 'UTC'")
             plan = plan_prune(conn, cutoff)
+            if not dry_run and plan.removes:
+                _check_allowed(conn, plan)
             if announce is not None:
                 announce(plan)
             if dry_run or not plan.removes:
@@ -161,7 +191,7 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
             for name in plan.drop:
                 conn.execute(sql.SQL("DROP TABLE advisor.{}").format(sql.Identifier(name)))
                 dropped.append(name)
-            for table in (*PARTITIONED, "disk_profiles", "arrivals", "skipped_rows"):
+            for table in _CLEARED[:-1]:  # layouts: below, by what is left
                 cursor = conn.execute(sql.SQL("DELETE FROM advisor.{} WHERE {} < %(c)s").format(
                     sql.Identifier(table), sql.Identifier(_TIME_COLUMN[table])), {"c": cutoff})
                 deleted += max(cursor.rowcount, 0)
@@ -170,5 +200,5 @@ def prune(conn: psycopg.Connection[Any], keep: dt.timedelta, now: dt.datetime | 
                                   "WHERE s.instance_id = l.instance_id AND s.layout_digest = l.digest)")
             deleted += max(cursor.rowcount, 0)
     except psycopg.Error as exc:
-        raise translate(exc, "pruning the repository") from None
+        raise translate(exc, "pruning the repository", hint=PRUNE_HINT) from None
     return PruneResult(plan, tuple(dropped), deleted)

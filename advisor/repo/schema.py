@@ -24,6 +24,7 @@ from psycopg import Connection
 
 from advisor.errors import BadInput, Unsupported
 from advisor.repo.migration3 import V3 as _V3
+from advisor.repo.migration4 import V4 as _V4
 
 SCHEMA = "advisor"
 COLLECTOR_ROLE = "advisor_collector"
@@ -206,6 +207,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "ensure_month: partitions created race-free; times outside 1970..2199 refused", _V2),
     Migration(3, "interval summaries computed at arrival, hourly and daily rollups, the summariser's queue, "
                  "packed snapshots with their file locations stored once", _V3),
+    Migration(4, "a different document under a stored snapshot's or workload's key replaces it and its summaries",
+              _V4),
 )
 CURRENT_VERSION = MIGRATIONS[-1].version
 
@@ -235,6 +238,37 @@ def check_version(conn: Connection[Any]) -> int:
             hint="run `advisor repo init --dsn ...` to migrate it",
         )
     return version
+
+
+INIT_HINT = ("run `advisor repo init` as the database owner or a superuser: it creates the schema advisor and the "
+             "roles advisor_collector and advisor_reader")
+
+
+def init_privileges_missing(conn: Connection[Any]) -> str | None:
+    """What the session's role lacks to create or migrate the schema, in words, for the error; None
+    when none of these is missing (the server's own message then says what was).
+
+    Creating the schema needs CREATE on the database; migrating it, the schema's owner (or a
+    member of it); the first ``repo init`` of a cluster creates the two group roles (CREATEROLE).
+    """
+    row = conn.execute(
+        "SELECT current_user, current_database(), has_database_privilege(current_database(), 'CREATE'), "
+        "(SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user), "
+        "(SELECT count(*) FROM pg_roles WHERE rolname IN (%(c)s, %(r)s)), "
+        "(SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = %(s)s), "
+        "(SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = %(s)s)",
+        {"c": COLLECTOR_ROLE, "r": READER_ROLE, "s": SCHEMA}).fetchone()
+    if row is None:
+        return None
+    user, database, may_create, may_create_roles, roles, owner, owns = row
+    missing = []
+    if owner is None and not may_create:
+        missing.append(f"CREATE on database {database}")
+    if owner is not None and not owns:
+        missing.append(f"the ownership of the schema {SCHEMA} (owned by {owner})")
+    if roles < 2 and not may_create_roles:
+        missing.append(f"CREATEROLE, to create the roles {COLLECTOR_ROLE} and {READER_ROLE}")
+    return f"role {user} lacks {', and '.join(missing)}" if missing else None
 
 
 def migrate(conn: Connection[Any]) -> list[Migration]:

@@ -30,8 +30,9 @@ from advisor.model.jsonio import write_atomic
 from advisor.repo.documents import Pushable, load_bytes
 from advisor.units import GIB
 
-_NAME = re.compile(r"[0-9a-f]{64}\.json")
-"""What advisor names a spooled document: the sha256 of its bytes."""
+_NAME = re.compile(r"([0-9a-f]{64})(\.whole)?\.json")
+"""What advisor names a spooled document: the sha256 of its bytes, ``.whole`` when the push that
+spooled it asked to keep the whole document (``push --keep-documents``): the choice travels with it."""
 MAX_SPOOLED_BYTES = GIB
 """A spooled document larger than this is not one advisor wrote (a snapshot is about 0.5 MiB)."""
 
@@ -94,19 +95,40 @@ class Spool:
             raise BadInput(f"cannot create the spool {self.directory}: {exc.strerror}") from None
         self.check()
 
-    def keep(self, item: Pushable) -> Path:
-        """Store *item* until the next run (the same document twice is one file)."""
-        return self.keep_bytes(item.raw)
+    def keep(self, item: Pushable, *, whole: bool = False) -> Path:
+        """Store *item* until the next run (the same document twice is one file); *whole*: stored whole then."""
+        return self.keep_bytes(item.raw, whole=whole)
 
-    def keep_bytes(self, raw: bytes) -> Path:
-        """Store a document's bytes as they are (checked when the next run loads them)."""
+    def keep_bytes(self, raw: bytes, *, whole: bool = False) -> Path:
+        """Store a document's bytes as they are (checked when the next run loads them).
+
+        Spooled once plainly and once *whole*, it is kept whole (one file): the wider choice wins.
+        """
         self._ensure()
-        target = self.directory / f"{hashlib.sha256(raw).hexdigest()}.json"
+        digest = hashlib.sha256(raw).hexdigest()
+        plain, kept_whole = self.directory / f"{digest}.json", self.directory / f"{digest}.whole.json"
+        target = kept_whole if whole else plain
+        for path in (kept_whole, plain):
+            try:
+                self._read(path)
+            except (SpoolRefused, FileNotFoundError):
+                continue
+            if path == kept_whole or not whole:
+                return path  # there already, as wide a choice as this one
+            break
         try:
             self._read(target)
         except (SpoolRefused, FileNotFoundError):
             write_atomic(target, raw)  # absent, or not what its name says: replaced
+        if whole:
+            plain.unlink(missing_ok=True)
         return target
+
+    @staticmethod
+    def whole(path: Path) -> bool:
+        """Whether the push that spooled *path* asked to keep the whole document."""
+        match = _NAME.fullmatch(path.name)
+        return bool(match and match.group(2))
 
     def waiting(self) -> list[Path]:
         """Files waiting to be pushed, oldest first (each is checked when loaded)."""
@@ -124,7 +146,8 @@ class Spool:
 
     def _read(self, path: Path) -> bytes:
         """The bytes of a spooled file that is what advisor wrote, else SpoolRefused saying why."""
-        if not _NAME.fullmatch(path.name):
+        name = _NAME.fullmatch(path.name)
+        if not name:
             raise SpoolRefused(f"{path.name}: not a name advisor gives a spooled document (sha256 of it)")
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -141,13 +164,13 @@ class Spool:
             if info.st_size > MAX_SPOOLED_BYTES:
                 raise SpoolRefused(f"{path.name}: {info.st_size} bytes, larger than any document advisor spools")
             raw = handle.read(MAX_SPOOLED_BYTES + 1)
-        if hashlib.sha256(raw).hexdigest() != path.name[:-5]:
+        if hashlib.sha256(raw).hexdigest() != name.group(1):
             raise SpoolRefused(f"{path.name}: its content is not the document its name says (sha256 differs)")
         return raw
 
     def set_aside(self, path: Path, why: str) -> str:
         """Rename a file that will not be pushed to ``*.rejected``; the warning that says so."""
-        rejected = path.with_suffix(".rejected")
+        rejected = path.with_name(path.name.removesuffix(".json").removesuffix(".whole") + ".rejected")
         try:
             path.rename(rejected)
         except OSError as exc:

@@ -7,15 +7,18 @@ arrival touches with the ordinary engine: :func:`advisor.rates.workload.diff` (i
 and :func:`advisor.engine.advise.advise`, as ``advisor report A B`` does, and stores one
 small row per interval (``advisor.interval_summaries``).
 
-Keys: a summary is its instance, start, end and source. A snapshot at *t* touches the
-interval that ends at *t* and the one that starts at *t*; a summary spanning *t* (made
-before an earlier snapshot arrived late) is deleted. A snapshot pushed twice queues nothing
-(its row was there), so nothing is recomputed. An interval across a restart or a reset of
-the counters the files are read from keeps its summary, marked ``reset``, and is left out
-of sums and rollups. A summary stores the engine version and the drive models it was made
-with; one made by another version is queued again and recomputed (:func:`requeue_stale`),
-never mixed with current ones. Hourly and daily rollups of the snapshot intervals are
-rewritten for every hour and day a drain touches, from the summaries, so they are exact.
+Keys: a summary is its instance, start, end and source. A snapshot at *t* touches the interval
+that ends at *t* and the one that starts at *t*; a summary spanning *t* (made before an
+earlier snapshot arrived late) is deleted. A snapshot pushed twice queues nothing (its row was
+there), so nothing is recomputed; one corrected (another document under its key) loses its
+summaries at the push and is queued again (:mod:`advisor.repo.migration4`). An interval across
+a restart or a reset of the counters the files are read from, or a clock step
+(:mod:`advisor.repo.comparable`), keeps its summary, marked ``reset``, and is left out of sums
+and rollups. A summary stores the engine version and the
+drive models it was made with; one made by another version is queued again and recomputed
+(:func:`requeue_stale`), never mixed with current ones. Hourly and daily rollups of the
+snapshot intervals are rewritten for every hour and day a drain touches, from the summaries,
+so they are exact.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
 from advisor.rates.workload import diff
+from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
 from advisor.repo.fleet_documents import Documents, Unreadable, fetch
 from advisor.repo.fleet_model import WindowAdvice
@@ -44,7 +48,8 @@ from advisor.sizes.need import missing_sizes_line
 ENGINE_VERSION = f"{__version__}/summary-1"
 """Stored with every summary: one made by another engine is recomputed, never mixed."""
 RESET_RULES = ("identity:", "recovery:", "stats-reset:", "restart:", "instance:")
-"""Warnings of :func:`advisor.rates.workload.diff` that make an interval's counters not comparable."""
+"""Warnings of :func:`advisor.rates.workload.diff` that make a stored workload's counters not comparable
+(a snapshot pair is judged from its snapshots: :mod:`advisor.repo.comparable`)."""
 TOP_AREAS = 3
 WORKLOAD = "workload:"
 """Prefix of a workload's ``source`` in arrivals and summaries (a ``collect --interval`` workload's
@@ -65,14 +70,32 @@ class Drained:
     """What one drain did."""
 
     arrivals: int = 0
-    summaries: int = 0
+    written: set[tuple[str, dt.datetime, dt.datetime, str]] = field(default_factory=set)  # in the table now
     failed: list[str] = field(default_factory=list)  # rows or intervals that could not be used, one line each
     skipped: list[tuple[str, dt.datetime, str]] = field(default_factory=list)  # (instance, time, why) to store
 
+    @property
+    def summaries(self) -> int:
+        """Interval summaries this drain wrote and left in the table (one rewritten at a batch edge counts once)."""
+        return len(self.written)
+
+    def wrote(self, rows: list[tuple[Any, ...]]) -> None:
+        """*rows* (instance, start, end, source, ...) were written."""
+        self.written |= {(r[0], _instant(r[1]), _instant(r[2]), r[3]) for r in rows}
+
+    def deleted(self, key: str, spans: list[tuple[Any, Any]], source: str) -> None:
+        """The summaries of *key* over *spans* (start, end) of *source* were deleted."""
+        self.written -= {(key, _instant(start), _instant(end), source) for start, end in spans}
+
 
 def summary_of(key: str, label: str, work: Workload, report: Report, rate: float, source: str,
-               summarizer: Summarizer) -> tuple[Any, ...]:
-    """One interval's row: the fleet's judgement of *report* plus its disk time, areas and reset mark."""
+               summarizer: Summarizer, left_out: bool | None = None) -> tuple[Any, ...]:
+    """One interval's row: the fleet's judgement of *report* plus its disk time, areas and reset mark.
+
+    *left_out*: whether the interval's counters are not comparable, decided from its snapshots
+    (:func:`advisor.repo.comparable.not_comparable`); a stored workload has none, and its own
+    warnings decide.
+    """
     from advisor.repo.fleet import judged_window
 
     window: WindowAdvice = judged_window(label, work, report, rate, work.started_at, work.ended_at, source)
@@ -82,7 +105,7 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
     top = [{"name": a.name, "kind": a.kind, "iops": round(a.iops, 3), "read_iops": round(a.read_iops, 3),
             "write_iops": round(a.write_iops, 3), "read_mb_s": round(a.read_mb_s, 4), "io_share": round(a.io_share, 4)}
            for a in areas]
-    reset = any(w.startswith(RESET_RULES) for w in work.warnings)
+    reset = any(w.startswith(RESET_RULES) for w in work.warnings) if left_out is None else left_out
     return (key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key, window.interval_s,
             window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, round(before, 4),
             window.saved_s_per_h, window.saved_share, plan.predicted_gain if plan else None, window.verdict,
@@ -102,7 +125,8 @@ def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer
     """The summary of the interval from *a* to *b*, as ``advisor report A B`` advises it."""
     work = diff(a, b, allow_reset=True, always_refuse=("identity",))
     report = advise(work, summarizer.models, _options(work), generated_at=dt.datetime.now(dt.UTC))
-    return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer)
+    return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer,
+                      left_out=not_comparable(a, b) is not None)
 
 
 def drain(conn: psycopg.Connection[Any], summarizer: Summarizer, known: Known | None = None,
@@ -163,6 +187,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "
                      "AND started_at = %(s)s AND source = %(src)s",
                      {"k": key, "e": row.ended_at, "s": row.started_at, "src": WORKLOAD + row.source})
+        done.deleted(key, [(row.started_at, row.ended_at)], WORKLOAD + row.source)
     if not rows:
         _rollups(conn, key, touched)
         return
@@ -171,7 +196,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
     with conn.cursor().copy(f"COPY advisor.interval_summaries ({_COLUMNS}) FROM STDIN") as copy:
         for r in rows:
             copy.write_row(r)
-    done.summaries += len(rows)
+    done.wrote(rows)
     touched |= {_instant(r[2]) for r in rows if r[3] == "snapshots"}
     _rollups(conn, key, touched)
 
@@ -186,9 +211,10 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
         "AND taken_at > %(hi)s), %(hi)s) ORDER BY taken_at", {"k": key, "lo": taken[0], "hi": taken[-1]}).fetchall()]
     deleted = conn.execute(
         "DELETE FROM advisor.interval_summaries s WHERE instance_id = %(k)s AND source = 'snapshots' AND EXISTS "
-        "(SELECT FROM unnest(%(t)s::timestamptz[]) t WHERE s.started_at <= t AND s.ended_at >= t) RETURNING ended_at",
-        {"k": key, "t": taken}).fetchall()
-    touched |= {e for (e,) in deleted}
+        "(SELECT FROM unnest(%(t)s::timestamptz[]) t WHERE s.started_at <= t AND s.ended_at >= t) "
+        "RETURNING started_at, ended_at", {"k": key, "t": taken}).fetchall()
+    touched |= {e for (_s, e) in deleted}
+    done.deleted(key, deleted, "snapshots")
     wanted = {(t, True) for t in timeline if (key, t) not in known}
     docs = Documents(key, dict(fetch(conn, key, wanted)) if wanted else {})
     bad: set[dt.datetime] = set()
@@ -196,6 +222,7 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
         readable = [t for t in timeline if t not in bad]
         pairs = sorted({(p, n) for t in taken for p, n in zip(readable, readable[1:], strict=False)
                         if p <= t <= n})
+        touched |= {b_at for _a_at, b_at in pairs}  # its hour's rollup is rewritten even if advising fails
         try:
             rows = []
             for a_at, b_at in pairs:

@@ -28,6 +28,8 @@ REFUSED = [
     ["report", "--dsn", CLOSED, "--interval", "nan"],
     ["report", "--dsn", CLOSED, "--headroom", "nan"],
     ["where", "/", "--interval", "1e12"],
+    ["sql", "show", "sizes", "--dbms", "oracle", "--version", "-1"],  # not a server: bad input, not "unsupported"
+    ["sql", "show", "sizes", "--dbms", "postgres", "--version", "0"],
 ]
 
 

@@ -241,8 +241,8 @@ def test_a_batch_counts_each_new_snapshot_once(repo_server: PgServer, repo: str,
 
     s0, s1, s2 = (load_file(p) for p in real_snapshots)
     with connect(repo) as conn:
-        assert push(conn, s1) is True
-        assert sum(push_many(conn, [s0, s0, s1, s2])) == 2
-        assert sum(push_many(conn, [s2, s1, s0])) == 0
+        assert push(conn, s1) == "new"
+        assert push_many(conn, [s0, s0, s1, s2]).count("new") == 2
+        assert push_many(conn, [s2, s1, s0]) == ["present"] * 3
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.snapshots") == 3
     assert count(repo_server, repo, "SELECT count(*) FROM advisor.arrivals") == 3  # queued once each

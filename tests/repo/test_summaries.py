@@ -91,7 +91,7 @@ def test_restart_and_identity_change(repo_server: PgServer, repo: str, real_snap
     done = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", "-f", "json")
     assert done.returncode == 0, done.stderr
     [item] = [i for i in json.loads(done.stdout)["instances"] if i["period"]]
-    assert item["warnings"] == ["1 interval across a restart or a stats reset left out"]
+    assert item["warnings"] == ["1 interval across a restart, a stats reset or a clock step left out"]
     first, second = (json.loads(p.read_text())["taken_at"] for p in (s0, s1))
     assert item["period"]["started_at"][:19] == first[:19] and item["period"]["ended_at"][:19] == second[:19]
 
@@ -109,7 +109,7 @@ def test_a_stats_reset_marks_the_interval(repo_server: PgServer, repo: str, real
     done = run_advisor("fleet", "report", "--repo", repo, "--since", "1d", "-f", "json")
     assert done.returncode == 0, done.stderr
     [item] = json.loads(done.stdout)["instances"]
-    assert item["warnings"] == ["1 interval across a restart or a stats reset left out"]
+    assert item["warnings"] == ["1 interval across a restart, a stats reset or a clock step left out"]
     assert item["period"]["interval_s"] == 0 and item["period"]["saved_s_per_h"] == 0
 
 
