@@ -115,6 +115,7 @@ class FileIO(Record):
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
     parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
+    scans: int | None = None  # PostgreSQL: sequential scans of a table (pg_stat_get_numscans); None elsewhere
 
 
 class SegmentIO(Record):
@@ -259,6 +260,7 @@ class FileRate(Record):
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
+    blocks_read_per_s: float | None = None  # the server counted blocks; read_iops are its combined IOs
 
 
 class SizesSource(Record):

@@ -117,9 +117,10 @@ def relation_files(
     n = 0
     # This loop runs once per relation of the cluster (100,000 in benchmarks/collect_bench.py),
     # so it is kept to a few lookups and one FileIO per row.
-    for (oid, relname, relkind, is_toast, spcoid, is_shared, _node, relpages, blks_read, _hit, parent), path in zip(
-        rows, paths, strict=True
-    ):
+    for (
+        (oid, relname, relkind, is_toast, spcoid, is_shared, _node, relpages, blks_read, _hit, parent, scans),
+        path,
+    ) in zip(rows, paths, strict=True):
         if path is None:
             continue
         segments: tuple[str, ...] = ()
@@ -156,6 +157,7 @@ def relation_files(
                 relname,
                 segments,
                 None if parent is None else f"{container}/{parent}",
+                scans,
             )
         )
     return files

@@ -98,6 +98,7 @@ class RelationRow:
     blks_read: int
     blks_hit: int
     parent_oid: int | None  # the table of an index or TOAST relation; None for a table
+    scans: int | None  # sequential scans of a table, index scans of an index
 
 
 @dataclass(frozen=True, slots=True)
