@@ -211,6 +211,21 @@ class AreaRow(Record):
     size_assumed: bool = False  # the size is --assume-size's, not a stated one (every output marks it)
 
 
+class Saturation(Record):
+    """Disks with a queue (busy 90 % or more, or modelled busy for the whole interval), and what a plan gives there.
+
+    On a saturated disk a faster layout yields more work per second at the same concurrency
+    (``work_gain``: disk time per unit of the same work before / after, less 1), not a shorter
+    time per IO; ``freed_time_to`` is the area whose share of the disk time grows most.
+    """
+
+    disks: tuple[str, ...]
+    util: Share | None  # the kernel's busy share (io_ticks), the highest of the disks; None without diskstats
+    modelled_busy_s_per_s: float  # rates x modelled service times, the highest of the disks
+    work_gain: float | None = None  # None without a plan
+    freed_time_to: str | None = None
+
+
 class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
@@ -226,5 +241,6 @@ class Report(Record):
     warnings: tuple[str, ...] = ()  # what weakens the advice: resets, estimates, the gate, notes
     tool_version: str = ""  # advisor version that wrote the report
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
+    saturation: Saturation | None = None  # saturated disks: a plan's gain is work per second there
     document: Literal["report"] = "report"  # always `report`
     format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

@@ -16,7 +16,7 @@ from tests.helpers.workloads import DISK_BYTES, GB, AreaSpec, models
 
 def test_five_percent_of_the_reads_reaching_the_partition_scales_them_and_says_so() -> None:
     w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
-                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False)])
+                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False, 1.0)])
     raw = advise(replace(w, diskstats=()), models(), generated_at=AT)
     report = advise(w, models(), generated_at=AT)
     orders = rows(report)["orders"]
