@@ -105,6 +105,7 @@ class Calibration:
     estimates: tuple[cached_reads.CachedEstimate, ...] = ()  # a report import: per file, from its read times
     cache_kept: bool = True  # False: --cache lost, the evidence is shown and nothing scaled
     workload: Workload | None = None  # what the estimates came from (their notes name its histograms)
+    temp_devices: tuple[str, ...] = ()  # partitions holding only temp files: their reads and requests are the kernel's
 
     def with_database_pattern(self, area: Area) -> Area:
         """*area* with the mean read size the database requested, for classification.
@@ -161,6 +162,10 @@ class Calibration:
                            "upper bound of the database's own.")
             else:
                 out.append(f"{head}: rates kept (the kernel saw at least as many).")
+        if self.temp_devices:
+            out.append(f"Temp on {', '.join(self.temp_devices)} (alone on the partition): its reads and write requests "
+                       "are the kernel's there (PostgreSQL counts temp bytes written only); the bytes written stay "
+                       "the database's.")
         if not self.cache_kept:
             out.append("--cache lost: the plan counts every read the database reported, as if the new server had "
                        "none of today's OS page cache.")
@@ -185,6 +190,8 @@ class _Group:
     kernel_iops: float
     kernel_mb: float
     files: list[FileRate] = field(default_factory=list)
+    kernel_w_s: float = 0.0
+    kernel_write_mb: float = 0.0
 
 
 def _device_of(loc: Location | None, rows: dict[str, DiskStatRate],
@@ -234,7 +241,7 @@ def calibrate_reads(workload: Workload, cache_kept: bool = True) -> Calibration:
         group = groups.get(name)
         if group is None:
             row = rows[name]
-            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s)
+            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s, [], row.w_s, row.write_mb_s)
         group.files.append(rate)
     _subtract_partitions(groups, rows, part_disk)
     found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
@@ -270,8 +277,11 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
     devices: list[DeviceReads] = []
     factors: dict[str, tuple[float, float]] = {}
     shares: dict[str, float | None] = {}
+    temp: dict[str, FileRate] = {}
     for name in sorted(groups):
         g = groups[name]
+        if g.level == "partition" and g.files and all(f.kind == "temp" for f in g.files):
+            temp.update(_temp_from_kernel(g))
         reading = [f for f in g.files if f.read_iops > 0 or f.read_mb_s > 0]
         dev = DeviceReads(
             device=g.device, level=g.level, disk=g.disk, kernel_read_iops=g.kernel_iops,
@@ -289,11 +299,40 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
             pair = (dev.iops_factor, dev.mb_factor)  # properties: worked out once per device, not per file
             factors.update(dict.fromkeys((f.file_id for f in g.files), pair))
         devices.append(dev)
-    scaled = tuple(_scaled(r, *factors[r.file_id], shares.get(r.file_id, r.random_share)) if r.file_id in factors
+    scaled = tuple(temp[r.file_id] if r.file_id in temp else
+                   _scaled(r, *factors[r.file_id], shares.get(r.file_id, r.random_share)) if r.file_id in factors
                    else r for r in rates)
     compared = {f.file_id for g in groups.values() for f in g.files}
     return Calibration(scaled, tuple(devices), True, unmatched_iops, unmatched, factors,
-                       _area_reads(rates, labels, compared, factors))
+                       _area_reads(rates, labels, compared, factors), temp_devices=tuple(sorted(
+                           {g.device for g in groups.values() if any(f.file_id in temp for f in g.files)})))
+
+
+def _temp_from_kernel(g: _Group) -> dict[str, FileRate]:
+    """Temp files alone on a partition: their reads and write requests are the kernel's.
+
+    PostgreSQL counts temp bytes written and nothing else: no temp reads, and no requests
+    (a temp file is written in 8 KiB calls the page cache gathers into writes of hundreds of
+    KiB). Where the temp tablespace has its partition to itself, the partition's reads are
+    the temp reads and its mean write request is the temp's; the bytes written stay the
+    database's, shared between the temp files by them.
+    """
+    written = sum(f.write_mb_s or 0.0 for f in g.files)
+    request_mb = g.kernel_write_mb / g.kernel_w_s if g.kernel_w_s > 0 else None
+    out = {}
+    for f in g.files:
+        share = (f.write_mb_s or 0.0) / written if written > 0 else 1.0 / len(g.files)
+        writes = f.write_iops
+        if request_mb and f.write_mb_s is not None:
+            writes = f.write_mb_s / request_mb
+        read_iops, read_mb = g.kernel_iops * share, g.kernel_mb * share
+        out[f.file_id] = msgspec.structs.replace(
+            f, read_iops=read_iops, read_mb_s=read_mb, write_iops=writes,
+            mean_read_kb=mean_kib_of_rates(read_mb, read_iops),
+            mean_write_kb=mean_kib_of_rates(f.write_mb_s or 0.0, writes or 0.0),
+            random_share=0.0 if read_iops > 0 else f.random_share,
+        )
+    return out
 
 
 MAX_MERGED_REQUEST_KIB = 1024.0

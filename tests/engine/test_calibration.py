@@ -176,3 +176,22 @@ def test_cached_bytes_scale_both_patterns_alike_and_never_below_the_largest_requ
     assert got["facts"]["read_iops"] >= (mib(1000) / 2) * 1000 / 1024 * 0.99
     assert got["orders"]["read_iops"] + got["facts"]["read_iops"] == pytest.approx(50.0, rel=1e-3)
     assert got["orders"]["read_iops"] <= 50.0
+
+
+def test_temp_alone_on_a_partition_takes_the_kernels_reads_and_write_requests() -> None:
+    """340.9 temp 'IOPS' of 8 KiB were 10.7 writes/s of 255 KiB and 3.8 reads/s the database never counts."""
+    temp = AreaSpec("temp", kind="temp", size_gb=10, write_iops=340.9, write_kb=8, random_share=None,
+                    zone=(0.31, 0.35))
+    w = on_partitions([HOT, temp], {"orders": "sda3", "temp": "sda2"},
+                      [stat("sda3", 2000.0, mib(2000)), replace(stat("sda2", 3.8, 0.39), w_s=10.7,
+                                                                 write_mb_s=mib(340.9))])
+    report = advise(w, models(), generated_at=AT)
+    got = rows(report)["temp"]
+    assert got["write_iops"] == pytest.approx(10.7, rel=1e-3)
+    assert got["read_iops"] == pytest.approx(3.8, rel=1e-3) and got["read_mb_s"] == pytest.approx(0.39, rel=1e-3)
+    assert got["mb_s"] == pytest.approx(mib(340.9) + 0.39, rel=1e-3)  # the bytes written stay the database's
+    assert any(n.startswith("Temp on sda2") for n in report.warnings)
+    # temp sharing a partition with a tablespace keeps the database's figures (whose requests are whose is unknown)
+    shared = on_partitions([HOT, temp], {"orders": "sda3", "temp": "sda3"},
+                           [replace(stat("sda3", 2000.0, mib(2000)), w_s=10.7, write_mb_s=mib(340.9))])
+    assert rows(advise(shared, models(), generated_at=AT))["temp"]["write_iops"] == pytest.approx(340.9)
