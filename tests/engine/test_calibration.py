@@ -195,3 +195,18 @@ def test_temp_alone_on_a_partition_takes_the_kernels_reads_and_write_requests() 
     shared = on_partitions([HOT, temp], {"orders": "sda3", "temp": "sda3"},
                            [replace(stat("sda3", 2000.0, mib(2000)), w_s=10.7, write_mb_s=mib(340.9))])
     assert rows(advise(shared, models(), generated_at=AT))["temp"]["write_iops"] == pytest.approx(340.9)
+
+
+def test_the_disk_map_shows_the_areas_tables_figures() -> None:
+    """The map of a report and its Areas table: the same calibrated IO and the same shares (not 1.6k vs 104)."""
+    from advisor.engine.audit_map import build_audit_maps
+
+    w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
+                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False, 1.0)])
+    table = rows(advise(w, models(), generated_at=AT))
+    mapped = {r.label: r for m in build_audit_maps(w).maps for r in m.areas}
+    orders = next(r for label, r in mapped.items() if "orders" in label)
+    assert orders.io == pytest.approx(table["orders"]["iops"], rel=1e-3)
+    assert orders.share == pytest.approx(table["orders"]["io_share"], abs=1e-3)
+    lost = {r.label: r for m in build_audit_maps(w, cache_kept=False).maps for r in m.areas}
+    assert next(r for label, r in lost.items() if "orders" in label).io == pytest.approx(2000.0)
