@@ -308,6 +308,7 @@ class Workload(Record):
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
+    relation_write_mb_s: float | None = None  # data pages the server wrote (PostgreSQL pg_stat_io), None: not counted
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 
