@@ -28,6 +28,7 @@ from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, o
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.replay_check import check_trace, misfit, verdict
+from advisor.engine.saturation import disk_time_misfits, disk_utils, saturation, saturation_finding
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -117,6 +118,8 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     # a finding may rest on a disk's model only where the measurements do not refute it
     rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
     misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
+    misfits += disk_time_misfits({d: v for d, v in views.items() if d not in {m.disk for m in misfits}},
+                                 disk_utils(workload.diskstats))
     refuted = frozenset(m.disk for m in misfits)
     findings += [misfit_finding(m, models.of(m.disk).name) for m in misfits]
     findings += commit_bound([c for c in classified if c.area.disk not in refuted], rpm_of, _rpm(models.default))
@@ -367,6 +370,9 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         analysis = replace(analysis, findings=analysis.findings + findings)
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
+    saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan)
+    if saturated is not None:
+        analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server
     return Report(
         generated_at=generated_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
@@ -382,6 +388,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         + tuple(plan_notes),
         tool_version=__version__,
         replay=replayed,
+        saturation=saturated,
     )
 
 

@@ -35,6 +35,7 @@ import msgspec
 
 from advisor.engine import cached_reads
 from advisor.engine.areas import Area, AreaKind, LocationIndex, area_key, area_labels
+from advisor.engine.kernel_areas import pattern_factors, temp_from_kernel, unwritten_area, with_writes, writes_by_size
 from advisor.model import DiskStatRate, FileRate, Finding, HostLayout, Location, Workload
 from advisor.units import mean_kib_of_rates
 
@@ -57,6 +58,14 @@ class DeviceReads:
     db_read_mb_s: float
     files: int
     areas: tuple[str, ...] = ()
+    random_iops_factor: float | None = None  # set when some files read sequentially: see _pattern_factors
+    sequential_iops_factor: float | None = None
+    sequential_request_kib: float | None = None  # the sequential reads' mean request size on the disk
+
+    @property
+    def by_pattern(self) -> bool:
+        """True when random and sequential reads were scaled each by their own factor."""
+        return self.random_iops_factor is not None and self.sequential_iops_factor is not None
 
     @property
     def iops_factor(self) -> float:
@@ -97,6 +106,8 @@ class Calibration:
     estimates: tuple[cached_reads.CachedEstimate, ...] = ()  # a report import: per file, from its read times
     cache_kept: bool = True  # False: --cache lost, the evidence is shown and nothing scaled
     workload: Workload | None = None  # what the estimates came from (their notes name its histograms)
+    temp_devices: tuple[str, ...] = ()  # partitions holding only temp files: their reads and requests are the kernel's
+    written: tuple[tuple[str, str, float, float], ...] = ()  # (partition, area, writes/s, MiB/s) from the kernel
 
     def with_database_pattern(self, area: Area) -> Area:
         """*area* with the mean read size the database requested, for classification.
@@ -137,7 +148,13 @@ class Calibration:
             head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MiB/s) "
                     f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MiB/s) for its "
                     f"files there")
-            if d.scaled and not self.cache_kept:
+            if d.by_pattern and self.cache_kept:
+                out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; random reads scaled by "
+                           f"{d.random_iops_factor:.3g} and sequential reads by {d.sequential_iops_factor:.3g} "
+                           f"(requests of {d.sequential_request_kib or 0:.0f} KiB on the disk), each area by its own "
+                           f"mix ({', '.join(d.areas) or 'its files'}). The kernel's figure counts every process's "
+                           "reads, so it is an upper bound of the database's own.")
+            elif d.scaled and not self.cache_kept:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
                            f"{', '.join(d.areas) or 'its files'} kept as reported (--cache lost).")
             elif d.scaled:
@@ -147,6 +164,14 @@ class Calibration:
                            "upper bound of the database's own.")
             else:
                 out.append(f"{head}: rates kept (the kernel saw at least as many).")
+        if self.temp_devices:
+            out.append(f"Temp on {', '.join(self.temp_devices)} (alone on the partition): its reads and write requests "
+                       "are the kernel's there (PostgreSQL counts temp bytes written only); the bytes written stay "
+                       "the database's.")
+        for device, area, w_s, w_mb in self.written:
+            out.append(f"{device}: the kernel's {w_s:.1f} writes/s ({w_mb:.2f} MiB/s) are {area}'s data-page writes "
+                       "(the only area there; PostgreSQL counts no writes per relation, so they were unknown). The "
+                       "kernel's figure counts every process's writes, so it is an upper bound.")
         if not self.cache_kept:
             out.append("--cache lost: the plan counts every read the database reported, as if the new server had "
                        "none of today's OS page cache.")
@@ -171,6 +196,8 @@ class _Group:
     kernel_iops: float
     kernel_mb: float
     files: list[FileRate] = field(default_factory=list)
+    kernel_w_s: float = 0.0
+    kernel_write_mb: float = 0.0
 
 
 def _device_of(loc: Location | None, rows: dict[str, DiskStatRate],
@@ -220,10 +247,10 @@ def calibrate_reads(workload: Workload, cache_kept: bool = True) -> Calibration:
         group = groups.get(name)
         if group is None:
             row = rows[name]
-            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s)
+            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s, [], row.w_s, row.write_mb_s)
         group.files.append(rate)
     _subtract_partitions(groups, rows, part_disk)
-    found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
+    found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops, workload.relation_write_mb_s)
     return found if cache_kept else replace(found, rates=tuple(rates), cache_kept=False)
 
 
@@ -252,11 +279,23 @@ def _subtract_partitions(groups: dict[str, _Group], rows: dict[str, DiskStatRate
 
 
 def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tuple[AreaKind, str], str],
-           unmatched: int, unmatched_iops: float) -> Calibration:
+           unmatched: int, unmatched_iops: float, relation_write_mb_s: float | None = None) -> Calibration:
     devices: list[DeviceReads] = []
     factors: dict[str, tuple[float, float]] = {}
+    shares: dict[str, float | None] = {}
+    temp: dict[str, FileRate] = {}
+    writes: dict[str, tuple[float, float]] = {}
+    written: list[tuple[str, str, float, float]] = []
     for name in sorted(groups):
         g = groups[name]
+        kernel = DiskStatRate(g.device, g.kernel_iops, g.kernel_w_s, g.kernel_mb, g.kernel_write_mb, None, None, 0.0)
+        if g.level == "partition" and g.files and all(f.kind == "temp" for f in g.files):
+            temp.update(temp_from_kernel(g.files, kernel))
+        one_area = (unwritten_area(g.files, kernel, labels)
+                    if g.level == "partition" and relation_write_mb_s is not None else None)
+        if one_area is not None:
+            writes.update(writes_by_size(g.files, kernel))
+            written.append((g.device, one_area, g.kernel_w_s, g.kernel_write_mb))
         reading = [f for f in g.files if f.read_iops > 0 or f.read_mb_s > 0]
         dev = DeviceReads(
             device=g.device, level=g.level, disk=g.disk, kernel_read_iops=g.kernel_iops,
@@ -264,14 +303,45 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
             db_read_mb_s=sum(f.read_mb_s for f in g.files), files=len(g.files),
             areas=tuple(dict.fromkeys(labels[area_key(f)] for f in reading)),
         )
-        devices.append(dev)
-        if dev.scaled:
+        patterned = pattern_factors(dev.mb_factor, dev.kernel_read_iops, reading)
+        if patterned is not None:
+            dev = replace(dev, random_iops_factor=patterned.random_iops,
+                          sequential_iops_factor=patterned.sequential_iops,
+                          sequential_request_kib=patterned.sequential_request_kib)
+            for file_id, (iops_f, mb_f, share) in patterned.files.items():
+                factors[file_id] = (iops_f, mb_f)
+                shares[file_id] = share
+        elif dev.scaled:
             pair = (dev.iops_factor, dev.mb_factor)  # properties: worked out once per device, not per file
             factors.update(dict.fromkeys((f.file_id for f in g.files), pair))
-    scaled = tuple(_scaled(r, *factors[r.file_id]) if r.file_id in factors else r for r in rates)
+        devices.append(dev)
+    scaled = tuple(temp[r.file_id] if r.file_id in temp else
+                   _scaled(r, *factors[r.file_id], shares.get(r.file_id, r.random_share)) if r.file_id in factors
+                   else r for r in rates)
+    cap = _write_cap(written, relation_write_mb_s)
+    written = [(d, a, w * cap, mb * cap) for d, a, w, mb in written]
+    writes = {f: (w * cap, mb * cap) for f, (w, mb) in writes.items()}
+    if writes:
+        scaled = tuple(with_writes(r, *writes[r.file_id]) if r.file_id in writes else r for r in scaled)
     compared = {f.file_id for g in groups.values() for f in g.files}
     return Calibration(scaled, tuple(devices), True, unmatched_iops, unmatched, factors,
-                       _area_reads(rates, labels, compared, factors))
+                       _area_reads(rates, labels, compared, factors), temp_devices=tuple(sorted(
+                           {g.device for g in groups.values() if any(f.file_id in temp for f in g.files)})),
+                       written=tuple(written))
+
+
+
+
+def _write_cap(written: Sequence[tuple[str, str, float, float]], relation_write_mb_s: float | None) -> float:
+    """Factor keeping the kernel writes given to areas within the bytes the server says it wrote.
+
+    The kernel's writes on a partition also count the file system's own (journal commits) and
+    other processes': an area is given at most the data pages the server wrote in all.
+    """
+    kernel_mb = sum(mb for *_, mb in written)
+    if relation_write_mb_s is None or kernel_mb <= 0:
+        return 1.0
+    return min(1.0, relation_write_mb_s / kernel_mb)
 
 
 def _area_reads(rates: Sequence[FileRate], labels: dict[tuple[AreaKind, str], str], compared: set[str],
@@ -299,14 +369,15 @@ def _area_reads(rates: Sequence[FileRate], labels: dict[tuple[AreaKind, str], st
     return out
 
 
-def _scaled(rate: FileRate, iops_factor: float, mb_factor: float) -> FileRate:
+def _scaled(rate: FileRate, iops_factor: float, mb_factor: float, random_share: float | None = None) -> FileRate:
     mean = rate.mean_read_kb
     if mean is not None and iops_factor > 0:
         mean *= mb_factor / iops_factor
     # msgspec's own replace: a tenth of the cost of dataclasses.replace, and a fleet
     # report scales every file of every window
     return msgspec.structs.replace(rate, read_iops=rate.read_iops * iops_factor,
-                                   read_mb_s=rate.read_mb_s * mb_factor, mean_read_kb=mean)
+                                   read_mb_s=rate.read_mb_s * mb_factor, mean_read_kb=mean,
+                                   random_share=rate.random_share if random_share is None else random_share)
 
 
 CACHED_SHARE_MAX = 0.5

@@ -271,6 +271,21 @@ class ReplayCheck(Record):
     refused: str | None = None  # why the trace was not replayed, in one line
 
 
+class Saturation(Record):
+    """Disks with a queue (busy 90 % or more, or modelled busy for the whole interval), and what a plan gives there.
+
+    On a saturated disk a faster layout yields more work per second at the same concurrency
+    (``work_gain``: disk time per unit of the same work before / after, less 1), not a shorter
+    time per IO; ``freed_time_to`` is the area whose share of the disk time grows most.
+    """
+
+    disks: tuple[str, ...]
+    util: Share | None  # the kernel's busy share (io_ticks), the highest of the disks; None without diskstats
+    modelled_busy_s_per_s: float  # rates x modelled service times, the highest of the disks
+    work_gain: float | None = None  # None without a plan
+    freed_time_to: str | None = None
+
+
 class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
@@ -287,5 +302,6 @@ class Report(Record):
     tool_version: str = ""  # advisor version that wrote the report
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     replay: tuple[ReplayCheck, ...] = ()  # traced requests replayed on the model, per disk (collect --trace)
+    saturation: Saturation | None = None  # saturated disks: a plan's gain is work per second there
     document: Literal["report"] = "report"  # always `report`
     format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

@@ -119,6 +119,7 @@ class FileIO(Record):
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
     parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
+    scans: int | None = None  # PostgreSQL: sequential scans of a table (pg_stat_get_numscans); None elsewhere
 
 
 class SegmentIO(Record):
@@ -264,6 +265,7 @@ class FileRate(Record):
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
     level: RateLevel = "file"  # "tablespace": the row sums a tablespace's files (moved whole)
+    blocks_read_per_s: float | None = None  # the server counted blocks; read_iops are its combined IOs
 
 
 class SizesSource(Record):
@@ -331,6 +333,7 @@ class Workload(Record):
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
     traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
     instances: tuple[InstanceShare, ...] = ()  # a global RAC report: each instance's share of the rates
+    relation_write_mb_s: float | None = None  # data pages the server wrote (PostgreSQL pg_stat_io), None: not counted
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 
