@@ -1,0 +1,299 @@
+"""One workload through the tutorial's path on emulated HDDs: bad layout, measure, advise, apply, measure.
+
+The machinery is the demo's (:mod:`advisor.demo`): the emulated disk, its partitions and
+ext4 file systems, the embedded PostgreSQL 18, the advisor commands run as a DBA types
+them, the plan's own scripts applied. What this adds is the workload (several pgbench
+client groups at once, from :mod:`accuracy_workloads`), two measured runs on each side, the
+per-area figures of the emulated disk (:mod:`accuracy_trace`), the load average around each
+run, and the re-advice on the layout the plan produced (stable advice: no further move).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from accuracy_trace import ExtentIndex, attribute, build_index
+from accuracy_workloads import AreaSpec, ClientGroup, Workload
+
+from advisor.demo import pgbench
+from advisor.demo.chain import Chain, apply_plan
+from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
+from advisor.demo.layout import Area, mount_planned, partition_and_mount
+from advisor.demo.scenario import SERVER_SETTINGS, mark_rotational
+from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
+from advisor.disk.emulator.iotrace import IoTrace, recording
+from advisor.errors import AdvisorError
+from advisor.units import GIB
+
+Echo = Callable[[str], None]
+_RELATIONS = ("SELECT c.oid || '|' || t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
+              "WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relfilenode <> 0")
+
+
+@dataclass(frozen=True)
+class PathConfig:
+    """How the suite runs: the emulated drive, its speed, the runs per side."""
+
+    preset: str = "class-7200-desktop"
+    time_scale: float = 2.0  # the emulated disk runs this many times faster than the drive
+    disk_bytes: int = 4 * GIB
+    runs_per_side: int = 2
+
+
+@dataclass
+class Layout:
+    """The emulated disks, their partitions, the server and which relation belongs to which area."""
+
+    disks: list[EmulatedDisk]
+    partitions: list[dict[str, Area]]
+    server: EmbeddedServer
+    relations: dict[str, dict[str, str]]  # database → relation oid → area name
+    workload: Workload
+
+
+def _disk_name(disk: EmulatedDisk) -> str:
+    return Path(disk.device).name
+
+
+def build_bad_layout(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, echo: Echo) -> Layout:
+    """Emulated disks with outer/middle/inner ext4 partitions; WAL and tablespaces where *w* says."""
+    disks: list[EmulatedDisk] = []
+    partitions: list[dict[str, Area]] = []
+    for i in range(w.disks):
+        disk = stack.enter_context(emulated_disk(cfg.preset, cfg.disk_bytes, root / f"disk{i}.img",
+                                                 scale=cfg.time_scale, cache="volatile"))
+        mark_rotational(disk.device, echo)
+        home = root / f"disk{i}"
+        home.mkdir()
+        parts = partition_and_mount(disk.device, home, stack)
+        for part in parts.values():
+            owned_dir(part.mountpoint)
+        disks.append(disk)
+        partitions.append(parts)
+        echo(f"  disk {i}: {disk.device} {cfg.disk_bytes >> 30} GiB {cfg.preset} at {cfg.time_scale:g}x, "
+             + ", ".join(f"{p.label} {p.size_bytes >> 20} MiB" for p in parts.values()))
+    wal = next(a for a in w.areas if a.name == "WAL")
+    server = stack.enter_context(embedded_postgres(
+        root / "pgdata", waldir=partitions[wal.disk][wal.partition].mountpoint / "pg_wal",
+        settings=SERVER_SETTINGS, log_path=root / "postgres.log"))
+    for area in w.areas:
+        if area.name != "WAL":
+            location = owned_dir(partitions[area.disk][area.partition].mountpoint / area.name)
+            server.psql(f"CREATE TABLESPACE {area.name} LOCATION '{location}'")
+    for database in w.databases:
+        if database != "postgres":
+            server.psql(f"CREATE DATABASE {database}")
+    for database, sql in w.setup:
+        started = time.monotonic()
+        server.psql(sql, dbname=database, timeout=1800)
+        echo(f"  loaded {database} in {time.monotonic() - started:.0f} s")
+    server.psql("CHECKPOINT")
+    server.restart({"debug_io_direct": "data", **w.settings})
+    relations: dict[str, dict[str, str]] = {}
+    names = {a.name for a in w.areas}
+    for database in w.databases:
+        rows = [line.split("|") for line in server.psql(_RELATIONS, dbname=database).splitlines() if line]
+        relations[database] = {oid: space for oid, space in rows if space in names}
+    return Layout(disks, partitions, server, relations, w)
+
+
+def _relation_files(layout: Layout) -> dict[str, list[Path]]:
+    """Every file of every area right now: relation forks and segments, WAL segments."""
+    files: dict[str, list[Path]] = {}
+    for database, owners in layout.relations.items():
+        if not owners:
+            continue
+        query = (f"SELECT oid || '|' || pg_relation_filepath(oid) FROM pg_class "
+                 f"WHERE oid IN ({', '.join(owners)})")
+        for line in layout.server.psql(query, dbname=database).splitlines():
+            oid, _, relpath = line.partition("|")
+            base = layout.server.datadir / relpath
+            folder, stem = base.parent.resolve(), base.name
+            files.setdefault(owners[oid], []).extend(
+                p for p in folder.glob(stem + "*")
+                if p.name == stem or p.name.startswith((stem + ".", stem + "_")))
+    wal_dir = (layout.server.datadir / "pg_wal").resolve()
+    files["WAL"] = [p for p in wal_dir.iterdir() if p.is_file()]
+    return files
+
+
+def _temp_ranges(layout: Layout, disk_index: int) -> list[tuple[int, int, str]]:
+    """The byte range of the partition that holds each temp area's current temp tablespace."""
+    out: list[tuple[int, int, str]] = []
+    for spec in layout.workload.areas:
+        if not spec.temp:
+            continue
+        setting = layout.server.psql("SHOW temp_tablespaces", dbname=layout.workload.groups[0].database)
+        first = setting.split(",")[0].strip().strip('"')
+        if not first:
+            continue
+        location = layout.server.psql(f"SELECT pg_tablespace_location(oid) FROM pg_tablespace "
+                                      f"WHERE spcname = '{first}'")
+        if not location:
+            continue
+        where = Path(location).resolve()
+        for part in layout.partitions[disk_index].values():
+            if where.is_relative_to(part.mountpoint.resolve()):
+                out.append((part.start_bytes, part.start_bytes + part.size_bytes, spec.name))
+    return out
+
+
+def _indexes(layout: Layout) -> list[ExtentIndex]:
+    files = _relation_files(layout)
+    return [build_index(files, _temp_ranges(layout, i), _disk_name(d))
+            for i, d in enumerate(layout.disks)]
+
+
+def run_groups(server: EmbeddedServer, groups: tuple[ClientGroup, ...], seconds: int, root: Path) \
+        -> dict[str, pgbench.PgbenchResult]:
+    """Every client group's pgbench at once for *seconds*; each group's parsed result."""
+    procs: dict[str, subprocess.Popen[str]] = {}
+    try:
+        for group in groups:
+            script = root / f"{group.name}.sql"
+            script.write_text(group.script)
+            argv = [str(server.tool("pgbench")), "-n", "-r", "-c", str(group.clients), "-j",
+                    str(min(group.clients, 2)), "-T", str(seconds), "-f", str(script), server.dsn(group.database)]
+            procs[group.name] = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        results: dict[str, pgbench.PgbenchResult] = {}
+        for group in groups:
+            out, err = procs[group.name].communicate(timeout=seconds * 4 + 180)
+            if procs[group.name].returncode != 0:
+                raise AdvisorError(f"pgbench ({group.name}) failed: {err.strip().splitlines()[-1:] or ''}")
+            results[group.name] = pgbench.parse_output(out, seconds=seconds, clients=group.clients)
+        return results
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def group_time_ms(group: ClientGroup, result: pgbench.PgbenchResult) -> float | None:
+    """The group's measured time: mean transaction latency, or mean statement latency."""
+    return result.latency_ms if group.metric == "transaction" else result.read_latency_ms
+
+
+def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str) -> dict[str, Any]:
+    """One measured run: every group at once, each emulated disk traced, the load noted around it."""
+    indexes = _indexes(layout)
+    load_before = os.getloadavg()
+    with ExitStack() as tracing:
+        boxes: list[list[IoTrace]] = [tracing.enter_context(recording(d.mountpoint)) for d in layout.disks]
+        started = time.monotonic()
+        results = run_groups(layout.server, layout.workload.groups, seconds, root)
+        elapsed = time.monotonic() - started
+    load_after = os.getloadavg()
+    groups = {}
+    for group in layout.workload.groups:
+        result = results[group.name]
+        groups[group.name] = {"tps": result.tps, "latency_ms": result.latency_ms,
+                              "time_ms": group_time_ms(group, result), "transactions": result.transactions,
+                              "failed": result.failed, "clients": group.clients, "metric": group.metric}
+    disks = {_disk_name(d): attribute(box[0], index, elapsed, d.scale)
+             for d, box, index in zip(layout.disks, boxes, indexes, strict=True)}
+    echo(f"  {label}: " + ", ".join(f"{n} {g['time_ms'] or 0:.1f} ms" for n, g in groups.items())
+         + f"; load {load_before[0]:.1f} -> {load_after[0]:.1f}")
+    return {"seconds": round(elapsed, 2), "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in load_after], "groups": groups, "disks": disks}
+
+
+def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side: str,
+                 echo: Echo) -> tuple[list[dict[str, Any]], Path, Path]:
+    """Warm up, collect, the measured runs, collect: the runs and the two snapshots."""
+    w = layout.workload
+    run_groups(layout.server, w.groups, w.warmup_seconds, root)
+    first, second = root / f"snapshot-{side}-1.json", root / f"snapshot-{side}-2.json"
+    chain.collect(layout.server, first)
+    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}") for i in range(cfg.runs_per_side)]
+    chain.collect(layout.server, second)
+    return runs, first, second
+
+
+def disk_arguments(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, echo: Echo) -> list[str]:
+    """``--disk`` with ``bench --quick`` profiles at time scale 1 (the tutorial), else the emulated preset.
+
+    Faster than the drive, the bench measures the emulator's pipe more than the drive (as
+    the demo says), so the report is then given the drive the emulator models.
+    """
+    if cfg.time_scale != 1:
+        return ["--preset", cfg.preset]
+    profiles = []
+    for disk in layout.disks:
+        profile = root / f"bench-{_disk_name(disk)}.json"
+        chain.bench(disk.device, profile)
+        profiles.append(str(profile))
+    echo("  advising with the bench profiles (time scale 1)")
+    return ["--disk", *profiles]
+
+
+def apply(layout: Layout, plan: dict[str, Any], root: Path, echo: Echo) -> list[str]:
+    """Map the planned partitions onto the existing ones and run the plan's own scripts."""
+    planned_root = root / "planned"
+    for disk, parts in zip(layout.disks, layout.partitions, strict=True):
+        mine = [p for p in plan.get("partitions", []) if p.get("disk") == _disk_name(disk)]
+        if mine:
+            mapping = mount_planned(mine, parts, disk.size_bytes, planned_root)
+            echo(f"  planned partitions on {_disk_name(disk)} -> existing: {mapping}")
+    layout.server.restart({"debug_io_direct": ""})
+    applied = apply_plan(layout.server, plan.get("scripts", []), root / "apply.log", echo)
+    layout.server.psql("CHECKPOINT")
+    layout.server.restart({"debug_io_direct": "data"})
+    return applied
+
+
+def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, echo: Echo) -> dict[str, Any]:
+    """The whole path for *w*; returns the raw results (runs, reports' figures) for the comparison."""
+    chain = Chain(root, echo)
+    echo(f"== {w.name}: {w.shape}")
+    layout = build_bad_layout(w, cfg, root, stack, echo)
+    out: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
+                           "seconds_per_run": w.seconds, "runs_per_side": cfg.runs_per_side,
+                           "areas": [_area_dict(a, layout) for a in w.areas],
+                           "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric}
+                                      for g in w.groups}}
+    out["before"], snap_a, snap_b = measure_side(layout, chain, cfg, root, "before", echo)
+    disk_args = disk_arguments(layout, chain, cfg, root, echo)
+    report = chain.report(snap_a, snap_b, disk_args, root / "report.json", root / "planned", render=False)
+    out["report"] = report_figures(report)
+    plan = report.get("plan")
+    if not plan or plan.get("not_worth_it"):
+        out["skipped_after"] = "the report has no plan to apply" if not plan else plan["not_worth_it"]
+        echo(f"  not applied: {out['skipped_after']}")
+        return out
+    out["applied_scripts"] = apply(layout, plan, root, echo)
+    out["after"], snap_c, snap_d = measure_side(layout, chain, cfg, root, "after", echo)
+    again = chain.report(snap_c, snap_d, disk_args, root / "report-after.json", root / "planned-after", render=False)
+    out["report_after"] = report_figures(again)
+    out["commands"] = chain.commands
+    return out
+
+
+def _area_dict(area: AreaSpec, layout: Layout) -> dict[str, Any]:
+    part = layout.partitions[area.disk][area.partition]
+    disk_bytes = layout.disks[area.disk].size_bytes
+    return {"name": area.name, "disk": area.disk, "partition": area.partition, "temp": area.temp,
+            "zone": [round(part.start_bytes / disk_bytes, 3),
+                     round((part.start_bytes + part.size_bytes) / disk_bytes, 3)]}
+
+
+def report_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """What the comparison needs of a report: plan gain and service times, findings, area classes."""
+    plan = report.get("plan") or {}
+    return {
+        "findings": [{"code": f["code"], "subject": f["subject"], "predicted_gain": f.get("predicted_gain")}
+                     for f in report.get("findings", [])],
+        "plan": {k: plan.get(k) for k in ("predicted_before_ms", "predicted_after_ms", "predicted_gain",
+                                          "service_times", "not_worth_it", "placements", "replay")} if plan else None,
+        "areas": [{k: a.get(k) for k in ("name", "kind", "area_class", "iops", "read_iops", "write_iops", "mb_s",
+                                         "db_read_iops", "disk_read_share", "zone_start", "zone_end")}
+                  for a in report.get("areas", [])],
+        "warnings": list(report.get("warnings", [])),
+    }
