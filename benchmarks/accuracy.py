@@ -28,17 +28,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accuracy_path import PathConfig, run_workload  # noqa: E402
-from accuracy_table import compare, render  # noqa: E402
-from accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from advisor.demo.cleanup import claim, interruptible, leftovers  # noqa: E402
 from advisor.errors import AdvisorError  # noqa: E402
 from advisor.units import GIB  # noqa: E402
+from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402
+from benchmarks.accuracy_table import compare, render  # noqa: E402
+from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
 
 
 def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any) -> dict[str, Any]:

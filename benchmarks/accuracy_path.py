@@ -19,9 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accuracy_trace import ExtentIndex, attribute, build_index
-from accuracy_workloads import AreaSpec, ClientGroup, Workload
-
 from advisor.demo import pgbench
 from advisor.demo.chain import Chain, apply_plan
 from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
@@ -31,6 +28,8 @@ from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.iotrace import IoTrace, recording
 from advisor.errors import AdvisorError
 from advisor.units import GIB
+from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
+from benchmarks.accuracy_workloads import AreaSpec, ClientGroup, Workload
 
 Echo = Callable[[str], None]
 _RELATIONS = ("SELECT c.oid || '|' || t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "

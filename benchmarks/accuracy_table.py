@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from accuracy_trace import mean_of_runs
 from rich.console import Console
 from rich.table import Table
+
+from benchmarks.accuracy_trace import mean_of_runs
 
 REPLAY_OVERALL_POINTS = 10.0
 REPLAY_AREA_POINTS = 15.0
