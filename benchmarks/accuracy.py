@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2, help="measured runs each side (default 2)")
     parser.add_argument("--time-scale", type=float, default=2.0,
                         help="emulated disk this many times faster than the drive (1: bench --quick profiles advise)")
-    parser.add_argument("--disk-gib", type=int, default=4, help="size of each emulated disk (sparse)")
+    parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     args = parser.parse_args(argv)

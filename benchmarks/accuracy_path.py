@@ -10,8 +10,11 @@ run, and the re-advice on the layout the plan produced (stable advice: no furthe
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -29,7 +32,7 @@ from advisor.disk.emulator.iotrace import IoTrace, recording
 from advisor.errors import AdvisorError
 from advisor.units import GIB
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
-from benchmarks.accuracy_workloads import AreaSpec, ClientGroup, Workload
+from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
 Echo = Callable[[str], None]
 _RELATIONS = ("SELECT c.oid || '|' || t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace "
@@ -42,7 +45,7 @@ class PathConfig:
 
     preset: str = "class-7200-desktop"
     time_scale: float = 2.0  # the emulated disk runs this many times faster than the drive
-    disk_bytes: int = 4 * GIB
+    disk_bytes: int = 8 * GIB
     runs_per_side: int = 2
 
 
@@ -71,7 +74,7 @@ def build_bad_layout(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack,
         mark_rotational(disk.device, echo)
         home = root / f"disk{i}"
         home.mkdir()
-        parts = partition_and_mount(disk.device, home, stack)
+        parts = partition_and_mount(disk.device, home, stack, PARTITIONS)
         for part in parts.values():
             owned_dir(part.mountpoint)
         disks.append(disk)
@@ -204,16 +207,50 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
             "load_after": [round(x, 2) for x in load_after], "groups": groups, "disks": disks}
 
 
-def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side: str,
-                 echo: Echo) -> tuple[list[dict[str, Any]], Path, Path]:
-    """Warm up, collect, the measured runs, collect: the runs and the two snapshots."""
+def tracing_available() -> bool:
+    """True when this advisor has ``collect --trace`` (the block layer's requests, replayed by the report)."""
+    return importlib.util.find_spec("advisor.collect.trace") is not None
+
+
+@dataclass
+class Side:
+    """One side's measured runs and what was collected around them."""
+
+    runs: list[dict[str, Any]]
+    first: Path  # snapshot before the runs
+    second: Path  # snapshot after them
+    traced: Path | None = None  # ``collect --interval --trace`` workload over the runs, when available
+
+
+def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side: str, echo: Echo) -> Side:
+    """Warm up, collect, the measured runs, collect: without a trace (two snapshots) and, when the
+    collector can, with one (``collect --interval --trace`` over the same runs)."""
     w = layout.workload
     run_groups(layout.server, w.groups, w.warmup_seconds, root)
     first, second = root / f"snapshot-{side}-1.json", root / f"snapshot-{side}-2.json"
     chain.collect(layout.server, first)
+    traced = root / f"workload-{side}-traced.json" if tracing_available() else None
+    collector = _start_traced_collect(layout.server, chain, traced, w.seconds * cfg.runs_per_side) \
+        if traced else None
     runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}") for i in range(cfg.runs_per_side)]
+    if collector is not None:
+        _, err = collector.communicate(timeout=300)
+        if collector.returncode not in (0, 4):
+            echo(f"  collect --trace failed (exit {collector.returncode}): {err.strip().splitlines()[-1:]}")
+            traced = None
     chain.collect(layout.server, second)
-    return runs, first, second
+    return Side(runs, first, second, traced)
+
+
+def _start_traced_collect(server: EmbeddedServer, chain: Chain, output: Path, seconds: int) -> subprocess.Popen[str]:
+    """``advisor collect --interval SECONDS --trace`` in the background, started as the runs start."""
+    args = ["collect", "--dsn", server.dsn(), "--interval", str(seconds), "--trace", "-o", str(output)]
+    chain.echo("$ advisor " + " ".join(args[:1] + ["--dsn", "'...'"] + args[3:]) + " &")
+    chain.commands.append("advisor " + " ".join(args))
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], cwd=chain.workdir, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(2.0)  # its first snapshot and the tracer's start, before the load begins
+    return proc
 
 
 def disk_arguments(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, echo: Echo) -> list[str]:
@@ -258,21 +295,40 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
                            "areas": [_area_dict(a, layout) for a in w.areas],
                            "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric}
                                       for g in w.groups}}
-    out["before"], snap_a, snap_b = measure_side(layout, chain, cfg, root, "before", echo)
+    before = measure_side(layout, chain, cfg, root, "before", echo)
+    out["before"] = before.runs
     disk_args = disk_arguments(layout, chain, cfg, root, echo)
-    report = chain.report(snap_a, snap_b, disk_args, root / "report.json", root / "planned", render=False)
-    out["report"] = report_figures(report)
+    report = advise(chain, before, disk_args, root, "planned", out, "report")
     plan = report.get("plan")
     if not plan or plan.get("not_worth_it"):
         out["skipped_after"] = "the report has no plan to apply" if not plan else plan["not_worth_it"]
         echo(f"  not applied: {out['skipped_after']}")
         return out
     out["applied_scripts"] = apply(layout, plan, root, echo)
-    out["after"], snap_c, snap_d = measure_side(layout, chain, cfg, root, "after", echo)
-    again = chain.report(snap_c, snap_d, disk_args, root / "report-after.json", root / "planned-after", render=False)
-    out["report_after"] = report_figures(again)
+    after = measure_side(layout, chain, cfg, root, "after", echo)
+    out["after"] = after.runs
+    advise(chain, after, disk_args, root, "planned-after", out, "report_after")
     out["commands"] = chain.commands
     return out
+
+
+def advise(chain: Chain, side: Side, disk_args: list[str], root: Path, mount_root: str, out: dict[str, Any],
+           key: str) -> dict[str, Any]:
+    """The report on one side: from the traced workload when there is one (its plan, aggregate and
+    replay), and from the two snapshots (the aggregate model without a trace) either way.
+
+    Returns the report whose plan is carried out: the traced one when it exists."""
+    plain = chain.report(side.first, side.second, disk_args, root / f"{key}.json", root / mount_root, render=False)
+    out[key] = report_figures(plain)
+    if side.traced is None:
+        return plain
+    path = root / f"{key}-traced.json"
+    chain.advisor("report", "--workload", str(side.traced), *disk_args, "--mount-root", str(root / mount_root),
+                  "--format", "json", "-o", str(path))
+    traced: dict[str, Any] = json.loads(path.read_text())
+    out[key + "_untraced"] = out[key]
+    out[key] = report_figures(traced)
+    return traced
 
 
 def _area_dict(area: AreaSpec, layout: Layout) -> dict[str, Any]:
@@ -290,7 +346,8 @@ def report_figures(report: dict[str, Any]) -> dict[str, Any]:
         "findings": [{"code": f["code"], "subject": f["subject"], "predicted_gain": f.get("predicted_gain")}
                      for f in report.get("findings", [])],
         "plan": {k: plan.get(k) for k in ("predicted_before_ms", "predicted_after_ms", "predicted_gain",
-                                          "service_times", "not_worth_it", "placements", "replay")} if plan else None,
+                                          "service_times", "not_worth_it", "placements")} if plan else None,
+        "replay": list(report.get("replay", [])),
         "areas": [{k: a.get(k) for k in ("name", "kind", "area_class", "iops", "read_iops", "write_iops", "mb_s",
                                          "db_read_iops", "disk_read_share", "zone_start", "zone_end")}
                   for a in report.get("areas", [])],

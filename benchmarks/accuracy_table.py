@@ -60,10 +60,22 @@ def _predicted_area(plan: dict[str, Any] | None, area: str, key: str = "service_
     return None
 
 
-def replay_of(plan: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The replay's prediction when the report carries one (a traced workload), else None."""
-    replay = (plan or {}).get("replay")
-    return replay if isinstance(replay, dict) else None
+def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The replay's prediction when the report carries one (``collect --trace``), else None.
+
+    Per disk the report replays the trace under today's layout and the planned one; over
+    disks, the gain is that of the summed replayed time (requests x mean), and per area
+    1 - planned / replayed. A disk whose trace was refused or not planned counts for nothing.
+    """
+    checks = [c for c in report.get("replay") or [] if c.get("planned_ms") is not None and c.get("replayed_ms")]
+    if not checks:
+        return None
+    today = sum(c["replayed_ms"] * c["requests"] for c in checks)
+    planned = sum(c["planned_ms"] * c["requests"] for c in checks)
+    areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"]}
+             for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
+    return {"predicted_gain": _saved(today, planned), "service_times": areas,
+            "self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth")} for c in checks]}
 
 
 def compare(result: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +89,7 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     measured = _mean([_saved(group_time(before, g), group_time(after, g)) for g in primary]) if after else None
     as_applied_plan = (result.get("report_after") or {}).get("plan")
     as_applied = _saved((plan or {}).get("predicted_before_ms"), (as_applied_plan or {}).get("predicted_before_ms"))
-    replay = replay_of(plan)
+    replay = replay_of(report)
     overall: dict[str, Any] = {"area": "overall", "measured": measured, "aggregate": (plan or {}).get("predicted_gain"),
                "as_applied": as_applied, "replay": (replay or {}).get("predicted_gain"),
                "noise": _mean([noise(before, g) for g in primary] + [noise(after, g) for g in primary])}
@@ -108,7 +120,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     return {"workload": result["workload"], "shape": result["shape"], "queue_depth": result["queue_depth"],
             "rows": rows, "doubt": doubt, "stable_advice": stable, "skipped_after": result.get("skipped_after"),
             "load_1min": [min(loads), max(loads)] if loads else None, "runs_per_side": result["runs_per_side"],
-            "seconds_per_run": result["seconds_per_run"], "error": result.get("error")}
+            "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
+            "replay_self_check": (replay or {}).get("self_check")}
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:

@@ -98,12 +98,12 @@ def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, .
     def run(ms: float, area_ms: float) -> dict[str, Any]:
         return {"groups": {"g": {"time_ms": ms}}, "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 3.0, 3.0],
                 "disks": {"loop9": {"areas": {"hot": {"requests": 10, "mean_service_ms": area_ms}}}}}
-    plan = {"predicted_gain": predicted_gain, "predicted_before_ms": 10.0, "not_worth_it": None, "replay": replay,
+    plan = {"predicted_gain": predicted_gain, "predicted_before_ms": 10.0, "not_worth_it": None,
             "service_times": [{"area": "hot", "before_ms": 10.0, "after_ms": 10.0 * (1 - predicted_gain)}]}
     return {"workload": "w", "shape": "s", "queue_depth": 1, "runs_per_side": 2, "seconds_per_run": 5,
             "groups": {"g": {"primary": True}}, "areas": [{"name": "hot"}],
             "before": [run(10.0, 8.0), run(10.0, 8.0)], "after": [run(measured_after_ms, 6.0)] * 2,
-            "report": {"plan": plan, "findings": [{"code": c} for c in codes]},
+            "report": {"plan": plan, "findings": [{"code": c} for c in codes], "replay": [replay] if replay else []},
             "report_after": {"plan": {"predicted_gain": 0.08, "not_worth_it": None}}}
 
 
@@ -124,9 +124,11 @@ def test_a_report_that_doubts_its_model_is_not_confident_rather_than_missed() ->
 
 
 def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
-    replay = {"predicted_gain": 0.22, "service_times": [{"area": "hot", "before_ms": 8.0, "after_ms": 6.0}]}
+    replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.24, "deviation": 0.02, "fits": True,
+              "areas": [{"area": "hot", "requests": 100, "measured_ms": 7.9, "replayed_ms": 8.0, "planned_ms": 6.0}]}
     comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay))
     overall, hot = comparison["rows"][0], comparison["rows"][1]
+    assert overall["replay"] == pytest.approx(0.22) and overall["measured"] == pytest.approx(0.20)
     assert overall["replay_status"] == "met" and overall["aggregate_status"] == "met"
     assert hot["measured"] == pytest.approx(0.25) and hot["replay"] == pytest.approx(0.25)
     assert "replay" in _rendered([comparison]).splitlines()[2]
