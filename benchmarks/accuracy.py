@@ -79,7 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="JSON",
+                        help="print the table of earlier --json files (in order) and run nothing")
     args = parser.parse_args(argv)
+    if args.table:
+        render([c for path in args.table for c in json.loads(path.read_text())["comparisons"]], Console(width=160))
+        return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
     cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs)
     console = Console(stderr=True)

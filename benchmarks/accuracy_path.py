@@ -147,8 +147,11 @@ def _temp_ranges(layout: Layout, disk_index: int) -> list[tuple[int, int, str]]:
     return out
 
 
-def _indexes(layout: Layout) -> list[ExtentIndex]:
-    files = _relation_files(layout)
+def _indexes(layout: Layout, earlier: dict[str, list[Path]]) -> list[ExtentIndex]:
+    """The extent index of every disk, located after a run: the files listed before it (*earlier*)
+    and now, so a WAL segment or relation segment created during the run is found with its
+    extents as they ended up; a file removed during the run is skipped."""
+    files = {area: sorted(set(paths) | set(earlier.get(area, []))) for area, paths in _relation_files(layout).items()}
     return [build_index(files, _temp_ranges(layout, i), _disk_name(d))
             for i, d in enumerate(layout.disks)]
 
@@ -185,7 +188,7 @@ def group_time_ms(group: ClientGroup, result: pgbench.PgbenchResult) -> float | 
 
 def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str) -> dict[str, Any]:
     """One measured run: every group at once, each emulated disk traced, the load noted around it."""
-    indexes = _indexes(layout)
+    earlier = _relation_files(layout)
     load_before = os.getloadavg()
     with ExitStack() as tracing:
         boxes: list[list[IoTrace]] = [tracing.enter_context(recording(d.mountpoint)) for d in layout.disks]
@@ -193,6 +196,7 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
         results = run_groups(layout.server, layout.workload.groups, seconds, root)
         elapsed = time.monotonic() - started
     load_after = os.getloadavg()
+    indexes = _indexes(layout, earlier)
     groups = {}
     for group in layout.workload.groups:
         result = results[group.name]

@@ -150,7 +150,7 @@ INSERT INTO ledger (account, amount, note) SELECT :a, g, 'entry' FROM generate_s
 
 _TEMP_SETUP = """
 CREATE TABLE orders (id int, customer int, amount numeric, filler char(60)) TABLESPACE data;
-INSERT INTO orders SELECT g, (g * 7919) % 100000, g % 1000, '' FROM generate_series(1, {ROWS} / 2) g;
+INSERT INTO orders SELECT g, (g::bigint * 7919) % 100000, g % 1000, '' FROM generate_series(1, {ROWS} / 2) g;
 CREATE TABLE customers (customer int, region int, filler char(60)) TABLESPACE data;
 INSERT INTO customers SELECT g, g % 40, '' FROM generate_series(0, 99999) g;
 VACUUM ANALYZE;
