@@ -30,14 +30,36 @@ def _rendered(comparisons: list[dict[str, Any]]) -> str:
     return console.export_text()
 
 
-@pytest.fixture(scope="module")
-def mixed_quick(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _run_quick(name: str, workdir: Path) -> dict[str, Any]:
     from benchmarks.accuracy import run_one
     from benchmarks.accuracy_path import PathConfig
-    from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS
+    from benchmarks.accuracy_workloads import WORKLOADS
 
-    workdir: Path = tmp_path_factory.mktemp("accuracy")
-    return run_one(WORKLOADS[QUICK_WORKLOAD].quick(), PathConfig(runs_per_side=1), workdir, lambda _text: None)
+    return run_one(WORKLOADS[name].quick(), PathConfig(runs_per_side=1), workdir, lambda _text: None)
+
+
+@pytest.fixture(scope="module")
+def mixed_quick(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from benchmarks.accuracy_workloads import QUICK_WORKLOAD
+
+    return _run_quick(QUICK_WORKLOAD, tmp_path_factory.mktemp("accuracy"))
+
+
+class FurtherMoveAdvised(AssertionError):
+    """The report on the layout the plan produced recommends another move (not a failure of the run)."""
+
+
+def _assert_no_further_move(result: dict[str, Any]) -> None:
+    assert "error" not in result, result.get("error")
+    assert result.get("applied_scripts"), result.get("skipped_after")
+    again = result["report_after"]
+    stable = compare(result)["stable_advice"]
+    assert stable is not None
+    plan = again["plan"]
+    if not (plan is None or plan["not_worth_it"] is not None) or not stable["stable"]:
+        raise FurtherMoveAdvised(f"re-advice gain {stable['regain']}: {plan and plan['service_times']}; "
+                                 f"areas {again['areas']}")
+    assert stable["regain"] is None or stable["regain"] < STABLE_GAIN, stable
 
 
 @pytest.mark.alone
@@ -83,13 +105,22 @@ def test_quick_workload_measures_and_predicts_every_area(mixed_quick: dict[str, 
 @pytest.mark.slow
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
 def test_advice_on_the_layout_the_plan_produced_recommends_no_further_move(mixed_quick: dict[str, Any]) -> None:
-    assert "error" not in mixed_quick, mixed_quick.get("error")
-    again = mixed_quick["report_after"]
-    stable = compare(mixed_quick)["stable_advice"]
-    assert stable is not None
-    plan = again["plan"]
-    assert plan is None or plan["not_worth_it"] is not None, (plan, again["warnings"])
-    assert stable["stable"] and (stable["regain"] is None or stable["regain"] < STABLE_GAIN), stable
+    _assert_no_further_move(mixed_quick)
+
+
+@pytest.mark.alone
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+@pytest.mark.xfail(strict=True, raises=FurtherMoveAdvised, reason=(
+    "known bug (issue 40, item 3): after the move the catalogue, ledger and reporting tablespaces share one "
+    "partition and the kernel calibration scales them all by the reporting scan's factor (catalogue 13.5 IOPS where "
+    "the database read 83.4/s), and temp is counted in 8 KiB units through the page cache (286 IOPS where the disk "
+    "saw under 1 request/s): the re-advice wants another 11-22 %. Remove this mark when calibration is per area."))
+def test_three_databases_with_temp_re_advised_after_the_plan_recommend_no_further_move(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    _assert_no_further_move(_run_quick("three-databases", tmp_path_factory.mktemp("accuracy")))
 
 
 def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, ...] = (),
