@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the table of earlier --json files (in order) and run nothing")
     args = parser.parse_args(argv)
     if args.table:
-        render([c for path in args.table for c in json.loads(path.read_text())["comparisons"]], Console(width=160))
+        render([compare(r) for path in args.table for r in json.loads(path.read_text())["results"]], Console(width=160))
         return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
     cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs)

@@ -117,11 +117,13 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
         stable = {"regain": gain, "not_worth_it": (again or {}).get("not_worth_it"),
                   "stable": gain is None or gain < STABLE_GAIN}
     loads = [x for r in before + after for x in (r["load_before"][0], r["load_after"][0])]
+    busy = {disk: [_mean([r["disks"][disk]["busy_share"] for r in runs if disk in r["disks"]])
+                   for runs in (before, after)] for disk in (before[0]["disks"] if before else {})}
     return {"workload": result["workload"], "shape": result["shape"], "queue_depth": result["queue_depth"],
             "rows": rows, "doubt": doubt, "stable_advice": stable, "skipped_after": result.get("skipped_after"),
             "load_1min": [min(loads), max(loads)] if loads else None, "runs_per_side": result["runs_per_side"],
             "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
-            "replay_self_check": (replay or {}).get("self_check")}
+            "replay_self_check": (replay or {}).get("self_check"), "disk_busy": busy}
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:
@@ -178,6 +180,8 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         if stable is not None:
             verdict = "stable" if stable["stable"] else "NOT STABLE"
             notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])} ({verdict})")
+        for disk, shares in (c.get("disk_busy") or {}).items():
+            notes.append(f"{disk} busy " + " -> ".join(f"{x * 100:.0f} %" for x in shares if x is not None))
         if c["load_1min"]:
             notes.append(f"load {c['load_1min'][0]:.1f}-{c['load_1min'][1]:.1f}")
         console.print(f"{c['workload']}: " + "; ".join(notes))

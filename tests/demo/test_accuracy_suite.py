@@ -128,7 +128,7 @@ def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, .
     """A hand-made workload result: one group 10 ms before, *measured_after_ms* after."""
     def run(ms: float, area_ms: float) -> dict[str, Any]:
         return {"groups": {"g": {"time_ms": ms}}, "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 3.0, 3.0],
-                "disks": {"loop9": {"areas": {"hot": {"requests": 10, "mean_service_ms": area_ms}}}}}
+                "disks": {"loop9": {"busy_share": 0.9, "areas": {"hot": {"requests": 10, "mean_service_ms": area_ms}}}}}
     plan = {"predicted_gain": predicted_gain, "predicted_before_ms": 10.0, "not_worth_it": None,
             "service_times": [{"area": "hot", "before_ms": 10.0, "after_ms": 10.0 * (1 - predicted_gain)}]}
     return {"workload": "w", "shape": "s", "queue_depth": 1, "runs_per_side": 2, "seconds_per_run": 5,
