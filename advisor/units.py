@@ -29,6 +29,9 @@ MIB = 1 << 20
 GIB = 1 << 30
 TIB = 1 << 40
 
+DEFAULT_BLOCK_BYTES = 8 * KIB
+"""PostgreSQL's BLCKSZ as built by default, when a snapshot does not state ``block_size``."""
+
 DISK_MB = 10**6
 """The megabyte of drive rates (presets, drive specs, the disk models, ``disk``/``bench`` output), as
 datasheets quote them; a document stores such a rate in bytes per second."""

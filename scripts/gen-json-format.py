@@ -233,6 +233,34 @@ report's "Segments by ..." sections, which list only the top N (the workload's
 absent is unknown, not cold). Block counters are in blocks of `block_size` bytes.
 """
 
+TRACE_NOTE = """
+## Block-layer trace (workload `traces`, `advisor collect --interval N --trace`)
+
+One `BlockTrace` per traced disk: every request the block layer issued to it during the
+interval (tracepoints `block_rq_issue`/`block_rq_complete`), the extents of the database files
+on that disk (to map a request to its file and area), and what the trace may have lost. It
+holds positions, sizes, times and process names: never file contents, never SQL. See
+docs/collect.md#block-layer-trace.
+
+`data` (encoding `advisor-trace-1`) is the base64 of the zlib-compressed concatenation of six
+little-endian columns of `requests` values each, in issue order:
+
+| column | type | value |
+|---|---|---|
+| issue | u32 | µs since the previous request's issue (the first: since `started_s`; 0 at a clock step) |
+| service | u32 | µs from issue to completion |
+| sector | i64 | start sector (512 bytes) minus the previous request's end sector (0: sequential) |
+| sectors | u32 | length in 512-byte sectors (0 for a flush) |
+| op | u8 | 0 read, 1 write, 2 flush, 3 discard |
+| process | u32 | index into `processes` |
+
+25 raw bytes a request; the deltas make sequential streams runs of zeros and zlib takes a
+database workload to about 9-13 bytes a request, under the format's bound of 16
+(`benchmarks/trace_size.py`). `extents` (encoding `advisor-extents-1`) wraps the same way
+rows of (file index u32, file offset u64, disk byte u64, length u64), one per extent of the
+files in `files`; a request belongs to the file whose extent holds its first byte.
+"""
+
 REPORT_NOTE = """
 ## Report (`advisor report`, `advisor plan`)
 
@@ -311,7 +339,8 @@ MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, mode
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
-          model.AreaPlacement, model.ServiceTime, model.Script)
+          model.AreaPlacement, model.ServiceTime, model.Script, model.ReplayCheck, model.ReplayArea)
+TRACE = (model.BlockTrace, model.TraceProcess, model.TraceLoss)
 AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
 PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)
 LAYOUT = (model.HostLayout, model.Device, model.Partition, model.Location, model.Extent, model.DiskStat,
@@ -330,7 +359,7 @@ def main() -> None:
     print(LAYOUT_NOTE)
     for cls in LAYOUT:
         print(table(cls))
-    for note, classes in ((REPORT_NOTE, REPORT), (AUDIT_NOTE, AUDIT), (PROFILE_NOTE, PROFILE)):
+    for note, classes in ((TRACE_NOTE, TRACE), (REPORT_NOTE, REPORT), (AUDIT_NOTE, AUDIT), (PROFILE_NOTE, PROFILE)):
         print(note)
         for cls in classes:
             print(table(cls))

@@ -21,7 +21,7 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.collect.sampling import LiveSession
-    from advisor.model import CollectorRun, Snapshot
+    from advisor.model import BlockTrace, CollectorRun, Snapshot
 
 
 def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None,
@@ -91,6 +91,8 @@ def collect(
     push: str | None = typer.Option(None, "--push", metavar="REPO",
                                     help="Also send the document to this fleet repository (libpq DSN); see push."),
     sizes: Path | None = sizes_option(),
+    trace: bool = typer.Option(False, "--trace", help="With --interval (root, Linux): also record the block "
+                               "layer's requests to the database's disks (docs/collect.md)."),
 ) -> None:
     """Sample a database: a snapshot, or (with --interval) the workload between two."""
     from advisor.cli.push import push_after
@@ -104,6 +106,8 @@ def collect(
     check_dbms(dbms)
     if keep_snapshots is not None and interval <= 0:
         raise BadInput("--keep-snapshots needs --interval")
+    if trace and interval <= 0:
+        raise BadInput("--trace needs --interval: it records the requests of the interval")
     if (statspack or awr) and interval > 0:
         raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
     from advisor.collect import sampling
@@ -124,7 +128,7 @@ def collect(
             typer.echo(f"advisor: {snapshot_summary(snapshot)}", err=True)
             failed = sampling.failed_runs(snapshot)
         else:
-            failed = _interval(session, interval, output, keep_snapshots, allow_reset)
+            failed = _interval(session, interval, output, keep_snapshots, allow_reset, trace)
     if failed:
         for run in failed:
             typer.echo(f"advisor: warning: collector {run.name} failed: {shown(run.reason)}", err=True)
@@ -132,13 +136,15 @@ def collect(
 
 
 def _interval(session: LiveSession, seconds: float, output: Path | None, keep: Path | None,
-              allow_reset: bool) -> list[CollectorRun]:
+              allow_reset: bool, trace: bool) -> list[CollectorRun]:
     from contextlib import nullcontext
+    from dataclasses import replace
 
     from rich.status import Status
 
     from advisor.cli.common import progress_enabled, stderr_console
     from advisor.collect import sampling
+    from advisor.collect.trace import IntervalTrace
     from advisor.model.jsonio import encode, write_atomic
     from advisor.rates.workload import diff
 
@@ -153,19 +159,47 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
             else:
                 typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
 
-        first, second = sampling.sample_pair(session, seconds, progress, after_first=say_preconditions,
-                                             tick_every_s=1.0 if isinstance(status, Status) else 60.0)
+        def warn(line: str) -> None:
+            typer.echo(f"advisor: warning: {line}", err=True)
+
+        with IntervalTrace(warn) as tracer:
+
+            def after_first(first: Snapshot) -> None:
+                say_preconditions(first)
+                if trace:
+                    tracer.start(first)
+
+            first, second = sampling.sample_pair(session, seconds, progress, after_first=after_first,
+                                                 before_second=tracer.stop,
+                                                 tick_every_s=1.0 if isinstance(status, Status) else 60.0)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", encode(first))
         write_atomic(keep / "snapshot-b.json", encode(second))
     workload = diff(first, second, allow_reset=allow_reset)
+    if trace:
+        workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
+        for line in trace_lines(workload.traces):
+            typer.echo(f"advisor: {line}", err=True)
     write_output(encode(workload), output)
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)
     typer.echo(f"advisor: {snapshot_summary(second)}; workload over {workload.interval_s:.0f} s: "
                f"{len(workload.rates)} files rated, {len(workload.warnings)} warnings", err=True)
     return sampling.failed_runs(first, second)
+
+
+def trace_lines(traces: tuple[BlockTrace, ...]) -> list[str]:
+    """A line per traced disk: requests, mapped share, and what the trace lost."""
+    from advisor.trace.soundness import loss_line
+
+    lines = []
+    for trace in traces:
+        mapped = f"{trace.mapped_requests / trace.requests:.0%}" if trace.requests else "none"
+        lost = loss_line(trace)
+        lines.append(f"trace of {trace.disk}: {trace.requests} requests over {trace.ended_s - trace.started_s:.1f} s, "
+                     f"{mapped} in database files" + (f"; {lost}" if lost else ""))
+    return lines
 
 
 def snapshot_summary(snapshot: Snapshot) -> str:

@@ -48,9 +48,10 @@ def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = Fal
 
 
 def output_report(report: Report, fmt: OutputFormat, output: Path | None, workload: Workload | None = None,
-                  verbose: bool = False, title: str = "advisor report") -> None:
-    """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map;
-    *verbose* lists every warning on the terminal instead of one line per kind)."""
+                  verbose: bool = False, title: str = "advisor report", cache_kept: bool = True) -> None:
+    """Render *report* in *fmt* to stdout or atomically to *output* (*workload* adds the current disk map,
+    from the rates the report's tables show: *cache_kept* as the report was advised; *verbose* lists every
+    warning on the terminal instead of one line per kind)."""
     from advisor.render.html import render_html
     from advisor.render.json import render_json
     from advisor.render.markdown import render_markdown
@@ -60,7 +61,7 @@ def output_report(report: Report, fmt: OutputFormat, output: Path | None, worklo
         from advisor.render.terminal import render_terminal
 
         has_disks = workload is not None and workload.layout is not None and bool(workload.layout.devices)
-        maps = build_audit_maps(workload) if workload is not None and has_disks else None
+        maps = build_audit_maps(workload, cache_kept=cache_kept) if workload is not None and has_disks else None
         render_terminal(report, console, maps, verbose, title)
 
     emit(fmt, output, terminal=terminal, json=lambda: render_json(report), markdown=lambda: render_markdown(report),
@@ -94,7 +95,7 @@ def advise_and_output(
     for note in notes:
         if not note.startswith(MODEL_NOTE):  # that one is in the report itself, in every format
             typer.echo(f"advisor: note: {shown(note)}", err=True)
-    output_report(result, fmt, output, work, verbose, title)
+    output_report(result, fmt, output, work, verbose, title, cache_kept)
     write_scripts(result, scripts, scripts_anyway)
 
 

@@ -164,11 +164,13 @@ def observe_with_ticks(plugins: Plugins, conn: Session, seconds: float, tick: Ca
 def sample_pair(
     session: LiveSession, seconds: float, progress: Callable[[str], None], *,
     after_first: Callable[[Snapshot], None] | None = None, tick_every_s: float = 60.0,
+    before_second: Callable[[], None] | None = None,
 ) -> tuple[Snapshot, Snapshot]:
     """Two snapshots *seconds* apart; the later one carries the wait profile of the interval.
 
     *after_first* sees snapshot A before the wait (to say at once what the interval will
-    lack, e.g. a timing setting that is off); *progress* hears the elapsed time every
+    lack, e.g. a timing setting that is off, or to start a trace); *before_second* runs at
+    the end of the wait (a trace stops there); *progress* hears the elapsed time every
     *tick_every_s*. When the server went away during the interval (a restart), the session
     is reopened and snapshot B comes from the new one; the workload diff decides whether the
     counters survived.
@@ -191,6 +193,8 @@ def sample_pair(
         time.sleep(max(0.0, seconds - (time.monotonic() - started)))
         session.reconnect()
         profile = None
+    if before_second is not None:
+        before_second()
     progress("snapshot B")
     second = take_snapshot(plugins, session.conn, options)
     if profile is not None:

@@ -17,6 +17,8 @@ Module map, in the order ``advise`` runs them:
   assumed model fits what was measured (a refuted model carries no finding).
 - ``optimizer`` (with ``order_cost`` for big databases): the order of areas from the outer
   edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing.
+- ``replay_check``: a traced workload's requests replayed on the drive model, today (the
+  self-check) and under the plan (the verdict and the gain where a trace exists).
 - ``tiers/``: plans across the devices of an inventory (fit, targets, search, plan, findings).
 - ``scripts/``: what a plan writes (sfdisk, file systems, PostgreSQL and Oracle moves, quoting).
 - ``audit_map``: the disk maps of ``advisor audit``.

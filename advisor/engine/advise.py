@@ -26,6 +26,8 @@ from advisor.engine.hot_objects import group_with_objects
 from advisor.engine.model_fit import misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
+from advisor.engine.replay_check import check_trace, misfit, verdict
+from advisor.engine.saturation import disk_time_misfits, disk_utils, saturation, saturation_finding
 from advisor.engine.worth import judge
 from advisor.model import (
     AreaRow,
@@ -36,6 +38,7 @@ from advisor.model import (
     LayoutPartition,
     LayoutSummary,
     Plan,
+    ReplayCheck,
     Report,
     ServerSummary,
     Snapshot,
@@ -114,6 +117,8 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     # a finding may rest on a disk's model only where the measurements do not refute it
     rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
     misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
+    misfits += disk_time_misfits({d: v for d, v in views.items() if d not in {m.disk for m in misfits}},
+                                 disk_utils(workload.diskstats))
     refuted = frozenset(m.disk for m in misfits)
     findings += [misfit_finding(m, models.of(m.disk).name) for m in misfits]
     findings += commit_bound([c for c in classified if c.area.disk not in refuted], rpm_of, _rpm(models.default))
@@ -345,8 +350,16 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
+    replayed, findings = _replay(workload, models, plan, opts)
+    if plan is not None and replayed:
+        plan = verdict(plan, replayed, opts.min_gain)
+    if findings:
+        analysis = replace(analysis, findings=analysis.findings + findings)
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
+    saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan)
+    if saturated is not None:
+        analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server
     return Report(
         generated_at=generated_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
@@ -361,7 +374,16 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(analysis.calibration.notes())
         + tuple(plan_notes),
         tool_version=__version__,
+        saturation=saturated,
+        replay=replayed,
     )
+
+
+def _replay(workload: Workload, models: Models, plan: Plan | None,
+            options: PlanOptions) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
+    """The replay of every trace the workload carries, and MODEL_DOES_NOT_FIT where it fails."""
+    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan) for trace in workload.traces)
+    return checks, [misfit(c, models.of(c.disk).name) for c in checks if c.fits is False]
 
 
 def audit_findings(workload_or_snapshot: Workload | Snapshot, models: Models | DiskPhysics) -> list[Finding]:

@@ -286,6 +286,18 @@ def group_areas(
     return areas
 
 
+def area_of_path(rates: Iterable[FileRate], objects: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each file's path -> the name :func:`group_areas` gives its area (a trace maps requests
+    to files by path, and a replay needs the area of each file, not only 64 sample paths)."""
+    alone = objects or {}
+    keys: dict[str, tuple[AreaKind, str]] = {}
+    for rate in rates:
+        own = alone.get(rate.file_id)
+        keys.setdefault(rate.path, ("object", own) if own else area_key(rate))
+    names = _unique_names(dict.fromkeys(keys.values()))
+    return {path: names[key] for path, key in keys.items()}
+
+
 def _unique_names(accs: Mapping[tuple[AreaKind, str], object]) -> dict[tuple[AreaKind, str], str]:
     """Area names as users know them; a temp tablespace named like a data one gets a suffix."""
     taken: dict[str, int] = {}

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from advisor.engine.areas import area_key
+from advisor.engine.calibrate import calibrate_reads
 from advisor.errors import BadInput
 from advisor.model import (
     AuditMaps,
@@ -108,15 +109,19 @@ def _area_rows(layout: HostLayout, rates: Sequence[FileRate],
     return on_disk, unplaced
 
 
-def build_audit_maps(workload: Workload, *, cumulative: bool = False) -> AuditMaps:
+def build_audit_maps(workload: Workload, *, cumulative: bool = False, cache_kept: bool = True) -> AuditMaps:
     """Rows for every disk of the workload's layout: its partitions and the areas placed on it.
 
     *cumulative* reads the workload as counters since they started (one snapshot): heat is
-    each area's share of all IO, partitions take the kernel's cumulative diskstats.
+    each area's share of all IO, partitions take the kernel's cumulative diskstats. The
+    areas' IO is the calibrated rates' (:func:`advisor.engine.calibrate.calibrate_reads`, with
+    *cache_kept* as ``--cache``), the figures the report's tables and findings use, so a map
+    never shows buffer misses the page cache served beside an Areas table without them.
     """
     layout = workload.layout
     if layout is None:
         return AuditMaps((), (), "IO (cumulative)" if cumulative else "IO/s")
+    workload = replace(workload, rates=calibrate_reads(workload, cache_kept).rates)
     io_by_file = file_io(workload, cumulative)
     area_rows, unplaced = _area_rows(layout, workload.rates, io_by_file)
     part_io = _partition_io(layout.diskstats if cumulative else None, workload.diskstats)

@@ -36,7 +36,7 @@ import msgspec
 from advisor.engine import cached_reads
 from advisor.engine.areas import Area, AreaKind, LocationIndex, area_key, area_labels
 from advisor.model import DiskStatRate, FileRate, Finding, HostLayout, Location, Workload
-from advisor.units import mean_kib_of_rates
+from advisor.units import KIB, mean_kib_of_rates
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,14 @@ class DeviceReads:
     db_read_mb_s: float
     files: int
     areas: tuple[str, ...] = ()
+    random_iops_factor: float | None = None  # set when some files read sequentially: see _pattern_factors
+    sequential_iops_factor: float | None = None
+    sequential_request_kib: float | None = None  # the sequential reads' mean request size on the disk
+
+    @property
+    def by_pattern(self) -> bool:
+        """True when random and sequential reads were scaled each by their own factor."""
+        return self.random_iops_factor is not None and self.sequential_iops_factor is not None
 
     @property
     def iops_factor(self) -> float:
@@ -97,6 +105,7 @@ class Calibration:
     estimates: tuple[cached_reads.CachedEstimate, ...] = ()  # a report import: per file, from its read times
     cache_kept: bool = True  # False: --cache lost, the evidence is shown and nothing scaled
     workload: Workload | None = None  # what the estimates came from (their notes name its histograms)
+    temp_devices: tuple[str, ...] = ()  # partitions holding only temp files: their reads and requests are the kernel's
 
     def with_database_pattern(self, area: Area) -> Area:
         """*area* with the mean read size the database requested, for classification.
@@ -137,7 +146,13 @@ class Calibration:
             head = (f"{d.device}: the kernel counted {d.kernel_read_iops:.1f} reads/s ({d.kernel_read_mb_s:.2f} MiB/s) "
                     f"where the database reported {d.db_read_iops:.1f} reads/s ({d.db_read_mb_s:.2f} MiB/s) for its "
                     f"files there")
-            if d.scaled and not self.cache_kept:
+            if d.by_pattern and self.cache_kept:
+                out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; random reads scaled by "
+                           f"{d.random_iops_factor:.3g} and sequential reads by {d.sequential_iops_factor:.3g} "
+                           f"(requests of {d.sequential_request_kib or 0:.0f} KiB on the disk), each area by its own "
+                           f"mix ({', '.join(d.areas) or 'its files'}). The kernel's figure counts every process's "
+                           "reads, so it is an upper bound of the database's own.")
+            elif d.scaled and not self.cache_kept:
                 out.append(f"{head}: {d.mb_factor:.1%} of the bytes reached the disk; read rates of "
                            f"{', '.join(d.areas) or 'its files'} kept as reported (--cache lost).")
             elif d.scaled:
@@ -147,6 +162,10 @@ class Calibration:
                            "upper bound of the database's own.")
             else:
                 out.append(f"{head}: rates kept (the kernel saw at least as many).")
+        if self.temp_devices:
+            out.append(f"Temp on {', '.join(self.temp_devices)} (alone on the partition): its reads and write requests "
+                       "are the kernel's there (PostgreSQL counts temp bytes written only); the bytes written stay "
+                       "the database's.")
         if not self.cache_kept:
             out.append("--cache lost: the plan counts every read the database reported, as if the new server had "
                        "none of today's OS page cache.")
@@ -171,6 +190,8 @@ class _Group:
     kernel_iops: float
     kernel_mb: float
     files: list[FileRate] = field(default_factory=list)
+    kernel_w_s: float = 0.0
+    kernel_write_mb: float = 0.0
 
 
 def _device_of(loc: Location | None, rows: dict[str, DiskStatRate],
@@ -220,7 +241,7 @@ def calibrate_reads(workload: Workload, cache_kept: bool = True) -> Calibration:
         group = groups.get(name)
         if group is None:
             row = rows[name]
-            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s)
+            group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s, [], row.w_s, row.write_mb_s)
         group.files.append(rate)
     _subtract_partitions(groups, rows, part_disk)
     found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
@@ -255,8 +276,12 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
            unmatched: int, unmatched_iops: float) -> Calibration:
     devices: list[DeviceReads] = []
     factors: dict[str, tuple[float, float]] = {}
+    shares: dict[str, float | None] = {}
+    temp: dict[str, FileRate] = {}
     for name in sorted(groups):
         g = groups[name]
+        if g.level == "partition" and g.files and all(f.kind == "temp" for f in g.files):
+            temp.update(_temp_from_kernel(g))
         reading = [f for f in g.files if f.read_iops > 0 or f.read_mb_s > 0]
         dev = DeviceReads(
             device=g.device, level=g.level, disk=g.disk, kernel_read_iops=g.kernel_iops,
@@ -264,14 +289,106 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
             db_read_mb_s=sum(f.read_mb_s for f in g.files), files=len(g.files),
             areas=tuple(dict.fromkeys(labels[area_key(f)] for f in reading)),
         )
-        devices.append(dev)
-        if dev.scaled:
+        patterned = _pattern_factors(dev, reading)
+        if patterned is not None:
+            dev, per_file = patterned
+            for file_id, (iops_f, mb_f, share) in per_file.items():
+                factors[file_id] = (iops_f, mb_f)
+                shares[file_id] = share
+        elif dev.scaled:
             pair = (dev.iops_factor, dev.mb_factor)  # properties: worked out once per device, not per file
             factors.update(dict.fromkeys((f.file_id for f in g.files), pair))
-    scaled = tuple(_scaled(r, *factors[r.file_id]) if r.file_id in factors else r for r in rates)
+        devices.append(dev)
+    scaled = tuple(temp[r.file_id] if r.file_id in temp else
+                   _scaled(r, *factors[r.file_id], shares.get(r.file_id, r.random_share)) if r.file_id in factors
+                   else r for r in rates)
     compared = {f.file_id for g in groups.values() for f in g.files}
     return Calibration(scaled, tuple(devices), True, unmatched_iops, unmatched, factors,
-                       _area_reads(rates, labels, compared, factors))
+                       _area_reads(rates, labels, compared, factors), temp_devices=tuple(sorted(
+                           {g.device for g in groups.values() if any(f.file_id in temp for f in g.files)})))
+
+
+def _temp_from_kernel(g: _Group) -> dict[str, FileRate]:
+    """Temp files alone on a partition: their reads and write requests are the kernel's.
+
+    PostgreSQL counts temp bytes written and nothing else: no temp reads, and no requests
+    (a temp file is written in 8 KiB calls the page cache gathers into writes of hundreds of
+    KiB). Where the temp tablespace has its partition to itself, the partition's reads are
+    the temp reads and its mean write request is the temp's; the bytes written stay the
+    database's, shared between the temp files by them.
+    """
+    written = sum(f.write_mb_s or 0.0 for f in g.files)
+    request_mb = g.kernel_write_mb / g.kernel_w_s if g.kernel_w_s > 0 else None
+    out = {}
+    for f in g.files:
+        share = (f.write_mb_s or 0.0) / written if written > 0 else 1.0 / len(g.files)
+        writes = f.write_iops
+        if request_mb and f.write_mb_s is not None:
+            writes = f.write_mb_s / request_mb
+        read_iops, read_mb = g.kernel_iops * share, g.kernel_mb * share
+        out[f.file_id] = msgspec.structs.replace(
+            f, read_iops=read_iops, read_mb_s=read_mb, write_iops=writes,
+            mean_read_kb=mean_kib_of_rates(read_mb, read_iops),
+            mean_write_kb=mean_kib_of_rates(f.write_mb_s or 0.0, writes or 0.0),
+            random_share=0.0 if read_iops > 0 else f.random_share,
+        )
+    return out
+
+
+MAX_MERGED_REQUEST_KIB = 1024.0
+"""The largest request the kernel is taken to merge sequential reads into (max_sectors_kb is 512-1280)."""
+
+
+def _parts(rate: FileRate) -> tuple[float, float, float]:
+    """(random IOs/s, sequential IOs/s, sequential MiB/s) of a file whose random share is known.
+
+    A random read is one block; the block's size is the bytes per block the server counted
+    (``blocks_read_per_s`` when its IOs were combined, else its reads are blocks).
+    """
+    share = rate.random_share if rate.random_share is not None else 1.0
+    random = rate.read_iops * share
+    blocks = rate.blocks_read_per_s or rate.read_iops
+    block_mb = rate.read_mb_s / blocks if blocks > 0 else 0.0
+    return random, rate.read_iops - random, max(0.0, rate.read_mb_s - random * block_mb)
+
+
+def _pattern_factors(dev: DeviceReads, reading: Sequence[FileRate]
+                     ) -> tuple[DeviceReads, dict[str, tuple[float, float, float | None]]] | None:
+    """Per-file factors on a device where some files read sequentially; None where none does.
+
+    The byte share that reached the disk is the device's (which area's reads the page cache
+    served is not counted anywhere), but requests are scaled by pattern: a random read is one
+    request; sequential reads are the requests the kernel counted beyond the random ones
+    (merged by readahead or combined by the server), never fewer than their bytes in
+    requests of :data:`MAX_MERGED_REQUEST_KIB`. So an OLTP table sharing a partition with a
+    scanned one keeps its own reads instead of the scan's merge factor.
+    """
+    if not any(f.random_share is not None and f.random_share < 1.0 for f in reading):
+        return None
+    m = dev.mb_factor
+    parts = {f.file_id: _parts(f) for f in reading}
+    rand_db = sum(p[0] for p in parts.values())
+    seq_db = sum(p[1] for p in parts.values())
+    seq_mb = sum(p[2] for p in parts.values()) * m
+    kernel = dev.kernel_read_iops
+    if (rand_db + seq_db) * m <= kernel:
+        if m >= 1.0:
+            return None  # nothing to scale: the kernel saw at least as many requests and bytes
+        f_rand = f_seq = m
+    else:
+        seq = min(seq_db * m, max(kernel - rand_db * m, seq_mb * KIB / MAX_MERGED_REQUEST_KIB))
+        f_seq = seq / seq_db if seq_db > 0 else m
+        f_rand = min(m, max(0.0, kernel - seq) / rand_db) if rand_db > 0 else m
+    seq_requests = seq_db * f_seq
+    per_file: dict[str, tuple[float, float, float | None]] = {}
+    for f in reading:
+        rand, seq_ios, _ = parts[f.file_id]
+        ios = rand * f_rand + seq_ios * f_seq
+        per_file[f.file_id] = (ios / f.read_iops if f.read_iops > 0 else 1.0, m,
+                               rand * f_rand / ios if ios > 0 else f.random_share)
+    request_kib = seq_mb * KIB / seq_requests if seq_requests > 0 else None
+    return replace(dev, random_iops_factor=f_rand, sequential_iops_factor=f_seq,
+                   sequential_request_kib=request_kib), per_file
 
 
 def _area_reads(rates: Sequence[FileRate], labels: dict[tuple[AreaKind, str], str], compared: set[str],
@@ -299,14 +416,15 @@ def _area_reads(rates: Sequence[FileRate], labels: dict[tuple[AreaKind, str], st
     return out
 
 
-def _scaled(rate: FileRate, iops_factor: float, mb_factor: float) -> FileRate:
+def _scaled(rate: FileRate, iops_factor: float, mb_factor: float, random_share: float | None = None) -> FileRate:
     mean = rate.mean_read_kb
     if mean is not None and iops_factor > 0:
         mean *= mb_factor / iops_factor
     # msgspec's own replace: a tenth of the cost of dataclasses.replace, and a fleet
     # report scales every file of every window
     return msgspec.structs.replace(rate, read_iops=rate.read_iops * iops_factor,
-                                   read_mb_s=rate.read_mb_s * mb_factor, mean_read_kb=mean)
+                                   read_mb_s=rate.read_mb_s * mb_factor, mean_read_kb=mean,
+                                   random_share=rate.random_share if random_share is None else random_share)
 
 
 CACHED_SHARE_MAX = 0.5

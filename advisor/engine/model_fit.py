@@ -133,6 +133,8 @@ _WHAT_ANSWERED = {
     "commits": "a write cache (battery-backed or lying), an array, flash or a virtual disk acknowledges the syncs",
     "random IOPS": "a cache, an array of several disks, flash or a virtual disk served these IOs",
     "throughput": "a cache, an array of several disks, flash or a virtual disk delivered these bytes",
+    "disk time": ("the disk served these IOs in less time than the model charges them one at a time (a deep "
+                  "queue the drive reorders, a cache, or IO sizes and patterns the workload does not show)"),
 }
 
 

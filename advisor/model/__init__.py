@@ -45,7 +45,10 @@ from advisor.model.report import (
     LayoutSummary,
     Plan,
     PlannedPartition,
+    ReplayArea,
+    ReplayCheck,
     Report,
+    Saturation,
     Script,
     ServerSummary,
     ServiceTime,
@@ -74,6 +77,7 @@ from advisor.model.snapshot import (
     load_workload,
     save,
 )
+from advisor.model.trace import BlockTrace, TraceLoss, TraceProcess
 
 __all__ = [
     "AUDIT_FORMAT_VERSION",
@@ -86,6 +90,9 @@ __all__ = [
     "AreaRow",
     "AuditMaps",
     "AuditReport",
+    "BlockTrace",
+    "TraceLoss",
+    "TraceProcess",
     "CollectorRun",
     "CoverageCheck",
     "coverage_lines",
@@ -112,7 +119,10 @@ __all__ = [
     "Partition",
     "Plan",
     "PlannedPartition",
+    "ReplayArea",
+    "ReplayCheck",
     "Report",
+    "Saturation",
     "RunStatus",
     "Script",
     "SegmentIO",

@@ -211,6 +211,58 @@ class AreaRow(Record):
     size_assumed: bool = False  # the size is --assume-size's, not a stated one (every output marks it)
 
 
+class Saturation(Record):
+    """Disks with a queue (busy 90 % or more, or modelled busy for the whole interval), and what a plan gives there.
+
+    On a saturated disk a faster layout yields more work per second at the same concurrency
+    (``work_gain``: disk time per unit of the same work before / after, less 1), not a shorter
+    time per IO; ``freed_time_to`` is the area whose share of the disk time grows most.
+    """
+
+    disks: tuple[str, ...]
+    util: Share | None  # the kernel's busy share (io_ticks), the highest of the disks; None without diskstats
+    modelled_busy_s_per_s: float  # rates x modelled service times, the highest of the disks
+    work_gain: float | None = None  # None without a plan
+    freed_time_to: str | None = None
+class ReplayArea(Record):
+    """One area's requests in a trace replay: measured, replayed today, replayed as planned (ms)."""
+
+    area: str  # the area's name, as in the areas table
+    requests: int  # its reads and writes in the trace
+    measured_ms: float  # mean issue-to-completion time the trace measured
+    replayed_ms: float  # the same replayed under today's layout
+    planned_ms: float | None = None  # replayed under the planned layout; null without a plan on this disk
+
+
+class ReplayCheck(Record):
+    """A disk's traced requests replayed on its model (``collect --trace``; docs/report.md).
+
+    The self-check compares the replay under today's layout with the service times the
+    same trace measured; ``fits`` is False beyond ``tolerance`` (MODEL_DOES_NOT_FIT). The
+    planned replay moves each area's extents to its planned zone; ``predicted_gain`` is
+    1 - planned / today of the replayed mean service time, shown beside the aggregate
+    model's ``aggregate_gain``. ``refused`` says in a line why a trace was not replayed.
+    """
+
+    disk: str  # the traced disk
+    requests: int = 0  # requests replayed (the sound part of the trace)
+    queue_depth: int = 0  # most requests in flight at once in the trace: the drive's reordering window
+    measured_ms: float | None = None  # mean issue-to-completion time the trace measured
+    replayed_ms: float | None = None  # the same, replayed on the model under today's layout
+    deviation: float | None = None  # replayed / measured - 1
+    tolerance: float = 0.0  # largest |deviation| for which the model fits
+    fits: bool | None = None  # the self-check: |deviation| <= tolerance
+    planned_ms: float | None = None  # replayed under the planned layout
+    predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms
+    aggregate_gain: float | None = None  # the plan's aggregate-model gain, for comparison
+    measured_span_s: float | None = None  # first issue to last completion: the time the traced work took
+    replayed_span_s: float | None = None
+    planned_span_s: float | None = None
+    areas: tuple[ReplayArea, ...] = ()  # per area, the requests mapped to its files
+    notes: tuple[str, ...] = ()  # what of the trace was unsound and how the replay dealt with it
+    refused: str | None = None  # why the trace was not replayed, in one line
+
+
 class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
@@ -226,5 +278,7 @@ class Report(Record):
     warnings: tuple[str, ...] = ()  # what weakens the advice: resets, estimates, the gate, notes
     tool_version: str = ""  # advisor version that wrote the report
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
+    saturation: Saturation | None = None  # saturated disks: a plan's gain is work per second there
+    replay: tuple[ReplayCheck, ...] = ()  # traced requests replayed on the model, per disk (collect --trace)
     document: Literal["report"] = "report"  # always `report`
     format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

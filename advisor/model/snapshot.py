@@ -23,6 +23,7 @@ from advisor.model.layout import DiskStatRate, HostLayout
 from advisor.model.readcache import ReadEvidence
 from advisor.model.record import Record, field
 from advisor.model.report import Report
+from advisor.model.trace import BlockTrace
 from advisor.model.validate import check
 
 FORMAT_VERSION = 3
@@ -115,6 +116,7 @@ class FileIO(Record):
     name: str | None = None  # relation, datafile or log group name
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
     parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
+    scans: int | None = None  # PostgreSQL: sequential scans of a table (pg_stat_get_numscans); None elsewhere
 
 
 class SegmentIO(Record):
@@ -259,6 +261,7 @@ class FileRate(Record):
     name: str | None = None
     lower_bound: bool = False  # a counter went backwards: rate counts only since reset
     parent: str | None = None  # file_id of the owning table (PostgreSQL index/TOAST), see FileIO
+    blocks_read_per_s: float | None = None  # the server counted blocks; read_iops are its combined IOs
 
 
 class SizesSource(Record):
@@ -306,6 +309,7 @@ class Workload(Record):
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
+    traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -25,9 +25,10 @@ from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.rates.counters import counter_delta
 from advisor.rates.io_share import interval_wait
+from advisor.rates.patterns import bulk_reads, scans_between, with_scans
 from advisor.rates.segments import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
-from advisor.units import mean_kib, mib_per_s
+from advisor.units import DEFAULT_BLOCK_BYTES, mean_kib, mib_per_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,7 @@ def zero_baseline(file: FileIO) -> FileIO:
         file.file_id, file.path, file.kind, file.tablespace, file.container, file.size_bytes,
         0, _zero_int(file.writes), 0, _zero_int(file.write_bytes), _zero_int(file.single_block_reads),
         _zero_float(file.read_time_ms), _zero_float(file.write_time_ms), _zero_int(file.syncs),
-        _zero_float(file.sync_time_ms), file.name, file.segment_paths,
+        _zero_float(file.sync_time_ms), file.name, file.segment_paths, file.parent, _zero_int(file.scans),
     )
 
 
@@ -287,12 +288,14 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
     if backwards:
         warnings.append(f"counters went backwards (reset) for: {_sample(backwards)}; their rates are lower bounds")
     segments, segment_warnings = diff_segments(a.segments, b.segments, seconds)
+    patterned, pattern_warnings = _with_patterns(a, b, rates, seconds)
+    warnings.extend(pattern_warnings)
     return Workload(
         server=b.server,
         started_at=a.taken_at,
         ended_at=b.taken_at,
         interval_s=seconds,
-        rates=tuple(rates),
+        rates=patterned,
         wait=interval_wait(a, b, _wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
@@ -301,6 +304,16 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         source="snapshots",
         tool_version=__version__,
     )
+
+
+def _with_patterns(a: Snapshot, b: Snapshot, rates: list[FileRate],
+                   seconds: float) -> tuple[tuple[FileRate, ...], list[str]]:
+    """PostgreSQL: the scanned tables' sequential reads from pg_stat_io (:mod:`advisor.rates.patterns`)."""
+    if b.server.dbms != "postgres":
+        return tuple(rates), []
+    setting = b.server.settings.get("block_size", "")
+    block_size = int(setting) if setting.isdigit() and int(setting) > 0 else DEFAULT_BLOCK_BYTES
+    return with_scans(rates, scans_between(a, b), bulk_reads(a, b, block_size), seconds, block_size)
 
 
 def _sample(ids: list[str], limit: int = 5) -> str:

@@ -5,7 +5,8 @@ Module map:
 - ``terminal``, ``markdown``, ``html`` (with ``svg``), ``json``: a report in each format.
 - ``text``: formatting the report renderers share (sizes, gains, evidence, which model);
   ``cells``: terminal table cells whose figures never wrap at 80 columns.
-- ``tiers``: the tier section of a plan; ``diskmap``: the disk maps of ``advisor audit``.
+- ``tiers``: the tier section of a plan; ``replay``: the replay of a traced workload (every
+  format); ``diskmap``: the disk maps of ``advisor audit``.
 - ``workload`` (the page of ``advisor workload``), ``rates``, ``segments``: workload rates per
   tablespace, file and Oracle segment;
   ``locations``: ``advisor where``.

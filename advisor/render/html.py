@@ -78,6 +78,19 @@ def _plan(report: Report) -> str:
     return out
 
 
+def _replay(report: Report) -> str:
+    """The traced requests replayed: headlines, notes and a table per disk."""
+    if not report.replay:
+        return ""
+    from advisor.render.replay import AREA_HEADERS, area_rows, notes, report_headlines
+    from advisor.render.tables import html_table
+
+    lines = "".join(f"<p>{escape(line)}</p>" for line in report_headlines(report) + notes(report))
+    tables = "".join(f"<h3>{escape(c.disk)}</h3>{html_table(AREA_HEADERS, area_rows(c))}"
+                     for c in report.replay if c.areas)
+    return f"<h2>Replay of the traced requests</h2>{lines}{tables}"
+
+
 def render_html(report: Report, before: str = "") -> str:
     """The whole report as a standalone HTML page; *before* is HTML put first in its body (what
     ``fleet show`` says about the instance above the report of its window)."""
@@ -91,5 +104,6 @@ def render_html(report: Report, before: str = "") -> str:
         f"<h2>Zone curve</h2>{zone_curve_svg(report.disks)}"
         f"<h2>Areas</h2>{_areas(report)}"
         f"<h2>Plan</h2>{_plan(report)}"
+        f"{_replay(report)}"
         "</body></html>\n"
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from advisor.model import Report
+from advisor.render.replay import AREA_HEADERS, area_rows, report_headlines
+from advisor.render.replay import notes as replay_notes
 from advisor.render.safe import markdown_cell, shown
 from advisor.render.tables import code_span, markdown_table
 from advisor.render.text import assumed_areas, evidence_text, gain_text, pct, report_notes, size_text, summary_lines
@@ -64,5 +66,20 @@ def render_markdown(report: Report) -> str:
             text = shown(script.text.rstrip("\n"), keep_newlines=True)
             ticks = "`" * max(4, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
             out += [f"{ticks}{fence}", text, ticks]  # a fence no backtick run inside can close
+    out += _replay(report)
     out.append("")
     return "\n".join(out)
+
+
+def _replay(report: Report) -> list[str]:
+    """The traced requests replayed: headlines (also in the summary), notes, a table per disk."""
+    if not report.replay:
+        return []
+    out = ["", "## Replay of the traced requests", ""]
+    out += [f"- {_cell(line)}" for line in report_headlines(report)]
+    out += [f"- {_cell(note)}" for note in replay_notes(report)]
+    for check in report.replay:
+        if check.areas:
+            out += ["", f"### {_cell(check.disk)}", ""]
+            out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4})
+    return out

@@ -186,6 +186,7 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
                           "written (--scripts-anyway writes them)", highlight=False)
         if plan.scripts:
             console.print("scripts: " + ", ".join(s.name for s in plan.scripts))
+    _replay_tables(console, report)
     console.print("[bold]Disk map[/bold] (outer edge = fast, left)")
     if maps is not None:
         from advisor.render.diskmap import render_disk_maps
@@ -196,3 +197,23 @@ def render_terminal(report: Report, console: Console, maps: AuditMaps | None = N
         console.print(line)
     for line in zone_curve_lines(report.disks):
         console.print(rich_text(line), highlight=False)
+
+
+def _replay_tables(console: Console, report: Report) -> None:
+    """Per replayed disk, its areas measured, replayed today and under the plan (the headlines
+    are in the summary panel)."""
+    from rich.table import Table
+
+    from advisor.render.replay import AREA_HEADERS, area_rows, notes
+
+    for note in notes(report):
+        console.print(rich_text(note, "dim"))
+    for check in report.replay:
+        if not check.areas:
+            continue
+        table = Table(title=f"Replay of the traced requests: {shown(check.disk)}", expand=True)
+        for index, column in enumerate(AREA_HEADERS):
+            table.add_column(column, justify="right" if index else "left")
+        for row in area_rows(check):
+            table.add_row(rich_text(row[0]), *row[1:])
+        console.print(table)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from advisor.model import Finding, Report, coverage_lines
+from advisor.render.replay import report_headlines
 
 _VARYING = re.compile(r"""(?x)
     (?:/[^\s:;,()]+)+        # a path
@@ -94,6 +95,7 @@ def summary_lines(report: Report) -> list[str]:
             lines.append(f"no change worth making: {plan.not_worth_it}")
     else:
         lines.append("plan: none")
+    lines += report_headlines(report)
     lines += coverage_lines(report.coverage)
     return lines + model_lines(report)
 

@@ -9,10 +9,13 @@ What is attributed and what is not (docs/collect.md says the same):
 * WAL: one row for the WAL directory. Writes and syncs from pg_stat_wal (14–17) or the
   pg_stat_io ``wal`` object (18+, which also counts reads and bytes written); times only when
   track_wal_io_timing is on.
-* Temp: per tablespace. Each database's temp_bytes goes to the tablespaces in
-  temp_tablespaces (split evenly, PostgreSQL picks them round-robin) or to the database's
-  default tablespace; writes = bytes / block_size (temp files are written in BLCKSZ chunks).
-  Temp reads are counted nowhere, so they are 0.
+* Temp: per tablespace. Each database's temp_bytes goes to the tablespaces in its own
+  temp_tablespaces (ALTER DATABASE ... SET), else the server's, split evenly (PostgreSQL picks
+  them round-robin), or to the database's default tablespace (a per-role setting is not
+  followed: which role wrote the temp bytes is counted nowhere); writes = bytes / block_size
+  (temp files are written in BLCKSZ chunks). Temp reads are counted nowhere, so they are 0 here;
+  where a temp tablespace has its partition to itself, the report takes its reads and write
+  requests from the kernel's counters (advisor.engine.calibrate).
 * Archive: archived_count segments, each wal_segment_size bytes, written to the directory
   parsed from archive_command (unknown path when it is not a plain copy).
 """
@@ -117,9 +120,10 @@ def relation_files(
     n = 0
     # This loop runs once per relation of the cluster (100,000 in benchmarks/collect_bench.py),
     # so it is kept to a few lookups and one FileIO per row.
-    for (oid, relname, relkind, is_toast, spcoid, is_shared, _node, relpages, blks_read, _hit, parent), path in zip(
-        rows, paths, strict=True
-    ):
+    for (
+        (oid, relname, relkind, is_toast, spcoid, is_shared, _node, relpages, blks_read, _hit, parent, scans),
+        path,
+    ) in zip(rows, paths, strict=True):
         if path is None:
             continue
         segments: tuple[str, ...] = ()
@@ -156,6 +160,7 @@ def relation_files(
                 relname,
                 segments,
                 None if parent is None else f"{container}/{parent}",
+                scans,
             )
         )
     return files
@@ -184,9 +189,11 @@ def wal_file(wal: WalRow, path: str, size_bytes: int, timing: bool) -> FileIO:
 
 
 def temp_targets(db: DatabaseRow, temp_setting: list[str], spaces: dict[int, Tablespace]) -> list[Tablespace]:
-    """Tablespaces that receive *db*'s temp files: temp_tablespaces, else the database default."""
+    """Tablespaces that receive *db*'s temp files: the database's own temp_tablespaces (ALTER
+    DATABASE ... SET), else the server's, else the database default."""
     by_name = {s.name: s for s in spaces.values()}
-    listed = [by_name[name] for name in temp_setting if name in by_name]
+    own = parse_temp_tablespaces(db.temp_tablespaces) if db.temp_tablespaces is not None else None
+    listed = [by_name[name] for name in (temp_setting if own is None else own) if name in by_name]
     if listed:
         return listed
     default = spaces.get(db.dattablespace)

@@ -81,6 +81,7 @@ class DatabaseRow:
     blk_write_time: float | None
     active_time: float | None = None  # ms in state active/fastpath (14+): the DB time of the IO share
     sessions: int | None = None
+    temp_tablespaces: str | None = None  # ALTER DATABASE ... SET temp_tablespaces; None: the server's
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,7 @@ class RelationRow:
     blks_read: int
     blks_hit: int
     parent_oid: int | None  # the table of an index or TOAST relation; None for a table
+    scans: int | None  # sequential scans of a table, index scans of an index
 
 
 @dataclass(frozen=True, slots=True)

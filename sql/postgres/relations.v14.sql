@@ -15,6 +15,8 @@
 -- parent_oid is the table an index or TOAST relation belongs to (a TOAST index's table is the
 -- owner of its TOAST table), NULL for tables: the plan can move a hot table with its indexes
 -- and TOAST alone. Both joins are hash joins over pg_index and pg_class, no relation is opened.
+-- scans is the number of sequential scans of a table (idx_scan for an index): the rates stage
+-- gives pg_stat_io's bulkread reads to the tables scanned in the interval.
 -- Parameter count_shared: true in the collector's own database, false in the others.
 SELECT /* advisor:relations */
        c.oid::bigint AS oid,
@@ -27,7 +29,8 @@ SELECT /* advisor:relations */
        c.relpages::bigint AS relpages,
        (pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid)) AS blks_read,
        pg_stat_get_blocks_hit(c.oid) AS blks_hit,
-       COALESCE(owner.oid, i.indrelid)::bigint AS parent_oid
+       COALESCE(owner.oid, i.indrelid)::bigint AS parent_oid,
+       pg_stat_get_numscans(c.oid) AS scans
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
   JOIN pg_database d ON d.datname = current_database()

@@ -28,9 +28,9 @@ def on_partitions(specs: Sequence[AreaSpec], where: Mapping[str, str], stats: Se
     return replace(w, layout=replace(w.layout, locations=locs), diskstats=tuple(stats))
 
 
-def stat(name: str, r_s: float, read_mb_s: float, partition: bool = True) -> DiskStatRate:
-    """A diskstats rate row for *name*: *r_s* reads/s moving *read_mb_s*."""
-    return DiskStatRate(name, r_s, 5.0, read_mb_s, 0.1, 8.0, 2.0, 0.5, is_partition=partition)
+def stat(name: str, r_s: float, read_mb_s: float, partition: bool = True, util: float = 0.5) -> DiskStatRate:
+    """A diskstats rate row for *name*: *r_s* reads/s moving *read_mb_s*, busy *util* of the interval."""
+    return DiskStatRate(name, r_s, 5.0, read_mb_s, 0.1, 8.0, 2.0, util, is_partition=partition)
 
 
 def rows(report: Report) -> dict[str, dict[str, Any]]:

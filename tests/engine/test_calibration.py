@@ -16,7 +16,7 @@ from tests.helpers.workloads import DISK_BYTES, GB, AreaSpec, models
 
 def test_five_percent_of_the_reads_reaching_the_partition_scales_them_and_says_so() -> None:
     w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
-                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False)])
+                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False, 1.0)])
     raw = advise(replace(w, diskstats=()), models(), generated_at=AT)
     report = advise(w, models(), generated_at=AT)
     orders = rows(report)["orders"]
@@ -139,3 +139,74 @@ def test_bigger_kernel_requests_do_not_turn_random_lookups_into_a_scan() -> None
     assert rows(raw)["orders"]["area_class"] == rows(report)["orders"]["area_class"] == "random-read"
     assert rows(report)["orders"]["read_iops"] == pytest.approx(500.0, rel=1e-3)
     assert rows(report)["orders"]["read_mb_s"] == pytest.approx(mib(2000), rel=1e-3)
+
+
+def test_a_scan_sharing_a_partition_with_lookups_does_not_lend_them_its_merge_factor() -> None:
+    """Kernel calibration per area: 78 random lookups/s keep their count beside a scan merged 16:1.
+
+    One factor for the partition (181.6 kernel reads / 1,722 database blocks) made the lookups
+    8.2 IOPS, a share of 4.5 % where the disk served them 43 % of its requests.
+    """
+    lookups = AreaSpec("orders", size_gb=20, read_iops=78, read_kb=8, random_share=1.0, zone=(0.65, 0.70))
+    scan = AreaSpec("facts", size_gb=40, read_iops=1644, read_kb=8, random_share=0.0, zone=(0.71, 0.75))
+    merged = 1644 * 8 / 127  # the scan's 8 KiB blocks reached the disk as 127 KiB requests
+    w = on_partitions([lookups, scan], {"orders": "sda3", "facts": "sda3"},
+                      [stat("sda3", 78 + merged, mib(1644) + mib(78))])
+    got = rows(advise(w, models(), generated_at=AT))
+    assert got["orders"]["read_iops"] == pytest.approx(78.0, rel=1e-3)
+    assert got["facts"]["read_iops"] == pytest.approx(merged, rel=1e-3)
+    assert got["facts"]["area_class"] == "scan" and got["orders"]["area_class"] == "random-read"
+    device = next(d for d in calibrate_reads(w).devices if d.device == "sda3")
+    assert device.by_pattern and device.random_iops_factor == pytest.approx(1.0)
+    assert device.sequential_request_kib == pytest.approx(mib(1644) * 1024 / merged, rel=1e-3)
+    # the same partition without the pattern (no single-block share known): one factor, as before
+    blind = replace(w, rates=tuple(replace(r, random_share=None) for r in w.rates))
+    assert not next(d for d in calibrate_reads(blind).devices if d.device == "sda3").by_pattern
+
+
+def test_cached_bytes_scale_both_patterns_alike_and_never_below_the_largest_request() -> None:
+    """Half the bytes served by the page cache: the lookups lose half; the scan's requests follow its bytes."""
+    lookups = AreaSpec("orders", size_gb=20, read_iops=100, read_kb=8, random_share=1.0, zone=(0.65, 0.70))
+    scan = AreaSpec("facts", size_gb=40, read_iops=1000, read_kb=8, random_share=0.0, zone=(0.71, 0.75))
+    w = on_partitions([lookups, scan], {"orders": "sda3", "facts": "sda3"},
+                      [stat("sda3", 50.0, (mib(1000) + mib(100)) / 2)])
+    got = rows(advise(w, models(), generated_at=AT))
+    # the kernel's 50 requests are all the lookups' half: the scan still moved its bytes, so it gets at
+    # least one request per MAX_MERGED_REQUEST_KIB and the lookups the rest
+    assert got["facts"]["read_iops"] >= (mib(1000) / 2) * 1000 / 1024 * 0.99
+    assert got["orders"]["read_iops"] + got["facts"]["read_iops"] == pytest.approx(50.0, rel=1e-3)
+    assert got["orders"]["read_iops"] <= 50.0
+
+
+def test_temp_alone_on_a_partition_takes_the_kernels_reads_and_write_requests() -> None:
+    """340.9 temp 'IOPS' of 8 KiB were 10.7 writes/s of 255 KiB and 3.8 reads/s the database never counts."""
+    temp = AreaSpec("temp", kind="temp", size_gb=10, write_iops=340.9, write_kb=8, random_share=None,
+                    zone=(0.31, 0.35))
+    w = on_partitions([HOT, temp], {"orders": "sda3", "temp": "sda2"},
+                      [stat("sda3", 2000.0, mib(2000)), replace(stat("sda2", 3.8, 0.39), w_s=10.7,
+                                                                 write_mb_s=mib(340.9))])
+    report = advise(w, models(), generated_at=AT)
+    got = rows(report)["temp"]
+    assert got["write_iops"] == pytest.approx(10.7, rel=1e-3)
+    assert got["read_iops"] == pytest.approx(3.8, rel=1e-3) and got["read_mb_s"] == pytest.approx(0.39, rel=1e-3)
+    assert got["mb_s"] == pytest.approx(mib(340.9) + 0.39, rel=1e-3)  # the bytes written stay the database's
+    assert any(n.startswith("Temp on sda2") for n in report.warnings)
+    # temp sharing a partition with a tablespace keeps the database's figures (whose requests are whose is unknown)
+    shared = on_partitions([HOT, temp], {"orders": "sda3", "temp": "sda3"},
+                           [replace(stat("sda3", 2000.0, mib(2000)), w_s=10.7, write_mb_s=mib(340.9))])
+    assert rows(advise(shared, models(), generated_at=AT))["temp"]["write_iops"] == pytest.approx(340.9)
+
+
+def test_the_disk_map_shows_the_areas_tables_figures() -> None:
+    """The map of a report and its Areas table: the same calibrated IO and the same shares (not 1.6k vs 104)."""
+    from advisor.engine.audit_map import build_audit_maps
+
+    w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
+                      [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False, 1.0)])
+    table = rows(advise(w, models(), generated_at=AT))
+    mapped = {r.label: r for m in build_audit_maps(w).maps for r in m.areas}
+    orders = next(r for label, r in mapped.items() if "orders" in label)
+    assert orders.io == pytest.approx(table["orders"]["iops"], rel=1e-3)
+    assert orders.share == pytest.approx(table["orders"]["io_share"], abs=1e-3)
+    lost = {r.label: r for m in build_audit_maps(w, cache_kept=False).maps for r in m.areas}
+    assert next(r for label, r in lost.items() if "orders" in label).io == pytest.approx(2000.0)

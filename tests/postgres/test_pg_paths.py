@@ -71,12 +71,12 @@ def test_relation_files_from_another_host_use_relpages() -> None:
               1664: Tablespace(1664, "pg_global", "/pg/data/global", ""),
               16385: Tablespace(16385, "fast", "/srv/fast", "/srv/fast")}
     where = files.RelationPaths(spaces, "/pg/data", 8192, 1 << 30, local=False, version_dir="PG_18_202506291")
-    rows = [  # oid, relname, relkind, is_toast, spcoid, is_shared, filenode, relpages, blks_read, blks_hit, parent
-        (16390, "public.big", "r", False, 16385, False, 16400, 300_000, 12, 0, None),
-        (16391, "public.empty", "r", False, 1663, False, 16401, 0, 0, 0, None),
-        (16392, "pg_toast.pg_toast_16390_index", "i", True, 1663, False, 16402, 2, 0, 0, 16390),
-        (1262, "pg_catalog.pg_database", "r", False, 1664, True, 1262, 1, 3, 0, None),
-        (2619, "pg_catalog.pg_statistic", "r", False, 1663, False, None, 5, 1, 0, None),
+    rows = [  # oid, relname, relkind, toast, spcoid, shared, filenode, relpages, blks_read, hit, parent, scans
+        (16390, "public.big", "r", False, 16385, False, 16400, 300_000, 12, 0, None, 0),
+        (16391, "public.empty", "r", False, 1663, False, 16401, 0, 0, 0, None, 0),
+        (16392, "pg_toast.pg_toast_16390_index", "i", True, 1663, False, 16402, 2, 0, 0, 16390, 0),
+        (1262, "pg_catalog.pg_database", "r", False, 1664, True, 1262, 1, 3, 0, None, 0),
+        (2619, "pg_catalog.pg_statistic", "r", False, 1663, False, None, 5, 1, 0, None, 0),
     ]
     paths = files.relation_paths(5, rows, where)
     assert paths == ["/srv/fast/PG_18_202506291/5/16400", "/pg/data/base/5/16401", "/pg/data/base/5/16402",
@@ -99,10 +99,10 @@ def test_relation_files_on_this_host_take_the_size_codes(tmp_path: Path) -> None
     (base / "5" / "300.1").write_bytes(b"x" * 10)  # a next segment only counts after a full one
     spaces = {1663: Tablespace(1663, "pg_default", str(base), "")}
     where = files.RelationPaths(spaces, str(tmp_path), 8192, 4096, local=True, version_dir="PG_18_1")
-    rows = [(1, "a", "r", False, 1663, False, 100, 9, 1, 0, None),
-            (2, "gone", "r", False, 1663, False, 200, 9, 0, 0, None),
-            (3, "denied", "i", False, 1663, False, 250, 7, 0, 0, 1),
-            (4, "segmented", "r", False, 1663, False, 300, 1, 0, 0, None)]
+    rows = [(1, "a", "r", False, 1663, False, 100, 9, 1, 0, None, None),
+            (2, "gone", "r", False, 1663, False, 200, 9, 0, 0, None, None),
+            (3, "denied", "i", False, 1663, False, 250, 7, 0, 0, 1, None),
+            (4, "segmented", "r", False, 1663, False, 300, 1, 0, 0, None, None)]
     paths = files.relation_paths(5, rows, where)
     given = files.relation_files("db", rows, paths, where, [16384, MISSING, UNREADABLE, 5000])
     read_here = files.relation_files("db", rows[:2] + rows[3:], paths[:2] + paths[3:], where)

@@ -1,0 +1,174 @@
+"""Replay a traced request stream on the drive model: order and concurrency kept.
+
+Each process of the trace is a closed loop. A request depends on the request of its own
+process that completed last before it was issued (its *cause*): in the replay it is issued
+``think`` seconds after its cause completes (the traced gap between that completion and
+this issue). A request issued while the previous one of its process was still in flight
+(asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
+A request with neither (the first of a
+process) is issued when the trace issued it. A disk that serves faster therefore gets the
+next request sooner, as the database would send it, and a process with several requests
+in flight keeps them in flight.
+
+The drive is a :class:`~advisor.disk.mechanism.Mechanism` (the same one the simulator and
+the emulated HDD use): SPTF among the requests it holds, with rotational positions,
+read-ahead and write cache. It holds at most ``queue_depth`` requests (the most the trace
+had in flight at once: the drive's own reordering sees as much as it saw); more wait in
+issue order, as in the block layer. A request's time is from its issue to the drive until
+its completion, what ``block_rq_issue`` to ``block_rq_complete`` measures.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from advisor.disk.emulator.timing import sized_model
+from advisor.disk.mechanism import Mechanism, Request
+from advisor.disk.model import DiskModel
+
+OPS = ("read", "write", "flush", "discard")
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A traced stream: per request its position, size, op (index into :data:`OPS`),
+    process, and the traced issue and completion times (seconds, any origin)."""
+
+    offset_bytes: IntArray
+    length_bytes: IntArray
+    op: IntArray
+    process: IntArray
+    issue_s: FloatArray
+    complete_s: FloatArray
+
+    def moved(self, offset_bytes: IntArray) -> Stream:
+        """The same stream with requests at other positions (a planned layout)."""
+        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """Replayed issue and completion times per request (seconds from the first issue)."""
+
+    issue_s: FloatArray
+    complete_s: FloatArray
+    queue_depth: int
+
+    @property
+    def service_s(self) -> FloatArray:
+        """Issue-to-completion time of each request."""
+        return self.complete_s - self.issue_s
+
+    @property
+    def span_s(self) -> float:
+        """First issue to last completion."""
+        return float(self.complete_s.max() - self.issue_s.min()) if len(self.issue_s) else 0.0
+
+
+def max_in_flight(issue_s: FloatArray, complete_s: FloatArray) -> int:
+    """The most requests in flight at once in a trace.
+
+    >>> max_in_flight(np.array([0.0, 1.0, 2.0]), np.array([3.0, 1.5, 4.0]))
+    2
+    """
+    times = np.concatenate((issue_s, complete_s))
+    steps = np.concatenate((np.ones(len(issue_s)), -np.ones(len(complete_s))))
+    order = np.lexsort((steps, times))  # a completion before an issue at the same instant
+    return int(np.cumsum(steps[order]).max()) if len(times) else 0
+
+
+def causes(stream: Stream) -> tuple[IntArray, IntArray]:
+    """Per request: its cause (see the module docstring), and the previous request of its
+    process when that one was still in flight at this issue; each -1 when there is none."""
+    count = len(stream.issue_s)
+    cause = np.full(count, -1, dtype=np.int64)
+    previous = np.full(count, -1, dtype=np.int64)
+    outstanding: dict[int, list[tuple[float, int]]] = {}
+    last_done: dict[int, int] = {}
+    last_issued: dict[int, int] = {}
+    issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
+    for i in range(count):
+        p, t = process[i], issue[i]
+        heap = outstanding.setdefault(p, [])
+        while heap and heap[0][0] <= t:
+            last_done[p] = heapq.heappop(heap)[1]
+        cause[i] = last_done.get(p, -1)
+        before = last_issued.get(p, -1)
+        if before >= 0 and complete[before] > t:  # issued while the previous one was still in flight
+            previous[i] = before
+        last_issued[p] = i
+        heapq.heappush(heap, (complete[i], i))
+    return cause, previous
+
+
+def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: int | None = None,
+           seed: int = 0) -> Replayed:
+    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk."""
+    count = len(stream.issue_s)
+    depth = max(1, queue_depth if queue_depth is not None else max_in_flight(stream.issue_s, stream.complete_s))
+    mech = Mechanism(sized_model(model, disk_bytes), seed=seed)
+    origin = float(stream.issue_s.min()) if count else 0.0
+    issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
+    cause, previous = causes(stream)
+    waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
+    ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
+    after_issue: dict[int, int] = {int(p): i for i, p in enumerate(previous.tolist()) if p >= 0}
+    after_done: dict[int, list[int]] = {}
+    for i, c in enumerate(cause.tolist()):
+        if c >= 0:
+            after_done.setdefault(c, []).append(i)
+    arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
+    heapq.heapify(arrivals)
+    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op.tolist()
+    out_issue, out_complete = [0.0] * count, [0.0] * count
+    host: deque[int] = deque()
+    drive: list[Request] = []
+    now, done = 0.0, 0
+
+    def resolve(i: int, at: float) -> None:
+        ready[i] = max(ready[i], at)
+        waiting[i] -= 1
+        if not waiting[i]:
+            heapq.heappush(arrivals, (ready[i], i))
+
+    in_flight = 0  # at the drive: queued there or being served
+    while done < count:
+        if not drive:
+            now = max(now, arrivals[0][0])
+        while arrivals and arrivals[0][0] <= now:
+            at, i = heapq.heappop(arrivals)
+            nxt = after_issue.get(i)
+            if nxt is not None:
+                resolve(nxt, at + issue[nxt] - issue[i])
+            if in_flight < depth:  # the drive had room when it arrived: issued then
+                out_issue[i] = at
+                drive.append(Request(OPS[ops[i]], offsets[i], lengths[i], at, i))
+                in_flight += 1
+            else:
+                host.append(i)
+        chosen = mech.choose(drive, now) if len(drive) > 1 else 0
+        req = drive.pop(chosen)
+        i = req.tag
+        if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
+            finish = now  # no media work to model
+        else:
+            finish = mech.service(req.op, req.offset_bytes, req.length_bytes, now)
+        now = max(now, finish)
+        out_complete[i] = finish
+        done += 1
+        in_flight -= 1
+        while host and in_flight < depth:  # the block layer hands the drive the next in line
+            j = host.popleft()
+            out_issue[j] = now
+            drive.append(Request(OPS[ops[j]], offsets[j], lengths[j], now, j))
+            in_flight += 1
+        for j in after_done.get(i, ()):
+            resolve(j, finish + max(0.0, issue[j] - complete[i]))
+    return Replayed(np.array(out_issue), np.array(out_complete), depth)

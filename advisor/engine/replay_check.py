@@ -1,0 +1,156 @@
+"""The replay of a traced workload: the self-check on today's layout, then the plan's layout.
+
+For each disk a trace covers (``Workload.traces``, ``collect --trace``), the sound part of
+the trace (:mod:`advisor.trace.soundness` names and drops the rest) is replayed on that
+disk's drive model (:mod:`advisor.disk.replay`) twice:
+
+1. under today's layout, and compared with the service times the same trace measured:
+   the self-check. Beyond :data:`REPLAY_TOLERANCE` the model does not describe this disk
+   under this workload (MODEL_DOES_NOT_FIT) and the plan is not carried out on its word;
+2. under the planned layout: each area's extents laid end to end from its planned zone
+   start (files in order, each file in file order), every other request where it was.
+
+The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
+plan's verdict where a replay exists, shown beside the aggregate model's figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+import numpy as np
+
+from advisor.disk.physics import DiskPhysics, ModelPhysics
+from advisor.disk.replay import Stream, replay
+from advisor.engine.areas import area_of_path
+from advisor.engine.hot_objects import relation_objects
+from advisor.model import BlockTrace, Finding, Plan, ReplayArea, ReplayCheck, Workload
+from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
+from advisor.trace.extents import ExtentIndex, laid_end_to_end
+from advisor.trace.soundness import assess
+
+REPLAY_TOLERANCE = 0.15
+"""Largest |replayed / measured - 1| of the mean service time for which the model fits."""
+
+
+def _stream(requests: Requests) -> Stream:
+    return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
+                  requests.process, requests.issue_s, requests.complete_s)
+
+
+def _planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[int]],
+                     offsets: np.ndarray) -> np.ndarray | None:
+    """Each request's byte under the plan, or None when the plan does not lay out this disk."""
+    if plan.tiers is not None or not any(p.disk == trace.disk for p in plan.partitions):
+        return None
+    on_disk = {a for p in plan.partitions if p.disk == trace.disk for a in p.areas}
+    placed = [pl for pl in plan.placements if pl.area in on_disk and pl.area in area_files]
+    table = decode_extents(trace.extents, len(trace.files))
+    group, within = laid_end_to_end(table, [area_files[pl.area] for pl in placed])
+    starts = np.array([int(pl.zone_start * trace.disk_size_bytes) // SECTOR_BYTES * SECTOR_BYTES
+                       for pl in placed] + [0], dtype=np.int64)
+    rows = ExtentIndex(table).lookup(offsets)
+    safe = np.maximum(rows, 0)
+    moves = (rows >= 0) & (group[safe] >= 0)
+    target = starts[group[safe]] + within[safe] + offsets - table.disk_byte[safe]
+    return np.where(moves, target, offsets)
+
+
+def _area_of_requests(trace: BlockTrace, workload: Workload, offsets: np.ndarray) -> tuple[list[str | None],
+                                                                                         dict[str, list[int]]]:
+    by_path = area_of_path(workload.rates, relation_objects(workload.rates))
+    file_area = [by_path.get(path) for path in trace.files]
+    area_files: dict[str, list[int]] = {}
+    for index, area in enumerate(file_area):
+        if area is not None:
+            area_files.setdefault(area, []).append(index)
+    table = decode_extents(trace.extents, len(trace.files))
+    files = ExtentIndex(table).files(offsets)
+    return [file_area[f] if f >= 0 else None for f in files.tolist()], area_files
+
+
+def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
+    return round(float(values[mask].mean()) * 1000.0, 4)
+
+
+def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None) -> ReplayCheck:
+    """The replay of one trace (see the module docstring)."""
+    sound = assess(trace, workload.layout)
+    notes = tuple(sound.notes)
+    if sound.requests is None:
+        return ReplayCheck(trace.disk, notes=notes, refused=sound.refused, tolerance=REPLAY_TOLERANCE)
+    if not isinstance(physics, ModelPhysics) or physics.rpm is None:
+        return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
+                           refused=f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
+                           "replay on; no replay")
+    requests = sound.requests
+    stream = _stream(requests)
+    data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
+    if not data.any():
+        return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
+                           refused=f"trace of {trace.disk}: no read or write to replay; no replay")
+    today = replay(physics.model, stream, trace.disk_size_bytes)
+    measured_ms, replayed_ms = _mean_ms(requests.service_s, data), _mean_ms(today.service_s, data)
+    deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
+    fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
+    areas, area_files = _area_of_requests(trace, workload, stream.offset_bytes)
+    moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
+    planned = replay(physics.model, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
+    planned_ms = _mean_ms(planned.service_s, data) if planned is not None else None
+    area_rows = []
+    names = np.array([a or "" for a in areas], dtype=object)
+    for area in sorted({a for a in areas if a}):
+        mask = data & (names == area)
+        if mask.any():
+            area_rows.append(ReplayArea(area, int(mask.sum()), _mean_ms(requests.service_s, mask),
+                                        _mean_ms(today.service_s, mask),
+                                        _mean_ms(planned.service_s, mask) if planned is not None else None))
+    return ReplayCheck(
+        disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=measured_ms,
+        replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
+        tolerance=REPLAY_TOLERANCE, fits=fits, planned_ms=planned_ms,
+        predicted_gain=round(1.0 - planned_ms / replayed_ms, 4) if planned_ms is not None and replayed_ms else None,
+        aggregate_gain=plan.predicted_gain if plan is not None and moved is not None else None,
+        measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
+        replayed_span_s=round(today.span_s, 4), planned_span_s=round(planned.span_s, 4) if planned else None,
+        areas=tuple(area_rows), notes=notes,
+    )
+
+
+def misfit(check: ReplayCheck, model: str) -> Finding:
+    """MODEL_DOES_NOT_FIT from a replay whose self-check failed."""
+    return Finding(
+        code="MODEL_DOES_NOT_FIT", severity="medium", subject=check.disk,
+        title=(f"{check.disk}: the traced requests replayed on {model} take {check.replayed_ms:.2f} ms each, "
+               f"the disk measured {check.measured_ms:.2f} ms ({check.deviation:+.0%}, tolerance "
+               f"±{check.tolerance:.0%})"),
+        evidence={"disk": check.disk, "model": model, "measure": "replayed service time",
+                  "measured": check.measured_ms, "allowed": check.replayed_ms, "deviation": check.deviation,
+                  "tolerance": check.tolerance, "requests": check.requests},
+        predicted_gain=None,
+        action=("The model does not describe this disk under this workload: its replayed gain is not a "
+                "prediction. Bench the device (advisor bench) and report with --disk, or name the right "
+                "model with --preset/--spec."),
+    )
+
+
+def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
+    """*plan* judged by the replay where one exists: refused on a failed self-check, else by
+    the replayed gain of the disks it lays out (requests-weighted), against *min_gain*."""
+    judged = [c for c in checks if c.refused is None and c.planned_ms is not None]
+    if not judged:
+        return plan
+    failed = [c for c in judged if not c.fits]
+    notes = list(plan.notes)
+    if failed:
+        failure = "the replay's self-check failed on " + ", ".join(c.disk for c in failed) + " (MODEL_DOES_NOT_FIT)"
+        return msgspec.structs.replace(plan, not_worth_it=failure)
+    weight = sum(c.requests for c in judged)
+    gain = sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
+    notes.append(f"The replay of the traced requests predicts {gain:.1%} (the aggregate model: "
+                 f"{plan.predicted_gain:.1%}); the verdict follows the replay.")
+    reason: str | None = None
+    if gain < min_gain:
+        reason = f"the replayed gain, {gain:.1%}, is under the {min_gain:.0%} a migration must bring (--min-gain)"
+    return msgspec.structs.replace(plan, notes=tuple(notes), not_worth_it=reason)

@@ -1,0 +1,125 @@
+"""A saturated disk: what a faster layout gives there, and when the model charges more time than there was.
+
+A disk busy 90 % of the interval or more (the kernel's io_ticks, diskstats ``util``), or whose
+areas' rates times their modelled service times add up to the whole interval, has a queue.
+Its clients then wait mostly for each other, so a layout that cuts the mean service time
+does not shorten each wait much: at the same concurrency the disk does more work per
+second instead, about the ratio of disk time per unit of the same work before and after.
+The report says so, with the work gain and the area whose share of the disk time grows most
+(the one that takes the freed time), instead of a shorter service time per IO.
+
+A model that charges more disk time than the kernel measured the disk busy (io_ticks), by
+more than :data:`DISK_TIME_SLACK`, does not describe the disk: the drive served the IOs faster than
+the model can one at a time (a deep queue it reorders, a cache, or IO sizes and patterns
+the workload does not show). That is a :class:`~advisor.engine.model_fit.Misfit`, and the
+findings and plans that rest on the model are withheld for that disk, as for rates above
+the model's best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from advisor.engine.findings import DiskView
+from advisor.engine.model_fit import Misfit
+from advisor.model import DiskStatRate, Finding, Plan, Saturation
+
+BUSY_MIN = 0.9
+"""A disk busy this share of the interval or more (kernel io_ticks) is saturated."""
+
+DISK_TIME_SLACK = 2.0
+"""Modelled disk time above 2 x the disk's measured busy time refutes the model. A deep queue the drive
+reorders serves random reads up to about 2 x faster than one at a time
+(:data:`advisor.engine.model_fit.QUEUE_GAIN` says the same of the random-IOPS bound; 6-8
+requests in flight on the emulated 7,200 rpm disk were served 26-43 % below the
+one-at-a-time service time), so a model charging up to twice the busy time may still be right
+about where the time goes; beyond that no queue explains it. The kernel's busy time also
+counts other processes' IO, so the bound errs towards keeping the model."""
+
+
+MIN_UTIL = 0.01
+"""A disk measured idle is compared as if busy 1 % of the interval (the kernel rounds io_ticks to jiffies)."""
+
+MIN_JUDGED_BUSY = 0.25
+"""A disk the model keeps busy under a quarter of the interval is not judged by its disk time: a
+few IOs a second on a mostly idle disk say little about the model (its readahead, caches and
+other processes weigh more than the platter)."""
+
+
+def modelled_busy(view: DiskView) -> float:
+    """Seconds of disk time per second the model charges the disk's areas, one IO at a time."""
+    return sum(c.area.iops * ms for c, ms in zip(view.areas, view.times_ms, strict=True)) / 1000.0
+
+
+def disk_utils(diskstats: Sequence[DiskStatRate]) -> dict[str, float]:
+    """The kernel's busy share per whole disk (partitions share their disk's actuator)."""
+    return {d.name: d.util for d in diskstats if not d.is_partition}
+
+
+def disk_time_misfits(views: Mapping[str, DiskView], utils: Mapping[str, float]) -> list[Misfit]:
+    """MODEL_DOES_NOT_FIT where the model charges more than DISK_TIME_SLACK x the time the kernel saw the disk busy.
+
+    Only where the kernel measured the disk: without its busy time, a model charging more
+    than the interval may be right about a disk with a deep queue (DISK_SATURATED says so).
+    """
+    found = []
+    for disk, view in sorted(views.items()):
+        util = utils.get(disk)
+        if util is None:
+            continue
+        busy, allowed = modelled_busy(view), DISK_TIME_SLACK * max(util, MIN_UTIL)
+        if busy >= MIN_JUDGED_BUSY and busy > allowed:
+            found.append(Misfit(disk, "disk time", busy * 100, allowed * 100, "% of the interval",
+                                tuple(c.area.name for c in view.areas if c.area.iops > 0)))
+    return found
+
+
+def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float]) -> dict[str, tuple[float | None, float]]:
+    """disk -> (kernel busy share or None, modelled busy) for every saturated disk."""
+    out = {}
+    for disk, view in sorted(views.items()):
+        busy, util = modelled_busy(view), utils.get(disk)
+        if (util is not None and util >= BUSY_MIN) or busy >= 1.0:
+            out[disk] = (util, busy)
+    return out
+
+
+def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None) -> Saturation | None:
+    """What the plan gives on the saturated disks: more work at the same concurrency, and where it goes."""
+    found = saturated_disks(views, utils)
+    if not found:
+        return None
+    names = {c.area.name for disk in found for c in views[disk].areas}
+    times = [t for t in plan.service_times if t.area in names and t.iops > 0] if plan is not None else []
+    before = sum(t.iops * t.before_ms for t in times)
+    after = sum(t.iops * t.after_ms for t in times)
+    gain = before / after - 1.0 if after > 0 and before > 0 else None
+    taker = None
+    if gain is not None and gain > 0:
+        grown = {t.area: t.iops * t.after_ms / after - t.iops * t.before_ms / before for t in times}
+        taker = max(sorted(grown), key=lambda a: grown[a])
+    utils_known = [u for u, _ in found.values() if u is not None]
+    return Saturation(
+        disks=tuple(found), util=round(max(utils_known), 4) if utils_known else None,
+        modelled_busy_s_per_s=round(max(b for _, b in found.values()), 4),
+        work_gain=None if gain is None else round(gain, 4), freed_time_to=taker,
+    )
+
+
+def saturation_finding(sat: Saturation) -> Finding:
+    """DISK_SATURATED: the disk has a queue; a plan's gain is work per second, not time per IO."""
+    disks = ", ".join(sat.disks)
+    busy = f"busy {sat.util:.0%} of the interval" if sat.util is not None else "no kernel busy time"
+    gain = ("" if sat.work_gain is None else
+            f" At the same concurrency the plan predicts {sat.work_gain:.0%} more work per second"
+            + (f"; most of the freed disk time goes to {sat.freed_time_to}." if sat.freed_time_to else "."))
+    return Finding(
+        code="DISK_SATURATED", severity="medium", subject=disks,
+        title=f"{disks}: saturated ({busy}; the model charges {sat.modelled_busy_s_per_s:.2f} s of disk time per s)",
+        evidence={"disks": disks, "util": sat.util, "modelled_busy_s_per_s": sat.modelled_busy_s_per_s,
+                  "work_gain": sat.work_gain, "freed_time_to": sat.freed_time_to},
+        predicted_gain=sat.work_gain,
+        action=("Requests queue on the disk, so a faster layout shortens each wait less than the service times "
+                "suggest: the clients issue more work instead." + gain + " Measure work done per second "
+                "(transactions, scans) before and after, not the time per IO."),
+    )

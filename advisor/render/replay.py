@@ -1,0 +1,54 @@
+"""The replay of a traced workload in every format: one headline per disk, a table per area.
+
+The headline says the self-check (replayed against measured, the tolerance, whether the
+model fits) and, under a plan, the replayed gain beside the aggregate model's; a refused
+trace says why in its one line. Figures only: the engine computed them
+(:mod:`advisor.engine.replay_check`).
+"""
+
+from __future__ import annotations
+
+from advisor.model import ReplayCheck, Report
+
+AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "planned ms")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def headlines(check: ReplayCheck) -> list[str]:
+    """What the replay of one disk found, in one or two lines."""
+    if check.refused is not None:
+        return [f"replay: {check.refused}"]
+    verdict = "the model fits" if check.fits else "MODEL_DOES_NOT_FIT"
+    deviation = "-" if check.deviation is None else f"{check.deviation:+.1%}"
+    lines = [f"replay of {check.disk}: {check.requests:,} traced requests, at most {check.queue_depth} in flight; "
+             f"measured {_ms(check.measured_ms)} ms, replayed today {_ms(check.replayed_ms)} ms "
+             f"({deviation}, tolerance ±{check.tolerance:.0%}): {verdict}"]
+    if check.planned_ms is not None:
+        gain = ("-" if check.predicted_gain is None else f"{check.predicted_gain:.1%} faster"
+                if check.predicted_gain >= 0 else f"{-check.predicted_gain:.1%} slower")
+        aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
+        span = ""
+        if check.replayed_span_s is not None and check.planned_span_s is not None:
+            span = f"; the traced work {check.replayed_span_s:.1f} s -> {check.planned_span_s:.1f} s"
+        lines.append(f"replay under the plan ({check.disk}): {_ms(check.replayed_ms)} -> {_ms(check.planned_ms)} ms, "
+                     f"{gain} (aggregate model: {aggregate}){span}")
+    return lines
+
+
+def report_headlines(report: Report) -> list[str]:
+    """The headlines of every disk replayed."""
+    return [line for check in report.replay for line in headlines(check)]
+
+
+def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
+    """One row per area of a replayed disk (AREA_HEADERS)."""
+    return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _ms(a.planned_ms))
+            for a in check.areas]
+
+
+def notes(report: Report) -> list[str]:
+    """What of each trace was unsound and how the replay dealt with it."""
+    return [note for check in report.replay for note in check.notes]

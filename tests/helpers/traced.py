@@ -1,0 +1,77 @@
+"""Real IO for the trace tests: files on scratch disks, O_DIRECT readers, and documents around them.
+
+``file_snapshot`` makes the snapshot a collect would (files of tablespaces, the host layout
+from the real locator), ``closed_loop_readers`` runs one reader thread per stream (each reads
+8 KiB at random offsets of its file, one at a time: a closed loop, as a database backend is),
+and ``traced_workload`` rates the files by the reads the test issued, with the traces.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import random
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
+from advisor.storage.layout import build_layout
+from tests.helpers.workloads import server
+
+BLOCK = 8192
+
+
+def file_snapshot(tablespaces: dict[str, Sequence[Path]]) -> Snapshot:
+    """A snapshot of *tablespaces* (name -> data files) located on this host."""
+    files = tuple(FileIO(file_id=f"{name}/{i}", path=str(path), kind="data", tablespace=name, container="app",
+                         size_bytes=path.stat().st_size, reads=0, writes=0, read_bytes=0, write_bytes=0)
+                  for name, paths in tablespaces.items() for i, path in enumerate(paths))
+    layout = build_layout([f.path for f in files])
+    return Snapshot(server=server(), taken_at="2026-11-27T10:00:00+00:00", files=files, layout=layout)
+
+
+def closed_loop_readers(streams: Sequence[tuple[Path, int]], seed: int = 0) -> dict[str, int]:
+    """Run one O_DIRECT QD1 reader per (file, reads) at once; reads done per file path."""
+    done: dict[str, int] = {}
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+
+    def read(path: Path, count: int, stream_seed: int) -> None:
+        try:
+            rnd = random.Random(stream_seed)
+            blocks = path.stat().st_size // BLOCK
+            buffer = mmap.mmap(-1, BLOCK)
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+            try:
+                for _ in range(count):
+                    os.preadv(fd, [buffer], rnd.randrange(blocks) * BLOCK)
+            finally:
+                os.close(fd)
+                buffer.close()
+            with lock:
+                done[str(path)] = done.get(str(path), 0) + count
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read, args=(path, count, seed + k)) for k, (path, count) in enumerate(streams)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return done
+
+
+def traced_workload(snapshot: Snapshot, reads: dict[str, int], seconds: float,
+                    traces: tuple[BlockTrace, ...]) -> Workload:
+    """The workload of *snapshot*'s files with the reads the test issued over *seconds*, and *traces*."""
+    rates = tuple(FileRate(file_id=f.file_id, path=f.path, kind=f.kind, tablespace=f.tablespace, container=f.container,
+                           size_bytes=f.size_bytes, read_iops=reads.get(f.path, 0) / seconds, write_iops=0.0,
+                           read_mb_s=reads.get(f.path, 0) * BLOCK / seconds / (1 << 20), write_mb_s=0.0,
+                           mean_read_kb=BLOCK / 1024, mean_write_kb=None, random_share=1.0, read_latency_ms=None,
+                           write_latency_ms=None, name=f"public.{f.tablespace}")
+                  for f in snapshot.files)
+    return Workload(server(), "2026-11-27T10:00:00+00:00", "2026-11-27T10:01:00+00:00", seconds, rates,
+                    wait=WaitProfile(io_wait_share=0.8, samples=60), layout=snapshot.layout, traces=traces)

@@ -1,0 +1,61 @@
+"""`advisor collect --interval N --trace` against a PostgreSQL on a loop disk, then `advisor report`."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from advisor.model import load_workload
+from tests.helpers.cli import run_advisor
+from tests.helpers.loopdisk import is_root, scratch_disk
+from tests.helpers.pg import available_versions, running_postgres
+
+pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
+
+
+def test_collect_traces_the_database_disk_and_report_replays_it(tmp_path: Path) -> None:
+    if not is_root():
+        pytest.skip("tracing the block layer needs root")
+    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
+        pytest.skip("tracefs with the block tracepoints is not available here")
+    versions = available_versions()
+    if not versions:
+        pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
+    with scratch_disk(256 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
+        mount = disk.partitions[0].mountpoint
+        assert mount is not None
+        with running_postgres(max(versions), mount, fsync=True) as server:
+            server.psql("CREATE TABLE t (id int, body text); INSERT INTO t SELECT g, md5(g::text) FROM "
+                        "generate_series(1, 20000) g; CHECKPOINT;")
+            stop = threading.Event()
+
+            def load() -> None:  # commits (WAL writes and flushes) and checkpoints (data writes) all along
+                while not stop.is_set():
+                    server.psql("INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 500) g; CHECKPOINT;")
+
+            worker = threading.Thread(target=load)
+            worker.start()
+            out = tmp_path / "workload.json"
+            try:
+                done = run_advisor("collect", "--dsn", server.dsn, "--interval", "3", "--trace", "-o", str(out))
+            finally:
+                stop.set()
+                worker.join()
+    assert done.returncode == 0, done.stderr
+    assert f"trace of {disk.name}: " in done.stderr
+    (trace,) = load_workload(out).traces
+    assert trace.disk == disk.name and trace.requests > 0 and 0 < trace.mapped_requests <= trace.requests
+    assert 2.5 < trace.ended_s - trace.started_s < 30
+    assert trace.loss.missing_requests is not None
+    assert any(path.endswith("pg_wal") for path in trace.files)
+    report = run_advisor("report", "--workload", str(out), "--format", "markdown", "--force")
+    assert report.returncode == 0, report.stderr
+    assert "## Replay of the traced requests" in report.stdout
+    assert f"replay of {disk.name}: " in report.stdout or f"replay: trace of {disk.name}" in report.stdout
+
+
+def test_trace_needs_an_interval() -> None:
+    done = run_advisor("collect", "--trace")
+    assert done.returncode == 6 and "--trace needs --interval" in done.stderr

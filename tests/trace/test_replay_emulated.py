@@ -1,0 +1,75 @@
+"""The replay against the emulated HDD: today's replay matches what the disk measured, and the
+plan's move of the busy area outward shortens the replayed requests.
+
+The emulated disk serves each request with the same mechanism the replay runs (same physics,
+SPTF, rotational positions), so what separates the two is the host's path (kernel, loop,
+FUSE, a loaded CPU) and the rotational phase: the self-check must hold within the stated
+tolerance (REPLAY_TOLERANCE, 15 %).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from advisor.collect.trace import finish_trace, tracing_disks
+from advisor.disk.emulator.device import emulated_disk
+from advisor.disk.physics import ModelPhysics
+from advisor.disk.presets import get_model
+from advisor.engine.advise import Models, advise
+from advisor.engine.replay_check import REPLAY_TOLERANCE
+from tests.helpers.emulated import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
+from tests.helpers.loopdisk import write_file
+from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload
+
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.alone]
+
+PRESET = "class-7200-desktop"
+FILE_BYTES = 48 << 20
+
+
+def test_the_replay_fits_the_emulated_disk_and_the_plan_gains(tmp_path: Path) -> None:
+    require_fuse_and_loop()
+    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
+        pytest.skip("tracefs with the block tracepoints is not available here")
+    model = get_model(PRESET)
+    mounts = [tmp_path / "outer", tmp_path / "inner"]
+    with memory_dir(tmp_path) as directory, emulated_disk(model, 1 << 30, directory / "disk.img",
+                                                         cache="volatile") as disk:
+        nodes = write_gpt(disk.device, [("outer", 1, 200), ("inner", 800, 200)])
+        try:
+            for node, mount in zip(nodes, mounts, strict=True):
+                subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", node],
+                               check=True, capture_output=True)
+                mount.mkdir()
+                subprocess.run(["mount", node, str(mount)], check=True, capture_output=True)
+            cold, hot = mounts[0] / "cold.dat", mounts[1] / "hot.dat"
+            write_file(cold, FILE_BYTES, seed=1)
+            write_file(hot, FILE_BYTES, seed=2)
+            snapshot = file_snapshot({"cold": [cold], "hot": [hot]})
+            started = time.monotonic()
+            with tracing_disks(snapshot) as session:
+                reads = closed_loop_readers([(hot, 150)] * 4 + [(cold, 150)])
+            seconds = time.monotonic() - started
+            (trace,) = finish_trace(session, snapshot, seconds)
+        finally:
+            for mount in mounts:
+                subprocess.run(["umount", str(mount)], check=False, capture_output=True)
+    assert emulator_leaks() == []
+    workload = traced_workload(snapshot, reads, seconds, (trace,))
+    report = advise(workload, Models(default=ModelPhysics(model)), generated_at=dt.datetime.now(dt.UTC))
+    (check,) = report.replay
+    assert check.refused is None and check.requests >= 750 and check.queue_depth >= 5  # 5 readers, + file system
+    assert check.deviation is not None and abs(check.deviation) <= REPLAY_TOLERANCE, check
+    assert check.fits
+    assert report.plan is not None
+    placed = {p.area: p.zone_start for p in report.plan.placements}
+    assert placed["hot"] < placed["cold"]
+    assert check.predicted_gain is not None and check.predicted_gain > 0.05, check
+    areas = {a.area: a for a in check.areas}
+    assert areas["hot"].planned_ms is not None and areas["hot"].planned_ms < areas["hot"].replayed_ms
+    assert check.aggregate_gain == report.plan.predicted_gain

@@ -1,0 +1,85 @@
+"""Tracing real IO on a loop device: the requests, mapped to their files, stored and read back."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from advisor.collect.trace import finish_trace, tracing_disks
+from advisor.model import load_workload, save
+from advisor.storage.blocktrace import TRACEFS_MOUNTS, find_tracefs
+from advisor.trace.codec import decode_extents, decode_requests
+from advisor.trace.extents import ExtentIndex
+from tests.helpers.loopdisk import ScratchDisk, is_root, scratch_disk, write_file
+from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload
+
+pytestmark = pytest.mark.root
+
+
+def tracefs_or_skip() -> None:
+    if not is_root():
+        pytest.skip("tracing the block layer needs root")
+    if not any((root / "events" / "block" / "block_rq_issue").is_dir() for root in TRACEFS_MOUNTS):
+        pytest.skip("tracefs with the block tracepoints is not available here")
+
+
+@pytest.fixture(scope="module")
+def two_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ScratchDisk, Path, Path]]:
+    tracefs_or_skip()
+    root = tmp_path_factory.mktemp("trace-loop")
+    with scratch_disk(96 << 20, [("one", 0.45), ("two", 0.45)], image_dir=root) as disk:
+        first = disk.partitions[0].mountpoint
+        second = disk.partitions[1].mountpoint
+        assert first is not None and second is not None
+        a, b = first / "a.dat", second / "b.dat"
+        write_file(a, 4 << 20, seed=1)
+        write_file(b, 2 << 20, seed=2)
+        yield disk, a, b
+
+
+def test_requests_are_traced_mapped_to_their_files_stored_and_read_back(
+        two_files: tuple[ScratchDisk, Path, Path], tmp_path: Path) -> None:
+    disk, a, b = two_files
+    snapshot = file_snapshot({"one": [a], "two": [b]})
+    started = time.monotonic()
+    with tracing_disks(snapshot) as session:
+        reads = closed_loop_readers([(a, 120), (b, 60)])
+    seconds = time.monotonic() - started
+    instance = find_tracefs()[0] / "instances" / f"advisor-{os.getpid()}"
+    assert not instance.exists(), "the tracefs instance must be removed"
+    (trace,) = finish_trace(session, snapshot, seconds)
+    assert trace.disk == disk.name and trace.disk_size_bytes == disk.size_bytes
+    assert trace.loss.overrun == 0 and trace.loss.dropped_events == 0
+    # every read reached the disk as one request (O_DIRECT, one at a time per file: nothing to merge)
+    requests = decode_requests(trace.data, trace.requests, trace.started_s)
+    table = decode_extents(trace.extents, len(trace.files))
+    files = ExtentIndex(table).files(requests.sector * 512)
+    counted = {trace.files[f]: int(n) for f, n in zip(*np.unique(files[files >= 0], return_counts=True), strict=True)}
+    assert counted == {str(a): 120, str(b): 60}
+    assert trace.mapped_requests == 180
+    assert trace.loss.diskstats_requests is not None and trace.loss.diskstats_requests >= 180
+    assert trace.loss.missing_requests == 0
+    assert (requests.service_s > 0).all() and (np.diff(requests.issue_s) >= 0).all()
+    # the two reader threads issued them (each thread is a task of its own, named after the program)
+    issuers = {trace.processes[p] for p in requests.process[files >= 0].tolist()}
+    own = Path("/proc/self/comm").read_text().strip()
+    assert len(issuers) == 2 and {p.comm for p in issuers} == {own} and os.getpid() not in {p.pid for p in issuers}
+    path = tmp_path / "workload.json"
+    save(traced_workload(snapshot, reads, seconds, (trace,)), path)
+    assert load_workload(path).traces == (trace,)
+    assert b"advisor-1-a.dat" not in path.read_bytes()  # positions and times, never the files' contents
+
+
+def test_ctrl_c_removes_the_instance(two_files: tuple[ScratchDisk, Path, Path]) -> None:
+    _, a, b = two_files
+    snapshot = file_snapshot({"one": [a], "two": [b]})
+    instance = find_tracefs()[0] / "instances" / f"advisor-{os.getpid()}"
+    with pytest.raises(KeyboardInterrupt), tracing_disks(snapshot):
+        assert instance.is_dir()
+        raise KeyboardInterrupt
+    assert not instance.exists()
