@@ -74,8 +74,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only these (repeatable); default: all")
     parser.add_argument("--quick", action="store_true", help=f"smaller tables, short runs (default {QUICK_WORKLOAD})")
     parser.add_argument("--runs", type=int, default=2, help="measured runs each side (default 2)")
-    parser.add_argument("--time-scale", type=float, default=2.0,
-                        help="emulated disk this many times faster than the drive (1: bench --quick profiles advise)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="emulated disk this many times faster than the drive (above 1 it is not the preset's "
+                             "drive: the reports' fit checks refute the model)")
+    parser.add_argument("--bench", action="store_true",
+                        help="advise with bench --quick profiles of the emulated disks (time scale 1), not the preset")
     parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
@@ -86,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         render([compare(r) for path in args.table for r in json.loads(path.read_text())["results"]], Console(width=160))
         return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
-    cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs)
+    cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs,
+                     advise_from_bench=args.bench)
     console = Console(stderr=True)
 
     def echo(text: str) -> None:
@@ -104,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps({"machine": info, "config": {"time_scale": cfg.time_scale,
                                                                     "disk_bytes": cfg.disk_bytes,
-                                                                    "preset": cfg.preset, "quick": args.quick},
+                                                                    "preset": cfg.preset, "quick": args.quick,
+                                                                    "bench": cfg.advise_from_bench},
                                          "comparisons": comparisons, "results": results}, indent=1) + "\n")
     return 1 if any(r.get("error") or r.get("leftovers") for r in results) else 0
 
