@@ -306,6 +306,14 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     disk_args = disk_arguments(layout, chain, cfg, root, echo)
     report = advise(chain, before, disk_args, root, "planned", out, "report")
     plan = report.get("plan")
+    untraced = report_plain(root, "report")
+    if plan and plan.get("not_worth_it") and out.get("report_untraced") and untraced.get("plan") \
+            and not untraced["plan"].get("not_worth_it"):
+        # The traced report's replay refused the plan; the same advisor without a trace gives one, which
+        # is what a user without --trace carries out: measure it, so the aggregate model is judged too.
+        out["applied_from"] = f"the report without a trace (the traced one: {plan['not_worth_it']})"
+        echo(f"  applying {out['applied_from']}")
+        plan = untraced["plan"]
     if not plan or plan.get("not_worth_it"):
         out["skipped_after"] = "the report has no plan to apply" if not plan else plan["not_worth_it"]
         echo(f"  not applied: {out['skipped_after']}")
@@ -343,6 +351,12 @@ def _area_dict(area: AreaSpec, layout: Layout) -> dict[str, Any]:
     return {"name": area.name, "disk": area.disk, "partition": area.partition, "temp": area.temp,
             "zone": [round(part.start_bytes / disk_bytes, 3),
                      round((part.start_bytes + part.size_bytes) / disk_bytes, 3)]}
+
+
+def report_plain(root: Path, key: str) -> dict[str, Any]:
+    """The report written from the two snapshots (no trace) for *key*."""
+    data: dict[str, Any] = json.loads((root / f"{key}.json").read_text())
+    return data
 
 
 def report_figures(report: dict[str, Any]) -> dict[str, Any]:

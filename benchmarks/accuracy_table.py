@@ -74,14 +74,14 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     planned = sum(c["planned_ms"] * c["requests"] for c in checks)
     areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"]}
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
-    return {"predicted_gain": _saved(today, planned), "service_times": areas,
-            "self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth")} for c in checks]}
+    return {"predicted_gain": _saved(today, planned), "service_times": areas}
 
 
 def compare(result: dict[str, Any]) -> dict[str, Any]:
     """Rows of one workload: overall and per area, each predicted vs measured, with its target status."""
     report = result.get("report") or {}
-    plan = report.get("plan")
+    # the plan carried out: the traced report's, or the one without a trace when the replay refused it
+    plan = (result.get("report_untraced") or {}).get("plan") if result.get("applied_from") else report.get("plan")
     codes = {f["code"] for f in report.get("findings", [])}
     doubt = sorted(codes & DOUBT_CODES)
     before, after = result.get("before", []), result.get("after", [])
@@ -123,7 +123,9 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "rows": rows, "doubt": doubt, "stable_advice": stable, "skipped_after": result.get("skipped_after"),
             "load_1min": [min(loads), max(loads)] if loads else None, "runs_per_side": result["runs_per_side"],
             "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
-            "replay_self_check": (replay or {}).get("self_check"), "disk_busy": busy}
+            "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused")}
+                                  for c in report.get("replay") or []], "disk_busy": busy,
+            "applied_from": result.get("applied_from")}
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:
@@ -172,6 +174,14 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         notes = []
         if c.get("error"):
             notes.append(f"failed: {c['error']}")
+        for check in c.get("replay_self_check") or []:
+            if check.get("refused"):
+                notes.append(f"replay on {check['disk']} refused: {check['refused']}")
+            elif check.get("deviation") is not None:
+                notes.append(f"replay self-check {check['disk']} {check['deviation'] * 100:+.0f} % at QD "
+                             f"{check['queue_depth']} ({'fits' if check['fits'] else 'DOES NOT FIT'})")
+        if c.get("applied_from"):
+            notes.append(f"applied {c['applied_from']}")
         if c["skipped_after"]:
             notes.append(f"not applied: {c['skipped_after']}")
         if c["doubt"]:
