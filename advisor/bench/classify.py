@@ -18,6 +18,9 @@ odd slow IO matter least).
 
 from __future__ import annotations
 
+import math
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from advisor.model.disk import Classification
@@ -66,21 +69,79 @@ def classify(evidence: Evidence) -> tuple[Classification, str]:
     return "unknown", f"only {mechanical[0]} looks mechanical: {shown}"
 
 
+CLASS_TOLERANCE = 0.05
+"""An estimate names a standard class only within 5 % of it."""
+
+NON_STANDARD_MIN = 0.15
+"""An in-range estimate at least 15 % from every class is given as measured (a time-scaled
+emulation or an unusual drive); between 5 and 15 % from a class it is no answer: host noise
+widens the spread by about that much, so the class it lies nearest may be the wrong one."""
+
+SPREAD_MAX = 0.05
+"""Band estimates whose relative standard error exceeds 5 % cannot tell a class."""
+
+TAIL_MAX = 1.5
+"""(p95-p80)/0.15 over (p80-p20)/0.6: 1 for a uniform wait, which ends sharply after a
+revolution; host delays on a share of the IOs draw a tail beyond it."""
+
+HALVES_RANGE = (0.7, 1.45)
+"""(p50-p20)/(p80-p50) of a uniform wait is 1; outside this range the host's delays shaped the
+distribution (they stretch its upper half), not the revolution."""
+
+
 def estimate_rpm(p20_ms: float, p80_ms: float) -> tuple[int | None, str]:
-    """Rotation speed from the band-latency spread, snapped to a standard class within 10 %."""
-    width = p80_ms - p20_ms
+    """Rotation speed from one band-latency spread (see :func:`estimate_rpm_bands`)."""
+    return estimate_rpm_bands([{20.0: p20_ms, 80.0: p80_ms}])
+
+
+def estimate_rpm_bands(tables: Sequence[Mapping[float, float]]) -> tuple[int | None, str]:
+    """Rotation speed from the band runs' latency percentiles, a standard class or "cannot tell".
+
+    Each table (one band, one run) gives a revolution from p80 - p20 = 0.6 of it. Their
+    median is the estimate and their spread its standard error: runs the host disturbed
+    disagree, and a wide spread is refused rather than snapped to the nearest class. The
+    shape is checked too: for a uniform wait p50 lies midway between p20 and p80, while host
+    delays stretch the upper half. A class is named only within :data:`CLASS_TOLERANCE`.
+    """
+    widths = [t[80.0] - t[20.0] for t in tables if 20.0 in t and 80.0 in t]
+    if not widths:
+        return None, "no band latency percentiles"
+    width = statistics.median(widths)
     if width < MIN_ROTATION_WIDTH_MS:
         return None, f"band latency p80-p20 {width:.3f} ms is too narrow for a rotational wait"
     rev_ms = width / 0.6
     raw = 60000.0 / rev_ms
     nearest = min(STANDARD_RPM, key=lambda rpm: abs(rpm - raw))
     how = f"band latency p80-p20 {width:.2f} ms = 0.6 revolution → {rev_ms:.2f} ms/rev = {raw:.0f} rpm"
-    if abs(nearest - raw) <= 0.1 * nearest:
+    if len(widths) > 1:
+        error = statistics.stdev(widths) / math.sqrt(len(widths)) / width
+        how += f" (median of {len(widths)} band runs, ±{error:.1%})"
+        if error > SPREAD_MAX:
+            return None, how + ": the band runs disagree, so the host's scheduling, not the platter, set the spread; " \
+                "rerun on an idle host or give --rpm"
+    halves = [(t[50.0] - t[20.0]) / (t[80.0] - t[50.0]) for t in tables
+              if 50.0 in t and 20.0 in t and 80.0 in t and t[80.0] > t[50.0]]
+    if halves:
+        shape = statistics.median(halves)
+        if not HALVES_RANGE[0] <= shape <= HALVES_RANGE[1]:
+            return None, how + (f": (p50-p20)/(p80-p50) is {shape:.2f}, not the 1 of a uniform rotational wait, so "
+                                "the host's delays shaped the spread; rerun on an idle host or give --rpm")
+    tails = [(t[95.0] - t[80.0]) / 0.15 / ((t[80.0] - t[20.0]) / 0.6) for t in tables
+             if 95.0 in t and 20.0 in t and 80.0 in t and t[80.0] > t[20.0]]
+    if tails and statistics.median(tails) > TAIL_MAX:
+        return None, how + (f": the latencies run on {statistics.median(tails):.1f}x beyond a revolution's end "
+                            "(p95-p80), so the host's delays, not the platter, widened the spread; rerun on an idle "
+                            "host or give --rpm")
+    off = abs(nearest - raw) / nearest
+    if off <= CLASS_TOLERANCE:
         return nearest, how + f", nearest class {nearest}"
     slowest, fastest = DRIVE_RPM_RANGE
     if not slowest <= raw <= fastest:
         return None, how + (f": outside any drive's {slowest}..{fastest} rpm, so not a rotational wait "
                             "(host scheduling or a time-scaled emulation); give --rpm if the drive's is known")
+    if off < NON_STANDARD_MIN:
+        return None, how + (f": {off:.0%} from the nearest class {nearest}, too far to name it and too near to "
+                            "call it another speed (host delays widen the spread by about that much); give --rpm")
     return int(round(raw, -2)), how + " (not a standard class: time-scaled or unusual drive)"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from advisor import __version__
-from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm
+from advisor.bench.classify import Evidence, classify, commit_check, estimate_rpm_bands
 from advisor.bench.engines import JobResult
 from advisor.bench.machine import machine_info
 from advisor.bench.stats import median, stability_warnings
@@ -130,8 +130,8 @@ def assemble(
             "inflated by cache hits; bench a larger target (100 GB or more) for clean band figures"
         )
     if rpm is None and kind == "rotational" and m.results.get("band.outer"):
-        table = _median_run(m.results["band.outer"]).percentiles_ms
-        rpm, how = estimate_rpm(table[20.0], table[80.0])
+        tables = [r.percentiles_ms for name in BANDS for r in m.results.get(f"band.{name}", [])]
+        rpm, how = estimate_rpm_bands(tables)
         notes.append(f"rpm estimated: {how}" if rpm else f"rpm not estimated: {how}")
     if commit and rpm:
         warning = commit_check(commit[0], rpm)

@@ -10,11 +10,13 @@ Module map, in the order ``advise`` runs them:
   preset, a drive spec) and says which model it assumed and why.
 - ``areas``: per-file rates grouped into areas (tablespace, WAL/redo, temp, ...);
   ``hot_objects`` sets a hot relation or segment apart as an area of its own.
-- ``calibrate`` (with ``cached_reads``): the database's reads against the kernel's counters,
-  and the reads a cache served.
+- ``calibrate`` (with ``cached_reads`` and ``kernel_areas``): the database's reads against the
+  kernel's counters, per area (random and sequential reads, temp, data-page writes), and the
+  reads a cache served.
 - ``classify``: how each area uses the disk; ``gate``: whether the database waits on IO at all.
 - ``findings``, ``findings_disk``: placement and disk findings; ``model_fit``: whether the
-  assumed model fits what was measured (a refuted model carries no finding).
+  assumed model fits what was measured (a refuted model carries no finding); ``saturation``:
+  a disk with a queue, and what a plan gives there (work per second).
 - ``optimizer`` (with ``order_cost`` for big databases): the order of areas from the outer
   edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing.
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the

@@ -35,8 +35,9 @@ import msgspec
 
 from advisor.engine import cached_reads
 from advisor.engine.areas import Area, AreaKind, LocationIndex, area_key, area_labels
+from advisor.engine.kernel_areas import pattern_factors, temp_from_kernel, unwritten_area, with_writes, writes_by_size
 from advisor.model import DiskStatRate, FileRate, Finding, HostLayout, Location, Workload
-from advisor.units import KIB, mean_kib_of_rates
+from advisor.units import mean_kib_of_rates
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ class Calibration:
     cache_kept: bool = True  # False: --cache lost, the evidence is shown and nothing scaled
     workload: Workload | None = None  # what the estimates came from (their notes name its histograms)
     temp_devices: tuple[str, ...] = ()  # partitions holding only temp files: their reads and requests are the kernel's
+    written: tuple[tuple[str, str, float, float], ...] = ()  # (partition, area, writes/s, MiB/s) from the kernel
 
     def with_database_pattern(self, area: Area) -> Area:
         """*area* with the mean read size the database requested, for classification.
@@ -166,6 +168,10 @@ class Calibration:
             out.append(f"Temp on {', '.join(self.temp_devices)} (alone on the partition): its reads and write requests "
                        "are the kernel's there (PostgreSQL counts temp bytes written only); the bytes written stay "
                        "the database's.")
+        for device, area, w_s, w_mb in self.written:
+            out.append(f"{device}: the kernel's {w_s:.1f} writes/s ({w_mb:.2f} MiB/s) are {area}'s data-page writes "
+                       "(the only area there; PostgreSQL counts no writes per relation, so they were unknown). The "
+                       "kernel's figure counts every process's writes, so it is an upper bound.")
         if not self.cache_kept:
             out.append("--cache lost: the plan counts every read the database reported, as if the new server had "
                        "none of today's OS page cache.")
@@ -244,7 +250,7 @@ def calibrate_reads(workload: Workload, cache_kept: bool = True) -> Calibration:
             group = groups[name] = _Group(name, level, disk, row.r_s, row.read_mb_s, [], row.w_s, row.write_mb_s)
         group.files.append(rate)
     _subtract_partitions(groups, rows, part_disk)
-    found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops)
+    found = _apply(rates, groups, area_labels(rates), unmatched, unmatched_iops, workload.relation_write_mb_s)
     return found if cache_kept else replace(found, rates=tuple(rates), cache_kept=False)
 
 
@@ -273,15 +279,23 @@ def _subtract_partitions(groups: dict[str, _Group], rows: dict[str, DiskStatRate
 
 
 def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tuple[AreaKind, str], str],
-           unmatched: int, unmatched_iops: float) -> Calibration:
+           unmatched: int, unmatched_iops: float, relation_write_mb_s: float | None = None) -> Calibration:
     devices: list[DeviceReads] = []
     factors: dict[str, tuple[float, float]] = {}
     shares: dict[str, float | None] = {}
     temp: dict[str, FileRate] = {}
+    writes: dict[str, tuple[float, float]] = {}
+    written: list[tuple[str, str, float, float]] = []
     for name in sorted(groups):
         g = groups[name]
+        kernel = DiskStatRate(g.device, g.kernel_iops, g.kernel_w_s, g.kernel_mb, g.kernel_write_mb, None, None, 0.0)
         if g.level == "partition" and g.files and all(f.kind == "temp" for f in g.files):
-            temp.update(_temp_from_kernel(g))
+            temp.update(temp_from_kernel(g.files, kernel))
+        one_area = (unwritten_area(g.files, kernel, labels)
+                    if g.level == "partition" and relation_write_mb_s is not None else None)
+        if one_area is not None:
+            writes.update(writes_by_size(g.files, kernel))
+            written.append((g.device, one_area, g.kernel_w_s, g.kernel_write_mb))
         reading = [f for f in g.files if f.read_iops > 0 or f.read_mb_s > 0]
         dev = DeviceReads(
             device=g.device, level=g.level, disk=g.disk, kernel_read_iops=g.kernel_iops,
@@ -289,10 +303,12 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
             db_read_mb_s=sum(f.read_mb_s for f in g.files), files=len(g.files),
             areas=tuple(dict.fromkeys(labels[area_key(f)] for f in reading)),
         )
-        patterned = _pattern_factors(dev, reading)
+        patterned = pattern_factors(dev.mb_factor, dev.kernel_read_iops, reading)
         if patterned is not None:
-            dev, per_file = patterned
-            for file_id, (iops_f, mb_f, share) in per_file.items():
+            dev = replace(dev, random_iops_factor=patterned.random_iops,
+                          sequential_iops_factor=patterned.sequential_iops,
+                          sequential_request_kib=patterned.sequential_request_kib)
+            for file_id, (iops_f, mb_f, share) in patterned.files.items():
                 factors[file_id] = (iops_f, mb_f)
                 shares[file_id] = share
         elif dev.scaled:
@@ -302,93 +318,30 @@ def _apply(rates: Sequence[FileRate], groups: dict[str, _Group], labels: dict[tu
     scaled = tuple(temp[r.file_id] if r.file_id in temp else
                    _scaled(r, *factors[r.file_id], shares.get(r.file_id, r.random_share)) if r.file_id in factors
                    else r for r in rates)
+    cap = _write_cap(written, relation_write_mb_s)
+    written = [(d, a, w * cap, mb * cap) for d, a, w, mb in written]
+    writes = {f: (w * cap, mb * cap) for f, (w, mb) in writes.items()}
+    if writes:
+        scaled = tuple(with_writes(r, *writes[r.file_id]) if r.file_id in writes else r for r in scaled)
     compared = {f.file_id for g in groups.values() for f in g.files}
     return Calibration(scaled, tuple(devices), True, unmatched_iops, unmatched, factors,
                        _area_reads(rates, labels, compared, factors), temp_devices=tuple(sorted(
-                           {g.device for g in groups.values() if any(f.file_id in temp for f in g.files)})))
+                           {g.device for g in groups.values() if any(f.file_id in temp for f in g.files)})),
+                       written=tuple(written))
 
 
-def _temp_from_kernel(g: _Group) -> dict[str, FileRate]:
-    """Temp files alone on a partition: their reads and write requests are the kernel's.
 
-    PostgreSQL counts temp bytes written and nothing else: no temp reads, and no requests
-    (a temp file is written in 8 KiB calls the page cache gathers into writes of hundreds of
-    KiB). Where the temp tablespace has its partition to itself, the partition's reads are
-    the temp reads and its mean write request is the temp's; the bytes written stay the
-    database's, shared between the temp files by them.
+
+def _write_cap(written: Sequence[tuple[str, str, float, float]], relation_write_mb_s: float | None) -> float:
+    """Factor keeping the kernel writes given to areas within the bytes the server says it wrote.
+
+    The kernel's writes on a partition also count the file system's own (journal commits) and
+    other processes': an area is given at most the data pages the server wrote in all.
     """
-    written = sum(f.write_mb_s or 0.0 for f in g.files)
-    request_mb = g.kernel_write_mb / g.kernel_w_s if g.kernel_w_s > 0 else None
-    out = {}
-    for f in g.files:
-        share = (f.write_mb_s or 0.0) / written if written > 0 else 1.0 / len(g.files)
-        writes = f.write_iops
-        if request_mb and f.write_mb_s is not None:
-            writes = f.write_mb_s / request_mb
-        read_iops, read_mb = g.kernel_iops * share, g.kernel_mb * share
-        out[f.file_id] = msgspec.structs.replace(
-            f, read_iops=read_iops, read_mb_s=read_mb, write_iops=writes,
-            mean_read_kb=mean_kib_of_rates(read_mb, read_iops),
-            mean_write_kb=mean_kib_of_rates(f.write_mb_s or 0.0, writes or 0.0),
-            random_share=0.0 if read_iops > 0 else f.random_share,
-        )
-    return out
-
-
-MAX_MERGED_REQUEST_KIB = 1024.0
-"""The largest request the kernel is taken to merge sequential reads into (max_sectors_kb is 512-1280)."""
-
-
-def _parts(rate: FileRate) -> tuple[float, float, float]:
-    """(random IOs/s, sequential IOs/s, sequential MiB/s) of a file whose random share is known.
-
-    A random read is one block; the block's size is the bytes per block the server counted
-    (``blocks_read_per_s`` when its IOs were combined, else its reads are blocks).
-    """
-    share = rate.random_share if rate.random_share is not None else 1.0
-    random = rate.read_iops * share
-    blocks = rate.blocks_read_per_s or rate.read_iops
-    block_mb = rate.read_mb_s / blocks if blocks > 0 else 0.0
-    return random, rate.read_iops - random, max(0.0, rate.read_mb_s - random * block_mb)
-
-
-def _pattern_factors(dev: DeviceReads, reading: Sequence[FileRate]
-                     ) -> tuple[DeviceReads, dict[str, tuple[float, float, float | None]]] | None:
-    """Per-file factors on a device where some files read sequentially; None where none does.
-
-    The byte share that reached the disk is the device's (which area's reads the page cache
-    served is not counted anywhere), but requests are scaled by pattern: a random read is one
-    request; sequential reads are the requests the kernel counted beyond the random ones
-    (merged by readahead or combined by the server), never fewer than their bytes in
-    requests of :data:`MAX_MERGED_REQUEST_KIB`. So an OLTP table sharing a partition with a
-    scanned one keeps its own reads instead of the scan's merge factor.
-    """
-    if not any(f.random_share is not None and f.random_share < 1.0 for f in reading):
-        return None
-    m = dev.mb_factor
-    parts = {f.file_id: _parts(f) for f in reading}
-    rand_db = sum(p[0] for p in parts.values())
-    seq_db = sum(p[1] for p in parts.values())
-    seq_mb = sum(p[2] for p in parts.values()) * m
-    kernel = dev.kernel_read_iops
-    if (rand_db + seq_db) * m <= kernel:
-        if m >= 1.0:
-            return None  # nothing to scale: the kernel saw at least as many requests and bytes
-        f_rand = f_seq = m
-    else:
-        seq = min(seq_db * m, max(kernel - rand_db * m, seq_mb * KIB / MAX_MERGED_REQUEST_KIB))
-        f_seq = seq / seq_db if seq_db > 0 else m
-        f_rand = min(m, max(0.0, kernel - seq) / rand_db) if rand_db > 0 else m
-    seq_requests = seq_db * f_seq
-    per_file: dict[str, tuple[float, float, float | None]] = {}
-    for f in reading:
-        rand, seq_ios, _ = parts[f.file_id]
-        ios = rand * f_rand + seq_ios * f_seq
-        per_file[f.file_id] = (ios / f.read_iops if f.read_iops > 0 else 1.0, m,
-                               rand * f_rand / ios if ios > 0 else f.random_share)
-    request_kib = seq_mb * KIB / seq_requests if seq_requests > 0 else None
-    return replace(dev, random_iops_factor=f_rand, sequential_iops_factor=f_seq,
-                   sequential_request_kib=request_kib), per_file
+    kernel_mb = sum(mb for *_, mb in written)
+    if relation_write_mb_s is None or kernel_mb <= 0:
+        return 1.0
+    return min(1.0, relation_write_mb_s / kernel_mb)
 
 
 def _area_reads(rates: Sequence[FileRate], labels: dict[tuple[AreaKind, str], str], compared: set[str],

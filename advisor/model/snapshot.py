@@ -310,6 +310,7 @@ class Workload(Record):
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
     traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
+    relation_write_mb_s: float | None = None  # data pages the server wrote (PostgreSQL pg_stat_io), None: not counted
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -51,6 +51,8 @@ class RateTotals:
     syncs_per_s: float | None
     random_share: float | None
     lower_bound: bool  # a counter of a file went backwards: the sums count only since the reset
+    combined_files: int = 0  # files whose reads are the server's combined IOs (blocks_read_per_s)
+    read_blocks_per_s: float = 0.0  # blocks read (read_iops where the server counts blocks, not IOs)
 
     @property
     def known_size_bytes(self) -> int | None:
@@ -72,13 +74,16 @@ class RateSum:
     """The running sums of one group while files are scanned (one pass, no sorting)."""
 
     __slots__ = ("files", "size", "size_unknown", "read_iops", "read_mb", "write_iops", "write_mb", "writes_seen",
-                 "write_mb_seen", "writes_unknown", "syncs", "syncs_seen", "random_num", "random_den", "lower_bound")
+                 "write_mb_seen", "writes_unknown", "syncs", "syncs_seen", "random_num", "random_den", "lower_bound",
+                 "combined", "blocks")
 
     def __init__(self) -> None:
         self.files = self.size = self.size_unknown = self.writes_unknown = 0
         self.read_iops = self.read_mb = self.write_iops = self.write_mb = self.syncs = 0.0
         self.random_num = self.random_den = 0.0
         self.writes_seen = self.write_mb_seen = self.syncs_seen = self.lower_bound = False
+        self.combined = 0
+        self.blocks = 0.0
 
     def add(self, rate: FileRate) -> None:
         """Add one file's rates (unknown figures are counted as unknown, not as 0)."""
@@ -108,6 +113,9 @@ class RateSum:
             self.random_den += reads
         if rate.lower_bound:
             self.lower_bound = True
+        if rate.blocks_read_per_s is not None:
+            self.combined += 1
+        self.blocks += reads if rate.blocks_read_per_s is None else rate.blocks_read_per_s
 
     def totals(self) -> RateTotals:
         """The sums as a typed row."""
@@ -123,6 +131,8 @@ class RateSum:
             syncs_per_s=self.syncs if self.syncs_seen else None,
             random_share=self.random_num / self.random_den if self.random_den > 0 else None,
             lower_bound=self.lower_bound,
+            combined_files=self.combined,
+            read_blocks_per_s=self.blocks,
         )
 
 

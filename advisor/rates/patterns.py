@@ -16,6 +16,8 @@ server's IOs, ``blocks_read_per_s`` keeps the block count); before 18 it counts 
 ``op_bytes`` and the size of the disk's requests is left to the kernel's counters
 (:mod:`advisor.engine.calibrate`). Either way ``random_share`` becomes the share of the
 file's IOs that were not scans, which is what classifies an area as random or sequential.
+The other relations' reads are single-block reads (``random_share`` 1) where the other
+contexts read one block per IO (always before 18; on 18 when no read stream combined them).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import msgspec
 
 from advisor.model import FileIO, FileRate, Snapshot
 from advisor.rates.counters import counter_delta
-from advisor.units import KIB
+from advisor.units import KIB, MIB
 
 SEQUENTIAL_READ_CONTEXTS = frozenset({"bulkread"})
 """pg_stat_io contexts whose relation reads are sequential scans of one table."""
@@ -42,6 +44,7 @@ class BulkReads:
 
     blocks: float  # blocks read (read_bytes / block size)
     operations: float  # IOs the server issued for them (= blocks before 18)
+    other_blocks_per_io: float | None = None  # the other contexts' relation reads (normal, vacuum): None unknown
 
     @property
     def blocks_per_io(self) -> float:
@@ -49,10 +52,10 @@ class BulkReads:
         return self.blocks / self.operations if self.operations > 0 else 1.0
 
 
-def _bulk_sums(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], tuple[int, int]]:
+def _bulk_sums(rows: Sequence[Mapping[str, object]], sequential: bool = True) -> dict[tuple[str, str], tuple[int, int]]:
     out: dict[tuple[str, str], tuple[int, int]] = {}
     for row in rows:
-        if row.get("object") != "relation" or row.get("context") not in SEQUENTIAL_READ_CONTEXTS:
+        if row.get("object") != "relation" or (row.get("context") in SEQUENTIAL_READ_CONTEXTS) != sequential:
             continue
         reads, read_bytes = row.get("reads"), row.get("read_bytes")
         if not isinstance(reads, int) or not isinstance(read_bytes, int):
@@ -64,7 +67,18 @@ def _bulk_sums(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], tu
 def bulk_reads(a: Snapshot, b: Snapshot, block_size: int) -> BulkReads | None:
     """The sequential contexts' relation reads between two snapshots; None when either lacks pg_stat_io
     or a counter went backwards (a reset: the interval's share is unknown)."""
-    before, after = _bulk_sums(a.views.get("pg_stat_io", [])), _bulk_sums(b.views.get("pg_stat_io", []))
+    rows_a, rows_b = a.views.get("pg_stat_io", []), b.views.get("pg_stat_io", [])
+    bulk = _delta(_bulk_sums(rows_a), _bulk_sums(rows_b))
+    if bulk is None:
+        return None
+    other = _delta(_bulk_sums(rows_a, sequential=False), _bulk_sums(rows_b, sequential=False))
+    other_per_io = other[1] / block_size / other[0] if other is not None and other[0] > 0 else None
+    return BulkReads(bulk[1] / block_size, float(bulk[0]), other_per_io)
+
+
+def _delta(before: Mapping[tuple[str, str], tuple[int, int]],
+           after: Mapping[tuple[str, str], tuple[int, int]]) -> tuple[int, int] | None:
+    """(IOs, bytes) read between two samples of the rows, None without rows or after a reset."""
     if not after or not before:
         return None
     ops = nbytes = 0
@@ -76,7 +90,24 @@ def bulk_reads(a: Snapshot, b: Snapshot, block_size: int) -> BulkReads | None:
             return None
         ops += d_reads
         nbytes += d_bytes
-    return BulkReads(nbytes / block_size, float(ops))
+    return ops, nbytes
+
+
+def relation_write_mb_s(a: Snapshot, b: Snapshot, seconds: float) -> float | None:
+    """MiB/s of relation pages written and extended by every backend type (checkpointer, background
+    writer, backends), from pg_stat_io; None without it in both snapshots or after a reset."""
+    def sums(rows: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], tuple[int, int]]:
+        out = {}
+        for row in rows:
+            if row.get("object") != "relation":
+                continue
+            written = [row.get(k) for k in ("write_bytes", "extend_bytes")]
+            out[(str(row.get("backend_type")), str(row.get("context")))] = (
+                0, sum(v for v in written if isinstance(v, int)))
+        return out
+
+    delta = _delta(sums(a.views.get("pg_stat_io", [])), sums(b.views.get("pg_stat_io", [])))
+    return None if delta is None else delta[1] / MIB / seconds
 
 
 def scans_between(a: Snapshot, b: Snapshot) -> dict[str, int]:
@@ -100,7 +131,11 @@ def with_scans(rates: Sequence[FileRate], scans: Mapping[str, int], bulk: BulkRe
     Each scanned table that read blocks takes the same fraction of its block reads as
     sequential (the bulk blocks over the scanned tables' blocks, at most all of them).
     """
-    if bulk is None or bulk.blocks <= 0:
+    if bulk is None:
+        return tuple(rates), []
+    if bulk.other_blocks_per_io is not None and bulk.other_blocks_per_io <= SINGLE_BLOCK_MAX:
+        rates = [_single(r) for r in rates]  # every other relation read was one block
+    if bulk.blocks <= 0:
         return tuple(rates), []
     scanned = [r for r in rates if r.file_id in scans and r.read_iops > 0]
     bulk_per_s = bulk.blocks / seconds
@@ -118,6 +153,20 @@ def with_scans(rates: Sequence[FileRate], scans: Mapping[str, int], bulk: BulkRe
     per_io = max(1.0, bulk.blocks_per_io)
     ids = {r.file_id for r in scanned}
     return tuple(_split(r, fraction, per_io, block_size) if r.file_id in ids else r for r in rates), warnings
+
+
+SINGLE_BLOCK_MAX = 1.05
+"""Blocks per IO of the other contexts at or below which their reads are taken as single-block
+(always before 18, whose normal context reads one block per call; on 18 a read stream may
+combine them, and then a relation's other reads keep an unknown pattern)."""
+
+RELATION_KINDS = frozenset({"data", "index", "toast", "sequence"})
+
+
+def _single(rate: FileRate) -> FileRate:
+    if rate.kind not in RELATION_KINDS or rate.read_iops <= 0 or rate.random_share is not None:
+        return rate
+    return msgspec.structs.replace(rate, random_share=1.0)
 
 
 def _split(rate: FileRate, sequential_fraction: float, blocks_per_io: float, block_size: int) -> FileRate:

@@ -25,7 +25,7 @@ from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.rates.counters import counter_delta
 from advisor.rates.io_share import interval_wait
-from advisor.rates.patterns import bulk_reads, scans_between, with_scans
+from advisor.rates.patterns import bulk_reads, relation_write_mb_s, scans_between, with_scans
 from advisor.rates.segments import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
 from advisor.units import DEFAULT_BLOCK_BYTES, mean_kib, mib_per_s
@@ -303,6 +303,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         warnings=(*warnings, *segment_warnings),
         source="snapshots",
         tool_version=__version__,
+        relation_write_mb_s=relation_write_mb_s(a, b, seconds) if b.server.dbms == "postgres" else None,
     )
 
 

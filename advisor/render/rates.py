@@ -61,6 +61,30 @@ def tablespace_table(rows: Sequence[TablespaceRates], interval_s: float) -> Tabl
     return table
 
 
+def has_patterns(rows: Sequence[TablespaceRates]) -> bool:
+    """Whether any row's reads say their pattern (a random share, or IOs the server combined)."""
+    return any(r.totals.random_share is not None or r.totals.combined_files for r in rows)
+
+
+def pattern_table(rows: Sequence[TablespaceRates], counts_blocks: bool) -> Table:
+    """Rich table of each reading row's mean read size and pattern: KiB per read IO, the share of
+    random reads, and whether the server combined blocks into larger IOs (PostgreSQL 18 scans).
+    *counts_blocks*: the server counts reads in blocks (PostgreSQL), not requests (Oracle)."""
+    table = plain_table("Read size and pattern")
+    headers = ["tablespace", "kind", "KiB/IO", "random", "reads counted as"]
+    add_columns(table, headers, right=("KiB/IO", "random"), shrink=("tablespace", "reads counted as"))
+    for row in rows:
+        sums = row.totals
+        if sums.read_iops <= 0:
+            continue
+        share = sums.random_share
+        counted = (f"IOs combined by the server ({sums.read_blocks_per_s:,.0f} blocks/s)" if sums.combined_files
+                   else "blocks" if counts_blocks else "requests")
+        random = "-" if share is None else f"{share:.0%}"
+        table.add_row(one_line(row.tablespace), row.kind, fmt(sums.mean_read_kb), random, counted)
+    return table
+
+
 def file_path(rate: FileRate, data_directory: str | None) -> str:
     """The file as the DBA finds it on disk: relative to the data directory when under it
     (``base/16384/16402``, not the relation's OID), else the whole path; the id when there is none.

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from advisor.render.rates import file_table, fmt, no_write_counter, tablespace_table
+from advisor.render.rates import file_table, fmt, has_patterns, no_write_counter, pattern_table, tablespace_table
 from advisor.render.safe import shown
 from advisor.render.segments import print_segments
 
@@ -53,6 +53,8 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
         for line in page.wait_lines:
             console.print(line, markup=False, highlight=False)
     console.print(tablespace_table(page.tablespaces, result.interval_s))
+    if has_patterns(page.tablespaces):
+        console.print(pattern_table(page.tablespaces, server.dbms == "postgres"))
     console.print(file_table(result, sort, top, console.width))
     why = no_write_counter(result)
     if why is not None:

@@ -39,3 +39,24 @@ def test_bulk_reads_no_scanned_table_accounts_for_are_said_and_not_invented() ->
     assert got == tuple(rates)
     assert len(warnings) == 1 and "50.0 sequentially read blocks/s" in warnings[0]
     assert with_scans(rates, {"app/1": 1}, None, 10.0, 8192) == (tuple(rates), [])
+
+
+def test_the_workload_page_says_the_size_and_pattern_of_each_tablespaces_reads() -> None:
+    from rich.console import Console
+
+    from advisor.rates.areas import tablespace_rates
+    from advisor.render.rates import has_patterns, pattern_table
+
+    plain = [rate("app/2", 78.0)]
+    assert not has_patterns(tablespace_rates(plain))  # nothing known: the page has no such table
+    bulk = BulkReads(blocks=16440.0, operations=16440 * 8 / 127, other_blocks_per_io=1.0)
+    got, _ = with_scans([rate("app/1", 1644.0), *plain], {"app/1": 3}, bulk, 10.0, 8192)
+    assert got[1].random_share == 1.0  # the other reads were one block each: random lookups
+    rows = tablespace_rates(got)
+    assert has_patterns(rows)
+    console = Console(width=100, record=True)
+    console.print(pattern_table(rows, counts_blocks=True))
+    text = console.export_text()
+    # one tablespace: 104 IOs of 127 KiB and 78 of 8 KiB, 43 % of them random, combined by the server
+    assert "IOs combined by the server (1,722 blocks/s)" in text, text
+    assert "75.9" in text and "43%" in text, text
