@@ -21,7 +21,7 @@ from advisor.render.safe import shown
 
 if TYPE_CHECKING:
     from advisor.collect.sampling import LiveSession
-    from advisor.model import BlockTrace, CollectorRun, Snapshot
+    from advisor.model import CollectorRun, Snapshot
 
 
 def _options(statement_timeout: float, thick: bool, diagnostics_pack: bool, statspack: str | None,
@@ -144,7 +144,7 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
 
     from advisor.cli.common import progress_enabled, stderr_console
     from advisor.collect import sampling
-    from advisor.collect.trace import IntervalTrace
+    from advisor.collect.trace import IntervalTrace, trace_summary
     from advisor.model.jsonio import encode, write_atomic
     from advisor.rates.workload import diff
 
@@ -179,7 +179,7 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
     workload = diff(first, second, allow_reset=allow_reset)
     if trace:
         workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
-        for line in trace_lines(workload.traces):
+        for line in trace_summary(workload.traces):
             typer.echo(f"advisor: {line}", err=True)
     write_output(encode(workload), output)
     for warning in workload.warnings:
@@ -187,19 +187,6 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
     typer.echo(f"advisor: {snapshot_summary(second)}; workload over {workload.interval_s:.0f} s: "
                f"{len(workload.rates)} files rated, {len(workload.warnings)} warnings", err=True)
     return sampling.failed_runs(first, second)
-
-
-def trace_lines(traces: tuple[BlockTrace, ...]) -> list[str]:
-    """A line per traced disk: requests, mapped share, and what the trace lost."""
-    from advisor.trace.soundness import loss_line
-
-    lines = []
-    for trace in traces:
-        mapped = f"{trace.mapped_requests / trace.requests:.0%}" if trace.requests else "none"
-        lost = loss_line(trace)
-        lines.append(f"trace of {trace.disk}: {trace.requests} requests over {trace.ended_s - trace.started_s:.1f} s, "
-                     f"{mapped} in database files" + (f"; {lost}" if lost else ""))
-    return lines
 
 
 def snapshot_summary(snapshot: Snapshot) -> str:

@@ -24,6 +24,7 @@ from advisor.storage.locate import Locator, merge
 from advisor.trace.codec import TRACE_ENCODING, ExtentTable, encode_extents, encode_requests
 from advisor.trace.extents import ExtentIndex, extent_table
 from advisor.trace.parse import DeviceStream, clock_steps, completed_requests
+from advisor.trace.soundness import loss_line
 
 SECTOR_BYTES = 512
 
@@ -158,3 +159,14 @@ class IntervalTrace:
     def traces(self, second: Snapshot, interval_s: float) -> tuple[BlockTrace, ...]:
         """The traces, once stopped (none when tracing never started)."""
         return () if self.session is None else finish_trace(self.session, second, interval_s)
+
+
+def trace_summary(traces: tuple[BlockTrace, ...]) -> list[str]:
+    """A line per traced disk: requests, mapped share, and what the trace lost."""
+    lines = []
+    for trace in traces:
+        mapped = f"{trace.mapped_requests / trace.requests:.0%}" if trace.requests else "none"
+        lost = loss_line(trace)
+        lines.append(f"trace of {trace.disk}: {trace.requests} requests over {trace.ended_s - trace.started_s:.1f} s, "
+                     f"{mapped} in database files" + (f"; {lost}" if lost else ""))
+    return lines

@@ -350,7 +350,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
     plan, plan_notes = make_plan(workload, analysis, models, opts)
-    replayed, findings = _replay(workload, models, plan, opts)
+    replayed, findings = _replay(workload, models, plan, analysis)
     if plan is not None and replayed:
         plan = verdict(plan, replayed, opts.min_gain)
     if findings:
@@ -380,9 +380,10 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
 
 
 def _replay(workload: Workload, models: Models, plan: Plan | None,
-            options: PlanOptions) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
+            analysis: Analysis) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
     """The replay of every trace the workload carries, and MODEL_DOES_NOT_FIT where it fails."""
-    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan) for trace in workload.traces)
+    rates = analysis.calibration.rates
+    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates) for trace in workload.traces)
     return checks, [misfit(c, models.of(c.disk).name) for c in checks if c.fits is False]
 
 

@@ -25,7 +25,8 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Stream, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
-from advisor.model import BlockTrace, Finding, Plan, ReplayArea, ReplayCheck, Workload
+from advisor.errors import BadInput
+from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
 from advisor.trace.soundness import assess
@@ -57,9 +58,9 @@ def _planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[i
     return np.where(moves, target, offsets)
 
 
-def _area_of_requests(trace: BlockTrace, workload: Workload, offsets: np.ndarray) -> tuple[list[str | None],
-                                                                                         dict[str, list[int]]]:
-    by_path = area_of_path(workload.rates, relation_objects(workload.rates))
+def _area_of_requests(trace: BlockTrace, rates: Sequence[FileRate],
+                      offsets: np.ndarray) -> tuple[list[str | None], dict[str, list[int]]]:
+    by_path = area_of_path(rates, relation_objects(rates))
     file_area = [by_path.get(path) for path in trace.files]
     area_files: dict[str, list[int]] = {}
     for index, area in enumerate(file_area):
@@ -74,8 +75,20 @@ def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
 
 
-def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None) -> ReplayCheck:
-    """The replay of one trace (see the module docstring)."""
+def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
+                rates: Sequence[FileRate] | None = None) -> ReplayCheck:
+    """The replay of one trace (see the module docstring); *rates* are the ones the engine made
+    its areas of (the calibrated rates: they decide which objects are placed alone). A trace
+    whose data cannot be read is refused in a line: the rest of the report does not need it."""
+    try:
+        return _check(trace, workload, physics, plan, workload.rates if rates is None else rates)
+    except BadInput as exc:
+        return ReplayCheck(trace.disk, tolerance=REPLAY_TOLERANCE,
+                           refused=f"trace of {trace.disk}: {exc.one_line()}; no replay")
+
+
+def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
+           rates: Sequence[FileRate]) -> ReplayCheck:
     sound = assess(trace, workload.layout)
     notes = tuple(sound.notes)
     if sound.requests is None:
@@ -94,9 +107,12 @@ def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, pla
     measured_ms, replayed_ms = _mean_ms(requests.service_s, data), _mean_ms(today.service_s, data)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    areas, area_files = _area_of_requests(trace, workload, stream.offset_bytes)
+    areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
     planned = replay(physics.model, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
+    if plan is not None and moved is None:
+        elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
+        notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
     planned_ms = _mean_ms(planned.service_s, data) if planned is not None else None
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)

@@ -32,6 +32,8 @@ from advisor.units import MIB
 TRACEFS_MOUNTS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
 EVENTS = ("block_rq_issue", "block_rq_complete")
 BUFFER_KB_PER_CPU = 16384  # ~200,000 events per cpu before the reader must have caught up
+BUFFER_KB_TOTAL = 262144  # on a many-cpu host the buffers together stay under 256 MiB of kernel memory
+BUFFER_KB_LEAST = 1024
 CHUNK_BYTES = MIB
 POLL_S = 0.2
 
@@ -185,7 +187,8 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
 def _configure(instance: Path, devices: dict[str, tuple[int, int]]) -> None:
     _write(instance / "trace_clock", "mono")
     _write(instance / "options" / "overwrite", "0")
-    _write(instance / "buffer_size_kb", str(BUFFER_KB_PER_CPU))
+    cpus = os.cpu_count() or 1
+    _write(instance / "buffer_size_kb", str(max(BUFFER_KB_LEAST, min(BUFFER_KB_PER_CPU, BUFFER_KB_TOTAL // cpus))))
     wanted = " || ".join(f"dev == {kernel_dev(major, minor)}" for major, minor in devices.values())
     for event in EVENTS:
         _write(instance / "events" / "block" / event / "filter", wanted)

@@ -12,6 +12,7 @@ discard, ``F`` flush; anything else (``N``: driver commands) is counted and left
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -35,14 +36,15 @@ def op_of(rwbs: str) -> int | None:
 
 @dataclass
 class DeviceStream:
-    """What the pipe held for one device, in pipe order."""
+    """What the pipe held for one device, in pipe order (typed arrays: 48 bytes a request,
+    where lists of Python numbers took about 250, for ten million requests)."""
 
-    issue_s: list[float] = field(default_factory=list)
-    complete_s: list[float] = field(default_factory=list)  # nan until completed
-    sector: list[int] = field(default_factory=list)
-    sectors: list[int] = field(default_factory=list)
-    op: list[int] = field(default_factory=list)
-    process: list[int] = field(default_factory=list)
+    issue_s: array[float] = field(default_factory=lambda: array("d"))
+    complete_s: array[float] = field(default_factory=lambda: array("d"))  # nan until completed
+    sector: array[int] = field(default_factory=lambda: array("q"))
+    sectors: array[int] = field(default_factory=lambda: array("q"))
+    op: array[int] = field(default_factory=lambda: array("q"))
+    process: array[int] = field(default_factory=lambda: array("q"))
     open_issues: dict[tuple[int, int], deque[int]] = field(default_factory=dict)
     orphan_completions: int = 0  # completions of requests issued before the trace began
     completions: int = 0  # of reads and writes (what diskstats counts as reads and writes)
@@ -105,12 +107,15 @@ class TraceParser:
 
 def completed_requests(stream: DeviceStream) -> tuple[Requests, int]:
     """The requests of *stream* that completed inside the trace; and how many did not."""
-    complete = np.array(stream.complete_s, dtype=np.float64)
-    issue = np.array(stream.issue_s, dtype=np.float64)
+    complete = np.frombuffer(stream.complete_s, dtype=np.float64)
+    issue = np.frombuffer(stream.issue_s, dtype=np.float64)
     done = ~np.isnan(complete)
-    requests = Requests(issue, complete - issue, np.array(stream.sector, dtype=np.int64),
-                        np.array(stream.sectors, dtype=np.int64), np.array(stream.op, dtype=np.int64),
-                        np.array(stream.process, dtype=np.int64))
+
+    def ints(values: array[int]) -> np.ndarray:
+        return np.frombuffer(values, dtype=np.int64).copy()
+
+    requests = Requests(issue.copy(), complete - issue, ints(stream.sector), ints(stream.sectors), ints(stream.op),
+                        ints(stream.process))
     return requests.take(done), int((~done).sum())
 
 

@@ -44,6 +44,10 @@ def loss_line(trace: BlockTrace) -> str | None:
     lost = lost_requests(trace)
     if lost:
         parts.append(f"{lost} of the {trace.loss.diskstats_requests} requests diskstats counted are not in it")
+    excess = max(0, (trace.loss.excess_requests or 0) - trace.loss.edge_requests)
+    if excess:
+        parts.append(f"{excess} more completions than the {trace.loss.diskstats_requests} diskstats counted "
+                     "(requests of another device in it?)")
     if trace.loss.diskstats_requests is None:
         parts.append("no diskstats for the disk to check it against")
     return "; ".join(parts) or None
@@ -90,13 +94,14 @@ def assess(trace: BlockTrace, layout: HostLayout | None) -> Assessment:
         notes.append(f"{name}: covers {span:.1f} s of the {trace.interval_s:.1f} s interval; "
                      "replayed on what it covers")
     if trace.clock_steps:
+        steps = len(trace.clock_steps)
+        stepped = f"the clock stepped back {steps} time{'' if steps == 1 else 's'}"
         run = _longest_run(len(requests), trace.clock_steps)
         kept = run.stop - run.start
         if kept < STEP_KEEP * len(requests):
-            return Assessment(None, refused=f"{name}: the clock stepped {len(trace.clock_steps)} times; "
-                              f"no stretch holds half the requests; no replay")
-        notes.append(f"{name}: the clock stepped {len(trace.clock_steps)} times; replayed on the longest "
-                     f"steady stretch ({kept} of {len(requests)} requests)")
+            return Assessment(None, refused=f"{name}: {stepped}; no stretch holds half the requests; no replay")
+        notes.append(f"{name}: {stepped}; replayed on the longest steady stretch ({kept} of {len(requests)} "
+                     "requests)")
         requests = requests.take(run)
     data = int(np.count_nonzero(requests.sectors > 0))
     if trace.mapped_requests == 0:

@@ -69,7 +69,11 @@ def test_the_replay_fits_the_emulated_disk_and_the_plan_gains(tmp_path: Path) ->
     assert report.plan is not None
     placed = {p.area: p.zone_start for p in report.plan.placements}
     assert placed["hot"] < placed["cold"]
-    assert check.predicted_gain is not None and check.predicted_gain > 0.05, check
+    # the plan packs both areas at the outer edge: the requests of each get shorter
+    assert check.predicted_gain is not None and check.predicted_gain > 0, check
     areas = {a.area: a for a in check.areas}
-    assert areas["hot"].planned_ms is not None and areas["hot"].planned_ms < areas["hot"].replayed_ms
+    for area in ("hot", "cold"):
+        row = areas[area]
+        assert abs(row.replayed_ms / row.measured_ms - 1) <= REPLAY_TOLERANCE, row
+        assert row.planned_ms is not None and row.planned_ms < row.replayed_ms, row
     assert check.aggregate_gain == report.plan.predicted_gain

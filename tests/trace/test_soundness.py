@@ -59,10 +59,11 @@ def test_a_short_trace_is_replayed_and_said() -> None:
 def test_a_clock_step_keeps_the_longest_steady_stretch() -> None:
     stepped = assess(trace(clock_steps=(30,)), LAYOUT)
     assert stepped.requests is not None and len(stepped.requests) == 70
-    assert stepped.notes == ["trace of sda: the clock stepped 1 times; replayed on the longest steady stretch "
+    assert stepped.notes == ["trace of sda: the clock stepped back 1 time; replayed on the longest steady stretch "
                              "(70 of 100 requests)"]
     broken = assess(trace(clock_steps=(20, 45, 70)), LAYOUT)
-    assert broken.refused == "trace of sda: the clock stepped 3 times; no stretch holds half the requests; no replay"
+    assert broken.refused == ("trace of sda: the clock stepped back 3 times; no stretch holds half the requests; "
+                              "no replay")
 
 
 def test_requests_no_file_holds_are_said_and_all_of_them_refused() -> None:
@@ -72,3 +73,11 @@ def test_requests_no_file_holds_are_said_and_all_of_them_refused() -> None:
                             "metadata, journal, other files): replayed in place, never moved"]
     none = assess(trace(mapped_requests=0), LAYOUT)
     assert none.refused == "trace of sda: no request falls in a database file; no replay"
+
+
+def test_more_completions_than_diskstats_counted_are_named() -> None:
+    more = assess(trace(loss=TraceLoss(diskstats_requests=80, traced_completions=100, edge_requests=2,
+                                       missing_requests=0, excess_requests=20)), LAYOUT)
+    assert more.requests is not None
+    assert more.notes == ["trace of sda: 18 more completions than the 80 diskstats counted (requests of another "
+                          "device in it?); replayed as traced"]

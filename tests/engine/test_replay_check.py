@@ -1,0 +1,155 @@
+"""The replay in the engine: a trace the model itself produced fits it exactly and the plan's gain
+follows the replay; times the model cannot produce are MODEL_DOES_NOT_FIT; every format shows it."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import io
+import json
+
+import numpy as np
+from rich.console import Console
+
+from advisor.disk.replay import Stream, replay
+from advisor.engine.advise import advise
+from advisor.model import BlockTrace, Report, TraceLoss, Workload
+from advisor.render.html import render_html
+from advisor.render.json import render_json
+from advisor.render.markdown import render_markdown
+from advisor.render.terminal import render_terminal
+from advisor.trace.codec import TRACE_ENCODING, ExtentTable, Requests, encode_extents, encode_requests
+from tests.helpers.workloads import DISK_BYTES, AreaSpec, model, models, workload
+
+NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
+ZONES = {"hot": (0.80, 0.82), "cold": (0.05, 0.07)}
+READERS = {"hot": 4, "cold": 1}
+PER_READER = 150
+
+
+def base_workload() -> Workload:
+    return workload([AreaSpec("hot", size_gb=10, read_iops=100, zone=ZONES["hot"]),
+                     AreaSpec("cold", size_gb=10, read_iops=25, zone=ZONES["cold"])])
+
+
+def model_made_requests() -> Requests:
+    """Closed-loop random 8 KiB reads of 5 processes, timed by the model itself (a perfect disk)."""
+    rng = np.random.default_rng(7)
+    offsets: list[np.ndarray] = []
+    process: list[np.ndarray] = []
+    for area, readers in READERS.items():
+        lo, hi = (int(z * DISK_BYTES) for z in ZONES[area])
+        for _ in range(readers):
+            offsets.append(rng.integers(lo // 8192, hi // 8192, PER_READER) * 8192)
+            process.append(np.full(PER_READER, len(process)))
+    count = len(offsets) * PER_READER
+    order = np.argsort(np.tile(np.arange(PER_READER), len(offsets)), kind="stable")  # interleave the processes
+    offset = np.concatenate(offsets)[order].astype(np.int64)
+    proc = np.concatenate(process)[order].astype(np.int64)
+    issue = (np.arange(count) // len(offsets)).astype(np.float64) * 0.2  # a guess: each read done before the next
+    guess = Stream(offset, np.full(count, 8192, dtype=np.int64), np.zeros(count, dtype=np.int64), proc,
+                   issue, issue + 0.1)
+    timed = replay(model(DISK_BYTES), guess, DISK_BYTES)
+    return Requests(timed.issue_s + 100.0, timed.service_s, offset // 512, np.full(count, 16, dtype=np.int64),
+                    np.zeros(count, dtype=np.int64), proc)
+
+
+def traced(requests: Requests, work: Workload) -> BlockTrace:
+    paths = tuple(rate.path for rate in work.rates)
+    lo = [int(ZONES[path.split("/")[2]][0] * DISK_BYTES) for path in paths]
+    hi = [int(ZONES[path.split("/")[2]][1] * DISK_BYTES) for path in paths]
+    order = np.argsort(lo)
+    table = ExtentTable(order.astype(np.int64), np.zeros(len(paths), dtype=np.int64),
+                        np.array(lo, dtype=np.int64)[order], (np.array(hi) - np.array(lo)).astype(np.int64)[order])
+    started = float(requests.issue_s.min())
+    return BlockTrace(disk="sda", device_number="8:0", disk_size_bytes=DISK_BYTES, clock="mono", started_s=started,
+                      ended_s=float(requests.complete_s.max()), interval_s=float(np.ptp(requests.complete_s)),
+                      requests=len(requests), encoding=TRACE_ENCODING, data=encode_requests(requests, started),
+                      files=paths, extents=encode_extents(table), mapped_requests=len(requests),
+                      loss=TraceLoss(diskstats_requests=len(requests), traced_completions=len(requests),
+                                     missing_requests=0))
+
+
+def test_a_trace_the_model_made_fits_and_the_replay_decides_the_plan() -> None:
+    work = base_workload()
+    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    generated_at=NOW)
+    (check,) = report.replay
+    assert check.refused is None and check.requests == 750 and check.queue_depth == 5
+    assert check.deviation is not None and abs(check.deviation) < 0.01 and check.fits
+    assert report.plan is not None and report.plan.not_worth_it is None
+    assert check.aggregate_gain == report.plan.predicted_gain
+    assert check.predicted_gain is not None and check.predicted_gain > 0.05
+    assert any(note.startswith(f"The replay of the traced requests predicts {check.predicted_gain:.1%}")
+               for note in report.plan.notes)
+    areas = {a.area: a for a in check.areas}
+    assert areas["hot"].requests == 600 and areas["cold"].requests == 150
+    assert areas["hot"].planned_ms is not None and areas["hot"].planned_ms < areas["hot"].replayed_ms
+    assert "MODEL_DOES_NOT_FIT" not in {f.code for f in report.findings}
+
+
+def test_service_times_the_model_cannot_give_refute_it_and_stop_the_plan() -> None:
+    work = base_workload()
+    made = model_made_requests()
+    slow = Requests(made.issue_s, made.service_s * 3, made.sector, made.sectors, made.op, made.process)
+    report = advise(dataclasses.replace(work, traces=(traced(slow, work),)), models(), generated_at=NOW)
+    (check,) = report.replay
+    assert check.fits is False and check.deviation is not None and check.deviation < -0.5
+    (misfit,) = [f for f in report.findings if f.code == "MODEL_DOES_NOT_FIT"]
+    assert misfit.subject == "sda" and misfit.evidence["measure"] == "replayed service time"
+    assert report.plan is not None
+    assert report.plan.not_worth_it == "the replay's self-check failed on sda (MODEL_DOES_NOT_FIT)"
+
+
+def test_a_trace_of_another_disk_is_refused_in_a_line_and_the_plan_stands() -> None:
+    work = base_workload()
+    trace = dataclasses.replace(traced(model_made_requests(), work), disk="sdz")
+    report = advise(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW)
+    (check,) = report.replay
+    assert check.refused == "trace of sdz: another disk (not in the workload's layout); no replay"
+    plain = advise(work, models(), generated_at=NOW)
+    assert report.plan == plain.plan
+
+
+def rendered(report: Report) -> dict[str, str]:
+    console = Console(file=io.StringIO(), width=140, record=True, color_system=None)
+    render_terminal(report, console)
+    return {"terminal": console.export_text(), "markdown": render_markdown(report), "html": render_html(report),
+            "json": render_json(report)}
+
+
+def test_every_format_shows_the_self_check_and_both_gains() -> None:
+    work = base_workload()
+    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    generated_at=NOW)
+    (check,) = report.replay
+    for name, text in rendered(report).items():
+        if name == "json":
+            assert json.loads(text)["replay"][0]["predicted_gain"] == check.predicted_gain
+            continue
+        flat = " ".join(text.replace("│", " ").split())  # the terminal panel wraps lines inside its borders
+        assert "replay of sda: 750 traced requests, at most 5 in flight" in flat, name
+        assert f"{check.predicted_gain:.1%} faster (aggregate model: {check.aggregate_gain:.1%})" in flat, name
+        assert "the model fits" in flat, name
+
+
+def test_a_plan_for_new_disks_has_no_replay_under_it_and_says_so() -> None:
+    from advisor.engine.planner import PlanOptions
+
+    work = base_workload()
+    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    PlanOptions(new_disks=True), generated_at=NOW)
+    (check,) = report.replay
+    assert check.fits and check.planned_ms is None and check.predicted_gain is None
+    assert "trace of sda: the plan lays out disk1, not this disk; no replay under it" in check.notes
+    assert report.plan is not None and not any(n.startswith("The replay") for n in report.plan.notes)
+
+
+def test_a_trace_whose_data_cannot_be_read_is_refused_and_the_report_goes_on() -> None:
+    work = base_workload()
+    broken = dataclasses.replace(traced(model_made_requests(), work), data="AAAA")
+    report = advise(dataclasses.replace(work, traces=(broken,)), models(), generated_at=NOW)
+    (check,) = report.replay
+    assert check.refused is not None and check.refused.startswith("trace of sda: the trace's data is not valid")
+    assert check.refused.endswith("; no replay")
+    assert report.plan == advise(work, models(), generated_at=NOW).plan
