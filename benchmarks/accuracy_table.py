@@ -129,6 +129,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:
+    if doubt and (predicted is None or measured is None):
+        return "not confident"  # the report refuted or doubted its model and made no plan to measure
     if predicted is None or measured is None:
         return "n/a"
     if abs(predicted - measured) * 100 <= points:
