@@ -52,6 +52,14 @@ def noise(runs: list[dict[str, Any]], group: str) -> float | None:
     return (max(times) - min(times)) / (sum(times) / len(times)) if len(times) > 1 else None
 
 
+def disk_ms_per_transaction(runs: list[dict[str, Any]], groups: list[str]) -> float | None:
+    """The modelled disks' busy time per transaction of the primary groups: the disk's part of a
+    transaction, without the host's (CPU, the kernel path, a loaded machine)."""
+    busy_s = sum(d["busy_share"] * r["seconds"] for r in runs for d in r["disks"].values() if d["busy_share"])
+    transactions = sum(r["groups"][g]["transactions"] for r in runs for g in groups)
+    return busy_s * 1000 / transactions if transactions else None
+
+
 def _predicted_area(plan: dict[str, Any] | None, area: str, key: str = "service_times") -> float | None:
     for row in (plan or {}).get(key) or []:
         name = str(row.get("area"))
@@ -82,7 +90,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     report = result.get("report") or {}
     # the plan carried out: the traced report's, or the one without a trace when the replay refused it
     plan = (result.get("report_untraced") or {}).get("plan") if result.get("applied_from") else report.get("plan")
-    codes = {f["code"] for f in report.get("findings", [])}
+    judged = (result.get("report_untraced") or {}) if result.get("applied_from") else report  # whose plan ran
+    codes = {f["code"] for f in judged.get("findings", [])}
     doubt = sorted(codes & DOUBT_CODES)
     before, after = result.get("before", []), result.get("after", [])
     primary = [g for g, spec in result["groups"].items() if spec["primary"]]
@@ -95,7 +104,10 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                "noise": _mean([noise(before, g) for g in primary] + [noise(after, g) for g in primary])}
     overall["aggregate_status"] = _status(overall["aggregate"], measured, AGGREGATE_OVERALL_POINTS, doubt)
     overall["replay_status"] = _status(overall["replay"], measured, REPLAY_OVERALL_POINTS, [])
-    rows = [overall]
+    rows = [overall, {"area": "disk time / transaction", "measured": _saved(disk_ms_per_transaction(before, primary),
+                                                                         disk_ms_per_transaction(after, primary))
+                      if after else None, "aggregate": None, "as_applied": None, "replay": None,
+                      "aggregate_status": "", "replay_status": "", "noise": None}]
     for group, spec in result["groups"].items():
         if not spec["primary"]:
             rows.append({"area": f"{group} (client)", "measured": _saved(group_time(before, group),

@@ -1,6 +1,6 @@
 """The accuracy suite (benchmarks/accuracy.py): its quick variant end to end, and stable advice.
 
-The end-to-end tests run the quick variant of the mixed OLTP + periodic scan workload once
+The end-to-end tests run the quick variant of the TPC-B-like workload at queue depth 1 once
 (module fixture) on an emulated 7200 rpm disk with a real PostgreSQL 18: bad layout,
 collect, run, collect, report, the plan's own scripts applied, run again, and a report on
 the applied layout. The table logic is tested on hand-made results, so a target missed
@@ -18,6 +18,7 @@ from rich.console import Console
 
 from advisor.cli.demo import emulation_possible
 from advisor.disk.emulator.iotrace import IoTrace, TraceRecord
+from benchmarks.accuracy_path import tracing_available
 from benchmarks.accuracy_table import AGGREGATE_OVERALL_POINTS, STABLE_GAIN, compare, render
 from benchmarks.accuracy_trace import UNATTRIBUTED, ExtentIndex, attribute, busy_seconds
 
@@ -39,7 +40,7 @@ def _run_quick(name: str, workdir: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def mixed_quick(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def quick_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from benchmarks.accuracy_workloads import QUICK_WORKLOAD
 
     return _run_quick(QUICK_WORKLOAD, tmp_path_factory.mktemp("accuracy"))
@@ -67,23 +68,26 @@ def _assert_no_further_move(result: dict[str, Any]) -> None:
 @pytest.mark.pg
 @pytest.mark.slow
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
-def test_quick_workload_measures_and_predicts_every_area(mixed_quick: dict[str, Any]) -> None:
-    assert "error" not in mixed_quick, mixed_quick.get("error")
-    assert mixed_quick["leftovers"] == []
-    assert mixed_quick["applied_scripts"], "the plan's scripts were not applied"
-    comparison = compare(mixed_quick)
+def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str, Any]) -> None:
+    assert "error" not in quick_result, quick_result.get("error")
+    assert quick_result["leftovers"] == []
+    assert quick_result["applied_scripts"], "the plan's scripts were not applied"
+    comparison = compare(quick_result)
     overall = comparison["rows"][0]
     assert overall["area"] == "overall"
     assert math.isfinite(overall["measured"]) and math.isfinite(overall["aggregate"]), overall
-    # The bad layout puts the OLTP table at the inner edge, the scan outer, WAL between; the plan packs
-    # them at the outer edge, so each OLTP transaction must take less time after the move.
+    # The bad layout puts the tables at the inner edge and WAL at the outer; the plan packs them at the
+    # outer edge, so each transaction must take less time after the move.
     assert overall["measured"] > 0, overall
     assert overall["aggregate"] > 0, overall
-    for name in ("scan", "oltp", "WAL"):
+    if tracing_available():  # collect --trace: the replay's gain and its self-check are in the table too
+        assert overall["replay"] is not None and math.isfinite(overall["replay"]), comparison
+        assert comparison["replay_self_check"] and all(c["fits"] for c in comparison["replay_self_check"])
+    for name in ("hot", "WAL"):
         row = next(r for r in comparison["rows"] if r["area"] == name)
         assert row["measured"] is not None and math.isfinite(row["measured"]), row
         assert row["aggregate"] is not None and math.isfinite(row["aggregate"]), row
-    for run in mixed_quick["before"] + mixed_quick["after"]:
+    for run in quick_result["before"] + quick_result["after"]:
         (disk,) = run["disks"].values()
         assert disk["dropped"] == 0
         requests = sum(a["requests"] for a in disk["areas"].values())
@@ -104,30 +108,16 @@ def test_quick_workload_measures_and_predicts_every_area(mixed_quick: dict[str, 
 @pytest.mark.pg
 @pytest.mark.slow
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
-def test_advice_on_the_layout_the_plan_produced_recommends_no_further_move(mixed_quick: dict[str, Any]) -> None:
-    _assert_no_further_move(mixed_quick)
-
-
-@pytest.mark.alone
-@pytest.mark.root
-@pytest.mark.pg
-@pytest.mark.slow
-@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
-@pytest.mark.xfail(strict=True, raises=FurtherMoveAdvised, reason=(
-    "known bug (issue 40, item 3): after the move the catalogue, ledger and reporting tablespaces share one "
-    "partition and the kernel calibration scales them all by the reporting scan's factor (catalogue 13.5 IOPS where "
-    "the database read 83.4/s), and temp is counted in 8 KiB units through the page cache (286 IOPS where the disk "
-    "saw under 1 request/s): the re-advice wants another 11-22 %. Remove this mark when calibration is per area."))
-def test_three_databases_with_temp_re_advised_after_the_plan_recommend_no_further_move(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
-    _assert_no_further_move(_run_quick("three-databases", tmp_path_factory.mktemp("accuracy")))
+def test_advice_on_the_layout_the_plan_produced_recommends_no_further_move(quick_result: dict[str, Any]) -> None:
+    _assert_no_further_move(quick_result)
 
 
 def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, ...] = (),
             replay: dict[str, Any] | None = None) -> dict[str, Any]:
     """A hand-made workload result: one group 10 ms before, *measured_after_ms* after."""
     def run(ms: float, area_ms: float) -> dict[str, Any]:
-        return {"groups": {"g": {"time_ms": ms}}, "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 3.0, 3.0],
+        return {"seconds": 5.0, "groups": {"g": {"time_ms": ms, "transactions": 500}},
+                "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 3.0, 3.0],
                 "disks": {"loop9": {"busy_share": 0.9, "areas": {"hot": {"requests": 10, "mean_service_ms": area_ms}}}}}
     plan = {"predicted_gain": predicted_gain, "predicted_before_ms": 10.0, "not_worth_it": None,
             "service_times": [{"area": "hot", "before_ms": 10.0, "after_ms": 10.0 * (1 - predicted_gain)}]}
@@ -158,7 +148,8 @@ def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
     replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.24, "deviation": 0.02, "fits": True,
               "areas": [{"area": "hot", "requests": 100, "measured_ms": 7.9, "replayed_ms": 8.0, "planned_ms": 6.0}]}
     comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay))
-    overall, hot = comparison["rows"][0], comparison["rows"][1]
+    overall = comparison["rows"][0]
+    hot = next(row for row in comparison["rows"] if row["area"] == "hot")
     assert overall["replay"] == pytest.approx(0.22) and overall["measured"] == pytest.approx(0.20)
     assert overall["replay_status"] == "met" and overall["aggregate_status"] == "met"
     assert hot["measured"] == pytest.approx(0.25) and hot["replay"] == pytest.approx(0.25)
