@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # pytest workers for the part of the suite that may share the machine (`make pytest PYTEST_WORKERS=1` for one)
 PYTEST_WORKERS ?= 2
 
-.PHONY: test demo fuzz lint typecheck pytest system-deps pg-binaries venv clean
+.PHONY: test demo accuracy fuzz lint typecheck pytest system-deps pg-binaries venv clean
 
 test: system-deps venv pg-binaries lint typecheck pytest
 
@@ -16,6 +16,13 @@ demo: system-deps venv
 	$(VENV)/bin/advisor demo; rc=$$?; \
 	if [ $$rc -eq 4 ]; then echo "make demo: ran and cleaned up; the measurement was not valid on this busy host (see above)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
+
+# the accuracy suite (as root): every workload through the tutorial's path on emulated disks, predicted vs
+# measured per workload and per area (docs/accuracy.md); ACCURACY_ARGS="--workload tpcb-qd1 --quick" for one
+ACCURACY_JSON ?= accuracy.json
+ACCURACY_ARGS ?=
+accuracy: system-deps venv
+	$(PY) benchmarks/accuracy.py --json $(ACCURACY_JSON) $(ACCURACY_ARGS)
 
 # damaged reports and documents, in-process (a 2,000-case fixed-seed run is part of `make test`);
 # FUZZ_CASES/FUZZ_SEED choose the run, a failure prints the case seed for --replay

@@ -1,0 +1,118 @@
+"""The accuracy suite: does the predicted gain hold on workloads of different shape?
+
+Each workload of :mod:`accuracy_workloads` goes through the tutorial's path on emulated
+7200 rpm disks (:mod:`accuracy_path`): a deliberately bad layout, collect, run, collect,
+report, apply the plan's own scripts, run again (two measured runs each side), and a
+report on the applied layout (stable advice). The table (:mod:`accuracy_table`) prints,
+per workload and per area, the measured time saved beside the predicted one, with the
+issue's targets met or MISSED, the load average around the runs and the run-to-run noise;
+``--json`` writes everything measured. Results are per workload: one that fails is
+reported with its error and the others still run.
+
+Run as root (loop devices, FUSE):   make accuracy          (every workload, about 40 minutes)
+    .venv/bin/python benchmarks/accuracy.py --workload tpcb-qd1 --quick --json out.json
+Everything it starts is removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console  # noqa: E402
+
+from advisor.demo.cleanup import claim, interruptible, leftovers  # noqa: E402
+from advisor.errors import AdvisorError  # noqa: E402
+from advisor.units import GIB  # noqa: E402
+from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402
+from benchmarks.accuracy_table import compare, render  # noqa: E402
+from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
+
+
+def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any) -> dict[str, Any]:
+    """One workload in its own directory; an AdvisorError becomes the workload's error, not the suite's."""
+    root = Path(tempfile.mkdtemp(prefix="advisor-demo-accuracy-", dir=parent)).resolve()
+    claim(root)
+    started = time.monotonic()
+    result: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
+                              "runs_per_side": cfg.runs_per_side, "seconds_per_run": w.seconds,
+                              "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric}
+                                         for g in w.groups}, "areas": []}
+    try:
+        with ExitStack() as stack:
+            result = run_workload(w, cfg, root, stack, echo)
+    except AdvisorError as exc:
+        result["error"] = str(exc)
+        echo(f"  {w.name} failed: {exc}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    result["leftovers"] = leftovers(root)
+    result["elapsed_s"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    return {"cpus": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version(),
+            "load_at_start": [round(x, 2) for x in os.getloadavg()]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", action="append", choices=sorted(WORKLOADS),
+                        help="run only these (repeatable); default: all")
+    parser.add_argument("--quick", action="store_true", help=f"smaller tables, short runs (default {QUICK_WORKLOAD})")
+    parser.add_argument("--runs", type=int, default=2, help="measured runs each side (default 2)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="emulated disk this many times faster than the drive (above 1 it is not the preset's "
+                             "drive: the reports' fit checks refute the model)")
+    parser.add_argument("--bench", action="store_true",
+                        help="advise with bench --quick profiles of the emulated disks (time scale 1), not the preset")
+    parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
+    parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
+    parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="JSON",
+                        help="print the table of earlier --json files (in order) and run nothing")
+    args = parser.parse_args(argv)
+    if args.table:
+        render([compare(r) for path in args.table for r in json.loads(path.read_text())["results"]], Console(width=160))
+        return 0
+    names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
+    cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs,
+                     advise_from_bench=args.bench)
+    console = Console(stderr=True)
+
+    def echo(text: str) -> None:
+        console.print(text, markup=False, highlight=False)
+
+    info = machine()
+    results = []
+    with interruptible():
+        for name in names:
+            workload = WORKLOADS[name].quick() if args.quick else WORKLOADS[name].concrete()
+            results.append(run_one(workload, cfg, args.workdir, echo))
+    comparisons = [compare(r) for r in results]
+    info["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    render(comparisons, Console(width=160))
+    if args.json is not None:
+        args.json.write_text(json.dumps({"machine": info, "config": {"time_scale": cfg.time_scale,
+                                                                    "disk_bytes": cfg.disk_bytes,
+                                                                    "preset": cfg.preset, "quick": args.quick,
+                                                                    "bench": cfg.advise_from_bench},
+                                         "comparisons": comparisons, "results": results}, indent=1) + "\n")
+    return 1 if any(r.get("error") or r.get("leftovers") for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
