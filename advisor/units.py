@@ -28,6 +28,8 @@ KIB = 1 << 10
 MIB = 1 << 20
 GIB = 1 << 30
 TIB = 1 << 40
+PIB = 1 << 50
+EIB = 1 << 60
 
 DISK_MB = 10**6
 """The megabyte of drive rates (presets, drive specs, the disk models, ``disk``/``bench`` output), as

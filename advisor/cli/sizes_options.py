@@ -37,9 +37,9 @@ def merged(work: Workload, sizes: Path | None) -> Workload:
     if sizes is None:
         return work
     from advisor.sizes.formats import read_sizes
-    from advisor.sizes.merge import merge_sizes
+    from advisor.sizes.merge import merge_sizes, wanted
 
-    return merge_sizes(work, read_sizes(sizes))
+    return merge_sizes(work, read_sizes(sizes, keep=wanted(work)))
 
 
 def sized_for_plan(

@@ -91,7 +91,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _timestamp_problem(value: str) -> str | None:
+def timestamp_problem(value: str) -> str | None:
     if not value:
         return None
     try:
@@ -266,12 +266,12 @@ def _walk_fields(obj: Any, where: str, plan: tuple[tuple[str, int], ...]) -> Ite
             if why := number_problem(name, value, action == _SHARE):
                 yield Problem(prefix + name, value, why)
         elif action == _TIMESTAMP:
-            if isinstance(value, str) and (why := _timestamp_problem(value)):
+            if isinstance(value, str) and (why := timestamp_problem(value)):
                 yield Problem(prefix + name, value, why)
         elif action == _RESETS:
             if isinstance(value, dict):
                 for key, stamp in value.items():
-                    if isinstance(stamp, str) and (why := _timestamp_problem(stamp)):
+                    if isinstance(stamp, str) and (why := timestamp_problem(stamp)):
                         yield Problem(f'{prefix}stats_reset["{key}"]', stamp, why)
         elif isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
             yield from _walk(value, prefix + name)

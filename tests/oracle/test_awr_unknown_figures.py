@@ -39,7 +39,8 @@ def _import(tmp_path: Path, fixture: str, edit: Callable[[str], str]) -> dict:  
 
 
 def _text_cells(single_ms: str = "8.0", read_ms: str = "8.0") -> Callable[[str], str]:
-    return lambda t: t.replace(TEXT_ROW, f"       360,000     100 {read_ms:>7}     2.5      80 {single_ms:>7}      108,000")
+    row = f"       360,000     100 {read_ms:>7}     2.5      80 {single_ms:>7}      108,000"
+    return lambda t: t.replace(TEXT_ROW, row)
 
 
 def _html_cells(single_ms: str = "8.00", read_ms: str = "8.00") -> Callable[[str], str]:
