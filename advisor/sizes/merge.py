@@ -156,6 +156,13 @@ def _ts_key(family: str, tablespace: str) -> str:
 
 def merge_sizes(workload: Workload, table: SizesTable, now: dt.datetime | None = None) -> Workload:
     """*workload* with the sizes of *table* merged in, its provenance and a warning saying what matched."""
+    return merge_sizes_noted(workload, table, now)[0]
+
+
+def merge_sizes_noted(workload: Workload, table: SizesTable,
+                      now: dt.datetime | None = None) -> tuple[Workload, list[str]]:
+    """:func:`merge_sizes`, and the warnings a person must see at once (sizes taken as unknown, rows
+    used by name only), which the commands print on stderr as well as keeping them in the workload."""
     _check_identity(table, workload)
     families = [_row_family(table.path, row) for row in table.rows]
     unknown_rows = _unknown_rows(table, block_bytes(workload))
@@ -203,12 +210,12 @@ def merge_sizes(workload: Workload, table: SizesTable, now: dt.datetime | None =
     notes[:0] = [f"sizes from {table.path} ({table.file_format}, taken {taken or 'at an unstated time'}): "
              f"{named} files by name, {by_ts} by tablespace, {len(added)} added (files of listed tablespaces "
              f"the report does not list: no IO), {unknown} still unknown"]
-    notes += _unknown_note(table, unknown_rows, claimed, block_bytes(workload))
+    urgent = _unknown_note(table, unknown_rows, claimed, block_bytes(workload))
     if cdb and not table.containers:
-        notes.append(f"{table.path} has no CONTAINER column and the workload is of a container database: its rows "
+        urgent.append(f"{table.path} has no CONTAINER column and the workload is of a container database: its rows "
                      "size files by name only (a tablespace's rows could be any PDB's or the root's); run the "
                      "12.2+ sizes query, which prints CONTAINER, for the rest")
-    return replace(workload, rates=rates, sizes=source, warnings=(*workload.warnings, *notes))
+    return replace(workload, rates=rates, sizes=source, warnings=(*workload.warnings, *notes, *urgent)), urgent
 
 
 def _unknown_note(table: SizesTable, unknown_rows: set[int], claimed: dict[int, str], block: int) -> list[str]:
