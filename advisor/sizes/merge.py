@@ -17,8 +17,11 @@ AWR and Statspack reports state no file sizes, so an imported workload's sizes a
 Files of a listed tablespace that the report does not list (no IO in the interval) are added
 with no IO and their size, so the tablespace is planned at its full size. Refused, with one
 line naming the file and line: rows of another database (DB name or DBID present and
-different), a file named twice, a row two groups of files would take, and a file of which
-no row matches anything. The merged workload records the file, its shape, when the query
+different), a file named twice, a name match of another kind of file or another tablespace,
+a row two groups of files would take, and a file of which no row matches anything. A file's
+size below one database block (V$DATAFILE's 0 for a file it cannot read) is unknown, not a
+size; on a container database, rows without CONTAINER match by name only. Only the rows that
+can match are read into memory (:func:`wanted`, given to ``read_sizes``). The merged workload records the file, its shape, when the query
 ran and what matched (:class:`~advisor.model.SizesSource`).
 """
 
