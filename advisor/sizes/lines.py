@@ -75,10 +75,9 @@ class Lines:
 
     def next(self) -> Line | None:
         """Take the next line."""
-        line = self.peek(0)
-        if line is not None:
-            self._ahead.popleft()
-        return line
+        if self._ahead:
+            return self._ahead.popleft()
+        return next(self._source, None)
 
     def next_content(self) -> Line | None:
         """Take blank lines and then the next non-blank one."""
