@@ -174,8 +174,8 @@ def _csv(path: Path, lines: Lines) -> Iterator[Record]:
 
 
 def _aligned(path: Path, lines: Lines) -> Iterator[Record]:
-    header_line = lines.next_content()
-    assert header_line is not None and lines.next_content() is not None  # the heading and its rule
+    header_line, _rule = lines.next_content(), lines.next_content()  # read_sizes saw both
+    assert header_line is not None
     header = [h.strip().lower() for h in header_line[1].split("|")]
     count = 0
     while (item := lines.next_content()) is not None:

@@ -21,8 +21,9 @@ different), a file named twice, a name match of another kind of file or another 
 a row two groups of files would take, and a file of which no row matches anything. A file's
 size below one database block (V$DATAFILE's 0 for a file it cannot read) is unknown, not a
 size; on a container database, rows without CONTAINER match by name only. Only the rows that
-can match are read into memory (:func:`wanted`, given to ``read_sizes``). The merged workload records the file, its shape, when the query
-ran and what matched (:class:`~advisor.model.SizesSource`).
+can match are read into memory (:func:`wanted`, given to ``read_sizes``). The merged workload
+records the file, its shape, when the query ran and what matched
+(:class:`~advisor.model.SizesSource`).
 """
 
 from __future__ import annotations
