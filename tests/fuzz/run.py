@@ -38,7 +38,7 @@ FREE_FORM = frozenset({"views", "settings", "machine", "mapped_paths", "evidence
 SIGNED = frozenset({"predicted_gain"})
 ADVISE_EVERY = 15  # one accepted workload in this many also goes through the engine (a report and plan)
 CLI_EVERY = 20  # one report case in this many also goes through `advisor collect --from-report`
-CASE_SECONDS = 30.0  # a case still running after this long is a hang (the slowest take about a second)
+CASE_SECONDS = 120.0  # a case still running after this long is a hang (the slowest take seconds on a busy host)
 
 
 class CaseTimeout(BaseException):
