@@ -24,12 +24,14 @@ ACCURACY_ARGS ?=
 accuracy: system-deps venv
 	$(PY) benchmarks/accuracy.py --json $(ACCURACY_JSON) $(ACCURACY_ARGS)
 
-# damaged reports and documents, in-process (a 2,000-case fixed-seed run is part of `make test`);
-# FUZZ_CASES/FUZZ_SEED choose the run, a failure prints the case seed for --replay
+# damaged reports, documents and sizes files, in-process, each case under a time limit (a fixed-seed
+# run of 2,000 + 300 cases is part of `make test`); FUZZ_CASES/FUZZ_SIZES_CASES/FUZZ_SEED choose the
+# run, a failure prints the case seed for --replay
 FUZZ_CASES ?= 20000
+FUZZ_SIZES_CASES ?= 5000
 FUZZ_SEED ?= 20261123
 fuzz: venv
-	$(PY) -m tests.fuzz.run --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
+	$(PY) -m tests.fuzz.run --cases $(FUZZ_CASES) --sizes-cases $(FUZZ_SIZES_CASES) --seed $(FUZZ_SEED)
 	$(PY) -m tests.fuzz.hostile --cases 3000 --seed $(FUZZ_SEED)
 
 venv: $(STAMP)

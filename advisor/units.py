@@ -28,6 +28,8 @@ KIB = 1 << 10
 MIB = 1 << 20
 GIB = 1 << 30
 TIB = 1 << 40
+PIB = 1 << 50
+EIB = 1 << 60
 
 DEFAULT_BLOCK_BYTES = 8 * KIB
 """PostgreSQL's BLCKSZ as built by default, when a snapshot does not state ``block_size``."""

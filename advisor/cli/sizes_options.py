@@ -36,10 +36,14 @@ def merged(work: Workload, sizes: Path | None) -> Workload:
     """*work* with the sizes file merged in (unchanged without one)."""
     if sizes is None:
         return work
+    from advisor.render.safe import shown
     from advisor.sizes.formats import read_sizes
-    from advisor.sizes.merge import merge_sizes
+    from advisor.sizes.merge import merge_sizes_noted, wanted
 
-    return merge_sizes(work, read_sizes(sizes))
+    work, urgent = merge_sizes_noted(work, read_sizes(sizes, keep=wanted(work)))
+    for note in urgent:
+        typer.echo(f"advisor: warning: {shown(note)}", err=True)
+    return work
 
 
 def sized_for_plan(

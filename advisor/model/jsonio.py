@@ -18,7 +18,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import msgspec
 
@@ -140,19 +140,8 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str, *, head: in
     With *head*, only the first *head* bytes are read (what a reader looks at to recognise a file).
     """
     source = Path(path)
+    fd, info = _open_regular(source, limit_bytes, what)
     try:
-        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except FileNotFoundError:
-        raise BadInput(f"{source}: no such file") from None
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read the {what} ({exc.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise BadInput(f"{source}: the {what} is not a regular file", hint="give the path of a file")
-        if info.st_size > limit_bytes:
-            raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
-                           hint="is this the right file?")
         if head is not None:
             return os.read(fd, head)
         # the size fstat gave in one read (no chunks to join: a 60 MB snapshot reads as fast as
@@ -168,6 +157,33 @@ def read_regular_file(path: Path | str, limit_bytes: int, what: str, *, head: in
     if len(data) > limit_bytes:
         raise BadInput(f"{source}: the {what} grew past {limit_bytes:,} bytes while it was read")
     return data
+
+
+def open_regular_file(path: Path | str, limit_bytes: int, what: str) -> BinaryIO:
+    """*path* opened for reading as a stream, with the checks of :func:`read_regular_file`
+    (the caller stops at *limit_bytes* if the file grows while it is read)."""
+    fd, _info = _open_regular(Path(path), limit_bytes, what)
+    return os.fdopen(fd, "rb")
+
+
+def _open_regular(source: Path, limit_bytes: int, what: str) -> tuple[int, os.stat_result]:
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise BadInput(f"{source}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"{source}: cannot read the {what} ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BadInput(f"{source}: the {what} is not a regular file", hint="give the path of a file")
+        if info.st_size > limit_bytes:
+            raise BadInput(f"{source}: the {what} is {info.st_size:,} bytes; at most {limit_bytes:,} are read",
+                           hint="is this the right file?")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 class _Header(msgspec.Struct):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import re
 import types
 import typing
 from collections.abc import Iterable
@@ -90,7 +91,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _timestamp_problem(value: str) -> str | None:
+def timestamp_problem(value: str) -> str | None:
     if not value:
         return None
     try:
@@ -265,12 +266,12 @@ def _walk_fields(obj: Any, where: str, plan: tuple[tuple[str, int], ...]) -> Ite
             if why := number_problem(name, value, action == _SHARE):
                 yield Problem(prefix + name, value, why)
         elif action == _TIMESTAMP:
-            if isinstance(value, str) and (why := _timestamp_problem(value)):
+            if isinstance(value, str) and (why := timestamp_problem(value)):
                 yield Problem(prefix + name, value, why)
         elif action == _RESETS:
             if isinstance(value, dict):
                 for key, stamp in value.items():
-                    if isinstance(stamp, str) and (why := _timestamp_problem(stamp)):
+                    if isinstance(stamp, str) and (why := timestamp_problem(stamp)):
                         yield Problem(f'{prefix}stats_reset["{key}"]', stamp, why)
         elif isinstance(value, (tuple, list, dict)) or dataclasses.is_dataclass(value):
             yield from _walk(value, prefix + name)
@@ -305,58 +306,115 @@ def scrub_workload(workload: T) -> T:
     """A report's workload without its impossible figures, each one named in a warning.
 
     Optional figures become None; a rate row whose required figure (read IOPS, MB/s, size)
-    is impossible is left out; a repeated file or segment id keeps its first row. An
-    impossible required figure of the workload itself (its interval) is refused.
+    is impossible is left out; an entry of a mapping (a file's single-block latency, its
+    histogram) whose figure is impossible is left out, so that file's figure is unknown; a
+    repeated file or segment id keeps its first row. An impossible required figure of the
+    workload itself (its interval) is refused. Problems are found at any depth (a row of
+    ``read_evidence.events`` as much as of ``rates``).
     """
     found = list(problems(workload))
     if not found:
         return workload
     warnings: list[str] = []
-    cleared: dict[tuple[str, int | None], dict[str, None]] = {}
-    dropped: dict[str, set[int]] = {}
-    unkeyed: dict[str, set[str]] = {}
+    cleared: list[tuple[Step, ...]] = []
+    removed: dict[tuple[Step, ...], set[Step]] = {}  # a sequence or mapping -> the rows or keys it loses
     for problem in found:
-        head, _, rest = problem.where.partition("[")
-        if rest.startswith('"'):  # segment_coverages["physical_reads"]: one entry of a mapping
-            unkeyed.setdefault(head, set()).add(rest.split('"')[1])
-            warnings.append(f"{problem}; left unknown")
-            continue
-        if rest:  # rates[3].read_latency_ms
-            index_text, _, name = rest.partition("].")
-            row: Any = getattr(workload, head)[int(index_text)]
-            key: tuple[str, int | None] = (head, int(index_text))
-        else:  # interval_s, wait.io_wait_share
-            outer, _, name = head.rpartition(".")
-            row, key = (getattr(workload, outer) if outer else workload), (outer, None)
-        row_class: Any = type(row)
-        label = getattr(row, "file_id", None) or getattr(row, "segment_id", None)
-        named = f"{label}: {problem}" if key[1] is not None else str(problem)
-        if _optional(row_class, name) and not problem.why.startswith("the same"):
-            cleared.setdefault(key, {})[name] = None
+        steps = _steps(problem.where)
+        owner = _follow(workload, steps[:-1])
+        label = getattr(owner, "file_id", None) or getattr(owner, "segment_id", None)
+        named = f"{label}: {problem}" if label else str(problem)
+        last = steps[-1]
+        owner_class: type = type(owner)
+        if (isinstance(last, _Attr) and not problem.why.startswith("the same")
+                and _optional(owner_class, last.name)):
+            cleared.append(steps)
             warnings.append(f"{named}; left unknown")
-        elif key[1] is None:
+            continue
+        cut = _enclosing_entry(workload, steps)
+        if cut is None:
             raise BadInput(named)
+        removed.setdefault(steps[:cut], set()).add(steps[cut])
+        keyed = isinstance(steps[cut], _Key)
+        warnings.append(f"{named}; {'left unknown' if keyed else 'the row is left out'}")
+    result: Any = workload
+    for steps in cleared:
+        result = _replaced(result, steps, None)
+    for holder in sorted(removed, key=len, reverse=True):  # inner entries first: outer indexes stay valid
+        gone = removed[holder]
+        value = _follow(result, holder)
+        if isinstance(value, dict):
+            kept: Any = {k: v for k, v in value.items() if _Key(k) not in gone}
         else:
-            dropped.setdefault(head, set()).add(key[1])
-            warnings.append(f"{named}; the row is left out")
-    changes: dict[str, Any] = {}
-    for (head, index), fields in cleared.items():
-        if index is None and not head:
-            changes.update(fields)
-        elif index is None:
-            changes[head] = dataclasses.replace(getattr(workload, head), **fields)
+            kept = tuple(v for i, v in enumerate(value) if _Index(i) not in gone)
+        result = _replaced(result, holder, kept)
+    out: T = dataclasses.replace(result, warnings=(*getattr(workload, "warnings", ()), *warnings))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Attr:
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _Index:
+    index: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _Key:
+    key: str
+
+
+Step = _Attr | _Index | _Key
+_STEP = re.compile(r'\.?([A-Za-z_]\w*)|\[(\d+)\]|\["(.*?)"\](?=[.\[]|$)')
+
+
+def _steps(where: str) -> tuple[Step, ...]:
+    """The path a :class:`Problem` names (``read_evidence.events[2].total_waits``) as steps."""
+    steps: list[Step] = []
+    for match in _STEP.finditer(where):
+        name, index, key = match.groups()
+        steps.append(_Attr(name) if name else _Index(int(index)) if index is not None else _Key(key))
+    return tuple(steps)
+
+
+def _follow(obj: Any, steps: tuple[Step, ...]) -> Any:
+    for step in steps:
+        if isinstance(step, _Attr):
+            obj = getattr(obj, step.name)
+        elif isinstance(step, _Index):
+            obj = obj[step.index]
         else:
-            rows = list(changes.get(head, getattr(workload, head)))
-            rows[index] = dataclasses.replace(rows[index], **fields)
-            changes[head] = tuple(rows)
-    for head, indexes in dropped.items():
-        rows = list(changes.get(head, getattr(workload, head)))
-        changes[head] = tuple(r for i, r in enumerate(rows) if i not in indexes)
-    for head, keys in unkeyed.items():
-        changes[head] = {k: v for k, v in getattr(workload, head).items() if k not in keys}
-    changes["warnings"] = tuple(getattr(workload, "warnings", ())) + tuple(warnings)
-    result: T = dataclasses.replace(workload, **changes)  # type: ignore[type-var]
-    return result
+            obj = obj[step.key]
+    return obj
+
+
+def _replaced(obj: Any, steps: tuple[Step, ...], value: Any) -> Any:
+    """*obj* (frozen rows, tuples and mappings) with the value at *steps* replaced by *value*."""
+    if not steps:
+        return value
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, _Attr):
+        return dataclasses.replace(obj, **{step.name: _replaced(getattr(obj, step.name), rest, value)})
+    if isinstance(step, _Index):
+        items = list(obj)
+        items[step.index] = _replaced(items[step.index], rest, value)
+        return tuple(items) if isinstance(obj, tuple) else items
+    return {**obj, step.key: _replaced(obj[step.key], rest, value)}
+
+
+def _enclosing_entry(workload: Any, steps: tuple[Step, ...]) -> int | None:
+    """Where to cut for an impossible required figure: the step of the nearest row (an element
+    that is a record) or mapping entry holding it; None when it is the workload's own figure.
+    A number of a tuple of numbers (a histogram's bucket) is not a row: its whole holder goes."""
+    for cut in range(len(steps) - 1, -1, -1):
+        step = steps[cut]
+        if isinstance(step, _Key):
+            return cut
+        if isinstance(step, _Index) and dataclasses.is_dataclass(_follow(workload, steps[:cut + 1])):
+            return cut
+    return None
 
 
 @cache

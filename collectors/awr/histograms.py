@@ -113,6 +113,10 @@ def from_text(found: dict[str, Section], data: ReportData) -> None:
         return
     ranges = spans(lines[rule])
     headers = _cut(lines[rule - 1], ranges)
+    if len(headers) < 2:  # a rule cut short (a truncated report): no bucket columns to read
+        data.warnings.append(f"{TITLE} line {section.first_line + rule}: {len(headers)} column under the heading "
+                             "(truncated report?); the histogram is not read")
+        return
     headers[1] = "Total Waits" if headers[1].strip() == "Waits" else headers[1]
     for offset, line in enumerate(lines[rule + 1:], start=rule + 2):
         if not line.strip() or _DASHES.match(line):

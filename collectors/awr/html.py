@@ -23,6 +23,7 @@ from advisor.collectors.awr.sections import (
     TablespaceRow,
     block_size_from,
     column_key,
+    file_figures,
     file_row,
     optional_section,
 )
@@ -211,8 +212,11 @@ def _io(found: list[Block], data: ReportData) -> None:
         for index, cells in enumerate(_keyed_rows(table, "File IO Stats")):
             line = _row_line(table, index)
             try:
-                values = {k: _number(v, "File IO Stats", line, column=COLUMN_LABELS.get(k, k))
-                          for k, v in cells.items() if k not in ("tablespace", "filename", "pdb")}
+                values = file_figures(
+                    [k for k in cells if k not in ("tablespace", "filename", "pdb")],
+                    lambda k: _number(cells[k], "File IO Stats", line,  # noqa: B023 - called here
+                                      column=COLUMN_LABELS.get(k, k)),
+                    f"{cells.get('filename', '')} ({cells.get('tablespace', '')})", data.warnings)
             except BadInput as exc:  # one unreadable row: the others stand, and the reconciliation shows the gap
                 data.warnings.append(f"{exc.message}; {cells.get('filename', '')} ({cells.get('tablespace', '')}) "
                                      "is left out")

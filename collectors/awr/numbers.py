@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from advisor.errors import BadInput
+from advisor.numerals import PLAIN as _PLAIN
+from advisor.numerals import convention as _convention
 
 _SUFFIX = re.compile(r"^(.*?)(?:([KMGTP])|\s?(ns|us|\u00b5s|\u03bcs|ms|s))?$", re.IGNORECASE)
 _STEP = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
@@ -35,8 +37,6 @@ TIME_UNITS_MS = {"ns": 1e-6, "us": 1e-3, "\u00b5s": 1e-3, "\u03bcs": 1e-3, "ms":
 Oracle writes ``773.50us``, ``4.92ms``, ``.00ns`` and ``60.00 s`` (a blank before a lone ``s``);
 a browser-saved page may carry ``\u00b5s``. One table, so every reader converts alike."""
 _UNIT_LIKE = re.compile(r"^[-+]?[\d.,]*\d[\d.,]*\s?([^\W\d_]{2,16})$")
-_PLAIN = {".": re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?$"),
-          ",": re.compile(r"^[-+]?(?:\d{1,3}(?:\.\d{3})+|\d*)(?:,\d*)?$")}
 
 
 @dataclass
@@ -212,20 +212,3 @@ def is_number(cell: str | None) -> bool:
         return number(cell, vote=False) is not None
     except ValueError:
         return False
-
-
-@lru_cache(maxsize=8192)
-def _convention(token: str) -> str | None:
-    """Which decimal separator *token* (digits and separators) proves, or None when it fits both."""
-    if "," in token and "." in token:
-        return "." if token.rindex(".") > token.rindex(",") else ","
-    sep = "," if "," in token else "." if "." in token else None
-    if sep is None:
-        return None
-    parts = token.split(sep)
-    if not parts[0]:
-        return sep  # ".5" or ",5": only a decimal separator starts a number
-    grouped = len(parts[0]) <= 3 and parts[0][0] != "0" and all(len(p) == 3 for p in parts[1:])
-    if len(parts) == 2:
-        return None if grouped else sep  # "4,075" fits both; "0,56" and "56.1" do not
-    return ("." if sep == "," else ",") if grouped else None  # "1.234.567" groups with dots

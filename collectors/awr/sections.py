@@ -8,7 +8,7 @@ Rates are kept as the report prints them; counts (reads, writes) are interval to
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -183,6 +183,26 @@ def column_key(header: str) -> str:
     """Canonical key of a column header, whatever its spacing or line breaks ("Av Rd (ms)")."""
     squashed = "".join(header.split())
     return COLUMN_KEYS.get(squashed, squashed)
+
+
+ROW_CELLS = frozenset({"reads", "reads_s", "writes", "writes_s"})
+"""The figures a File IO row stands on: one unreadable leaves the row out; any other is left unknown."""
+
+
+def file_figures(keys: Iterable[str], read: Callable[[str], float | None], name: str,
+                 warnings: list[str]) -> dict[str, float | None]:
+    """Each figure of a File IO row: an unreadable latency (``NaN`` under Av Rd(ms)) is left unknown
+    with a warning, so it does not hide the file's reads; an unreadable count raises BadInput."""
+    figures: dict[str, float | None] = {}
+    for key in keys:
+        try:
+            figures[key] = read(key)
+        except BadInput as exc:
+            if key in ROW_CELLS:
+                raise
+            figures[key] = None
+            warnings.append(f"{exc.message}; left unknown for {name}")
+    return figures
 
 
 def file_row(tablespace: str, filename: str, cells: dict[str, float | None], pdb: str | None,

@@ -338,7 +338,7 @@ def name_width(section: Section) -> int | None:
 
 def io_sections(found: dict[str, Section], data: ReportData) -> None:
     """File IO Stats (source of truth) and Tablespace IO Stats of a text report."""
-    from advisor.collectors.awr.sections import TablespaceRow, file_row
+    from advisor.collectors.awr.sections import TablespaceRow, file_figures, file_row
 
     data.file_io_absent = "File IO Stats" not in found
     if "File IO Stats" in found:
@@ -349,7 +349,9 @@ def io_sections(found: dict[str, Section], data: ReportData) -> None:
             width, seen = name_width(section), set[str]()
             for tablespace, filename, row in file_grid_rows(grid(section)):
                 try:
-                    cells = {key: value(row, key, "File IO Stats") for key in row.cells if key != "max_read_bucket"}
+                    cells = file_figures([k for k in row.cells if k != "max_read_bucket"],
+                                         lambda key: value(row, key, "File IO Stats"),  # noqa: B023 - called here
+                                         f"{filename} ({tablespace})", data.warnings)
                 except BadInput as exc:  # one unreadable row: the others stand, and the gap shows
                     data.warnings.append(f"{exc.message}; {filename} ({tablespace}) is left out")
                     data.left_out.append(filename)

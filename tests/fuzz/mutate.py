@@ -31,15 +31,20 @@ ODD_NAMES = ("report with spaces.txt", "rép’ört;$(x).html", "-starts-with-da
 WORDS = ("abc", "N/A", "-", "null", "1e5", "NaN", "inf", "0x1F", "12:00", "∞", "1 000", "--5")
 
 
+SIZES_SEEDS = 1 << 32
+"""Case seeds from here on stand for sizes-file cases (:mod:`tests.fuzz.sizes_cases`), so adding
+them changed no other case's seed."""
+
+
 @dataclass
 class Case:
     """One fuzz input: files by name, in the order the command takes them."""
 
-    kind: str  # "report", "document" or "pair"
+    kind: str  # "report", "document", "pair" or "sizes"
     files: list[tuple[str, bytes]]
     steps: list[str] = field(default_factory=list)
     seed: int = 0
-    target: str = ""  # the document kind a "document" case is loaded as
+    target: str = ""  # the document kind a "document" case is loaded as; a "sizes" case's report fixture
 
     def describe(self) -> str:
         """What to replay: the seed, the kind, the files and the mutations applied."""
@@ -374,7 +379,11 @@ def cases(seed: int, count: int) -> Iterator[Case]:
 
 
 def case_from(case_seed: int) -> Case:
-    """The case a seed stands for (a failure's seed replays it alone)."""
+    """The case a seed stands for (a failure's seed replays it alone; seeds from 2**32 are sizes files)."""
+    if case_seed >= SIZES_SEEDS:
+        from tests.fuzz.sizes_cases import sizes_case
+
+        return sizes_case(case_seed)
     rng = random.Random(case_seed)
     pick = rng.random()
     if pick < 0.45:

@@ -2,16 +2,21 @@
 
 The property: advisor either refuses the input with one line and a documented exit code
 (never 1, the internal error), or accepts it and every figure it puts out is finite and not
-negative (a plan's predicted gain may be negative), and what it writes reads back. Run
-``python -m tests.fuzz.run --cases 20000`` (``make fuzz``); a failure prints the case seed,
-which ``--replay SEED`` runs alone.
+negative (a plan's predicted gain may be negative), and what it writes reads back; and it
+does so within :data:`CASE_SECONDS` (a reader loop that never ends is a failure, caught by a
+timer, not a stuck run). Sizes files (:mod:`tests.fuzz.sizes_cases`) are merged into the
+report they belong to and must keep the same property. Run
+``python -m tests.fuzz.run --cases 20000 --sizes-cases 5000`` (``make fuzz``); a failure
+prints the case seed, which ``--replay SEED`` runs alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import math
+import signal
 import sys
 import tempfile
 import time
@@ -23,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError, ExitCode
+from tests.fuzz import seeds
 from tests.fuzz.mutate import Case, case_from, cases
+from tests.fuzz.sizes_cases import sizes_cases
 from tests.helpers.clock import AT
 
 ALLOWED_EXIT = frozenset(code for code in ExitCode if code not in (ExitCode.OK, ExitCode.ERROR))
@@ -31,6 +38,27 @@ FREE_FORM = frozenset({"views", "settings", "machine", "mapped_paths", "evidence
 SIGNED = frozenset({"predicted_gain"})
 ADVISE_EVERY = 15  # one accepted workload in this many also goes through the engine (a report and plan)
 CLI_EVERY = 20  # one report case in this many also goes through `advisor collect --from-report`
+CASE_SECONDS = 120.0  # a case still running after this long is a hang (the slowest take seconds on a busy host)
+
+
+class CaseTimeout(BaseException):
+    """Raised by :func:`time_limit` (a BaseException, so no ``except Exception`` of the code under test eats it)."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`CaseTimeout` in the main thread once *seconds* have passed inside the block."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise CaseTimeout(f"still running after {seconds:g} s (a loop that never ends?)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def bad_figures(obj: Any, name: str = "", where: str = "$") -> Iterator[str]:
@@ -71,6 +99,13 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
         from advisor.collectors.awr import read_report
 
         return [read_report(paths[0])]
+    if case.kind == "sizes":
+        from advisor.collectors.awr import read_report
+        from advisor.sizes.formats import read_sizes
+        from advisor.sizes.merge import merge_sizes, wanted
+
+        work = read_report(seeds.REPORTS / case.target)
+        return [merge_sizes(work, read_sizes(paths[0], keep=wanted(work)))]
     if case.kind == "pair":
         from advisor.model import load_snapshot
         from advisor.rates.workload import diff
@@ -122,10 +157,13 @@ def run_case(case: Case, directory: Path) -> str | None:
             path = folder / name
             path.write_bytes(data)
             paths.append(path)
-        if case.kind == "report" and case.seed % CLI_EVERY == 0 and (problem := _cli_problem(paths[0])):
-            return problem
         try:
-            results = _execute(case, paths)
+            with time_limit(CASE_SECONDS):
+                if case.kind == "report" and case.seed % CLI_EVERY == 0 and (problem := _cli_problem(paths[0])):
+                    return problem
+                results = _execute(case, paths)
+        except CaseTimeout as exc:
+            return f"hang: {exc}"
         except AdvisorError as exc:
             return _refusal_problem(exc)
         except Exception as exc:  # noqa: BLE001 - exactly what the suite looks for
@@ -159,12 +197,13 @@ def scratch() -> Iterator[Path]:
         yield Path(tmp)
 
 
-def run(seed: int, count: int, *, stop_after: int = 20) -> tuple[list[tuple[Case, str]], Counter[str]]:
-    """Run *count* cases from *seed*; the failures (up to *stop_after*) and how cases ended."""
+def run(seed: int, count: int, *, sizes: int = 0, stop_after: int = 20) -> tuple[list[tuple[Case, str]], Counter[str]]:
+    """Run *count* cases from *seed* and then *sizes* sizes-file cases; the failures (up to
+    *stop_after*) and how cases ended."""
     failures: list[tuple[Case, str]] = []
     outcomes: Counter[str] = Counter()
     with scratch() as tmp:
-        for case in cases(seed, count):
+        for case in itertools.chain(cases(seed, count), sizes_cases(seed, sizes)):
             problem = run_case(case, tmp)
             outcomes[f"{case.kind} {'failed' if problem else 'ok'}"] += 1
             if problem:
@@ -178,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line of ``make fuzz``: exit 0 when every case kept the property."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=20000)
+    parser.add_argument("--sizes-cases", type=int, default=5000, help="sizes-file cases after the others")
     parser.add_argument("--seed", type=int, default=20261123)
     parser.add_argument("--replay", type=int, default=None, help="run the one case of this case seed")
     args = parser.parse_args(argv)
@@ -189,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         print(case.describe())
         print(problem or "ok")
         return 1 if problem else 0
-    failures, outcomes = run(args.seed, args.cases)
+    failures, outcomes = run(args.seed, args.cases, sizes=args.sizes_cases)
     elapsed = time.perf_counter() - started
     total = sum(outcomes.values())
     print(f"{total} cases in {elapsed:.1f} s ({total / elapsed * 60:,.0f} a minute): " +

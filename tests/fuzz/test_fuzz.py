@@ -10,19 +10,41 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import BadInput
-from tests.fuzz import mutate, run, seeds
+from tests.fuzz import mutate, run, seeds, sizes_cases
 
 FIXED_SEED = 20261123
 FIXED_CASES = 2000
+FIXED_SIZES_CASES = 300
 
 
 @pytest.mark.slow
 def test_fixed_seed_run_keeps_the_property() -> None:
-    failures, outcomes = run.run(FIXED_SEED, FIXED_CASES)
+    failures, outcomes = run.run(FIXED_SEED, FIXED_CASES, sizes=FIXED_SIZES_CASES)
     report = "\n".join(f"{case.describe()[:300]}\n  -> {problem}" for case, problem in failures)
     assert not failures, report
-    assert sum(outcomes.values()) == FIXED_CASES
+    assert sum(outcomes.values()) == FIXED_CASES + FIXED_SIZES_CASES
     assert all(outcomes[f"{kind} ok"] > FIXED_CASES / 10 for kind in ("report", "document", "pair"))
+    assert outcomes["sizes ok"] == FIXED_SIZES_CASES
+
+
+def test_a_case_that_never_ends_is_a_failure_not_a_stuck_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import advisor.sizes.formats as formats
+
+    def forever(path: object, keep: object = None) -> None:
+        while True:
+            pass
+
+    monkeypatch.setattr(formats, "read_sizes", forever)
+    monkeypatch.setattr(run, "CASE_SECONDS", 0.5)
+    case = next(sizes_cases.sizes_cases(FIXED_SEED, 1))
+    problem = run.run_case(case, tmp_path)
+    assert problem is not None and problem.startswith("hang: still running after 0.5 s")
+
+
+def test_sizes_seeds_leave_the_other_cases_as_they_were() -> None:
+    assert mutate.case_from(1072495106).describe().startswith("seed 1072495106 pair")  # the case the test above replays
+    case = next(sizes_cases.sizes_cases(5, 1))
+    assert case.seed >= mutate.SIZES_SEEDS and mutate.case_from(case.seed).files == case.files
 
 
 def test_cases_replay_from_their_seed() -> None:
