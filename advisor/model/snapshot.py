@@ -35,6 +35,9 @@ said 0) and ``sizes`` records a merged sizes file. Versions 1 and 2 are still re
 import's 0 sizes count as unknown (:func:`advisor.sizes.merge.size_unknown`)."""
 
 Dbms = Literal["postgres", "oracle"]
+
+ResetRule = Literal["identity", "recovery", "stats-reset", "stats-reset-views", "restart", "instance"]
+"""The rules of :data:`advisor.rates.workload.RULES` that can fire between two snapshots (docs/collect.md)."""
 FileKind = Literal[
     "data", "index", "toast", "sequence", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
 ]
@@ -308,6 +311,7 @@ class Workload(Record):
     sizes: SizesSource | None = None  # the sizes file merged in (--sizes), with its time
     read_evidence: ReadEvidence | None = None  # a report's latency histograms (cached reads)
     traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
+    resets: tuple[ResetRule, ...] = ()  # the rules that fired in the interval (each also said in warnings)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from advisor import __version__
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+from advisor.model.snapshot import ResetRule
 from advisor.rates.counters import counter_delta
 from advisor.rates.io_share import interval_wait
 from advisor.rates.segments import COUNTERS, diff_segments, with_counters
@@ -34,7 +35,7 @@ from advisor.units import mean_kib, mib_per_s
 class Rule:
     """One reset/restart rule: what it compares and whether it refuses the interval."""
 
-    name: str
+    name: ResetRule
     refuse: bool
     check: Callable[[Snapshot, Snapshot], str | None]  # a message when the rule fires
 
@@ -129,8 +130,11 @@ def _parse_time(text: str, what: str) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool, always_refuse: Collection[str]) -> list[str]:
-    warnings = []
+def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool,
+                 always_refuse: Collection[str]) -> tuple[list[str], list[ResetRule]]:
+    """The warning of every rule that fired and the rules' codes (the codes are what code decides by)."""
+    warnings: list[str] = []
+    fired: list[ResetRule] = []
     for rule in RULES.get(b.server.dbms, ()):
         message = rule.check(a, b)
         if message is None:
@@ -141,7 +145,8 @@ def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool, always_refuse: Col
                 hint="the interval's counters are not comparable; collect again",
             )
         warnings.append(f"{rule.name}: {message}")
-    return warnings
+        fired.append(rule.name)
+    return warnings, fired
 
 
 def _per(value: float | None, seconds: float) -> float | None:
@@ -254,7 +259,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
     seconds = (end - start).total_seconds()
     if seconds <= 0:
         raise BadInput(f"snapshot B ({b.taken_at}) is not later than snapshot A ({a.taken_at}); pass them in order")
-    warnings = _check_rules(a, b, allow_reset, always_refuse)
+    warnings, resets = _check_rules(a, b, allow_reset, always_refuse)
     timing = True
     for name in TIMING_SETTINGS.get(b.server.dbms, ()):
         if a.server.settings.get(name) != b.server.settings.get(name):
@@ -300,6 +305,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         warnings=(*warnings, *segment_warnings),
         source="snapshots",
         tool_version=__version__,
+        resets=tuple(resets),
     )
 
 
