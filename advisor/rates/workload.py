@@ -25,7 +25,7 @@ from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
 from advisor.model.snapshot import ResetRule
 from advisor.rates.counters import counter_delta
-from advisor.rates.io_share import interval_wait
+from advisor.rates.io_share import cumulative_wait, interval_wait
 from advisor.rates.segments import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
 from advisor.units import mean_kib, mib_per_s
@@ -215,19 +215,6 @@ def zero_baseline(file: FileIO) -> FileIO:
     )
 
 
-def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
-    """Cumulative profiles (Oracle DB time) are diffed; sampled ones (PostgreSQL) come from *b*."""
-    if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
-        return b
-    db_time: float | None = b.db_time_s - a.db_time_s
-    io_wait: float | None = b.io_wait_s - a.io_wait_s
-    # a cumulative time that went backwards (instance restart, damaged file) says nothing of the interval
-    db_time = db_time if db_time is not None and db_time >= 0 else None
-    io_wait = io_wait if io_wait is not None and io_wait >= 0 else None
-    share = io_wait / db_time if db_time and io_wait is not None else None
-    return replace(b, io_wait_share=share, db_time_s=db_time, io_wait_s=io_wait)
-
-
 def diskstat_rates(a: HostLayout | None, b: HostLayout | None, seconds: float) -> tuple[DiskStatRate, ...]:
     """iostat -x figures per disk and partition from the two snapshots' /proc/diskstats readings.
 
@@ -298,7 +285,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         ended_at=b.taken_at,
         interval_s=seconds,
         rates=tuple(rates),
-        wait=interval_wait(a, b, _wait(a.wait, b.wait)),
+        wait=interval_wait(a, b, cumulative_wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
         segments=segments,
