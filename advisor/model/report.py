@@ -288,7 +288,7 @@ class Report(Record):
     interval_s: float | None  # length of the workload's interval
     disks: dict[str, DiskSummary]  # disk name → model or profile summary used
     findings: tuple[Finding, ...]  # most important first (NOT_IO_BOUND leads when present)
-    plan: Plan | None  # null with the reason in warnings (not IO bound, solid state, nothing located)
+    plan: Plan | None  # null with the reason in no_plan (not IO bound, solid state, nothing located, sizes unknown)
     io_wait_share: Share | None = None  # share of DB time spent waiting on IO
     layout: LayoutSummary = field(default_factory=LayoutSummary)  # partitions as they are now
     areas: tuple[AreaRow, ...] = ()  # every area, classified and located
