@@ -116,10 +116,10 @@ def test_the_walk_leaves_other_figures(line: str) -> None:
 
 
 def _decimal_giga(node: ast.expr) -> bool:
+    """``1e9``, ``1_000_000_000`` or ``10**9`` written out."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return ast.unparse(node).replace(" ", "") == "10**9"
     value = node.value if isinstance(node, ast.Constant) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and isinstance(node.left, ast.Constant) \
-            and isinstance(node.right, ast.Constant):
-        value = node.left.value ** node.right.value
     return isinstance(value, int | float) and not isinstance(value, bool) and value == 10**9
 
 
