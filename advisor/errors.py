@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from advisor.render.safe import shown
+from advisor.escape import shown
 from advisor.secrets import redact
 
 __all__ = ["redact"]  # re-exported: message paths import it from here

@@ -37,6 +37,8 @@ DEFAULT_BLOCK_BYTES = 8 * KIB
 DISK_MB = 10**6
 """The megabyte of drive rates (presets, drive specs, the disk models, ``disk``/``bench`` output), as
 datasheets quote them; a document stores such a rate in bytes per second."""
+DISK_GB = 10**9
+"""The gigabyte drives and inventories are sold in: what a capacity or a tier's size prints as "GB"."""
 
 _SIZE_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", flags=re.IGNORECASE)

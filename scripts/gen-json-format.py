@@ -276,6 +276,13 @@ What the advisor concludes: findings with their evidence and predicted gain, the
 (partitions from the outer edge, which area goes where, service times before and after, the
 scripts), the disk models used, the layout now and every area as classified and located.
 Fractions of a disk run from 0 (outer edge) to 1 (inner edge). See docs/report.md.
+
+What the advice amounts to is typed (format 4): `no_plan` says why there is no plan to carry out
+as a code (`not-io-bound`, `sizes-unknown`, `not-worth-it`, `model-does-not-fit`, `solid-state`,
+`no-files`, `nothing-located`) and its words; `model_basis` which disk model was assumed and why;
+`outcome` the verdict the fleet ranks by and the disk time the plan saves. Reports of formats 1-3
+are still read: their model basis was their first warning ("disk model: ..."), their reason the
+warning that began "No "; both are read into the typed fields when the document is loaded.
 """
 
 AUDIT_NOTE = """
@@ -349,7 +356,7 @@ SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
           model.AreaPlacement, model.ServiceTime, model.Script, model.ReplayCheck, model.ReplayArea,
-          model.MigrationStage)
+          model.MigrationStage, model.NoPlan, model.Outcome)
 TRACE = (model.BlockTrace, model.TraceProcess, model.TraceLoss)
 AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
 PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)

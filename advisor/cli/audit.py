@@ -67,7 +67,7 @@ def audit(
         raise BadInput("at most two snapshots (A and B) can be compared")
     require_format(output_format, "audit", (OutputFormat.terminal, OutputFormat.json, OutputFormat.html))
     snapshots = [load_snapshot(f) for f in files] if files else [_live_snapshot(dsn, dbms)]
-    models, _ = load_models(None, None, None)  # the note: AUDIT_MODEL
+    models = load_models(None, None, None)  # the basis: AUDIT_MODEL
     result = build_audit(snapshots, models)
 
     def terminal(console: Console) -> None:

@@ -57,7 +57,7 @@ def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
 def _models(preset: str | None, spec: Path | None) -> Any:
     from advisor.cli.reporting import load_models
 
-    models, _notes = load_models(None, preset, spec)
+    models = load_models(None, preset, spec)
     return models
 
 

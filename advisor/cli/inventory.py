@@ -16,6 +16,7 @@ import typer
 
 from advisor.errors import BadInput
 from advisor.render.safe import shown
+from advisor.units import DISK_GB
 
 if TYPE_CHECKING:
     from advisor.model.inventory import Inventory
@@ -40,7 +41,7 @@ def inventory(
         width = stdout_console().width
         for device in checked.devices:
             model = build_device_model(device, check.parent)
-            size = f"{device.count} x {device.capacity_bytes / 1e9:,.1f} GB"
+            size = f"{device.count} x {device.capacity_bytes / DISK_GB:,.1f} GB"
             line = (f"{shown(device.name)}: {device.medium}, {size}, "
                     f"model {shown(model.model_name)} ({shown(model.source)})")
             # wrapped at the terminal's (or COLUMNS') width between words: a name one types stays whole

@@ -49,6 +49,7 @@ from advisor.errors import BadInput
 
 if TYPE_CHECKING:
 
+    from advisor.engine.advise import Models
     from advisor.model import Workload
 
 
@@ -92,7 +93,8 @@ def plan(
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
     if no_sizes is not None:
         raise BadInput(no_sizes)  # a plan on sizes nobody stated is not advice
-    models, notes = load_models(disk, preset, spec)
+    models = load_models(disk, preset, spec)
+    notes: list[str] = []
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})
     options = PlanOptions(disks=disks, headroom=headroom, dbms=dbms or work.server.dbms, mount_root=mount_root,
@@ -102,7 +104,7 @@ def plan(
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-        notes = _target_notes(notes, work, bool(disk or preset or spec))
+        models, notes = _target_basis(models, work, bool(disk or preset or spec))
     options = staged_options(options, in_place, spare)
     with _phases() as progress:
         options = replace(options, progress=progress)
@@ -110,19 +112,17 @@ def plan(
                           kept, title="advisor plan")
 
 
-def _target_notes(notes: list[str], work: Workload, model_given: bool) -> list[str]:
+def _target_basis(models: Models, work: Workload, model_given: bool) -> tuple[Models, list[str]]:
     """With an inventory the devices bring their own models: the default preset models today's disks
-    (the 'before' times) only, and only when today's layout is known."""
-    from advisor.cli.reporting import DEFAULT_PRESET, MODEL_NOTE
+    (the 'before' times) only, and only when today's layout is known (then a note says so)."""
+    from advisor.cli.reporting import DEFAULT_PRESET
 
-    kept = [n for n in notes if not n.startswith(MODEL_NOTE)]
-    today = next((n[len(MODEL_NOTE):] for n in notes if n.startswith(MODEL_NOTE)), "")
-    if not model_given and work.layout is not None and work.layout.devices:
-        kept.append(f"today's disks ('before') are modelled with the {DEFAULT_PRESET} preset "
-                    "(give --disk, --preset or --spec for them)")
-    kept.append(f"{MODEL_NOTE}each device of the --target inventory by its own profile, preset or spec"
-                + (f"; today's disks: {today}" if work.layout is not None and work.layout.devices else ""))
-    return kept
+    today = work.layout is not None and bool(work.layout.devices)
+    notes = [f"today's disks ('before') are modelled with the {DEFAULT_PRESET} preset "
+             "(give --disk, --preset or --spec for them)"] if today and not model_given else []
+    basis = ("each device of the --target inventory by its own profile, preset or spec"
+             + (f"; today's disks: {models.basis}" if today else ""))
+    return replace(models, basis=basis), notes
 
 
 def _phases() -> contextlib.AbstractContextManager[Callable[[str, int, int], None]]:

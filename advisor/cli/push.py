@@ -35,7 +35,7 @@ def default_summarizer() -> Summarizer:
     from advisor.cli.reporting import DEFAULT_PRESET, load_models
     from advisor.repo.summaries import Summarizer
 
-    models, _notes = load_models(None, None, None)
+    models = load_models(None, None, None)
     return Summarizer(models, f"preset:{DEFAULT_PRESET}")
 
 

@@ -103,7 +103,7 @@ def report(
 ) -> None:
     """Findings, a placement plan with predicted gains, and the scripts to carry it out."""
     from advisor.cli.collect import check_dbms
-    from advisor.cli.reporting import advise_and_output, load_models, target_model_note, with_target
+    from advisor.cli.reporting import advise_and_output, load_models, target_model_basis, with_target
     from advisor.cli.sizes_options import sized_for_plan
     from advisor.engine.planner import PlanOptions
 
@@ -125,16 +125,16 @@ def report(
 
         refuse_shortfalls(work.coverage, str(workload or files[-1]))
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
-    models, notes = load_models(disk, preset, spec)
+    models = load_models(disk, preset, spec)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
                           min_gain=min_gain / 100, no_plan=no_sizes)  # without sizes: findings, and that line
     if knapsack and target is None:
         raise BadInput("--knapsack goes with --target (it is the tiered plan's baseline)")
     if target is not None:
         options = with_target(options, target, knapsack)
-        notes = target_model_note(notes)
+        models = target_model_basis(models)
     options = staged_options(options, in_place, spare)
-    advise_and_output(work, models, options, notes, fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
+    advise_and_output(work, models, options, [], fmt, output, scripts, verbose, assumed, scripts_anyway, kept)
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,6 @@ import typer
 
 from advisor.cli.common import OutputFormat, emit
 from advisor.engine.disk_models import DEFAULT_PRESET as DEFAULT_PRESET  # plan, audit
-from advisor.engine.disk_models import MODEL_NOTE as MODEL_NOTE  # plan
 from advisor.engine.disk_models import load_models as load_models  # report, plan, fleet
 from advisor.render.safe import shown
 
@@ -29,10 +28,12 @@ if TYPE_CHECKING:
     from advisor.model import Report, Workload
 
 
-def target_model_note(notes: list[str]) -> list[str]:
-    """With ``--target`` the model note also says the inventory's devices bring their own models."""
-    return [f"{n} for today's disks; the --target inventory's devices by their own profile, preset or spec"
-            if n.startswith(MODEL_NOTE) else n for n in notes]
+def target_model_basis(models: Models) -> Models:
+    """With ``--target`` the model basis also says the inventory's devices bring their own models."""
+    from dataclasses import replace
+
+    return replace(models, basis=f"{models.basis} for today's disks; the --target inventory's devices by their "
+                   "own profile, preset or spec")
 
 
 def with_target(options: PlanOptions, inventory_path: Path, knapsack: bool = False) -> PlanOptions:
@@ -87,14 +88,8 @@ def advise_and_output(
         from dataclasses import replace
 
         result = replace(result, coverage=work.coverage)
-    basis = tuple(n for n in notes if n.startswith(MODEL_NOTE))
-    if basis:
-        from dataclasses import replace
-
-        result = replace(result, warnings=(*basis, *result.warnings))
-    for note in notes:
-        if not note.startswith(MODEL_NOTE):  # that one is in the report itself, in every format
-            typer.echo(f"advisor: note: {shown(note)}", err=True)
+    for note in notes:  # the model basis is in the report itself, in every format
+        typer.echo(f"advisor: note: {shown(note)}", err=True)
     output_report(result, fmt, output, work, verbose, title, cache_kept)
     write_scripts(result, scripts, scripts_anyway)
 
@@ -111,7 +106,7 @@ def write_scripts(report: Report, directory: Path | None, anyway: bool = False) 
             typer.echo(f"advisor: note: the plan has {len(plan.scripts)} scripts; --scripts DIR writes them", err=True)
         return
     if plan is None or not plan.scripts:
-        why = next((w for w in report.warnings if w.startswith("No ")), "No plan.")
+        why = report.no_plan.words if plan is None and report.no_plan is not None else "No plan."
         typer.echo(f"advisor: no scripts written: {why}", err=True)
         return
     if plan.not_worth_it and not anyway:

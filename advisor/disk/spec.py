@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -32,7 +31,7 @@ from msgspec import Meta
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
 from advisor.model.record import Record, field
-from advisor.model.tomlrecords import Problem, decode, rule_of, type_at
+from advisor.model.tomlrecords import Problem, decode, parse_toml, rule_of, type_at
 from advisor.model.validate import LARGEST
 from advisor.units import MIB
 
@@ -102,12 +101,7 @@ def load_toml(path: Path) -> dict[str, Any]:
     from advisor.model.jsonio import read_regular_file
 
     data = read_regular_file(path, MAX_SPEC_BYTES, "drive spec")
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: not a readable TOML drive spec ({exc})") from None
-    except RecursionError:
-        raise BadInput(f"{path}: not a readable TOML drive spec (nested too deeply)") from None
+    return parse_toml(data, str(path), "TOML drive spec")  # the one TOML reader (inventories use it too)
 
 
 def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, DriveTable]:

@@ -29,7 +29,7 @@ from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.replay_check import check_trace, misfit, verdict
 from advisor.engine.saturation import disk_time_misfits, disk_utils, saturation, saturation_finding
-from advisor.engine.worth import judge
+from advisor.engine.worth import judge, outcome
 from advisor.model import (
     AreaRow,
     DiskProfile,
@@ -45,6 +45,7 @@ from advisor.model import (
     Snapshot,
     Workload,
 )
+from advisor.model.report import NoPlan
 from advisor.rates.workload import since_start
 from advisor.units import DISK_MB
 
@@ -58,6 +59,8 @@ class Models:
     default: DiskPhysics
     per_disk: Mapping[str, DiskPhysics] = field(default_factory=dict)
     profiles: Mapping[str, DiskProfile] = field(default_factory=dict)
+    basis: str = ""
+    """Which model judges which disk and why, in words (``Report.model_basis``; empty: not said)."""
 
     def of(self, disk: str | None) -> DiskPhysics:
         """The physics of *disk* (the default when it has none of its own)."""
@@ -236,14 +239,14 @@ def _disk_names(workload: Workload, options: PlanOptions, names: list[str],
 
 def make_plan(
     workload: Workload, analysis: Analysis, models: Models, options: PlanOptions
-) -> tuple[Plan | None, list[str]]:
+) -> tuple[Plan | None, NoPlan | None]:
     """The plan, or None with the reason (gate closed, solid state, nothing to place, sizes unknown)."""
     if options.no_plan is not None:
-        return None, [options.no_plan]
+        return None, NoPlan("sizes-unknown", options.no_plan)
     if not analysis.gate.passed and not options.force:
-        return None, [f"No plan: {analysis.gate.reason} (use --force to plan anyway)."]
+        return None, NoPlan("not-io-bound", f"No plan: {analysis.gate.reason} (use --force to plan anyway).")
     if not analysis.classified:
-        return None, ["No plan: the workload has no files."]
+        return None, NoPlan("no-files", "No plan: the workload has no files.")
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
     capacity = min((v.size_bytes for v in analysis.views.values()), default=models.default.capacity_bytes)
     classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings,
@@ -260,19 +263,20 @@ def make_plan(
         tiered = make_tier_plan(workload, analysis.classified, options.target, options.headroom, current, options)
         # worth judged only against today's layout: a new machine's layout is needed whatever it gains
         today = bool(current) and all(c.area.name in current for c in analysis.classified if c.area.iops > 0)
-        return (judge(tiered, options.min_gain) if today else tiered), []
+        return (judge(tiered, options.min_gain) if today else tiered), None
     if analysis.refuted and not analysis.views and not options.new_disks:
-        return None, ["No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT)."]
+        return None, NoPlan("model-does-not-fit",
+                            "No plan: the assumed disk model does not fit what was measured (see MODEL_DOES_NOT_FIT).")
     if analysis.views and options.disks == 1 and not options.new_disks:
         solution, before, labels, capacities, names = _plan_current_disks(analysis, options)
         notes: list[str] = list(temp_notes)
     else:
         if models.default.rpm is None or "*" in analysis.ssd_disks or _all_ssd(analysis, models):
-            return None, ["No zone plan: the disks are solid state (see SOLID_STATE)."]
+            return None, NoPlan("solid-state", "No zone plan: the disks are solid state (see SOLID_STATE).")
         solution, before, labels, capacities, names, notes = _plan_new_disks(analysis, models, options)
         names, notes = _disk_names(workload, options, names, [*notes, *temp_notes])
     if not solution.disks:
-        return None, ["No plan: no area is located on a rotating disk."]
+        return None, NoPlan("nothing-located", "No plan: no area is located on a rotating disk.")
     dbms = options.dbms or workload.server.dbms
     plan = build_plan(
         analysis.classified, solution, before, labels, capacities, options, names,
@@ -283,7 +287,7 @@ def make_plan(
 
         plan = stage_plan(plan, analysis.classified, workload.layout, models.of(names[0]), options,
                           dict(workload.server.settings))
-    return judge(plan, options.min_gain), []
+    return judge(plan, options.min_gain), None
 
 
 def _all_ssd(analysis: Analysis, models: Models) -> bool:
@@ -362,7 +366,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
-    plan, plan_notes = make_plan(workload, analysis, models, opts)
+    plan, no_plan = make_plan(workload, analysis, models, opts)
     replayed, findings = _replay(workload, models, plan, analysis)
     if plan is not None and replayed:
         plan = verdict(plan, replayed, opts.min_gain)
@@ -374,6 +378,8 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
     if saturated is not None:
         analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server
+    if no_plan is None and plan is not None and plan.not_worth_it is not None:
+        no_plan = NoPlan("not-worth-it", plan.not_worth_it)
     return Report(
         generated_at=generated_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
         server=ServerSummary(server.dbms, server.version, server.host, server.name),
@@ -385,10 +391,13 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         layout=_layout_summary(workload),
         areas=_area_rows(analysis.classified, analysis.calibration),
         warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(analysis.calibration.notes())
-        + tuple(plan_notes),
+        + ((no_plan.words,) if no_plan is not None and plan is None else ()),
         tool_version=__version__,
         replay=replayed,
         saturation=saturated,
+        model_basis=models.basis or None,
+        no_plan=no_plan,
+        outcome=outcome(plan, analysis.findings, no_plan),
     )
 
 

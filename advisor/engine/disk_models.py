@@ -3,8 +3,8 @@
 ``advisor report``, ``plan``, ``audit`` and the fleet all answer the same question before
 they advise: a disk measured by ``advisor bench`` is judged by a model fitted to its profile
 (or as solid state); every other disk by the preset or spec the user named, or by the
-default preset. The answer comes with a note that says which model was assumed and why; it
-goes into the report (:data:`MODEL_NOTE` starts it).
+default preset. The answer comes with its basis, in words: which model was assumed and why
+(``Models.basis``); the engine puts it into the report (``Report.model_basis``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,7 @@ if TYPE_CHECKING:
 DEFAULT_PRESET = "class-7200-desktop"
 """The drive class assumed when nothing was measured or named."""
 
-MODEL_NOTE = "disk model: "
-"""Start of the note that says which model the advice assumed and why; it goes into the report
-(every format shows it with the summary), not to stderr."""
-
-
-def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None) -> tuple[Models, list[str]]:
+def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None) -> Models:
     """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
 
     A measured profile applies to the disk it was measured on (its ``device``); the preset or
@@ -67,7 +62,7 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     if profiles:
         measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
         basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
-    return Models(default=default, per_disk=per_disk, profiles=profiles), [MODEL_NOTE + basis]
+    return Models(default=default, per_disk=per_disk, profiles=profiles, basis=basis)
 
 
 def _fit_kind(profile: DiskProfile) -> str:

@@ -64,7 +64,7 @@ class PlanOptions:
     knapsack: bool = False  # lay out the IO-density knapsack baseline instead of the searched plan
     scripts: bool = True  # False: predictions only (a fleet ranking formats no SQL: a third of its time)
     min_gain: float = 0.05  # a plan predicting less is "no change worth making" (engine/worth.py)
-    no_plan: str | None = None  # make no plan and say this instead (file sizes unknown: advisor.sizes.need)
+    no_plan: str | None = None  # file sizes unknown: make no plan and say this (advisor.sizes.need)
     progress: Progress | None = field(default=None, compare=False)  # told each phase of a long plan
     in_place: bool = False  # stage the plan on the disk that holds the data (engine/stages.py)
     spare: str | None = None  # where the staged migration puts the disk's areas meanwhile

@@ -225,7 +225,9 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
         raise BadInput(f"{source}: {exc}") from None
     except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8
         raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
-    return document
+    from advisor.model.upgrade import upgraded  # imports the document classes, which import this module
+
+    return upgraded(document)
 
 
 _ESCAPED_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")

@@ -14,11 +14,21 @@ from advisor.model.coverage import CoverageCheck
 from advisor.model.kinds import Share, Timestamp
 from advisor.model.record import Record, field
 
-REPORT_FORMAT_VERSION = 3
+REPORT_FORMAT_VERSION = 4
 """2: typed server, disks, layout and areas; an area's ``class`` is now ``area_class``.
-3: an area's ``size_bytes`` is ``null`` when unknown, ``size_assumed`` marks ``--assume-size``'s."""
+3: an area's ``size_bytes`` is ``null`` when unknown, ``size_assumed`` marks ``--assume-size``'s.
+4: the outcome is typed: ``no_plan`` (a code and its words), ``model_basis`` (the model note is no
+longer the first warning) and ``outcome``. Versions 1-3 are still read
+(:func:`advisor.model.report_upgrade.upgrade_report`)."""
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
+
+NoPlanCode = Literal["not-io-bound", "sizes-unknown", "not-worth-it", "model-does-not-fit", "solid-state",
+                     "no-files", "nothing-located", "unknown"]
+"""Why a report has no plan to carry out (``unknown``: an old document whose words match no code)."""
+
+Verdict = Literal["saves", "nothing to gain", "no change worth making", "sizes unknown", "no plan"]
+"""What a report amounts to, in the order the fleet ranks it (:func:`advisor.engine.worth.outcome`)."""
 
 
 class Finding(Record):
@@ -286,6 +296,26 @@ class Saturation(Record):
     freed_time_to: str | None = None
 
 
+class NoPlan(Record):
+    """Why there is no plan to carry out: a stable code to decide by, and the words a person reads."""
+
+    code: NoPlanCode
+    words: str  # the sentence every format shows ("No plan: ...")
+
+
+class Outcome(Record):
+    """What the advice amounts to, computed once by :func:`advisor.engine.worth.outcome`.
+
+    The seconds are disk service time per hour of the interval: the plan's per-area IOPS x
+    milliseconds; null without a plan (nothing was predicted, which is not a saving of 0).
+    """
+
+    verdict: Verdict
+    saved_s_per_h: float | None = None  # IOPS x (before - after) ms, per hour
+    saved_share: float | None = None  # saved / before (0 when before is 0)
+    before_s_per_h: float | None = None  # IOPS x before ms, per hour
+
+
 class Report(Record):
     """The advisor's whole answer; renderers only read this."""
 
@@ -294,7 +324,7 @@ class Report(Record):
     interval_s: float | None  # length of the workload's interval
     disks: dict[str, DiskSummary]  # disk name → model or profile summary used
     findings: tuple[Finding, ...]  # most important first (NOT_IO_BOUND leads when present)
-    plan: Plan | None  # null with the reason in warnings (not IO bound, solid state, nothing located)
+    plan: Plan | None  # null with the reason in no_plan (not IO bound, solid state, nothing located, sizes unknown)
     io_wait_share: Share | None = None  # share of DB time spent waiting on IO
     layout: LayoutSummary = field(default_factory=LayoutSummary)  # partitions as they are now
     areas: tuple[AreaRow, ...] = ()  # every area, classified and located
@@ -303,5 +333,8 @@ class Report(Record):
     coverage: tuple[CoverageCheck, ...] = ()  # a report import checked against the report's own totals
     replay: tuple[ReplayCheck, ...] = ()  # traced requests replayed on the model, per disk (collect --trace)
     saturation: Saturation | None = None  # saturated disks: a plan's gain is work per second there
+    model_basis: str | None = None  # the disk model the advice assumed and why (null: not recorded)
+    no_plan: NoPlan | None = None  # why there is no plan to carry out (null: there is one worth it)
+    outcome: Outcome | None = None  # verdict and disk time saved (null: a version 1-3 document)
     document: Literal["report"] = "report"  # always `report`
     format_version: int = REPORT_FORMAT_VERSION  # format version; newer versions are refused

@@ -35,6 +35,9 @@ said 0) and ``sizes`` records a merged sizes file. Versions 1 and 2 are still re
 import's 0 sizes count as unknown (:func:`advisor.sizes.merge.size_unknown`)."""
 
 Dbms = Literal["postgres", "oracle"]
+
+ResetRule = Literal["identity", "recovery", "stats-reset", "stats-reset-views", "restart", "instance"]
+"""The rules of :data:`advisor.rates.workload.RULES` that can fire between two snapshots (docs/collect.md)."""
 FileKind = Literal[
     "data", "index", "toast", "sequence", "temp", "wal", "redo", "archive", "fra", "control", "undo", "backup", "other"
 ]
@@ -334,6 +337,7 @@ class Workload(Record):
     traces: tuple[BlockTrace, ...] = ()  # the block layer's requests per disk (collect --trace)
     instances: tuple[InstanceShare, ...] = ()  # a global RAC report: each instance's share of the rates
     relation_write_mb_s: float | None = None  # data pages the server wrote (PostgreSQL pg_stat_io), None: not counted
+    resets: tuple[ResetRule, ...] = ()  # the rules that fired in the interval (each also said in warnings)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

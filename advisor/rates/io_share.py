@@ -1,4 +1,13 @@
-"""IO share of DB time from PostgreSQL's cumulative counters, for any pair of snapshots.
+"""The IO share of DB time, in one place: PostgreSQL's counters, Oracle's DB time, a report's figures.
+
+:func:`time_share` is the share itself (IO time over DB time of one interval), for every source:
+a report import states both times for its interval and its share is read as stated.
+:func:`interval_times` turns cumulative times (Oracle's DB time and foreground IO waits, live
+from V$ or recorded by Statspack/AWR) into the interval's by the one reset rule of
+:mod:`advisor.rates.counters`: a time that went backwards was reset, the later reading is what
+passed since, and a note says so (never a negative time, never a silent None).
+
+PostgreSQL's share comes from its cumulative counters, for any pair of snapshots.
 
 The response-time gate (:mod:`advisor.engine.gate`) needs the share of the database's time
 spent in IO. Sampling ``pg_stat_activity`` answers it only while advisor watches the
@@ -68,6 +77,40 @@ class CounterShare:
     def share(self) -> float:
         """IO time over DB time, at most 1 (background IO can exceed client time before 16)."""
         return min(1.0, self.io_time_s / self.db_time_s)
+
+
+RESET_NOTE = ("DB time or IO wait time went backwards between the samples (an instance restart or a statistics "
+              "reset): the share counts the time since the reset")
+
+
+def time_share(db_time_s: float | None, io_time_s: float | None) -> float | None:
+    """IO time over DB time of one interval; None when either is unknown or no DB time passed.
+
+    >>> time_share(100.0, 25.0), time_share(0.0, 0.0), time_share(10.0, None)
+    (0.25, None, None)
+    """
+    return io_time_s / db_time_s if db_time_s and io_time_s is not None else None
+
+
+def interval_times(db_before: float | None, db_after: float | None, io_before: float | None,
+                   io_after: float | None) -> tuple[float | None, float | None, bool]:
+    """``(DB time, IO time, reset)`` of an interval from cumulative readings, by the counters' reset rule.
+
+    >>> interval_times(100.0, 160.0, 10.0, 25.0), interval_times(100.0, 40.0, 10.0, 4.0)
+    ((60.0, 15.0, False), (40.0, 4.0, True))
+    """
+    db_time, db_reset = counter_delta(db_before, db_after)
+    io_time, io_reset = counter_delta(io_before, io_after)
+    return db_time, io_time, db_reset or io_reset
+
+
+def cumulative_wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
+    """The interval's profile from two cumulative ones (Oracle live DB time); sampled ones come from *b*."""
+    if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
+        return b
+    db_time, io_time, reset = interval_times(a.db_time_s, b.db_time_s, a.io_wait_s, b.io_wait_s)
+    notes = (*b.notes, RESET_NOTE) if reset else b.notes
+    return replace(b, io_wait_share=time_share(db_time, io_time), db_time_s=db_time, io_wait_s=io_time, notes=notes)
 
 
 def _number(value: object) -> float | None:

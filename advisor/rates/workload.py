@@ -23,8 +23,9 @@ from dataclasses import dataclass, replace
 from advisor import __version__
 from advisor.errors import BadInput, StatsReset
 from advisor.model import DiskStatRate, FileIO, FileRate, HostLayout, Snapshot, WaitProfile, Workload
+from advisor.model.snapshot import ResetRule
 from advisor.rates.counters import counter_delta
-from advisor.rates.io_share import interval_wait
+from advisor.rates.io_share import cumulative_wait, interval_wait
 from advisor.rates.patterns import bulk_reads, relation_write_mb_s, scans_between, with_scans
 from advisor.rates.segments import COUNTERS, diff_segments, with_counters
 from advisor.storage import diskstats as storage_diskstats
@@ -35,7 +36,7 @@ from advisor.units import DEFAULT_BLOCK_BYTES, mean_kib, mib_per_s
 class Rule:
     """One reset/restart rule: what it compares and whether it refuses the interval."""
 
-    name: str
+    name: ResetRule
     refuse: bool
     check: Callable[[Snapshot, Snapshot], str | None]  # a message when the rule fires
 
@@ -130,8 +131,11 @@ def _parse_time(text: str, what: str) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool, always_refuse: Collection[str]) -> list[str]:
-    warnings = []
+def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool,
+                 always_refuse: Collection[str]) -> tuple[list[str], list[ResetRule]]:
+    """The warning of every rule that fired and the rules' codes (the codes are what code decides by)."""
+    warnings: list[str] = []
+    fired: list[ResetRule] = []
     for rule in RULES.get(b.server.dbms, ()):
         message = rule.check(a, b)
         if message is None:
@@ -142,7 +146,8 @@ def _check_rules(a: Snapshot, b: Snapshot, allow_reset: bool, always_refuse: Col
                 hint="the interval's counters are not comparable; collect again",
             )
         warnings.append(f"{rule.name}: {message}")
-    return warnings
+        fired.append(rule.name)
+    return warnings, fired
 
 
 def _per(value: float | None, seconds: float) -> float | None:
@@ -211,19 +216,6 @@ def zero_baseline(file: FileIO) -> FileIO:
     )
 
 
-def _wait(a: WaitProfile, b: WaitProfile) -> WaitProfile:
-    """Cumulative profiles (Oracle DB time) are diffed; sampled ones (PostgreSQL) come from *b*."""
-    if a.db_time_s is None or b.db_time_s is None or a.io_wait_s is None or b.io_wait_s is None:
-        return b
-    db_time: float | None = b.db_time_s - a.db_time_s
-    io_wait: float | None = b.io_wait_s - a.io_wait_s
-    # a cumulative time that went backwards (instance restart, damaged file) says nothing of the interval
-    db_time = db_time if db_time is not None and db_time >= 0 else None
-    io_wait = io_wait if io_wait is not None and io_wait >= 0 else None
-    share = io_wait / db_time if db_time and io_wait is not None else None
-    return replace(b, io_wait_share=share, db_time_s=db_time, io_wait_s=io_wait)
-
-
 def diskstat_rates(a: HostLayout | None, b: HostLayout | None, seconds: float) -> tuple[DiskStatRate, ...]:
     """iostat -x figures per disk and partition from the two snapshots' /proc/diskstats readings.
 
@@ -255,7 +247,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
     seconds = (end - start).total_seconds()
     if seconds <= 0:
         raise BadInput(f"snapshot B ({b.taken_at}) is not later than snapshot A ({a.taken_at}); pass them in order")
-    warnings = _check_rules(a, b, allow_reset, always_refuse)
+    warnings, resets = _check_rules(a, b, allow_reset, always_refuse)
     timing = True
     for name in TIMING_SETTINGS.get(b.server.dbms, ()):
         if a.server.settings.get(name) != b.server.settings.get(name):
@@ -296,7 +288,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         ended_at=b.taken_at,
         interval_s=seconds,
         rates=patterned,
-        wait=interval_wait(a, b, _wait(a.wait, b.wait)),
+        wait=interval_wait(a, b, cumulative_wait(a.wait, b.wait)),
         layout=b.layout,
         diskstats=diskstat_rates(a.layout, b.layout, seconds),
         segments=segments,
@@ -304,6 +296,7 @@ def diff(a: Snapshot, b: Snapshot, *, allow_reset: bool = False, always_refuse: 
         source="snapshots",
         tool_version=__version__,
         relation_write_mb_s=relation_write_mb_s(a, b, seconds) if b.server.dbms == "postgres" else None,
+        resets=tuple(resets),
     )
 
 

@@ -6,6 +6,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from advisor.units import DISK_GB
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -43,7 +45,7 @@ def show_tables(data: dict[str, Any], console: Console) -> None:
     model = data["model"]
     console.print(f"{data['name']} ({data['class']}): {data['description']}")
     console.print(
-        f"{model['capacity_bytes'] / 1e9:.0f} GB, {model['rpm']:.0f} rpm (T_rev {model['revolution_ms']:.2f} ms), "
+        f"{model['capacity_bytes'] / DISK_GB:.0f} GB, {model['rpm']:.0f} rpm (T_rev {model['revolution_ms']:.2f} ms), "
         f"{model['heads']} heads x {model['total_cylinders']} cylinders, overhead {model['overhead_ms']} ms, "
         f"head switch {model['head_switch_ms']} ms, write cache {model['write_cache']}"
     )

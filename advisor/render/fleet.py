@@ -6,12 +6,53 @@ detail is what ``advisor report FIRST LAST`` says over the same snapshots. Drawi
 
 from __future__ import annotations
 
-from advisor.repo.fleet_model import FleetReport
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class DetailWindow(Protocol):
+    """What a detail row reads of a window (``advisor.repo.fleet_model.WindowAdvice``)."""
+
+    @property
+    def started_at(self) -> str: ...
+    @property
+    def ended_at(self) -> str: ...
+    @property
+    def saved_s_per_h(self) -> float: ...
+    @property
+    def saved_share(self) -> float: ...
+    @property
+    def before_ms(self) -> float | None: ...
+    @property
+    def after_ms(self) -> float | None: ...
+    @property
+    def findings(self) -> tuple[str, ...]: ...
+    @property
+    def verdict(self) -> str: ...
+
+
+class DetailInstance(Protocol):
+    """What a detail row reads of an instance (``advisor.repo.fleet_model.InstanceAdvice``)."""
+
+    @property
+    def rank(self) -> int: ...
+    @property
+    def instance_id(self) -> str: ...
+    @property
+    def detail(self) -> DetailWindow | None: ...
+
+
+class Ranking(Protocol):
+    """A fleet ranking as the renderers read it; render/ imports no repository code (no package cycle)."""
+
+    @property
+    def instances(self) -> Sequence[DetailInstance]: ...
+
 
 DETAIL_HEADERS = ("#", "instance", "from", "to", "saved s/h", "saved %", "ms now", "ms plan", "advice")
 
 
-def detail_rows(report: FleetReport) -> list[tuple[str, ...]]:
+def detail_rows(report: Ranking) -> list[tuple[str, ...]]:
     """One row per instance with a detail, in rank order."""
     rows: list[tuple[str, ...]] = []
     for item in report.instances:

@@ -64,7 +64,7 @@ def _areas(report: Report) -> str:
 def _plan(report: Report) -> str:
     plan = report.plan
     if plan is None:
-        notes = [w for w in report.warnings if w.startswith("No ")] or ["No plan."]
+        notes = [report.no_plan.words] if report.no_plan is not None else ["No plan."]
         return "".join(f"<p>{escape(n)}</p>" for n in notes)
     targets = {p.area: p for p in plan.placements}
     rows = "".join(

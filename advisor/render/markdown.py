@@ -45,7 +45,7 @@ def render_markdown(report: Report) -> str:
     plan, assumed = report.plan, assumed_areas(report)
     out += ["", "## Plan", ""]
     if plan is None:
-        out += [f"- {_line(w)}" for w in report.warnings if w.startswith("No ")] or ["No plan."]
+        out += [f"- {_line(report.no_plan.words)}"] if report.no_plan is not None else ["No plan."]
     else:
         out += [
             f"Predicted mean service time **{plan.predicted_before_ms:.2f} ms → {plan.predicted_after_ms:.2f} ms** "

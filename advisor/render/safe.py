@@ -27,36 +27,9 @@ if TYPE_CHECKING:
     from rich.segment import Segment
     from rich.text import Text
 
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-"""C0 and C1 controls, DEL, and the invisible characters that reorder or break lines (bidi marks).
-
-The one list: the scripts' comments (:func:`advisor.engine.scripts.quoting.comment`) use it too."""
-_CONTROL = CONTROL
-_CONTROL_BUT_NEWLINE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group(0)
-    if char in _NAMED:
-        return _NAMED[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def shown(text: object, *, keep_newlines: bool = False) -> str:
-    """*text* with every control character written as a visible escape.
-
-    >>> shown("orders\\x1b]0;pwned\\x07"), shown("a\\r\\nb"), shown("x\\u202egnp.exe")
-    ('orders\\\\x1b]0;pwned\\\\x07', 'a\\\\r\\\\nb', 'x\\\\u202egnp.exe')
-    >>> shown("two\\nlines", keep_newlines=True)
-    'two\\nlines'
-    """
-    value = str(text)
-    pattern = _CONTROL_BUT_NEWLINE if keep_newlines else _CONTROL
-    return pattern.sub(_escape, value) if pattern.search(value) else value
-
+from advisor.escape import CONTROL as CONTROL  # the one list; the scripts' comments use it too
+from advisor.escape import CONTROL_BUT_NEWLINE
+from advisor.escape import shown as shown  # re-exported: every renderer and command takes it from here
 
 _MARKDOWN = {"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`", "\\": "\\\\", "*": "\\*",
              "[": "\\[", "]": "\\]", "~": "\\~"}
@@ -125,7 +98,7 @@ def _safe_segments(segments: Iterable[Segment]) -> Iterable[Segment]:
     from rich.segment import Segment as RichSegment
 
     for segment in segments:
-        if segment.control is None and _CONTROL_BUT_NEWLINE.search(segment.text):
+        if segment.control is None and CONTROL_BUT_NEWLINE.search(segment.text):
             yield RichSegment(shown(segment.text, keep_newlines=True), segment.style)
         else:
             yield segment

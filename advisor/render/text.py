@@ -101,22 +101,21 @@ def summary_lines(report: Report) -> list[str]:
 
 
 MODEL_NOTE = "disk model: "
-"""The note the CLI puts first in a report's warnings: the model the advice assumed, and why."""
+"""How every format says the model the advice assumed, and why (``Report.model_basis``)."""
 
 
 def model_lines(report: Report) -> list[str]:
     """The model the advice assumed and why (measured profile, preset or spec given, or the default);
-    from the report's notes, else the model names alone."""
-    stated = [w for w in report.warnings if w.startswith(MODEL_NOTE)]
-    if stated:
-        return stated
+    from the report's model basis, else the model names alone."""
+    if report.model_basis is not None:
+        return [MODEL_NOTE + report.model_basis]
     names = sorted({info.model for info in report.disks.values()})
     return [f"{MODEL_NOTE}{', '.join(names)} (why not recorded)"] if names else []
 
 
 def report_notes(report: Report) -> list[str]:
-    """The report's warnings but the model note (the summary shows that one)."""
-    return [w for w in report.warnings if not w.startswith(MODEL_NOTE)]
+    """The report's warnings (the summary shows the model basis)."""
+    return list(report.warnings)
 
 
 def curve_source(model: str) -> str:

@@ -182,17 +182,14 @@ def judged_window(label: str, work: Any, report: Report, rate: float, started: s
     plan = report.plan
     codes = tuple(dict.fromkeys(f.code for f in report.findings))
     read = read_time_s_per_h(work)
-    if plan is None:
-        note = next((w for w in report.warnings if w.startswith("No ")), "no plan")
+    if plan is None or report.outcome is None:
+        note = report.no_plan.words if report.no_plan is not None else "no plan"
         return WindowAdvice(label, started, ended, work.interval_s, rate, work.wait.io_wait_share, False, None, None,
-                            0.0, 0.0, codes, note, source, verdict(report, 0.0), read)
-    before = sum(t.iops * t.before_ms for t in plan.service_times)
-    saved = sum(t.iops * (t.before_ms - t.after_ms) for t in plan.service_times)
+                            0.0, 0.0, codes, note, source, verdict(report), read)
     return WindowAdvice(
         label, started, ended, work.interval_s, rate, work.wait.io_wait_share, True,
-        plan.predicted_before_ms, plan.predicted_after_ms, round(saved * 3.6, 4),
-        round(saved / before, 4) if before > 0 else 0.0, codes, plan.not_worth_it or "", source,
-        verdict(report, saved), read,
+        plan.predicted_before_ms, plan.predicted_after_ms, report.outcome.saved_s_per_h or 0.0,
+        report.outcome.saved_share or 0.0, codes, plan.not_worth_it or "", source, verdict(report), read,
     )
 
 

@@ -21,14 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from advisor.model import Plan, Report, Workload
+from advisor.model import Report, Workload
+from advisor.model.report import Verdict as Verdict  # the fleet's rows, rank_key
 
 FLEET_FORMAT_VERSION = 3
 """2: each window has its evidence ``source``, ``verdict`` and ``read_s_per_h``; instances list their
 ``evidence`` and ``workloads``. 3: the period is the sum of the interval summaries; ``detail`` is
 the whole period advised as one interval (the first instances); the report has ``warnings``."""
 
-Verdict = Literal["saves", "sizes unknown", "no change worth making", "nothing to gain", "no plan"]
 VERDICT_ORDER: dict[str, int] = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3,
                                  "no plan": 4}
 
@@ -92,18 +92,9 @@ class FleetReport:
     format_version: int = FLEET_FORMAT_VERSION
 
 
-def verdict(report: Report, saved: float) -> Verdict:
-    """What one window's report amounts to (see the module for the order it ranks in)."""
-    plan: Plan | None = report.plan
-    if plan is None:
-        closed = any(f.code == "NOT_IO_BOUND" for f in report.findings)
-        sizes = any(w.startswith("No plan: file sizes unknown") for w in report.warnings)
-        return "sizes unknown" if sizes and not closed else "no plan"
-    if saved <= 0:
-        return "nothing to gain"
-    if plan.not_worth_it is not None:
-        return "no change worth making"
-    return "saves"
+def verdict(report: Report) -> Verdict:
+    """What one window's report amounts to: the engine's outcome (:func:`advisor.engine.worth.outcome`)."""
+    return report.outcome.verdict if report.outcome is not None else "no plan"
 
 
 def read_time_s_per_h(work: Workload) -> float | None:

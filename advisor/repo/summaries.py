@@ -37,6 +37,7 @@ from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
+from advisor.model.snapshot import ResetRule
 from advisor.rates.workload import diff
 from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
@@ -47,9 +48,9 @@ from advisor.sizes.need import missing_sizes_line
 
 ENGINE_VERSION = f"{__version__}/summary-1"
 """Stored with every summary: one made by another engine is recomputed, never mixed."""
-RESET_RULES = ("identity:", "recovery:", "stats-reset:", "restart:", "instance:")
-"""Warnings of :func:`advisor.rates.workload.diff` that make a stored workload's counters not comparable
-(a snapshot pair is judged from its snapshots: :mod:`advisor.repo.comparable`)."""
+RESET_RULES: frozenset[ResetRule] = frozenset({"identity", "recovery", "stats-reset", "restart", "instance"})
+"""Rules of :func:`advisor.rates.workload.diff` (``Workload.resets``) that make a stored workload's counters not
+comparable (a snapshot pair is judged from its snapshots: :mod:`advisor.repo.comparable`)."""
 TOP_AREAS = 3
 WORKLOAD = "workload:"
 """Prefix of a workload's ``source`` in arrivals and summaries (a ``collect --interval`` workload's
@@ -100,14 +101,14 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
 
     window: WindowAdvice = judged_window(label, work, report, rate, work.started_at, work.ended_at, source)
     plan = report.plan
-    before = sum(t.iops * t.before_ms for t in plan.service_times) * 3.6 if plan else 0.0
+    before = report.outcome.before_s_per_h if report.outcome is not None and plan is not None else None
     areas = sorted(report.areas, key=lambda a: -a.iops)[:TOP_AREAS]
     top = [{"name": a.name, "kind": a.kind, "iops": round(a.iops, 3), "read_iops": round(a.read_iops, 3),
             "write_iops": round(a.write_iops, 3), "read_mb_s": round(a.read_mb_s, 4), "io_share": round(a.io_share, 4)}
            for a in areas]
-    reset = any(w.startswith(RESET_RULES) for w in work.warnings) if left_out is None else left_out
+    reset = not RESET_RULES.isdisjoint(work.resets) if left_out is None else left_out
     return (key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key, window.interval_s,
-            window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, round(before, 4),
+            window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, before or 0.0,
             window.saved_s_per_h, window.saved_share, plan.predicted_gain if plan else None, window.verdict,
             window.read_s_per_h, list(window.findings), window.note, reset, encode_compact(top).decode())
 

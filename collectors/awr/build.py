@@ -26,6 +26,7 @@ from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, InstanceShare, ReadEvidence, ServerInfo, WaitProfile, Workload
 from advisor.model.validate import scrub_workload
+from advisor.rates.io_share import time_share
 from advisor.units import MIB
 
 KNOWN_MAJORS = (10, 11, 12, 18, 19, 21, 23)
@@ -342,7 +343,7 @@ def build_workload(data: ReportData) -> Workload:
         from advisor.collectors.oracle.history import USER_IO_EVENTS
 
         io_s = sum(s for name, (_, s) in data.events.items() if name in USER_IO_EVENTS)
-    wait = WaitProfile(io_wait_share=io_s / data.db_time_s if data.db_time_s and io_s is not None else None,
+    wait = WaitProfile(io_wait_share=time_share(data.db_time_s, io_s),  # the report's own interval: as stated
                        db_time_s=data.db_time_s, io_wait_s=io_s, source=f"{data.kind}: DB time and IO wait classes")
     workload = Workload(server=_server(data, warnings), started_at=begin, ended_at=end, interval_s=interval,
                         rates=tuple(rates), wait=wait, warnings=tuple(warnings), source=data.kind,

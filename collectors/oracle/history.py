@@ -39,6 +39,7 @@ from advisor.collectors.oracle.rows import (
 from advisor.collectors.oracle.segments_history import history_segments
 from advisor.errors import BadInput, StatsReset, Unsupported
 from advisor.model import FileIO, FileKind, FileRate, WaitProfile, Workload
+from advisor.rates.io_share import RESET_NOTE, interval_times, time_share
 from advisor.rates.workload import file_rate, zero_baseline
 
 USER_IO_EVENTS = (
@@ -175,10 +176,12 @@ def history_workload(conn: OracleConnection, options: Mapping[str, Any]) -> Work
     db_time = [units.number(r.value) for snap in (begin, end) for r in model if units.count(r.snap_id) == snap]
     io_micro = [sum(_event(events, snap, e)[1] for e in USER_IO_EVENTS) for snap in (begin, end)]
     wait = WaitProfile(source=f"{source}: DB time and foreground user IO events")
-    if timed and len(db_time) == 2 and db_time[1] > db_time[0]:
-        db_s = (db_time[1] - db_time[0]) / 1e6
-        io_s = (io_micro[1] - io_micro[0]) / 1e6
-        wait = replace(wait, db_time_s=db_s, io_wait_s=io_s, io_wait_share=io_s / db_s)
+    if timed and len(db_time) == 2:  # the recorded times are cumulative: the one reset rule makes them the interval's
+        db_us, io_us, reset = interval_times(db_time[0], db_time[1], io_micro[0], io_micro[1])
+        db_s = units.microseconds_to_s(db_us, timed)
+        io_s = units.microseconds_to_s(io_us, timed)
+        wait = replace(wait, db_time_s=db_s, io_wait_s=io_s, io_wait_share=time_share(db_s, io_s),
+                       notes=(RESET_NOTE,) if reset else ())
     warnings = [] if timed else ["TIMED_STATISTICS was FALSE: no latencies"]
     segments, segment_warnings = history_segments(conn, source, major, binds, interval, info.name, block)
     info = replace(info, started_at=server.iso(e_row.startup_time))

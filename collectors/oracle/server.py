@@ -16,6 +16,7 @@ from typing import Any
 from advisor.collectors.oracle import units
 from advisor.collectors.oracle.rows import DatabaseRow, InstanceRow, ParameterRow, SystemWaitClassRow, SysTimeModelRow
 from advisor.model import ServerInfo, WaitProfile
+from advisor.rates.io_share import time_share
 from advisor.secrets import mask_settings
 
 
@@ -82,9 +83,8 @@ def wait_profile(time_model: Sequence[SysTimeModelRow], wait_classes: Sequence[S
     io_cs = sum(units.number(r.time_waited_fg) for r in wait_classes if r.wait_class in ("User I/O", "System I/O"))
     db_time_s = units.microseconds_to_s(db_time, timed)
     io_wait_s = units.centiseconds_to_s(io_cs, timed)
-    share = io_wait_s / db_time_s if db_time_s and io_wait_s is not None else None
     return WaitProfile(
-        io_wait_share=share,
+        io_wait_share=time_share(db_time_s, io_wait_s),
         db_time_s=db_time_s,
         io_wait_s=io_wait_s,
         source="oracle: v$sys_time_model DB time, v$system_wait_class User+System I/O foreground",

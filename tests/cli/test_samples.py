@@ -77,11 +77,10 @@ def test_the_tiers_example_runs_from_the_sample(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["plan"]["tiers"] is not None
-    assert report["warnings"][0] == ("disk model: each device of the --target inventory by its own profile, "
-                                     "preset or spec")
+    assert report["model_basis"] == "each device of the --target inventory by its own profile, preset or spec"
     both = run_advisor("report", "--workload", "workload.json", "--target", "inventory.toml", "--preset",
                     "class-10k", "-f", "json", cwd=tmp_path)
-    assert json.loads(both.stdout)["warnings"][0] == ("disk model: the class-10k preset (--preset) for today's disks; "
+    assert json.loads(both.stdout)["model_basis"] == ("the class-10k preset (--preset) for today's disks; "
                                                       "the --target inventory's devices by their own profile, preset "
                                                       "or spec")
 

@@ -74,7 +74,7 @@ def test_user_spec_file_with_a_preset_base(tmp_path: Path) -> None:
         ('[drive.x]\nbase = "class-10k"\nspeed = 3\n', "unknown keys: speed"),
         ('[drive.x]\nbase = "clas-10k"\n', "did you mean class-10k"),
         ('[drive.x]\nbase = "y"\n[drive.y]\nbase = "x"\n', "defines 2 drives"),
-        ("[drive.x\n", "not a readable TOML"),
+        ("[drive.x\n", "not valid TOML drive spec"),
         ('[drive.x]\nbase = "class-10k"\nzones = [[0, 1, 2]]\n', "pairs"),
     ],
 )

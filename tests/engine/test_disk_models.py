@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.disk_models import DEFAULT_PRESET, MODEL_NOTE, load_models
+from advisor.engine.disk_models import DEFAULT_PRESET, load_models
 from advisor.errors import BadInput
 from advisor.model import DiskProfile, save
 
@@ -22,19 +22,19 @@ def _ssd_profile(tmp_path: Path) -> Path:
 
 
 def test_nothing_named_is_the_default_preset_and_says_so() -> None:
-    models, notes = load_models(None, None, None)
+    models = load_models(None, None, None)
     assert isinstance(models.default, ModelPhysics) and models.per_disk == {}
-    assert notes == [f"{MODEL_NOTE}the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"]
+    assert models.basis == f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
 
 
 def test_a_measured_disk_keeps_its_profile_and_the_preset_judges_the_others(tmp_path: Path) -> None:
     profile = _ssd_profile(tmp_path)
-    alone, notes = load_models([profile], None, None)
+    alone = load_models([profile], None, None)
     assert alone.default is alone.per_disk["nvme0n1"]  # one profile, nothing named: it judges every disk
-    assert notes == [f"{MODEL_NOTE}nvme0n1 measured by advisor bench (solid state, no zones)"]
-    both, notes = load_models([profile], "class-10k", None)
+    assert alone.basis == "nvme0n1 measured by advisor bench (solid state, no zones)"
+    both = load_models([profile], "class-10k", None)
     assert both.default is not both.per_disk["nvme0n1"] and set(both.profiles) == {"nvme0n1"}
-    assert notes[0].endswith("; other disks: the class-10k preset (--preset)")
+    assert both.basis.endswith("; other disks: the class-10k preset (--preset)")
 
 
 def test_preset_and_spec_together_are_refused(tmp_path: Path) -> None:

@@ -119,3 +119,66 @@ def test_the_checks_see_imports_a_module_makes(tmp_path: Path) -> None:
     probe.write_text("def f():\n    from psycopg.conninfo import make_conninfo\n    import advisor.cli\n"
                      "    from advisor import engine\n")
     assert {"psycopg.conninfo", "advisor.cli", "advisor.engine"} <= imported(probe)
+
+
+def package_of(module: str) -> str:
+    """``advisor.render.safe`` -> ``advisor.render``; a top-level module (``advisor.errors``) is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one package (Tarjan): each is a cycle of imports."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def package_edges() -> dict[str, set[str]]:
+    """advisor's packages and top-level modules -> the others they import (lazy imports included)."""
+    edges: dict[str, set[str]] = {}
+    for path in advisor_modules():
+        package = package_of(module_name(path))
+        for name in imported(path):
+            if within(name, "advisor") and not within(name, "advisor.collectors") and name != "advisor":
+                other = package_of(name)
+                if other != package:
+                    edges.setdefault(package, set()).add(other)
+    return edges
+
+
+def test_no_package_cycle() -> None:
+    """A cycle through several packages (render -> repo -> render, errors -> render -> errors) is one
+    too: no package may import, directly or through others, a package that imports it."""
+    cycles = package_cycles(package_edges())
+    assert cycles == [], [{p: sorted(package_edges()[p] & set(c)) for p in c} for c in cycles]
+
+
+def test_the_cycle_check_finds_a_cycle_through_three_packages() -> None:
+    edges = {"advisor.errors": {"advisor.render"}, "advisor.render": {"advisor.repo"},
+             "advisor.repo": {"advisor.errors", "advisor.model"}, "advisor.model": set()}
+    assert package_cycles(edges) == [["advisor.errors", "advisor.render", "advisor.repo"]]

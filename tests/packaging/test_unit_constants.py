@@ -113,3 +113,27 @@ def test_the_walk_finds_a_size_written_out(line: str) -> None:
 ])
 def test_the_walk_leaves_other_figures(line: str) -> None:
     assert size_constants(line) == [], line
+
+
+def _decimal_giga(node: ast.expr) -> bool:
+    """``1e9``, ``1_000_000_000`` or ``10**9`` written out."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return ast.unparse(node).replace(" ", "") == "10**9"
+    value = node.value if isinstance(node, ast.Constant) else None
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 10**9
+
+
+def gigabytes_in_digits(root: Path) -> list[str]:
+    """``file:line`` of each division by 10^9 that is not nanoseconds to seconds (``..._ns / 1e9``)."""
+    found = []
+    for path in sorted((root / "advisor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _decimal_giga(node.right) \
+                    and "ns" not in ast.unparse(node.left):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_decimal_gigabytes_come_from_units() -> None:
+    """A capacity printed as GB divides by ``units.DISK_GB``, not by a 1e9 written again in each module."""
+    assert gigabytes_in_digits(ROOT) == []

@@ -20,7 +20,7 @@ from tests.helpers.workloads import sample_workload
 
 def test_json_has_the_documented_fields_and_round_trips(report: Report) -> None:
     data = json.loads(render_json(report))
-    assert data["document"] == "report" and data["format_version"] == REPORT_FORMAT_VERSION == 3
+    assert data["document"] == "report" and data["format_version"] == REPORT_FORMAT_VERSION == 4
     assert {f["code"] for f in data["findings"]} >= {"CROSS_SURFACE", "HOT_ON_INNER", "WAL_SHARES_ACTUATOR",
                                                        "ARCHIVE_ON_OUTER"}
     for finding in data["findings"]:

@@ -104,7 +104,7 @@ def test_the_engine_chooses_since_start_for_one_snapshot_and_diff_for_two() -> N
         audit_workload([one, replace(later, server=replace(SERVER, identity="43"))])
     with pytest.raises(BadInput, match="no host layout"):
         audit_workload([replace(one, layout=None)])
-    report = build_audit([one, later], load_models(None, None, None)[0])
+    report = build_audit([one, later], load_models(None, None, None))
     assert report.maps.heat_unit == "IO/s" and report.taken_at == later.taken_at
 
 

@@ -18,7 +18,7 @@ from advisor.engine.tiers.fit import demand, mib_s, split_oversized
 from advisor.engine.tiers.targets import targets_of, tier_items
 from advisor.model import Finding, TierPlan
 from advisor.model.inventory import SOLID_STATE_MEDIA
-from advisor.units import DISK_MB, KIB, MIB
+from advisor.units import DISK_GB, DISK_MB, KIB, MIB
 
 WRITE_CLASSES = frozenset({"wal", "temp", "write-heavy"})
 SMALL_IO_BYTES = 64 * KIB
@@ -126,7 +126,7 @@ def fast_tier_use(tiers: TierPlan | None) -> list[Finding]:
     if blocked and len(points) >= 2 and points[-1].mean_ms is not None:
         last, before = points[-1], points[-2]
         assert last.mean_ms is not None and before.mean_ms is not None
-        step_gb = (last.fast_bytes - before.fast_bytes) / 1e9
+        step_gb = (last.fast_bytes - before.fast_bytes) / DISK_GB
         gain = (before.mean_ms - last.mean_ms) / before.mean_ms if before.mean_ms > 0 else 0.0
         if gain > 0.01 and step_gb > 0:
             found.append(Finding(

@@ -26,7 +26,7 @@ from advisor.disk.media import SATURATION, Load
 from advisor.disk.media.build import SolidPreset, media_presets, solid_state
 from advisor.engine.tiers.targets import Evaluator, Target, TierItem
 from advisor.errors import BadInput
-from advisor.units import MIB
+from advisor.units import DISK_GB, MIB
 
 INFINITE = float("inf")
 
@@ -73,8 +73,8 @@ class Oversized:
             if use.rule is not None:
                 parts.append(f"{name}: {use.rule}")
             elif use.room > 1.0:
-                parts.append(f"{name}: holds {use.target.capacity_bytes / 1e9:,.0f} GB, the area needs "
-                             f"{self.item.slot_bytes / 1e9:,.0f} GB with headroom")
+                parts.append(f"{name}: holds {use.target.capacity_bytes / DISK_GB:,.0f} GB, the area needs "
+                             f"{self.item.slot_bytes / DISK_GB:,.0f} GB with headroom")
             elif not math.isfinite(use.load) and (smr := use.target.model.smr) is not None:
                 parts.append(f"{name}: {self.item.write_iops:,.0f} random writes/s, and "
                              + ("host-managed SMR takes no random writes" if smr.host_managed
@@ -93,7 +93,7 @@ class Oversized:
 
 def demand(item: TierItem) -> str:
     """The area's IO and size as the user stated them."""
-    return f"{item.iops:,.0f} IO/s, {mib_s(item):,.0f} MiB/s, {item.size_bytes / 1e9:,.1f} GB"
+    return f"{item.iops:,.0f} IO/s, {mib_s(item):,.0f} MiB/s, {item.size_bytes / DISK_GB:,.1f} GB"
 
 
 def mib_s(item: TierItem) -> float:
@@ -143,7 +143,7 @@ def _carry(item: TierItem, uses: Sequence[DeviceUse]) -> str:
         if faster:
             options.append(faster)
     else:
-        options.append(f"a device of at least {item.slot_bytes / 1e9:,.0f} GB")
+        options.append(f"a device of at least {item.slot_bytes / DISK_GB:,.0f} GB")
     return ", or ".join(options) if options else "no device kind of this inventory (check the rules above)"
 
 
@@ -202,17 +202,17 @@ def too_small(items: Sequence[TierItem], evaluator: Evaluator, assignment: dict[
     need = sum(i.slot_bytes for i in items)
     have = sum(t.capacity_bytes for t in targets)
     if need > have:
-        return BadInput(f"the inventory holds {have / 1e9:,.1f} GB but the areas need {need / 1e9:,.1f} GB with "
-                        f"headroom: {(need - have) / 1e9:,.1f} GB short; nothing planned",
+        return BadInput(f"the inventory holds {have / DISK_GB:,.1f} GB but the areas need {need / DISK_GB:,.1f} GB "
+                        f"with headroom: {(need - have) / DISK_GB:,.1f} GB short; nothing planned",
                         hint="add devices or lower headroom")
     if assignment is None and evaluator.unplaced is not None:
         item = evaluator.unplaced
         refusals = [r for r in (smr_refusal(t, [item]) for t in targets) if r is not None]
         if refusals and len(refusals) == len(targets):
             return refusals[0]  # every device is SMR and the area is written at random
-        return BadInput(f"area {item.name!r} ({item.slot_bytes / 1e9:,.1f} GB with headroom, {item.iops:,.0f} IO/s) "
-                        "finds no device with room left under its rules once the busier areas are placed; "
-                        "nothing planned",
+        return BadInput(f"area {item.name!r} ({item.slot_bytes / DISK_GB:,.1f} GB with headroom, "
+                        f"{item.iops:,.0f} IO/s) finds no device with room left under its rules once the busier areas "
+                        "are placed; nothing planned",
                         hint="add a device with room for it, or check the media of the inventory")
     for index, target in enumerate(targets):
         group = [i for i in items if assignment is not None and assignment.get(i.name) == index]

@@ -27,7 +27,7 @@ from advisor.engine.optimizer import (
 )
 from advisor.engine.scripts.sfdisk import align_up
 from advisor.model.inventory import SOLID_STATE_MEDIA, instance_names
-from advisor.units import MIB
+from advisor.units import DISK_GB, MIB
 
 MIN_SLOT_BYTES = 64 * MIB
 """No area gets less room than this on a device (WAL and temp directories report small sizes)."""
@@ -57,7 +57,7 @@ class TierItem:
     @property
     def density(self) -> float:
         """IOs per second per GB: the knapsack baseline's ranking."""
-        return self.iops / max(self.size_bytes / 1e9, 1e-6)
+        return self.iops / max(self.size_bytes / DISK_GB, 1e-6)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,74 @@
+"""The outcome of advice as data: why there is no plan (a code), the model basis, the verdict.
+
+Every reader (renderers, the fleet, the summaries) decides by these fields, so rewording a
+message cannot change a verdict; these tests hold the engine to filling them and the fleet to
+reading nothing else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import msgspec
+
+from advisor.engine.advise import advise
+from advisor.engine.planner import PlanOptions
+from advisor.engine.worth import outcome
+from advisor.model import Report
+from advisor.repo.fleet_model import verdict
+from tests.helpers.workloads import models, sample_workload
+
+NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
+SIZES = "No plan: file sizes unknown for 2 of 5 areas (a, b); the report states none. Give --sizes FILE."
+
+
+def _advise(io_share: float | None = 0.6, **options: object) -> Report:
+    work = replace(sample_workload(), wait=replace(sample_workload().wait, io_wait_share=io_share))
+    return advise(work, replace(models(), basis="the synthetic preset (--preset)"),
+                  PlanOptions(**options), generated_at=NOW)  # type: ignore[arg-type]
+
+
+def test_a_plan_carries_its_outcome_computed_from_the_service_times() -> None:
+    report = _advise()
+    assert report.plan is not None and report.outcome is not None and report.no_plan is None
+    times = report.plan.service_times
+    before = sum(t.iops * t.before_ms for t in times)
+    saved = sum(t.iops * (t.before_ms - t.after_ms) for t in times)
+    assert saved > 0 and report.outcome.verdict == "saves"
+    assert report.outcome.saved_s_per_h == round(saved * 3.6, 4)
+    assert report.outcome.before_s_per_h == round(before * 3.6, 4)
+    assert report.outcome.saved_share == round(saved / before, 4)
+    assert report.model_basis == "the synthetic preset (--preset)"
+    assert not any(w.startswith("disk model") for w in report.warnings)  # the basis is a field, not a warning
+
+
+def test_a_closed_gate_is_a_code_with_its_words() -> None:
+    report = _advise(io_share=0.02)
+    assert report.plan is None and report.no_plan is not None
+    assert report.no_plan.code == "not-io-bound" and report.no_plan.words.startswith("No plan: ")
+    assert report.no_plan.words in report.warnings  # every format still says it
+    assert report.outcome is not None and report.outcome.verdict == "no plan"
+    assert report.outcome.saved_s_per_h is None  # nothing predicted is not a saving of 0
+
+
+def test_unknown_sizes_are_their_own_verdict_unless_the_gate_is_closed() -> None:
+    open_gate = _advise(no_plan=SIZES)
+    assert open_gate.no_plan is not None and open_gate.no_plan.code == "sizes-unknown"
+    assert open_gate.outcome is not None and open_gate.outcome.verdict == "sizes unknown"
+    closed = _advise(io_share=0.02, no_plan=SIZES)
+    assert closed.outcome is not None and closed.outcome.verdict == "no plan"
+
+
+def test_a_plan_under_the_minimum_gain_says_not_worth_it() -> None:
+    report = _advise(min_gain=0.99)
+    assert report.plan is not None and report.plan.not_worth_it is not None
+    assert report.no_plan is not None and report.no_plan.code == "not-worth-it"
+    assert report.outcome is not None and report.outcome.verdict == "no change worth making"
+
+
+def test_rewording_every_message_changes_no_verdict() -> None:
+    for report in (_advise(), _advise(io_share=0.02), _advise(no_plan=SIZES), _advise(min_gain=0.99)):
+        reworded = msgspec.structs.replace(report, warnings=tuple(f"[{w.upper()}]" for w in report.warnings))
+        assert verdict(reworded) == verdict(report)
+        assert outcome(reworded.plan, reworded.findings, reworded.no_plan) == report.outcome
