@@ -175,4 +175,5 @@ def test_a_trace_of_the_drive_run_faster_fits_the_model_on_its_clock_and_gains_t
     assert check.fits and check.deviation is not None and abs(check.deviation) < 0.01
     (drive,) = advise(dataclasses.replace(work, traces=(traced(made, work),)), models(), generated_at=NOW).replay
     assert check.predicted_gain == pytest.approx(drive.predicted_gain, abs=0.005)
+    assert drive.replayed_span_s is not None
     assert check.replayed_span_s == pytest.approx(drive.replayed_span_s / 4, rel=0.01)
