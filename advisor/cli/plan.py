@@ -42,6 +42,7 @@ from advisor.cli.plan_options import (
     spec_option,
     staged_options,
     target_option,
+    time_scale_option,
     verbose_option,
 )
 from advisor.cli.sizes_options import assume_option, sizes_option
@@ -58,6 +59,7 @@ def plan(
     disk: list[Path] = disk_option("Measured disk profile of the target disk."),
     preset: str | None = preset_option("Drive preset of the target disks."),
     spec: Path | None = spec_option("Drive spec file (drive.toml) of the target disks."),
+    time_scale: float = time_scale_option(),
     disks: int = typer.Option(1, "--disks", min=1, max=64, help="Number of identical target disks (actuators)."),
     headroom: float = headroom_option("Growth room per area (0.3 = 30 %)."),
     dbms: str | None = typer.Option(None, "--dbms", help="Scripts for postgres or oracle (default: the workload's)."),
@@ -93,7 +95,7 @@ def plan(
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
     if no_sizes is not None:
         raise BadInput(no_sizes)  # a plan on sizes nobody stated is not advice
-    models = load_models(disk, preset, spec)
+    models = load_models(disk, preset, spec, time_scale)
     notes: list[str] = []
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})

@@ -42,6 +42,14 @@ def spec_option(help_text: str) -> Path | None:
     return value
 
 
+def time_scale_option() -> float:
+    """``--time-scale``: the preset or spec drive run on a clock S times fast (the emulated HDD)."""
+    value: float = typer.Option(1.0, "--time-scale", min=0.001, help=(
+        "The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S "
+        "(gains unchanged; measured profiles are not scaled)."))
+    return value
+
+
 def headroom_option(help_text: str) -> float:
     """``--headroom``: growth room per area, 0 to 10 (0.3 = 30 %)."""
     value: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help=help_text)

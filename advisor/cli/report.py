@@ -33,6 +33,7 @@ from advisor.cli.plan_options import (
     spec_option,
     staged_options,
     target_option,
+    time_scale_option,
     verbose_option,
 )
 from advisor.cli.sizes_options import assume_option, sizes_option
@@ -81,6 +82,7 @@ def report(
     disk: list[Path] = disk_option("Measured disk profile(s) from `advisor bench`."),
     preset: str | None = preset_option("Drive preset for disks without a profile."),
     spec: Path | None = spec_option("Drive spec file (drive.toml) instead of a preset."),
+    time_scale: float = time_scale_option(),
     headroom: float = headroom_option("Growth room per area in the plan."),
     force: bool = force_option(),
     mount_root: str = mount_root_option("Where the planned partitions mount."),
@@ -125,7 +127,7 @@ def report(
 
         refuse_shortfalls(work.coverage, str(workload or files[-1]))
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
-    models = load_models(disk, preset, spec)
+    models = load_models(disk, preset, spec, time_scale)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
                           min_gain=min_gain / 100, no_plan=no_sizes)  # without sizes: findings, and that line
     if knapsack and target is None:

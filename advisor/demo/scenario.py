@@ -172,8 +172,8 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
         disk_args = ["--disk", str(disk_json)]
     else:
         echo(f"  (at {config.time_scale:g}x the bench measures the emulator's pipe more than the drive: "
-             f"advising with the emulated preset {config.preset})")
-        disk_args = ["--preset", config.preset]
+             f"advising with the emulated preset {config.preset} on the emulator's clock)")
+        disk_args = _preset_args(config)
     report = chain.report(snap_a, snap_b, disk_args, report_path, planned_root)
     echo(chain.rendered.rstrip())
     _take_plan(summary, report)
@@ -211,7 +211,7 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     }
     if config.advise_from_bench:  # how much of any gap is the fit of the bench profile, not the physics
         echo("== the same two reports with the emulated drive's own model (--preset)")
-        preset = ["--preset", config.preset]
+        preset = _preset_args(config)
         exact_before = chain.report(snap_a, snap_b, preset, root / "report-preset.json", planned_root, render=False)
         exact_after = chain.report(snap_c, snap_d, preset, root / "report-preset-after.json", root / "planned-after",
                                    render=False)
@@ -254,3 +254,8 @@ def _as_applied(summary: DemoSummary, after: dict[str, Any]) -> None:
 def elapsed_since(start: float) -> float:
     """Seconds since *start* (monotonic), rounded for the summary."""
     return round(time.monotonic() - start, 1)
+
+
+def _preset_args(config: DemoConfig) -> list[str]:
+    """The emulated drive's own model: its preset run ``time_scale`` times faster, as the emulator runs it."""
+    return ["--preset", config.preset, "--time-scale", f"{config.time_scale:g}"]

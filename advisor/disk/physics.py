@@ -109,10 +109,19 @@ def transitions(shares: np.ndarray, visits: Visits) -> tuple[np.ndarray, np.ndar
 
 
 class ModelPhysics:
-    """:class:`DiskPhysics` backed by a :class:`advisor.disk.model.DiskModel` and its predictor."""
+    """:class:`DiskPhysics` backed by a :class:`advisor.disk.model.DiskModel` and its predictor.
 
-    def __init__(self, model: DiskModel, solid_state: bool = False) -> None:
+    *time_scale* S describes the drive run on a clock S times fast, as ``advisor disk emulate
+    --scale S`` runs it: every modelled time is divided by S and every rate multiplied by S, so
+    absolute times match that disk while ratios between layouts (the gains) stay the same.
+    Scaling the drive's figures instead (S times the rpm) would leave the drive's valid ranges.
+    """
+
+    def __init__(self, model: DiskModel, solid_state: bool = False, time_scale: float = 1.0) -> None:
+        if not time_scale > 0:
+            raise ValueError("time_scale must be positive")
         self.model = model
+        self.time_scale = float(time_scale)
         self._solid_state = solid_state
         self._luts: tuple[np.ndarray, np.ndarray] | None = None
         self._stroke_lut = np.zeros(0)
@@ -129,16 +138,17 @@ class ModelPhysics:
 
     @property
     def rpm(self) -> int | None:
-        """Spindle speed, None when the disk was measured as solid state."""
-        return None if self._solid_state else int(round(self.model.rpm))
+        """Spindle speed on the clock the disk runs on (S times the drive's at *time_scale* S), None
+        when the disk was measured as solid state: the rotation limit of commits follows it."""
+        return None if self._solid_state else int(round(self.model.rpm * self.time_scale))
 
     def mean_service_ms(self, band: Band, block_bytes: int, random: bool = True) -> float:
         """QD1 mean service time alone in *band* (advisor.disk.predict)."""
-        return float(predict.mean_service_ms(self.model, band, block_bytes, random=random))
+        return float(predict.mean_service_ms(self.model, band, block_bytes, random=random)) / self.time_scale
 
     def mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
         """Per-stream mean with all streams interleaved on the actuator (advisor.disk.predict)."""
-        return [float(t) for t in predict.mixed_service_ms(self.model, list(streams), visits)]
+        return [float(t) / self.time_scale for t in predict.mixed_service_ms(self.model, list(streams), visits)]
 
     def fast_mixed_service_ms(self, streams: Sequence[Stream], visits: Visits = None) -> list[float]:
         """The predictor's formula with an 8x8-point grid for seeks between bands, vectorised.
@@ -184,13 +194,13 @@ class ModelPhysics:
         positioned[np.arange(n), np.arange(n)] = diagonal
         structure = transitions(shares / total, visits)
         if structure is None:
-            return [float(v) for v in positioned @ (shares / total)]
+            return [float(v) / self.time_scale for v in positioned @ (shares / total)]
         follow, opens = structure
         far = np.any(bands[:, None, :] != bands[None, :, :], axis=2)
         flush = model.overhead_ms + HOST_TURNAROUND_MS + blocks / BUS_BYTES_PER_S * 1000.0
         settle = (follow * far).sum(axis=1) * model.write_settle_ms
         extra = np.where(opens > 0, settle + opens * flush, 0.0)
-        return [float(v) for v in (positioned * follow).sum(axis=1) + extra]
+        return [float(v) / self.time_scale for v in (positioned * follow).sum(axis=1) + extra]
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Seek time by stroke distance and rate by LBA fraction, sampled once per model."""
@@ -205,8 +215,8 @@ class ModelPhysics:
 
     def commit_rate_per_s(self, write_cache: str = "off") -> float:
         """Honest flush rate of the drive (advisor.disk.predict)."""
-        return float(predict.commit_rate_per_s(self.model, write_cache))
+        return float(predict.commit_rate_per_s(self.model, write_cache)) * self.time_scale
 
     def zone_curve(self, points: int) -> list[tuple[float, float]]:
         """Sequential MB/s at *points* fractions from the outer edge."""
-        return [(float(f), float(rate)) for f, rate in predict.zone_curve(self.model, points)]
+        return [(float(f), float(rate) * self.time_scale) for f, rate in predict.zone_curve(self.model, points)]

@@ -25,13 +25,17 @@ if TYPE_CHECKING:
 DEFAULT_PRESET = "class-7200-desktop"
 """The drive class assumed when nothing was measured or named."""
 
-def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None) -> Models:
+def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None,
+                time_scale: float = 1.0) -> Models:
     """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
 
     A measured profile applies to the disk it was measured on (its ``device``); the preset or
     spec (default: a 7200 rpm desktop class) applies to every other disk. With one profile
-    and nothing named, that profile judges every disk. Raises :class:`BadInput` for both
-    ``preset`` and ``spec``, or a profile no model can be fitted to.
+    and nothing named, that profile judges every disk. *time_scale* S makes the preset or spec
+    describe that drive emulated S times faster (``advisor disk emulate --scale S``): every
+    modelled time divided by S. A measured profile already is the disk it measured: S does
+    not apply to it. Raises :class:`BadInput` for both ``preset`` and ``spec``, a time scale
+    that is not positive, or a profile no model can be fitted to.
     """
     from advisor.disk.physics import ModelPhysics
     from advisor.disk.presets import get_model
@@ -48,7 +52,12 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     else:
         base = get_model(DEFAULT_PRESET)
         basis = f"the {DEFAULT_PRESET} preset, the default: no --disk, --preset or --spec given"
-    default: DiskPhysics = ModelPhysics(base)
+    if not time_scale > 0:
+        raise BadInput(f"--time-scale must be positive, not {time_scale:g}")
+    if time_scale != 1.0:
+        basis += (f", every modelled time divided by {time_scale:g} (--time-scale {time_scale:g}: "
+                  f"the disk is `advisor disk emulate --scale {time_scale:g}`)")
+    default: DiskPhysics = ModelPhysics(base, time_scale=time_scale)
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
     paths = list(disk or [])
@@ -61,7 +70,10 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
             default = physics
     if profiles:
         measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
-        basis = measured + ("" if len(profiles) == 1 and not (preset or spec) else f"; other disks: {basis}")
+        alone = len(profiles) == 1 and not (preset or spec)
+        basis = measured + (f"; other disks: {basis}" if not alone else
+                            f" (--time-scale {time_scale:g} not applied: a profile measured the disk as it runs)"
+                            if time_scale != 1.0 else "")
     return Models(default=default, per_disk=per_disk, profiles=profiles, basis=basis)
 
 

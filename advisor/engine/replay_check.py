@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 
 from advisor.disk.physics import DiskPhysics, ModelPhysics
-from advisor.disk.replay import Stream, replay
+from advisor.disk.replay import Replayed, Stream, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.errors import BadInput
@@ -38,6 +38,19 @@ REPLAY_TOLERANCE = 0.15
 def _stream(requests: Requests) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
                   requests.process, requests.issue_s, requests.complete_s)
+
+
+def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
+    """The replay on the clock the disk runs on: at time scale S the traced times are read S
+    times slower (the drive's own clock, as the emulator's virtual clock) and the replayed ones
+    S times faster again, so queueing behind the traced arrivals is the disk's."""
+    scale = physics.time_scale
+    if scale == 1.0:
+        return replay(physics.model, stream, disk_bytes)
+    slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
+                  stream.issue_s * scale, stream.complete_s * scale)
+    done = replay(physics.model, slow, disk_bytes)
+    return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 
 def _planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[int]],
@@ -103,13 +116,13 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
     if not data.any():
         return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
                            refused=f"trace of {trace.disk}: no read or write to replay; no replay")
-    today = replay(physics.model, stream, trace.disk_size_bytes)
+    today = _replay(physics, stream, trace.disk_size_bytes)
     measured_ms, replayed_ms = _mean_ms(requests.service_s, data), _mean_ms(today.service_s, data)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
     areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
-    planned = replay(physics.model, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
+    planned = _replay(physics, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
     if plan is not None and moved is None:
         elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
         notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)

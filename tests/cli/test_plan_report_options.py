@@ -2,7 +2,7 @@
 """`plan` and `report` declare their shared options in one place and list the same options as before.
 
 The tables below are the two commands' options (flags, help text, default) as they were when each
-command declared its own (plus ``--in-place``/``--spare``, declared once for both): moving a
+command declared its own (plus ``--in-place``/``--spare`` and ``--time-scale``, declared once for both): moving a
 declaration must change none of them.
 """
 
@@ -18,6 +18,7 @@ PLAN_OPTIONS = [
     (['--disk'], 'Measured disk profile of the target disk.', 'None'),
     (['--preset'], 'Drive preset of the target disks.', 'None'),
     (['--spec'], 'Drive spec file (drive.toml) of the target disks.', 'None'),
+    (['--time-scale'], 'The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S (gains unchanged; measured profiles are not scaled).', '1.0'),
     (['--disks'], 'Number of identical target disks (actuators).', '1'),
     (['--headroom'], 'Growth room per area (0.3 = 30 %).', '0.3'),
     (['--dbms'], "Scripts for postgres or oracle (default: the workload's).", 'None'),
@@ -49,6 +50,7 @@ REPORT_OPTIONS = [
     (['--disk'], 'Measured disk profile(s) from `advisor bench`.', 'None'),
     (['--preset'], 'Drive preset for disks without a profile.', 'None'),
     (['--spec'], 'Drive spec file (drive.toml) instead of a preset.', 'None'),
+    (['--time-scale'], 'The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S (gains unchanged; measured profiles are not scaled).', '1.0'),
     (['--headroom'], 'Growth room per area in the plan.', '0.3'),
     (['--force'], 'Plan even when the database is not IO bound.', 'False'),
     (['--mount-root'], 'Where the planned partitions mount.', "'/srv/advisor'"),

@@ -40,3 +40,19 @@ def test_a_measured_disk_keeps_its_profile_and_the_preset_judges_the_others(tmp_
 def test_preset_and_spec_together_are_refused(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="either --preset or --spec"):
         load_models(None, "class-10k", tmp_path / "drive.toml")
+
+
+def test_a_time_scale_divides_every_modelled_time_of_the_preset_and_says_so(tmp_path: Path) -> None:
+    plain = load_models(None, "class-10k", None)
+    fast = load_models(None, "class-10k", None, 5.0)
+    assert fast.basis.endswith("every modelled time divided by 5 (--time-scale 5: the disk is "
+                             "`advisor disk emulate --scale 5`)")
+    band = (0.1, 0.2)
+    assert fast.default.mean_service_ms(band, 8192) == pytest.approx(plain.default.mean_service_ms(band, 8192) / 5)
+    assert fast.default.commit_rate_per_s() == pytest.approx(plain.default.commit_rate_per_s() * 5)
+    assert fast.default.zone_curve(3)[0][1] == pytest.approx(plain.default.zone_curve(3)[0][1] * 5)
+    # a measured profile already is the disk as it runs: the scale is not applied to it, and the note says so
+    alone = load_models([_ssd_profile(tmp_path)], None, None, 5.0)
+    assert alone.basis.endswith("(--time-scale 5 not applied: a profile measured the disk as it runs)")
+    with pytest.raises(BadInput, match="--time-scale must be positive"):
+        load_models(None, "class-10k", None, 0.0)

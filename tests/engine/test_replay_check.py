@@ -9,6 +9,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from advisor.disk.replay import Stream, replay
@@ -153,3 +154,26 @@ def test_a_trace_whose_data_cannot_be_read_is_refused_and_the_report_goes_on() -
     assert check.refused is not None and check.refused.startswith("trace of sda: the trace's data is not valid")
     assert check.refused.endswith("; no replay")
     assert report.plan == advise(work, models(), generated_at=NOW).plan
+
+
+def test_a_trace_of_the_drive_run_faster_fits_the_model_on_its_clock_and_gains_the_same() -> None:
+    """The emulated HDD at scale 4 serves each request in a quarter of the drive's time: the preset
+    refutes it, the preset with --time-scale 4 replays it as exactly as the drive's own trace."""
+    from advisor.disk.physics import ModelPhysics
+    from advisor.engine.advise import Models
+
+    work = base_workload()
+    made = model_made_requests()
+    start = float(made.issue_s.min())
+    fast = Requests((made.issue_s - start) / 4 + start, made.service_s / 4, made.sector, made.sectors, made.op,
+                    made.process)
+    on_fast = dataclasses.replace(work, traces=(traced(fast, work),))
+    (refuted,) = advise(on_fast, models(), generated_at=NOW).replay
+    assert refuted.fits is False
+    report = advise(on_fast, Models(default=ModelPhysics(model(DISK_BYTES), time_scale=4.0)), generated_at=NOW)
+    (check,) = report.replay
+    assert check.fits and check.deviation is not None and abs(check.deviation) < 0.01
+    (drive,) = advise(dataclasses.replace(work, traces=(traced(made, work),)), models(), generated_at=NOW).replay
+    assert check.predicted_gain == pytest.approx(drive.predicted_gain, abs=0.005)
+    assert drive.replayed_span_s is not None
+    assert check.replayed_span_s == pytest.approx(drive.replayed_span_s / 4, rel=0.01)

@@ -54,3 +54,22 @@ def test_a_model_charging_more_than_twice_the_measured_busy_time_is_refuted_for_
     assert misfit.evidence["measure"] == "disk time" and misfit.subject == "sda"
     assert float(str(misfit.evidence["ratio"])) == pytest.approx(1 / 0.8, rel=0.02)
     assert refuted.plan is None and not {"HOT_ON_INNER", "CROSS_SURFACE"} & {f.code for f in refuted.findings}
+
+
+def test_a_model_of_the_drive_run_faster_charges_less_disk_time_and_keeps_the_gain() -> None:
+    """The emulated HDD at scale S: the preset's times divided by S fit the kernel's busy time again."""
+    from dataclasses import replace
+
+    from advisor.disk.physics import ModelPhysics
+    from tests.helpers.workloads import model
+
+    fits = _report(0.97)
+    assert fits.saturation is not None and fits.plan is not None
+    util = fits.saturation.modelled_busy_s_per_s / DISK_TIME_SLACK * 0.8  # refuted at scale 1 (test above)
+    w = on_partitions([ORDERS, ITEMS, WAL], {"orders": "sda3", "items": "sda1", "WAL": "sda1"},
+                      [stat("sda3", ORDERS.read_iops, mib(ORDERS.read_iops)), stat("sda1", 30.0, mib(30)),
+                       stat("sda", ORDERS.read_iops + 30, mib(ORDERS.read_iops + 30), False, util)])
+    scaled = advise(w, replace(models(), default=ModelPhysics(model(), time_scale=2.0)), generated_at=AT)
+    assert "MODEL_DOES_NOT_FIT" not in {f.code for f in scaled.findings}
+    assert scaled.plan is not None
+    assert scaled.plan.predicted_gain == pytest.approx(fits.plan.predicted_gain, abs=0.01)
