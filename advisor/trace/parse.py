@@ -27,7 +27,7 @@ def op_of(rwbs: str) -> int | None:
     """The operation of an ``rwbs`` string, None for one that moves no data nor flushes.
 
     >>> [op_of(x) for x in ("R", "RA", "WS", "FWS", "FF", "WFS", "DS", "N")]
-    [0, 1, 1, 1, 2, 1, 3, None]
+    [0, 0, 1, 1, 2, 1, 3, None]
     """
     if len(rwbs) > 1 and rwbs[0] == "F" and rwbs[1] in "RWDFN":
         rwbs = rwbs[1:]

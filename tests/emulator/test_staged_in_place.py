@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +27,15 @@ from advisor.demo.embedded import as_server_user, owned_dir
 from advisor.demo.layout import partition_and_mount
 from advisor.disk.emulator.device import emulated_disk
 from tests.docs.mdpage import section
+from tests.helpers.cli import run_advisor
 from tests.helpers.emulated import memory_dir, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, client_tool, running_postgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
 REPO = Path(__file__).resolve().parents[2]
+SCALE = 8.0
+"""The emulated disk runs this many times faster than the drive; the reports model it with --time-scale."""
 LAYOUT = (("wal", 0.15), ("ts_a", 0.25), ("ts_b", 0.25), ("ts_c", 0.34))
 TABLES = {"ta": "ts_a", "tb": "ts_b", "tc": "ts_c"}
 TUTORIAL = "## 3. Apply on the disk you have"
@@ -56,9 +58,7 @@ def _record(name: str, text: str) -> None:
 
 
 def _advisor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "ADVISOR_SQL_DIR": str(REPO / "sql"), "COLUMNS": "120"}
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=900, check=False)
+    return run_advisor(*args, cwd=cwd, env={"COLUMNS": "120"}, timeout=900)
 
 
 def _fingerprint(server: PgServer) -> dict[str, str]:
@@ -129,7 +129,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
     with contextlib.ExitStack() as stack:
         backing_dir = stack.enter_context(memory_dir(work))
         disk = stack.enter_context(emulated_disk("class-7200-desktop", 1536 << 20, backing_dir / "disk.img",
-                                                 scale=8.0, cache="volatile"))
+                                                 scale=SCALE, cache="volatile"))
         stack.callback(_unmount_below, work)
         parts = partition_and_mount(disk.device, work, stack, LAYOUT)
         for area in parts.values():
@@ -161,7 +161,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         before = _fingerprint(server)
 
         report = _advisor("report", "--snapshot", "a.json", "b.json", "--preset", "class-7200-desktop",
-                          "--mount-root", str(planned), "--force", "--min-gain", "0",
+                          "--time-scale", str(SCALE), "--mount-root", str(planned), "--force", "--min-gain", "0",
                           "--in-place", "--spare", str(spare), "--scripts", "plan", "--scripts-anyway", cwd=work)
         assert report.returncode == 0, report.stderr[-3000:]
         _record("report.txt", report.stdout + report.stderr)
@@ -218,7 +218,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         _load(server, [planned])
         assert _advisor("collect", "--dsn", dsn, "-o", "d.json", cwd=work).returncode in (0, 4)
         again = _advisor("report", "--snapshot", "c.json", "d.json", "--preset", "class-7200-desktop",
-                         "--mount-root", str(planned), "--force", cwd=work)
+                         "--time-scale", str(SCALE), "--mount-root", str(planned), "--force", cwd=work)
         assert again.returncode == 0 and "plan:" in again.stdout, again.stderr[-2000:]
         _record("report-after.txt", again.stdout + again.stderr)
         server.pg_ctl("-w", "-m", "fast", "stop")
