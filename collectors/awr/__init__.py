@@ -71,6 +71,7 @@ def read_report(path: str | Path) -> Workload:
 
     raw = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")
     content = decoded(raw)
+    del raw  # the text is parsed from here on: do not hold the file's bytes beside it
     kind = detect(content[:8192])
     if kind is None:
         raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "

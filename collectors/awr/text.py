@@ -15,6 +15,7 @@ next line, is joined back. The quirks are listed in docs/report-quirks.md.
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass, field
 
 from advisor.collectors.awr import numbers
@@ -37,7 +38,8 @@ class Section:
     title: str
     first_line: int  # 1-based line number of the title
     lines: list[str]
-    line_numbers: list[int] = field(default_factory=list)  # the file line of each of *lines*
+    # the file line of each of *lines*: a machine-int array (8 bytes a line, not a 36-byte int object)
+    line_numbers: array[int] = field(default_factory=lambda: array("q"))
 
     def line_of(self, index: int) -> int:
         """The 1-based file line of ``lines[index]`` (a section continued on a later page skips lines)."""
@@ -274,9 +276,10 @@ def header_facts(text: str, data: ReportData) -> None:
                 per_s = None
             if per_s is not None:
                 data.load_profile[LOAD_PROFILE_ROWS[match.group(1)]] = per_s
-    first = next(iter(sections(text).values()), None)
-    if first is not None:
-        match = TITLE.match(lines[first.first_line - 1])
+    # the first section title (what sections() would start with), found without sectioning the whole report
+    first_title = next((line for line in lines if TITLE.match(line)), None)
+    if first_title is not None:
+        match = TITLE.match(first_title)
         if match:
             data.db_name = data.db_name or match.group("db")
             data.instance = data.instance or match.group("inst")
