@@ -43,7 +43,8 @@ def decoded(raw: bytes) -> str:
 
     Line ends are made ``\\n`` (a report saved on Windows has CRLF) and SQL*Plus form feeds are
     dropped (they start each page of a text report on the same line as its first text), so a
-    line number in a message is the one an editor shows.
+    line number in a message is the one an editor shows. The bytes are dropped as soon as they are
+    decoded, so a CRLF file's line ends are replaced beside one copy of the text, not two.
     """
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         text = raw.decode("utf-16", errors="replace")
@@ -53,6 +54,7 @@ def decoded(raw: bytes) -> str:
         text = raw.decode("utf-16-be", errors="replace")
     else:
         text = raw.decode("utf-8", errors="replace")
+    del raw  # the only reference left (read_report passes the bytes in without keeping them)
     if text[:1] == "\ufeff":
         text = text[1:]
     if "\r" in text:
@@ -69,8 +71,8 @@ def read_report(path: str | Path) -> Workload:
     from advisor.collectors.awr.text import read_awr_text
     from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, read_regular_file
 
-    raw = read_regular_file(path, MAX_REPORT_FILE_BYTES, "report")
-    content = decoded(raw)
+    # the bytes go straight into decoded(), which drops them once decoded: never held beside the text's copies
+    content = decoded(read_regular_file(path, MAX_REPORT_FILE_BYTES, "report"))
     kind = detect(content[:8192])
     if kind is None:
         raise BadInput(f"{path}: not an AWR (HTML or text) or Statspack report "

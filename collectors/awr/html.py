@@ -41,10 +41,31 @@ class Block:
     row_lines: list[int] = field(default_factory=list)  # the page line where each row ends
 
 
+READ_HEADINGS = frozenset({
+    "File IO Stats", "Tablespace IO Stats", "IOStat by Filetype summary", "Foreground Wait Events",
+    "Background Wait Events", "Foreground Wait Class", "Wait Event Histogram",
+    "Database Instances Included In Report", "IOStat by File Type", "Foreground Wait Classes",  # global reports
+})
+"""The sections whose table rows an importer reads (with every "Segments by ..." section)."""
+READ_SUMMARIES = ("information", "load profile")
+"""Header tables found by their summary wherever they are (instance, host, snapshot information, load profile)."""
+
+
+def rows_read(heading: str, summary: str) -> bool:
+    """Whether the rows of a table under *heading* with *summary* are read (else kept only if naming a block size)."""
+    return heading in READ_HEADINGS or heading.lower().startswith("segments by ") or \
+        any(text in summary for text in READ_SUMMARIES)
+
+
 class _Flatten(HTMLParser):
+    """The page as blocks; rows of tables no importer reads (SQL text, Top Sessions, ...) are not kept,
+    so a big report is not held a second time as cells."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.blocks: list[Block] = []
+        self._heading_text = ""  # the last heading: the section the page is in
+        self._rows_read = False
         self._table: Block | None = None
         self._cell: list[str] | None = None
         self._row: list[str] | None = None
@@ -65,6 +86,7 @@ class _Flatten(HTMLParser):
         elif tag == "table":
             self._flush_text()
             self._table = Block("table", summary=dict(attrs).get("summary") or "", line=self.getpos()[0])
+            self._rows_read = rows_read(self._heading_text, self._table.summary)
         elif tag == "tr" and self._table is not None:
             self._row, self._row_is_header = [], False
         elif tag in ("td", "th") and self._row is not None:
@@ -73,7 +95,8 @@ class _Flatten(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("h1", "h2", "h3") and self._heading is not None:
-            self.blocks.append(Block("heading", " ".join("".join(self._heading).split()), line=self.getpos()[0]))
+            self._heading_text = " ".join("".join(self._heading).split())
+            self.blocks.append(Block("heading", self._heading_text, line=self.getpos()[0]))
             self._heading = None
         elif tag in ("td", "th") and self._cell is not None and self._row is not None:
             self._row.append(" ".join("".join(self._cell).replace("\xa0", " ").split()))
@@ -81,7 +104,7 @@ class _Flatten(HTMLParser):
         elif tag == "tr" and self._row is not None and self._table is not None:
             if self._row_is_header and not self._table.header:
                 self._table.header = self._row
-            else:
+            elif self._rows_read or any(cell.startswith("Std Block Size") for cell in self._row[:-1]):
                 self._table.rows.append(self._row)
                 self._table.row_lines.append(self.getpos()[0])
             self._row = None

@@ -15,7 +15,10 @@ next line, is joined back. The quirks are listed in docs/report-quirks.md.
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from advisor.collectors.awr import numbers
 from advisor.collectors.awr.sections import (
@@ -37,7 +40,8 @@ class Section:
     title: str
     first_line: int  # 1-based line number of the title
     lines: list[str]
-    line_numbers: list[int] = field(default_factory=list)  # the file line of each of *lines*
+    # the file line of each of *lines*: a machine-int array (8 bytes a line, not a 36-byte int object)
+    line_numbers: array[int] = field(default_factory=lambda: array("q"))
 
     def line_of(self, index: int) -> int:
         """The 1-based file line of ``lines[index]`` (a section continued on a later page skips lines)."""
@@ -63,18 +67,34 @@ class Grid:
     rows: list[Row] = field(default_factory=list)
 
 
+READ_SECTIONS = frozenset({
+    "File IO Stats", "Tablespace IO Stats", "IOStat by Filetype summary", "Wait Events", "Foreground Wait Events",
+    "Background Wait Events", "Foreground Wait Class", "Wait Event Histogram", "File Read Histogram Stats",
+})
+"""The sections the importers read (with every "Segments by ..." section); the others' lines are not kept."""
+
+
+def is_read(title: str) -> bool:
+    """Whether a section titled *title* is read by an importer (its lines are kept)."""
+    return title in READ_SECTIONS or title.lower().startswith("segments by ")
+
+
 def sections(text: str) -> dict[str, Section]:
     """Sections by title; a title printed again is the same section continued on a new page.
 
     SQL*Plus starts each page of a long table with the section's title line, its notes and its
     column header again (after a form feed, dropped when the file is read): those repeated lines
     are skipped and the rows that follow join the section, so no row on a later page is lost.
+    A section no importer reads (SQL text, Top Sessions, ...) is listed with no lines, so a big
+    report does not hold its unread parts twice (once in the text, once as lines).
     """
     found: dict[str, Section] = {}
     current: Section | None = None
-    lines = text.split("\n")
+    keep = False  # whether current's lines are kept (is_read of its title)
     skip_to = -1
-    for number, line in enumerate(lines, start=1):
+    start = 0  # where the line after the current one starts in *text*
+    for number, line in enumerate(split_lines(text), start=1):
+        start += len(line) + 1
         if number <= skip_to:
             continue
         match = TITLE.match(line)
@@ -82,26 +102,51 @@ def sections(text: str) -> dict[str, Section]:
             title = match.group("title").strip()
             if title in found:  # the page header of a section continued on a new page
                 current = found[title]
-                skip_to = _page_header_end(lines, number, current)
+                keep = is_read(title)
+                skip_to = _page_header_end(text, start, number, current)
                 continue
             current = Section(title, number, [])
+            keep = is_read(title)
             found[title] = current
             continue
-        if current is not None:
+        if current is not None and keep:
             current.lines.append(line)
             current.line_numbers.append(number)
     return found
 
 
-def _page_header_end(lines: list[str], title_line: int, section: Section) -> int:
-    """The last line of a repeated page header: the section's column rule printed again, if near."""
+def split_lines(text: str) -> Iterator[str]:
+    """The lines of *text* as ``text.split("\n")`` gives them, one at a time (no list of every line)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+def _page_header_end(text: str, start: int, title_line: int, section: Section) -> int:
+    """The last line of a repeated page header: the section's column rule printed again, if near.
+
+    *start* is where the line after the title line (number *title_line*) starts in *text*.
+    """
     rules = {line for line in section.lines if _DASHES.match(line)}
     end = title_line
-    for number in range(title_line + 1, min(title_line + 12, len(lines) + 1)):
-        if TITLE.match(lines[number - 1]):
+    following = split_lines(text[start:text_end(text, start, 11)]) if start <= len(text) else iter(())
+    for number, line in enumerate(following, start=title_line + 1):
+        if TITLE.match(line):
             break
-        if lines[number - 1] in rules:
+        if line in rules:
             end = number  # the last rule of the header (a name grid's rule comes before the figures' rule)
+    return end
+
+
+def text_end(text: str, start: int, count: int) -> int:
+    """Where the *count* lines from *start* end in *text* (before their last line end)."""
+    end = start - 1
+    for _ in range(count):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return len(text)
     return end
 
 
@@ -235,12 +280,16 @@ TIME_UNIT = {"total_s": "s"}
 
 def header_facts(text: str, data: ReportData) -> None:
     """DB id, instance, release, RAC, snaps, times, elapsed, DB time and block size from the header."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if "DB Id" in line and "Release" in line and index + 2 < len(lines):
-            ranges = spans(lines[index + 1])
+    window: list[str] = []  # a line and the two after it: the report is not split into a list of lines
+    for following in split_lines(text):
+        window.append(following)
+        if len(window) < 3:
+            continue
+        line = window[0]
+        if "DB Id" in line and "Release" in line:
+            ranges = spans(window[1])
             heads = [column_key(c) for c in _cut(line, ranges)]
-            cells = dict(zip(heads, _cut(lines[index + 2], ranges), strict=True))
+            cells = dict(zip(heads, _cut(window[2], ranges), strict=True))
             data.db_name = data.db_name or cells.get("DBName", "") or cells.get("Database", "")
             data.dbid = cells.get("DBId", "")
             data.instance = cells.get("Instance", "")
@@ -249,6 +298,8 @@ def header_facts(text: str, data: ReportData) -> None:
             data.release = cells.get("Release", "")
             data.rac = cells.get("RAC", "NO").upper() == "YES"
             break
+        del window[0]
+    lines = list(islice(split_lines(text), 80))  # the header's own lines
     for index, line in enumerate(lines[:60]):
         if line.startswith("Host Name") and index + 2 < len(lines) and _DASHES.match(lines[index + 1]):
             tokens = lines[index + 2].split()
@@ -274,9 +325,10 @@ def header_facts(text: str, data: ReportData) -> None:
                 per_s = None
             if per_s is not None:
                 data.load_profile[LOAD_PROFILE_ROWS[match.group(1)]] = per_s
-    first = next(iter(sections(text).values()), None)
-    if first is not None:
-        match = TITLE.match(lines[first.first_line - 1])
+    # the first section title (what sections() would start with), found without sectioning the whole report
+    first_title = next((line for line in split_lines(text) if TITLE.match(line)), None)
+    if first_title is not None:
+        match = TITLE.match(first_title)
         if match:
             data.db_name = data.db_name or match.group("db")
             data.instance = data.instance or match.group("inst")
