@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.packaging.test_dependency_direction import REPO, advisor_modules, imported
+from tests.helpers.imports import REPO, advisor_modules, imported
 
 TABLE_BUILDERS = ("rich.table", "rich.box", "advisor.render.tables", "advisor.render.cells")
 KNOWN = {"advisor/repo/render.py", "advisor/cli/fleet_show.py"}

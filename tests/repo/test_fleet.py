@@ -79,9 +79,11 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
     savings = [r["period"]["saved_s_per_h"] for r in ranked]
     assert savings == sorted(savings, reverse=True) and savings[0] > 0
     planned = [r for r in ranked if r["period"]["planned"]]
-    gated = [r for r in ranked if not r["period"]["planned"]]
+    gated = [r for r in ranked if "NOT_IO_BOUND" in r["period"]["findings"]]
     assert planned and gated, "the derived fleet has IO-bound and not-IO-bound instances"
-    assert all(r["period"]["io_wait_share"] < 0.2 and r["period"]["saved_s_per_h"] == 0 for r in gated)
+    assert all(r["period"]["io_wait_share"] < 0.2 for r in gated), json.dumps([(r["host"], r["period"]) for r in gated])
+    # no plan (the gate, or a model the busiest derived instances' rates refute): nothing saved, never a guess
+    assert all(r["period"]["saved_s_per_h"] == 0 for r in ranked if not r["period"]["planned"])
     assert all(len(r["busiest"]) == 2 for r in ranked)
     for r in planned:
         best = max(w["db_iops"] for w in r["busiest"])
