@@ -31,7 +31,9 @@ from tests.helpers.cli import run_advisor
 from tests.helpers.emulated import memory_dir, require_fuse_and_loop
 from tests.helpers.pg import PgServer, available_versions, client_tool, running_postgres
 
-pytestmark = [pytest.mark.slow, pytest.mark.root]
+# alone: the report judges its model against the emulated disk's measured times and rates (the
+# disk-time and commit checks), which another worker's load would change
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.alone]
 
 REPO = Path(__file__).resolve().parents[2]
 SCALE = 8.0
@@ -166,7 +168,8 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         assert report.returncode == 0, report.stderr[-3000:]
         _record("report.txt", report.stdout + report.stderr)
         plan = work / "plan"
-        assert "stage 1: evacuate" in report.stdout + report.stderr, report.stdout[-3000:]
+        assert "stage 1: evacuate" in report.stdout + report.stderr, "\n".join(
+            line for line in report.stdout.splitlines() if "FIT" in line or "fit" in line or "measured" in line)
         for name in ("stage1-check.sh", "stage1-evacuate.sql", "stage1-move_wal.sh", "stage2-repartition.sh",
                      "postgres.sql", "move_wal.sh", "postgres_drop_old.sql"):
             assert (plan / name).is_file(), sorted(p.name for p in plan.iterdir())
