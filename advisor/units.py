@@ -8,7 +8,7 @@ fails on a size written out in digits anywhere else). One meaning per name:
   same thing whether they come from two snapshots, one snapshot or a report import. Sizes a
   user types (``4k``, ``512M``, ``1.5GiB``) are binary too, like ``truncate`` and ``fio``.
 * Drive figures keep the datasheets' megabyte, :data:`DISK_MB` (10^6 bytes): the presets, a
-  drive spec's ``r_od_mb_s``, the disk models and what ``advisor disk``/``advisor bench``
+  drive spec's ``r_od_mb_s_decimal``, the disk models and what ``advisor disk``/``advisor bench``
   print. Such a figure enters a document only under a name that says so (a disk profile's
   ``bytes_per_s``), never as an ``_mb_s`` field.
 * A device capacity in an inventory (:func:`parse_capacity`): ``"16 TB"`` means 16 * 10^12

@@ -112,7 +112,7 @@ def emulated(tmp: Path, scale: float) -> Iterator[str | None]:
         print("\n(emulated HDD skipped: advisor.disk.emulator.device is not available)")
         yield None
         return
-    drive = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s=180.0)
+    drive = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s_decimal=180.0)
     with emulated_disk(drive, 512 << 20, tmp / f"disk-{scale:g}.img", scale=scale, cache="off") as disk:
         yield disk.device
 

@@ -94,7 +94,7 @@ def measure_preset(preset: str, scale: float, ios: int, workdir: Path) -> list[R
             cycles = read_cycles(disk.device, [first + i * block for i in range(count)], size=block)
             measured = block / statistics.median(cycles[3:]) / 1e6 / scale
             predicted = simulate(model, [StreamSpec("read", (start, min(1.0, start + 0.1)), block)], ios=400,
-                                 seed=1, write_cache="off").mb_s
+                                 seed=1, write_cache="off").mb_s_decimal
             rows.append((name, predicted, measured, "MB/s"))
     rpm_limit = get_model(preset).rpm / 60
     for cache, count in (("off", 60), ("volatile", 60), ("lying", 300)):

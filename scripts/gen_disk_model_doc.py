@@ -78,7 +78,7 @@ the radius, the stroke fraction `u` of LBA fraction `X` and the sustained rate a
 with ρ the outer/inner rate ratio (about 2 for modern 3.5-inch drives, 1.5–1.9 for 2.5-inch
 10k drives). The middle of the LBA range runs at 0.79·R_OD (ρ = 2), not 0.75, and the
 outer 1 % of the LBAs spans only 0.75 % of the stroke while the inner 1 % spans 1.49 %.
-`r_od_mb_s` is the **sustained** rate (head switches included), which is what a zone
+`r_od_mb_s_decimal` is the **sustained** rate (head switches included), which is what a zone
 benchmark and "sustained" datasheet lines report; the rate under the head inside a track is
 higher by `1 + t_head_switch/T_rev`. An explicit zone table may replace the closed form.
 
@@ -238,7 +238,7 @@ def presets_section() -> str:
         band = 1000 / predict.mean_service_ms(m, predict.OUTER, 8192)
         full = 1000 / predict.mean_service_ms(m, (0.0, 1.0), 8192)
         lines.append(
-            f"| {info.name} | {info.drive_class} | {m.rpm:g} | {m.capacity_bytes / 1e9:g} GB | {m.r_od_mb_s:g} "
+            f"| {info.name} | {info.drive_class} | {m.rpm:g} | {m.capacity_bytes / 1e9:g} GB | {m.r_od_mb_s_decimal:g} "
             f"| {m.rho:g} | {seek} | {m.overhead_ms:g} | {band:.0f} / {full:.0f} |"
         )
     return "\n".join(lines) + "\n"

@@ -112,7 +112,7 @@ def fit_cmd(
     _check_format(fmt)
     profile = load_disk_profile(profile_path)
     result = fit_profile(profile, get_model(base) if base else None)
-    fitted = ("r_od_mb_s", "rho", "seek_track_ms", "seek_avg_ms", "seek_full_ms", "overhead_ms", "rpm")
+    fitted = ("r_od_mb_s_decimal", "rho", "seek_track_ms", "seek_avg_ms", "seek_full_ms", "overhead_ms", "rpm")
     sources = dict.fromkeys(fitted, f"fitted to {profile_path.name} ({profile.measured_at})")
     toml_text = to_toml(result.model, f"fitted to {profile.target}", sources)
     if output is not None:

@@ -29,7 +29,7 @@ def emulate(
     smr: bool = typer.Option(False, "--smr", help="Drive-managed SMR: a media cache in front of shingled bands."),
     media_cache: str | None = typer.Option(None, "--media-cache", help="SMR media cache size (default 0.4 %)."),
     band: str | None = typer.Option(None, "--band", help="SMR band size (default 32M, smaller on small disks)."),
-    clean_mb_s: float | None = typer.Option(None, "--clean-mb-s", help="SMR band cleaning speed, MB/s (60)."),
+    clean_mb_s_decimal: float | None = typer.Option(None, "--clean-mb-s", help="SMR band cleaning speed, MB/s (60)."),
 ) -> None:
     """Attach an emulated HDD and print its loop device; Ctrl-C or SIGTERM detaches it.
 
@@ -39,8 +39,8 @@ def emulate(
     from advisor.disk.emulator.device import emulated_disk
 
     size_bytes = parse_size(size) // 512 * 512  # whole sectors, like truncate
-    smr_spec = _smr_spec(size_bytes, media_cache, band, clean_mb_s) if smr else None
-    if not smr and (media_cache or band or clean_mb_s):
+    smr_spec = _smr_spec(size_bytes, media_cache, band, clean_mb_s_decimal) if smr else None
+    if not smr and (media_cache or band or clean_mb_s_decimal):
         raise BadInput("--media-cache, --band and --clean-mb-s describe an SMR drive: add --smr")
     stop = threading.Event()
 
@@ -71,21 +71,21 @@ def emulate(
             signal.signal(sig, handler)
 
 
-def _smr_spec(size_bytes: int, media_cache: str | None, band: str | None, clean_mb_s: float | None) -> SmrSpec:
+def _smr_spec(size_bytes: int, media_cache: str | None, band: str | None, clean_mb_s_decimal: float | None) -> SmrSpec:
     """The published proportions (see advisor.disk.emulator.smr), overridden by the options."""
     from advisor.disk.emulator.smr import SmrSpec, default_spec
 
     spec = default_spec(size_bytes)
     return SmrSpec(media_cache_bytes=parse_size(media_cache) if media_cache else spec.media_cache_bytes,
                    band_bytes=parse_size(band) if band else spec.band_bytes,
-                   clean_mb_s=clean_mb_s if clean_mb_s is not None else spec.clean_mb_s)
+                   clean_mb_s_decimal=clean_mb_s_decimal if clean_mb_s_decimal is not None else spec.clean_mb_s_decimal)
 
 
 def _smr_text(spec: SmrSpec | None) -> str:
     if spec is None:
         return ""
     return (f", SMR: media cache {spec.media_cache_bytes >> 20} MiB, band {spec.band_bytes >> 20} MiB, "
-            f"cleaning {spec.clean_mb_s:g} MB/s")
+            f"cleaning {spec.clean_mb_s_decimal:g} MB/s")
 
 
 def register(disk_app: typer.Typer) -> None:

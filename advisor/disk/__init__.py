@@ -4,7 +4,7 @@ Public API (stable; other parts of advisor build on it):
 
 * :class:`advisor.disk.model.DiskModel` — frozen description of a drive: zones (R_OD, ρ or a
   table), seek curve (datasheet triple or measured table), rpm, overheads, cache settings;
-  ``rate_mb_s``, ``seek_ms``, ``revolution_ms``, ``transfer_ms``, ``stroke``.
+  ``rate_mb_s_decimal``, ``seek_ms``, ``revolution_ms``, ``transfer_ms``, ``stroke``.
 * :mod:`advisor.disk.presets` — ``list_presets()``, ``get_model(name_or_path)`` (preset name
   or a user's ``drive.toml``; see docs/drive-spec.md).
 * :class:`advisor.disk.mechanism.Mechanism` — stateful actuator (head, rotation clock,

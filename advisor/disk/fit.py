@@ -239,7 +239,7 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
         )
         if profile.zones:
             r_od, rho = fit_zones([(z.fraction, z.bytes_per_s / DISK_MB) for z in profile.zones])
-            start = start.with_changes(r_od_mb_s=r_od, rho=rho, zones=())
+            start = start.with_changes(r_od_mb_s_decimal=r_od, rho=rho, zones=())
         model, score = _fit_mechanics(start, obs, block)
         if best is None or score < best[0]:
             best = (score, model)
@@ -256,7 +256,8 @@ def fit_profile(profile: DiskProfile, base: DiskModel | None = None, *, report_q
 def _residuals(
     model: DiskModel, profile: DiskProfile, obs: list[tuple[str, float]], block: int, report_qd: bool
 ) -> list[Residual]:
-    out = [Residual(f"zone {z.fraction:.2f}", "MB/s", z.bytes_per_s / DISK_MB, model.rate_mb_s(z.fraction), True)
+    out = [Residual(f"zone {z.fraction:.2f}", "MB/s", z.bytes_per_s / DISK_MB, model.rate_mb_s_decimal(z.fraction),
+                    True)
            for z in profile.zones]
     for name, ms in obs:
         out.append(Residual(f"{name} IOPS", "IOPS", 1000.0 / ms, 1000.0 / _predicted_ms(model, name, block), True))

@@ -9,9 +9,9 @@ Conventions (Ruemmler & Wilkes 1994; DiskSim's disk models):
 
 * positions are LBA fractions ``X`` in [0, 1], 0 = outer edge; the radial position is the
   stroke fraction ``u(X)`` from the zoned-recording closed form (or an explicit zone table);
-* ``r_od_mb_s`` and :meth:`DiskModel.rate_mb_s` are the *sustained* sequential rate
+* ``r_od_mb_s_decimal`` and :meth:`DiskModel.rate_mb_s_decimal` are the *sustained* sequential rate
   (what a zone benchmark and "sustained" datasheet lines report, head switches included);
-  the rate under the head inside one track is :meth:`DiskModel.media_mb_s`, higher by one
+  the rate under the head inside one track is :meth:`DiskModel.media_mb_s_decimal`, higher by one
   head switch per revolution: ``media = rate·(1 + t_hs/T_rev)``;
 * seek distances are whole cylinders: ``|u₁ - u₂|·cylinders`` rounded, zero when both ends
   share a cylinder; writes add the write-settle time to any non-zero seek;
@@ -19,8 +19,8 @@ Conventions (Ruemmler & Wilkes 1994; DiskSim's disk models):
 
 Example::
 
-    >>> m = DiskModel(name="demo", capacity_bytes=10**12, rpm=7200, r_od_mb_s=180.0, rho=2.0)
-    >>> round(m.revolution_ms, 3), round(m.rate_mb_s(1.0), 1)
+    >>> m = DiskModel(name="demo", capacity_bytes=10**12, rpm=7200, r_od_mb_s_decimal=180.0, rho=2.0)
+    >>> round(m.revolution_ms, 3), round(m.rate_mb_s_decimal(1.0), 1)
     (8.333, 90.0)
     >>> m.seek_ms(0.0, 0.0), round(m.seek_ms(0.0, 1.0), 1)
     (0.0, 17.0)
@@ -50,7 +50,7 @@ class DiskModel:
     name: str
     capacity_bytes: int
     rpm: float
-    r_od_mb_s: float
+    r_od_mb_s_decimal: float
     rho: float = 2.0
     zones: tuple[tuple[float, float], ...] = ()  # explicit (LBA fraction start, sustained MB/s)
     seek_track_ms: float = 0.8
@@ -102,8 +102,8 @@ class DiskModel:
             out.append("capacity_bytes must be positive")
         if not DRIVE_RPM_RANGE[0] <= self.rpm <= DRIVE_RPM_RANGE[1]:
             out.append(f"rpm {self.rpm} is outside {DRIVE_RPM_RANGE[0]}..{DRIVE_RPM_RANGE[1]}")
-        if self.r_od_mb_s <= 0:
-            out.append("r_od_mb_s must be positive")
+        if self.r_od_mb_s_decimal <= 0:
+            out.append("r_od_mb_s_decimal must be positive")
         if not 1.0 <= self.rho <= 4.0:
             out.append(f"rho {self.rho} is outside 1..4 (outer/inner rate ratio)")
         if self.zones:
@@ -131,7 +131,7 @@ class DiskModel:
             widths = table.u_bounds[1:] - table.u_bounds[:-1]
             mean_rate = float((widths * table.rates).sum())
         else:
-            mean_rate = self.r_od_mb_s * (1.0 - (1.0 - 1.0 / self.rho) / 2.0)
+            mean_rate = self.r_od_mb_s_decimal * (1.0 - (1.0 - 1.0 / self.rho) / 2.0)
         mean_track = mean_rate * boost * DISK_MB * t_rev_s
         return max(2, round(self.capacity_bytes / mean_track / self.heads))
 
@@ -188,19 +188,19 @@ class DiskModel:
         return np.asarray((u - k * u * u / 2.0) / (1.0 - k / 2.0), dtype=np.float64)
 
     # -- rates ----------------------------------------------------------------------
-    def rate_mb_s(self, fraction: float) -> float:
+    def rate_mb_s_decimal(self, fraction: float) -> float:
         """Sustained sequential MB/s at LBA fraction *fraction* (head switches included)."""
         if self._table is not None:
             return self._table.rate(fraction)
-        return self.r_od_mb_s * rate_factor(min(max(fraction, 0.0), 1.0), self.rho)
+        return self.r_od_mb_s_decimal * rate_factor(min(max(fraction, 0.0), 1.0), self.rho)
 
-    def media_mb_s(self, fraction: float) -> float:
+    def media_mb_s_decimal(self, fraction: float) -> float:
         """MB/s under the head inside one track (no head switch)."""
-        return self.rate_mb_s(fraction) * (1.0 + self.head_switch_ms / self.revolution_ms)
+        return self.rate_mb_s_decimal(fraction) * (1.0 + self.head_switch_ms / self.revolution_ms)
 
     def transfer_ms(self, fraction: float, nbytes: int) -> float:
         """Expected time to transfer *nbytes* at *fraction*, track switches included."""
-        return nbytes / (self.rate_mb_s(fraction) * 1000.0)
+        return nbytes / (self.rate_mb_s_decimal(fraction) * 1000.0)
 
     # -- seeks ----------------------------------------------------------------------
     def seek_cylinders_ms(self, distance: int, write: bool = False) -> float:

@@ -64,7 +64,7 @@ def describe(model: DiskModel, block_bytes: int = 8192, seed: int = 0) -> dict[s
     """Everything ``disk show`` reports about *model*."""
     return {
         "model": model_fields(model),
-        "zone_curve": [{"fraction": f, "mb_s": rate} for f, rate in predict.zone_curve(model, 11)],
+        "zone_curve": [{"fraction": f, "mb_s_decimal": rate} for f, rate in predict.zone_curve(model, 11)],
         "seek_curve": seek_points(model),
         "block_bytes": block_bytes,
         "predictions": predictions(model, block_bytes, seed),

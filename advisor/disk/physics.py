@@ -208,7 +208,7 @@ class ModelPhysics:
             grid = np.linspace(0.0, 1.0, LUT_SIZE + 1)
             cylinders = self.model.total_cylinders
             seek = self.model.seek_curve.ms_array(np.maximum(grid, 1.0 / cylinders))
-            rate = np.array([self.model.rate_mb_s(float(x)) for x in grid])
+            rate = np.array([self.model.rate_mb_s_decimal(float(x)) for x in grid])
             self._stroke_lut = self.model.stroke_array(grid)
             self._luts = (seek, rate)
         return self._luts

@@ -71,7 +71,7 @@ def expected_seek_ms(model: DiskModel, to_band: Band, from_band: Band | None = N
 @lru_cache(maxsize=8192)
 def _mean_rate(model: DiskModel, band: Band) -> float:
     lo, hi = band
-    return float(np.mean([model.rate_mb_s(lo + (hi - lo) * (i + 0.5) / 8) for i in range(8)]))
+    return float(np.mean([model.rate_mb_s_decimal(lo + (hi - lo) * (i + 0.5) / 8) for i in range(8)]))
 
 
 def sequential_io_ms(model: DiskModel, band: Band, block_bytes: int) -> float:
@@ -220,7 +220,7 @@ def commit_rate_per_s(model: DiskModel, write_cache: str | None = None, block_by
     turnaround = 2.0 * (model.overhead_ms + HOST_TURNAROUND_MS) + block_bytes / BUS_BYTES_PER_S * 1000.0
     if mode in ("battery", "lying"):
         return 1000.0 / turnaround
-    transfer = block_bytes / (model.media_mb_s(0.0) * 1000.0)
+    transfer = block_bytes / (model.media_mb_s_decimal(0.0) * 1000.0)
     revolutions = max(1, math.ceil((turnaround + transfer) / model.revolution_ms))
     return 1000.0 / (revolutions * model.revolution_ms)
 
@@ -229,4 +229,4 @@ def zone_curve(model: DiskModel, n: int = 11) -> list[tuple[float, float]]:
     """(LBA fraction, sustained datasheet MB/s) at *n* evenly spaced points from the outer to the inner edge."""
     if n < 2:
         raise ValueError("a zone curve needs at least two points")
-    return [(i / (n - 1), model.rate_mb_s(i / (n - 1))) for i in range(n)]
+    return [(i / (n - 1), model.rate_mb_s_decimal(i / (n - 1))) for i in range(n)]

@@ -17,7 +17,7 @@ requests that have arrived, real rotational positions, read-ahead and write cach
 result is deterministic for a given seed.
 
 >>> from advisor.disk.model import DiskModel
->>> m = DiskModel(name="d", capacity_bytes=10**12, rpm=7200, r_od_mb_s=180.0)
+>>> m = DiskModel(name="d", capacity_bytes=10**12, rpm=7200, r_od_mb_s_decimal=180.0)
 >>> r = simulate(m, [StreamSpec("randread", (0.0, 1.0), 8192)], ios=500, seed=1)
 >>> 50 < r.iops < 100
 True
@@ -67,7 +67,7 @@ class StreamResult:
     qd: int
     ios: int
     iops: float
-    mb_s: float
+    mb_s_decimal: float
     mean_ms: float
     p50_ms: float
     p99_ms: float
@@ -80,7 +80,7 @@ class SimResult:
     ios: int
     seconds: float
     iops: float
-    mb_s: float
+    mb_s_decimal: float
     mean_ms: float
     p50_ms: float
     p99_ms: float
@@ -296,7 +296,7 @@ def _summarise(
                 qd=spec.qd,
                 ios=count,
                 iops=count / seconds,
-                mb_s=count * spec.block_bytes / seconds / DISK_MB,
+                mb_s_decimal=count * spec.block_bytes / seconds / DISK_MB,
                 mean_ms=float(arr.mean()) if count else 0.0,
                 p50_ms=float(np.percentile(arr, 50)) if count else 0.0,
                 p99_ms=float(np.percentile(arr, 99)) if count else 0.0,
@@ -307,7 +307,7 @@ def _summarise(
         ios=n,
         seconds=seconds,
         iops=n / seconds,
-        mb_s=total_bytes / seconds / DISK_MB,
+        mb_s_decimal=total_bytes / seconds / DISK_MB,
         mean_ms=float(all_lat.mean()) if n else 0.0,
         p50_ms=float(np.percentile(all_lat, 50)) if n else 0.0,
         p99_ms=float(np.percentile(all_lat, 99)) if n else 0.0,

@@ -6,10 +6,10 @@ One format everywhere (documented in docs/drive-spec.md)::
     base = "class-7200-desktop"     # optional: inherit every field not given here
     description = "Barracuda in the DB server"
     capacity_bytes = 2_000_000_000_000
-    r_od_mb_s = 190.0
+    r_od_mb_s_decimal = 190.0
 
     [drive.my-disk.sources]         # where each number comes from (optional for users)
-    r_od_mb_s = "advisor bench zones, 2026-05-01"
+    r_od_mb_s_decimal = "advisor bench zones, 2026-05-01"
 
 Fields are those of :class:`advisor.disk.model.DiskModel` plus ``base``, ``description``,
 ``class`` and ``sources``. A field inherited from ``base`` gets the source
@@ -31,7 +31,7 @@ from msgspec import Meta
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
 from advisor.model.record import Record, field
-from advisor.model.tomlrecords import Problem, decode, parse_toml, rule_of, type_at
+from advisor.model.tomlrecords import Problem, current_keys, decode, parse_toml, rule_of, type_at
 from advisor.model.validate import LARGEST
 from advisor.units import MIB
 
@@ -39,6 +39,9 @@ META_KEYS = ("base", "description", "class", "sources")
 MODEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(DiskModel) if f.init and f.name != "name")
 INT_FIELDS = ("capacity_bytes", "read_ahead_bytes", "cache_bytes", "heads", "cylinders")
 PAIR_FIELDS = ("zones", "seek_table")
+RENAMED_KEYS = {"r_od_mb_s": "r_od_mb_s_decimal"}
+"""Keys by their earlier names, read forever with the same meaning (in a drive table and its
+``sources``): the drive's megabyte is 10^6 bytes, and ``_mb_s`` alone names MiB/s in advisor."""
 Number = Annotated[float, Meta(ge=-LARGEST, le=LARGEST, description="a number")]
 """A finite number (NaN, infinities and overflow such as 1e308 are refused by the bounds)."""
 Whole = Annotated[int, Meta(ge=0, description="a whole number")] | Annotated[
@@ -58,7 +61,7 @@ class DriveTable(Record):
         field(default_factory=dict))
     capacity_bytes: Whole | None = None
     rpm: Number | None = None
-    r_od_mb_s: Number | None = None
+    r_od_mb_s_decimal: Number | None = None
     rho: Number | None = None
     zones: Pairs | None = None
     seek_track_ms: Number | None = None
@@ -107,8 +110,17 @@ def load_toml(path: Path) -> dict[str, Any]:
 def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, DriveTable]:
     """The ``[drive.NAME]`` tables of a parsed document, decoded (types, finite numbers, known keys)."""
     drives = decode(document, SpecFile, where, _file_words).drive
-    return {name: decode(table, DriveTable, where, partial(_words, name), at=f"$.drive.{name}")
+    return {name: decode(_current(table, f"{where}: drive.{name}"), DriveTable, where, partial(_words, name),
+                         at=f"$.drive.{name}")
             for name, table in drives.items()}
+
+
+def _current(table: Any, where: str) -> Any:
+    """A drive table with the keys of :data:`RENAMED_KEYS` (and their sources) under their current names."""
+    table = current_keys(table, RENAMED_KEYS, where)
+    if isinstance(table, dict) and "sources" in table:
+        table["sources"] = current_keys(table["sources"], RENAMED_KEYS, f"{where}.sources")
+    return table
 
 
 def _file_words(problem: Problem) -> str:
@@ -174,7 +186,7 @@ def resolve(
     top = chain[0][1]
     description = top.description if top.description is not None else (chain[-1][1].description or "")
     drive_class = next((owner for owner, t in chain if t.drive_class == "class"), "custom")
-    missing = [key for key in ("capacity_bytes", "rpm", "r_od_mb_s") if key not in values]
+    missing = [key for key in ("capacity_bytes", "rpm", "r_od_mb_s_decimal") if key not in values]
     if missing:
         raise BadInput(f"{where}: drive.{name} lacks {', '.join(missing)} (give them or a base)")
     model = DiskModel(name=name, **values)

@@ -32,7 +32,7 @@ def synthesize_profile(
         x = min(i / (zone_points - 1), 0.995)
         band = (x, min(x + 0.005, 1.0))
         run = simulate(model, [StreamSpec("read", band, MIB, 1)], ios=200, seed=seed)
-        zones.append(ZonePoint(fraction=i / (zone_points - 1), bytes_per_s=round(run.mb_s, 2) * DISK_MB))
+        zones.append(ZonePoint(fraction=i / (zone_points - 1), bytes_per_s=round(run.mb_s_decimal, 2) * DISK_MB))
     bands = {"outer": predict.OUTER, "middle": predict.MIDDLE, "inner": predict.INNER}
     band_iops = {
         name: simulate(model, [StreamSpec("randread", band, block_bytes)], ios=ios, seed=seed).iops

@@ -104,10 +104,10 @@ def sim_iops(name: str, band: tuple[float, float], block: int, qd: int, margin: 
     return run.iops
 
 
-def sim_sequential_mb_s(name: str, fraction: float) -> float:
+def sim_sequential_mb_s_decimal(name: str, fraction: float) -> float:
     """Simulated sequential 1 MiB read rate near LBA fraction *fraction*."""
     band = (fraction, fraction + 0.002) if fraction < 0.5 else (fraction - 0.002, fraction)
-    return simulate(get_model(name), [StreamSpec("read", band, MIB)], ios=300, seed=7).mb_s
+    return simulate(get_model(name), [StreamSpec("read", band, MIB)], ios=300, seed=7).mb_s_decimal
 
 
 def sim_commits(name: str) -> float:
@@ -176,7 +176,7 @@ def _zone_cases() -> list[Case]:
                     value,
                     "MB/s",
                     "DiskSim zone table",
-                    partial(model.media_mb_s, x),
+                    partial(model.media_mb_s_decimal, x),
                     0.062,
                 )
             )
@@ -195,7 +195,7 @@ def _zone_cases() -> list[Case]:
                     value,
                     "MB/s",
                     source,
-                    partial(sim_sequential_mb_s, name, x),
+                    partial(sim_sequential_mb_s_decimal, name, x),
                 )
             )
     return out

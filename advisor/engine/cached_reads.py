@@ -10,7 +10,7 @@ is, ``s >= 1 - m / floor`` where *floor* is the least mean time a disk read can 
 
 * a single-block read: ``CACHE_HIT_MS`` (1 ms). Half a revolution of the fastest rotating
   drive (15,000 rpm) is 2 ms on average before any seek, so disk reads average well above it;
-* a multi-block read of B bytes: its transfer at ``STREAM_MB_S`` (a drive streaming from its
+* a multi-block read of B bytes: its transfer at ``STREAM_MB_S_DECIMAL`` (a drive streaming from its
   outer zone, seek and rotation free);
 * both, weighted by the file's single-block share (``1-bk Rds/s``), and with ``Av 1-bk
   Rd(ms)`` (11.2.0.4+) the two kinds are bounded apart;
@@ -37,7 +37,7 @@ from advisor.model import FileRate, Finding, ReadEvidence, Workload
 CACHE_HIT_MS = 1.0
 """A single-block read faster than this on average was not a rotating disk's (half a 15k rpm turn is 2 ms)."""
 
-STREAM_MB_S = 300.0
+STREAM_MB_S_DECIMAL = 300.0
 """Fastest stream of one rotating drive, MB/s: above the drive catalogue's best outer zone (210 MB/s)
 and the 285 MB/s datasheet figure of 2020s 20+ TB drives; a multi-block read faster than its transfer
 at this rate did not come from one disk."""
@@ -73,7 +73,7 @@ class CachedEstimate:
 
 
 def _transfer_ms(nbytes: float) -> float:
-    return nbytes / (STREAM_MB_S * 1e6) * 1000.0
+    return nbytes / (STREAM_MB_S_DECIMAL * 1e6) * 1000.0
 
 
 def _histogram_bound(counts: Sequence[float], mean_ms: float) -> float | None:

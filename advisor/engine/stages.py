@@ -58,7 +58,7 @@ class Disk:
     name: str
     path: str
     partitions: tuple[Partition, ...]
-    slowest_mb_s: float | None
+    slowest_mb_s_decimal: float | None
 
 
 def _gib(nbytes: float) -> str:
@@ -66,7 +66,7 @@ def _gib(nbytes: float) -> str:
 
 
 def _seconds(nbytes: int, disk: Disk) -> float | None:
-    return round(nbytes / (disk.slowest_mb_s * DISK_MB), 1) if disk.slowest_mb_s else None
+    return round(nbytes / (disk.slowest_mb_s_decimal * DISK_MB), 1) if disk.slowest_mb_s_decimal else None
 
 
 def spare_tablespace(tablespace: str) -> str:
@@ -164,7 +164,7 @@ def _repartition_script(disk: Disk, plan_parts: Sequence[PlannedPartition], sfdi
                   caveat="Replaces the disk's partition table: it refuses unless every partition is empty.")
 
 
-def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s: float | None) -> Disk:
+def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s_decimal: float | None) -> Disk:
     disks = sorted({p.disk for p in plan.partitions})
     if len(disks) != 1 or layout is None:
         raise BadInput("--in-place stages one disk whose partitions the snapshot located; this plan has "
@@ -173,18 +173,18 @@ def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s: float | None) 
     if device is None:
         raise BadInput(f"--in-place: disk {disks[0]} is not in the snapshot's host layout")
     parts = tuple(p for p in layout.partitions if p.disk == device.name and p.number > 0)
-    return Disk(device.name, device.path, parts, slowest_mb_s)
+    return Disk(device.name, device.path, parts, slowest_mb_s_decimal)
 
 
 def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: str | None,
-           spare_free_bytes: int | None, slowest_mb_s: float | None, mount_root: str,
+           spare_free_bytes: int | None, slowest_mb_s_decimal: float | None, mount_root: str,
            settings: dict[str, str]) -> Plan:
     """*plan* with the stages (and their scripts) that carry it out on the disk that holds the data.
 
     Raises :class:`~advisor.errors.BadInput` (exit 6) with the space needed when no spare can
     hold what the disk holds, and for what cannot be staged (a data directory on the disk).
     """
-    disk = _disk_of(plan, layout, slowest_mb_s)
+    disk = _disk_of(plan, layout, slowest_mb_s_decimal)
     on_disk = [m for m in moves if m.area.disk == disk.name]
     if any(m.area.tablespace == "pg_global" for m in on_disk):
         raise BadInput(f"--in-place: the data directory lies on {disk.name}, whose partitions stage 2 remakes; "
@@ -231,8 +231,8 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
                        "postgres.sql needs empty LOCATION directories; move_wal.sh checks its target first"),
     )
     notes = [f"stage {s.number}: {s.title} ({', '.join(s.scripts)}); needs {_gib(s.needs_bytes)} in {s.needs_where}; "
-             f"offline: {s.offline}" + (f", about {s.offline_s:,.0f} s at {disk.slowest_mb_s:,.0f} MB/s"
-                                         if s.offline_s is not None and disk.slowest_mb_s else "")
+             f"offline: {s.offline}" + (f", about {s.offline_s:,.0f} s at {disk.slowest_mb_s_decimal:,.0f} MB/s"
+                                         if s.offline_s is not None and disk.slowest_mb_s_decimal else "")
              for s in stages]
     return replace(plan, scripts=(*scripts, *plan.scripts), stages=stages, notes=(*plan.notes, *notes))
 

@@ -46,6 +46,23 @@ def parse_toml(data: bytes, where: str, what: str = "TOML") -> dict[str, Any]:
         raise BadInput(f"{where}: not valid {what} (arrays or tables nested too deeply)") from None
 
 
+def current_keys(table: Any, renamed: Mapping[str, str], where: str) -> Any:
+    """A copy of *table* with each key written under an earlier name under its current name (order kept).
+
+    A file written before a field was renamed keeps working, forever, with the same meaning
+    (``r_od_mb_s`` of a drive spec is ``r_od_mb_s_decimal``). A table that gives both names
+    holds two figures for one field: refused, naming both. Anything but a table is returned
+    as it is, for :func:`decode` to refuse.
+    """
+    if not isinstance(table, dict):
+        return table
+    for old, current in renamed.items():
+        if old in table and current in table:
+            raise BadInput(f"{where}: {old} and {current} name the same figure ({old} is its earlier name): "
+                           f"keep {current}")
+    return {renamed.get(key, key): value for key, value in table.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """What msgspec refused, in the terms of the file: where, which key, what it held, the rule."""

@@ -51,7 +51,7 @@ def show_tables(data: dict[str, Any], console: Console) -> None:
     )
     zones = _table("zone curve (sustained)", ["LBA fraction", "MB/s"])
     for z in data["zone_curve"]:
-        zones.add_row(f"{z['fraction']:.1f}", f"{z['mb_s']:.1f}")
+        zones.add_row(f"{z['fraction']:.1f}", f"{z['mb_s_decimal']:.1f}")
     seeks = _table("seek curve (reads)", ["stroke fraction", "cylinders", "ms"])
     for s in data["seek_curve"]:
         seeks.add_row(f"{s['distance_fraction']:.4f}", str(s["cylinders"]), f"{s['ms']:.2f}")
@@ -79,12 +79,13 @@ def simulation_table(data: dict[str, Any], console: Console) -> None:
         label = f"{s['pattern']} {s['band'][0]:g}:{s['band'][1]:g} QD{s['qd']} {s['block_bytes'] // 1024}k"
         table.add_row(
             label,
-            *(f"{s[k]:.1f}" if k != "iops" else f"{s[k]:.1f}" for k in ("iops", "mb_s", "mean_ms", "p50_ms", "p99_ms")),
+            *(f"{s[k]:.1f}" if k != "iops" else f"{s[k]:.1f}"
+              for k in ("iops", "mb_s_decimal", "mean_ms", "p50_ms", "p99_ms")),
         )
     table.add_row(
         "total",
         f"{data['iops']:.1f}",
-        f"{data['mb_s']:.1f}",
+        f"{data['mb_s_decimal']:.1f}",
         f"{data['mean_ms']:.2f}",
         f"{data['p50_ms']:.2f}",
         f"{data['p99_ms']:.2f}",

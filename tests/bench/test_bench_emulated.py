@@ -43,7 +43,7 @@ SCALE = 10.0
 RATIO_SCALE = 4.0
 SIZE = 512 << 20
 ZONE_SIZE = 2 << 30  # 128 MiB per zone point: over a hundred 1 MiB reads per run
-DRIVE = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s=180.0, rho=2.0,
+DRIVE = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s_decimal=180.0, rho=2.0,
                   seek_track_ms=0.8, seek_avg_ms=8.5, seek_full_ms=17.0, overhead_ms=0.2)
 
 
@@ -94,7 +94,7 @@ def _check_zones(target: Target, options: BenchOptions, profile: DiskProfile, tm
         start, end = region.offset / ZONE_SIZE, (region.offset + region.length) / ZONE_SIZE
         assert start < point.fraction < end
         band = (start, min(end, 2 * point.fraction - start))  # the bytes actually read
-        expected.append(statistics.mean(model.rate_mb_s(x) for x in np.linspace(band[0], band[1], 9)))
+        expected.append(statistics.mean(model.rate_mb_s_decimal(x) for x in np.linspace(band[0], band[1], 9)))
     measured = [point.bytes_per_s / DISK_MB for point in profile.zones]
     assert measured == pytest.approx(expected, rel=0.05)
     # the disk-model fitter reads the profile as written

@@ -59,7 +59,7 @@ def _bench_writes(tmp_path: Path, backing: Path, smr: bool) -> DiskProfile:
     from advisor.disk.emulator.device import emulated_disk
     from advisor.disk.emulator.smr import SmrSpec
 
-    spec = SmrSpec(media_cache_bytes=8 << 20, band_bytes=4 << 20, clean_mb_s=20.0) if smr else None
+    spec = SmrSpec(media_cache_bytes=8 << 20, band_bytes=4 << 20, clean_mb_s_decimal=20.0) if smr else None
     mnt = tmp_path / f"mnt-{smr}"
     mnt.mkdir()
     options = BenchOptions(tests=("smr",), budget_per_test_s=8.0, runs=1)

@@ -33,8 +33,9 @@ def test_presets_json() -> None:
 def test_show_json() -> None:
     data = _json("show", "hitachi-7k500")
     assert isinstance(data, dict)
-    assert data["model"]["r_od_mb_s"] == 64.8 and data["model"]["rpm"] == 7200
-    assert data["zone_curve"][0]["mb_s"] == pytest.approx(64.8) and data["zone_curve"][-1]["mb_s"] == pytest.approx(
+    assert data["model"]["r_od_mb_s_decimal"] == 64.8 and data["model"]["rpm"] == 7200
+    assert data["zone_curve"][0]["mb_s_decimal"] == pytest.approx(64.8)
+    assert data["zone_curve"][-1]["mb_s_decimal"] == pytest.approx(
         31.0, rel=1e-3
     )
     assert data["seek_curve"][-1]["ms"] == pytest.approx(17.0, rel=1e-3)
@@ -47,7 +48,7 @@ def test_simulate_json_with_two_streams() -> None:
     data = _json("simulate", "--preset", "maxtor-200gb-7200-firewire", "--band", "0:0.01",
                  "--stream", "randread:0.99:1", "--ios", "3000", "--bs", "8k", "--seed", "3")  # fmt: skip
     assert isinstance(data, dict)
-    for key in ("iops", "mb_s", "mean_ms", "p50_ms", "p99_ms", "per_stream"):
+    for key in ("iops", "mb_s_decimal", "mean_ms", "p50_ms", "p99_ms", "per_stream"):
         assert key in data
     assert len(data["per_stream"]) == 2 and data["per_stream"][1]["band"] == [0.99, 1.0]
     assert 1000 / data["iops"] == pytest.approx(16.4, rel=0.1)  # the seed's alternating figure
@@ -63,7 +64,7 @@ def test_fit_writes_a_loadable_spec(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["rms_error"] < 0.05 and any(r["name"] == "full stroke IOPS" for r in data["residuals"])
     model = get_model(str(out))
-    assert model.r_od_mb_s == pytest.approx(130.0, rel=0.02)
+    assert model.r_od_mb_s_decimal == pytest.approx(130.0, rel=0.02)
     shown = runner.invoke(app, ["disk", "show", "--spec", str(out), "--format", "json"])
     assert shown.exit_code == 0 and json.loads(shown.stdout)["model"]["rpm"] == 10000
 

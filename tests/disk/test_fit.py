@@ -16,9 +16,9 @@ from advisor.model.disk import DiskProfile, ZonePoint
 
 KNOWN = {
     "nas": get_model("st4000vn006").with_changes(
-        seek_avg_ms=9.5, seek_full_ms=18.0, overhead_ms=0.4, r_od_mb_s=205.0, rho=2.3
+        seek_avg_ms=9.5, seek_full_ms=18.0, overhead_ms=0.4, r_od_mb_s_decimal=205.0, rho=2.3
     ),
-    "desktop": get_model("class-7200-desktop").with_changes(seek_avg_ms=9.0, overhead_ms=1.2, r_od_mb_s=150.0),
+    "desktop": get_model("class-7200-desktop").with_changes(seek_avg_ms=9.0, overhead_ms=1.2, r_od_mb_s_decimal=150.0),
     "sas": get_model("sas-10k-300gb"),
 }
 
@@ -35,7 +35,7 @@ def test_fit_recovers_zones_and_iops(synthesized: tuple[str, DiskProfile]) -> No
     result = fit_profile(profile, base)
     fitted = result.model
     for x in (0.0, 0.25, 0.5, 0.75, 1.0):
-        assert fitted.rate_mb_s(x) == pytest.approx(known.rate_mb_s(x), rel=0.02)
+        assert fitted.rate_mb_s_decimal(x) == pytest.approx(known.rate_mb_s_decimal(x), rel=0.02)
     for band in (predict.OUTER, predict.MIDDLE, predict.INNER, (0.0, 1.0)):
         assert predict.mean_service_ms(fitted, band, 8192) == pytest.approx(
             predict.mean_service_ms(known, band, 8192), rel=0.05

@@ -50,7 +50,7 @@ def test_sequential_reads_stream_at_the_zone_rate_thanks_to_read_ahead() -> None
         for i in range(1, 200):
             t = mech.service("read", offset + i * (1 << 20), 1 << 20, t + GAP)
         rate = 199 * (1 << 20) / (t - t0) / 1e6
-        assert rate == pytest.approx(model.rate_mb_s(x), rel=0.02)
+        assert rate == pytest.approx(model.rate_mb_s_decimal(x), rel=0.02)
 
 
 def test_without_read_ahead_small_sequential_reads_miss_their_sector() -> None:

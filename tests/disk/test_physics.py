@@ -67,14 +67,14 @@ def test_seek_table_is_interpolated_and_clamped() -> None:
 
 
 def test_model_seek_uses_cylinders_through_the_radius_map() -> None:
-    m = DiskModel(name="t", capacity_bytes=10**12, rpm=7200, r_od_mb_s=180.0, rho=2.0)
+    m = DiskModel(name="t", capacity_bytes=10**12, rpm=7200, r_od_mb_s_decimal=180.0, rho=2.0)
     assert m.seek_ms(0.3, 0.3) == 0.0
     assert m.seek_ms(0.0, 1.0) == pytest.approx(17.0, rel=1e-3)
     # equal LBA distances are shorter seeks at the outer edge (more bytes per cylinder)
     assert m.seek_ms(0.0, 0.1) < m.seek_ms(0.9, 1.0)
     assert m.seek_ms(0.0, 0.5, write=True) == pytest.approx(m.seek_ms(0.0, 0.5) + m.write_settle_ms)
     # sustained rate × revolution × heads × cylinders ≈ capacity (geometry is consistent)
-    mean_track = m.r_od_mb_s * (1 - (1 - 1 / m.rho) / 2) * 1e6 * (1 + m.head_switch_ms / m.revolution_ms)
+    mean_track = m.r_od_mb_s_decimal * (1 - (1 - 1 / m.rho) / 2) * 1e6 * (1 + m.head_switch_ms / m.revolution_ms)
     assert mean_track * m.revolution_ms / 1000 * m.heads * m.total_cylinders == pytest.approx(10**12, rel=1e-3)
 
 
@@ -89,12 +89,12 @@ def test_model_seek_uses_cylinders_through_the_radius_map() -> None:
     ],
 )
 def test_bad_models_are_refused_with_a_reason(change: dict[str, object], message: str) -> None:
-    good = DiskModel(name="bad", capacity_bytes=10**12, rpm=7200, r_od_mb_s=180.0)
+    good = DiskModel(name="bad", capacity_bytes=10**12, rpm=7200, r_od_mb_s_decimal=180.0)
     with pytest.raises(BadInput, match=message):
         good.with_changes(**change)
 
 
 def test_models_are_hashable_values() -> None:
-    a = DiskModel(name="a", capacity_bytes=10**12, rpm=7200, r_od_mb_s=180.0)
+    a = DiskModel(name="a", capacity_bytes=10**12, rpm=7200, r_od_mb_s_decimal=180.0)
     assert a == a.with_changes() and hash(a) == hash(a.with_changes())
     assert a != a.with_changes(overhead_ms=0.5)

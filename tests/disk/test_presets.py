@@ -57,8 +57,38 @@ def test_user_spec_file_with_a_preset_base(tmp_path: Path) -> None:
     )
     spec = get_spec(str(path))
     assert spec.model.capacity_bytes == 2 * 10**12 and spec.model.rpm == 7200
-    assert spec.sources["r_od_mb_s"] == "advisor bench"
+    assert spec.sources["r_od_mb_s_decimal"] == "advisor bench"
     assert spec.sources["rpm"].startswith("class-7200-desktop default:")
+
+
+OLD_KEYS_SPEC = """\
+[drive.old-disk]
+base = "class-7200-desktop"
+capacity_bytes = 2_000_000_000_000
+r_od_mb_s = 210.0
+
+[drive.old-disk.sources]
+r_od_mb_s = "advisor bench zones, 2026-05-02"
+"""
+"""A spec file as releases before the rename wrote it: ``r_od_mb_s``, the drive's 10^6 bytes per second."""
+
+
+def test_a_spec_file_with_the_earlier_key_names_reads_as_the_current_ones(tmp_path: Path) -> None:
+    """Users' files keep working: ``r_od_mb_s`` is ``r_od_mb_s_decimal``, same figure, same source."""
+    old, current = tmp_path / "old.toml", tmp_path / "current.toml"
+    old.write_text(OLD_KEYS_SPEC)
+    current.write_text(OLD_KEYS_SPEC.replace("r_od_mb_s =", "r_od_mb_s_decimal ="))
+    assert get_spec(str(old)) == get_spec(str(current))
+    assert get_spec(str(old)).model.r_od_mb_s_decimal == 210.0
+    assert get_spec(str(old)).sources["r_od_mb_s_decimal"] == "advisor bench zones, 2026-05-02"
+    assert "r_od_mb_s_decimal = 210.0" in to_toml(get_spec(str(old)).model)  # written back under the current name
+
+
+def test_a_spec_file_giving_both_names_of_one_figure_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "both.toml"
+    path.write_text(OLD_KEYS_SPEC.replace("r_od_mb_s = 210.0", "r_od_mb_s = 210.0\nr_od_mb_s_decimal = 200.0"))
+    with pytest.raises(BadInput, match="drive.old-disk: r_od_mb_s and r_od_mb_s_decimal name the same figure"):
+        get_spec(str(path))
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,7 @@ def test_sequential_rate_outer_versus_inner(disk: EmulatedDisk) -> None:
     outer, inner = outer_both[pick], inner_both[pick]
     model = sized_model(get_model(PRESET), SIZE)
     predicted = {
-        name: simulate(model, [StreamSpec("read", band, block)], ios=400, seed=1, write_cache="off").mb_s
+        name: simulate(model, [StreamSpec("read", band, block)], ios=400, seed=1, write_cache="off").mb_s_decimal
         for name, band in (("outer", (0.0, 0.2)), ("inner", (0.88, 1.0)))
     }
     seen = f"reader/server outer {outer_both}, inner {inner_both}; {_diagnosis(disk)}"

@@ -12,7 +12,7 @@ from advisor.errors import BadInput
 
 MIB = 1 << 20
 SIZE = 512 * MIB
-SPEC = SmrSpec(media_cache_bytes=16 * MIB, band_bytes=4 * MIB, clean_mb_s=40.0)
+SPEC = SmrSpec(media_cache_bytes=16 * MIB, band_bytes=4 * MIB, clean_mb_s_decimal=40.0)
 
 
 def _random_writes(timing: object, count: int, block: int, start_s: float = 0.0) -> tuple[list[float], float]:

@@ -21,7 +21,7 @@ DISK_BYTES = 500 * GB
 
 def model(capacity: int = DISK_BYTES, rpm: float = 7200) -> DiskModel:
     """A 7200 rpm desktop-class drive (datasheet-style numbers)."""
-    return DiskModel(name="synthetic-7200", capacity_bytes=capacity, rpm=rpm, r_od_mb_s=180.0, rho=2.0,
+    return DiskModel(name="synthetic-7200", capacity_bytes=capacity, rpm=rpm, r_od_mb_s_decimal=180.0, rho=2.0,
                      seek_track_ms=0.8, seek_avg_ms=8.5, seek_full_ms=17.0)
 
 

@@ -108,7 +108,7 @@ def test_the_walk_finds_a_size_written_out(line: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "from advisor.units import MIB\nCACHE_BYTES = 16 * MIB", "TIMEOUT_S = 30.0", "MAX_ROWS = 5000",
-    "US_PER_S = 10**6", "STREAM_MB_S = 150.0", "BLOCK_BYTES = 8192", "MAX_DEVICES = 1024",
+    "US_PER_S = 10**6", "STREAM_MB_S_DECIMAL = 150.0", "BLOCK_BYTES = 8192", "MAX_DEVICES = 1024",
     "def f():\n    size = 1 << 20\n    return size",
 ])
 def test_the_walk_leaves_other_figures(line: str) -> None:

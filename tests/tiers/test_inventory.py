@@ -284,12 +284,12 @@ def test_media_presets_are_typed_records() -> None:
     from advisor.disk.media.build import CloudPreset, MediaPresetFile, SmrPreset, SolidPreset, media_presets
 
     presets = media_presets()
-    assert isinstance(presets["nvme-gen4"], SolidPreset) and presets["nvme-gen4"].mb_s > 0
+    assert isinstance(presets["nvme-gen4"], SolidPreset) and presets["nvme-gen4"].mb_s_decimal > 0
     assert isinstance(presets["aws-st1"], CloudPreset) and isinstance(presets["smr-hm"], SmrPreset)
     hm, dm = presets["smr-hm"], presets["smr-dm"]
     assert isinstance(hm, SmrPreset) and isinstance(dm, SmrPreset)
     assert hm.host_managed is True and dm.host_managed is None
-    bad = {"solid": {"x": {"description": "", "read_ms": 0.0, "write_ms": 1.0, "max_iops": 1.0, "mb_s": 1.0,
+    bad = {"solid": {"x": {"description": "", "read_ms": 0.0, "write_ms": 1.0, "max_iops": 1.0, "mb_s_decimal": 1.0,
                            "source": ""}}, "cloud": {}, "smr": {}}
     with pytest.raises(msgspec.ValidationError, match="> 0.0"):
         msgspec.convert(bad, MediaPresetFile)

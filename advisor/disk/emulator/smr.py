@@ -35,7 +35,7 @@ CACHE_FRACTION = 0.004
 #: Bands of 17–36 MiB were measured; 32 MiB is typical of the outer zones.
 BAND_BYTES = 32 * MIB
 #: A band clean reads and rewrites the band: at ~120 MB/s each way, 60 MB of band per second.
-CLEAN_MB_S = 60.0
+CLEAN_MB_S_DECIMAL = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,16 +44,16 @@ class SmrSpec:
 
     media_cache_bytes: int
     band_bytes: int = BAND_BYTES
-    clean_mb_s: float = CLEAN_MB_S
+    clean_mb_s_decimal: float = CLEAN_MB_S_DECIMAL
 
     def __post_init__(self) -> None:
-        if self.band_bytes <= 0 or self.media_cache_bytes < self.band_bytes or self.clean_mb_s <= 0:
+        if self.band_bytes <= 0 or self.media_cache_bytes < self.band_bytes or self.clean_mb_s_decimal <= 0:
             raise BadInput("SMR needs band > 0, a media cache of at least one band and a positive cleaning speed")
 
     @property
     def clean_s(self) -> float:
         """Seconds one band clean takes (read, merge, rewrite)."""
-        return self.band_bytes / (self.clean_mb_s * DISK_MB)
+        return self.band_bytes / (self.clean_mb_s_decimal * DISK_MB)
 
     def as_kwargs(self) -> dict[str, Any]:
         """Plain JSON for the emulator's server process."""

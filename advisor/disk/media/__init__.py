@@ -36,7 +36,7 @@ class Load:
         return self.read_iops + self.write_iops
 
     @property
-    def mb_s(self) -> float:
+    def mb_s_decimal(self) -> float:
         """Bytes moved per second, in MB (10^6)."""
         return self.iops * self.block_bytes / DISK_MB
 

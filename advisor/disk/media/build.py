@@ -63,7 +63,7 @@ class SolidPreset(Record):
     read_ms: Positive
     write_ms: Positive
     max_iops: Positive
-    mb_s: Positive
+    mb_s_decimal: Positive
     source: str
 
 
@@ -73,8 +73,8 @@ class CloudPreset(Record):
     kind: ClassVar[str] = "a cloud volume (cloud-hdd) preset"
     description: str
     iops_cap: Positive
-    baseline_mb_s_per_tib: Positive
-    burst_mb_s_per_tib: Positive
+    baseline_mb_s_decimal_per_tib: Positive
+    burst_mb_s_decimal_per_tib: Positive
     max_mib_s: Positive
     latency_ms: Positive
     source: str
@@ -238,8 +238,9 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
         raise _no_model(device)
     volume = CloudVolume(
         name=str(device.preset), capacity_bytes=device.capacity_bytes, iops_cap=preset.iops_cap,
-        baseline_mb_s_per_tib=preset.baseline_mb_s_per_tib, burst_mb_s_per_tib=preset.burst_mb_s_per_tib,
-        max_mb_s=preset.max_mib_s * MIB / DISK_MB, latency_ms=preset.latency_ms, source=preset.source,
+        baseline_mb_s_decimal_per_tib=preset.baseline_mb_s_decimal_per_tib,
+        burst_mb_s_decimal_per_tib=preset.burst_mb_s_decimal_per_tib,
+        max_mb_s_decimal=preset.max_mib_s * MIB / DISK_MB, latency_ms=preset.latency_ms, source=preset.source,
     )
     return DeviceModel(device, volume.name, volume.source, flat=volume)
 
@@ -247,7 +248,7 @@ def build_device_model(device: InventoryDevice, base_dir: Path) -> DeviceModel:
 def solid_state(name: str, preset: SolidPreset) -> SolidState:
     """The solid-state model of a media preset."""
     return SolidState(name=name, read_ms=preset.read_ms, write_ms=preset.write_ms, max_iops=preset.max_iops,
-                      mb_s=preset.mb_s, source=preset.source)
+                      mb_s_decimal=preset.mb_s_decimal, source=preset.source)
 
 
 def _without_preset(device: InventoryDevice) -> InventoryDevice:

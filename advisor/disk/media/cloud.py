@@ -24,16 +24,16 @@ class CloudVolume:
     name: str
     capacity_bytes: int
     iops_cap: float  # IOs per second per volume, each up to 1 MiB
-    baseline_mb_s_per_tib: float
-    burst_mb_s_per_tib: float
-    max_mb_s: float  # per volume, MB/s of 10^6 bytes (like the baseline)
+    baseline_mb_s_decimal_per_tib: float
+    burst_mb_s_decimal_per_tib: float
+    max_mb_s_decimal: float  # per volume, MB/s of 10^6 bytes (like the baseline)
     latency_ms: float  # per IO when idle (the backing disks' positioning time)
     source: str = ""
 
     @property
-    def baseline_mb_s(self) -> float:
+    def baseline_mb_s_decimal(self) -> float:
         """Sustained throughput of this volume size."""
-        return min(self.max_mb_s, self.baseline_mb_s_per_tib * self.capacity_bytes / TIB)
+        return min(self.max_mb_s_decimal, self.baseline_mb_s_decimal_per_tib * self.capacity_bytes / TIB)
 
     @staticmethod
     def io_units(load: Load) -> float:
@@ -45,8 +45,8 @@ class CloudVolume:
     def utilisation(self, loads: list[Load]) -> float:
         """The larger of the IOPS-cap and baseline-throughput shares the loads use."""
         units = sum(self.io_units(x) for x in loads)
-        mb_s = sum(x.mb_s for x in loads)
-        return max(units / self.iops_cap, mb_s / max(self.baseline_mb_s, 1e-9))
+        mb_s_decimal = sum(x.mb_s_decimal for x in loads)
+        return max(units / self.iops_cap, mb_s_decimal / max(self.baseline_mb_s_decimal, 1e-9))
 
     def times_ms(self, loads: list[Load]) -> list[float] | None:
         """Per-load service time in the volume's queue; None when the cap or baseline is exceeded."""
@@ -54,5 +54,5 @@ class CloudVolume:
         if used >= SATURATION:
             return None
         factor = queue_factor(used)
-        rate = max(self.baseline_mb_s, 1e-9)
+        rate = max(self.baseline_mb_s_decimal, 1e-9)
         return [(self.latency_ms + x.block_bytes / (rate * 1000.0)) * factor for x in loads]

@@ -24,12 +24,12 @@ class SolidState:
     read_ms: float  # QD1 latency of one block_bytes random read
     write_ms: float  # QD1 latency of one block_bytes write (to the drive's write buffer)
     max_iops: float  # best IOPS at any queue depth
-    mb_s: float  # sequential rate
+    mb_s_decimal: float  # sequential rate
     block_bytes: int = 4096
     source: str = ""
 
     def _service_ms(self, load: Load) -> float:
-        extra = max(0, load.block_bytes - self.block_bytes) / (self.mb_s * 1000.0)
+        extra = max(0, load.block_bytes - self.block_bytes) / (self.mb_s_decimal * 1000.0)
         if load.iops <= 0:
             return self.read_ms + extra
         base = (load.read_iops * self.read_ms + load.write_iops * self.write_ms) / load.iops
@@ -38,8 +38,8 @@ class SolidState:
     def utilisation(self, loads: list[Load]) -> float:
         """The larger of the IOPS and bandwidth shares the loads use."""
         iops = sum(x.iops for x in loads)
-        mb_s = sum(x.mb_s for x in loads)
-        return max(iops / self.max_iops, mb_s / self.mb_s)
+        mb_s_decimal = sum(x.mb_s_decimal for x in loads)
+        return max(iops / self.max_iops, mb_s_decimal / self.mb_s_decimal)
 
     def times_ms(self, loads: list[Load]) -> list[float] | None:
         """Service time of each load, inflated by the shared queue; None above saturation."""
@@ -66,5 +66,5 @@ def from_profile(profile: DiskProfile, name: str) -> SolidState:
         raise BadInput(f"device {name!r}: its bench profile lacks random-read latency, IOPS or zone rates "
                        "(run `advisor bench` with the default tests)")
     return SolidState(name=f"measured {profile.target}", read_ms=latency.mean_ms, write_ms=latency.mean_ms,
-                      max_iops=iops, mb_s=rate, block_bytes=profile.block_size_bytes or 4096,
+                      max_iops=iops, mb_s_decimal=rate, block_bytes=profile.block_size_bytes or 4096,
                       source=f"advisor bench of {profile.target} on {profile.measured_at}")

@@ -94,7 +94,7 @@ def cloud_small_io(
                   f"{model.flat.iops_cap:.0f} IOPS cap while moving only {mb_s:.1f} MiB/s",
             evidence={"device": device, "volume_class": model.flat.name, "io_per_s": round(units, 1),
                       "iops_cap": model.flat.iops_cap, "cap_share": round(share, 3), "mb_s": round(mb_s, 2),
-                      "baseline_mb_s": round(model.flat.baseline_mb_s * DISK_MB / MIB, 1),
+                      "baseline_mb_s": round(model.flat.baseline_mb_s_decimal * DISK_MB / MIB, 1),
                       "areas": ", ".join(c.area.name for c in small), "looked_at": looked_at},
             predicted_gain=None,
             action="A throughput-optimised volume counts every IO up to 1 MiB against its cap and does not merge "

@@ -114,8 +114,8 @@ def device_load(item: TierItem, target: Target) -> float:
     if model.smr is not None and not item.sequential and item.write_iops > 0:
         if model.smr.write_ms(item.write_iops, item.block_bytes, 0.0) is None:
             return INFINITE
-    rate_mb_s = max(model.zoned.zone_curve(2)[0][1], 1e-9)
-    return item.iops * item.block_bytes / 1e6 / rate_mb_s
+    rate_mb_s_decimal = max(model.zoned.zone_curve(2)[0][1], 1e-9)
+    return item.iops * item.block_bytes / 1e6 / rate_mb_s_decimal
 
 
 def _uses(item: TierItem, targets: Sequence[Target]) -> tuple[DeviceUse, ...]:
@@ -150,10 +150,10 @@ def _carry(item: TierItem, uses: Sequence[DeviceUse]) -> str:
 def _faster_medium(item: TierItem) -> str | None:
     """The first solid-state preset (slowest first) that would serve the area alone."""
     presets = [(name, v) for name, v in media_presets().items() if isinstance(v, SolidPreset)]
-    for name, values in sorted(presets, key=lambda nv: nv[1].mb_s):
+    for name, values in sorted(presets, key=lambda nv: nv[1].mb_s_decimal):
         model = solid_state(name, values)
         if model.utilisation([_load(item)]) < SATURATION:
-            return f"one faster device such as {name} ({model.mb_s:,.0f} MB/s, {model.max_iops:,.0f} IOPS)"
+            return f"one faster device such as {name} ({model.mb_s_decimal:,.0f} MB/s, {model.max_iops:,.0f} IOPS)"
     return None
 
 
