@@ -15,7 +15,7 @@ from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan
-from advisor.render.safe import CONTROL
+from advisor.escape import CONTROL
 from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, workload
 

@@ -59,6 +59,12 @@ def test_disk_never_imports_engine() -> None:
     assert offenders(("advisor.disk",), ("advisor.engine",)) == {}
 
 
+def test_the_engine_never_imports_render() -> None:
+    """The engine computes and render prints: what both need (the control characters a script
+    comment blanks and a table escapes) lives below them, in ``advisor.escape``."""
+    assert offenders(("advisor.engine",), ("advisor.render",)) == {}
+
+
 def test_the_model_imports_no_stage() -> None:
     stages = ("advisor.cli", "advisor.engine", "advisor.rates", "advisor.render", "advisor.repo", "advisor.bench",
               "advisor.collect", "advisor.disk", "advisor.storage", "advisor.demo", "advisor.sizes")
