@@ -68,7 +68,7 @@ def read_report(path: str | Path) -> Workload:
     from advisor.collectors.awr.globalrac import read_awr_global
     from advisor.collectors.awr.html import read_awr_html
     from advisor.collectors.awr.statspack import read_statspack
-    from advisor.collectors.awr.text import read_awr_text
+    from advisor.collectors.awr.text_report import read_awr_text
     from advisor.model.jsonio import MAX_REPORT_FILE_BYTES, read_regular_file
 
     # the bytes go straight into decoded(), which drops them once decoded: never held beside the text's copies

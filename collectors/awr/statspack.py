@@ -7,7 +7,7 @@ File Read Histogram Stats section: per data file, single-block reads in the buck
 
 from __future__ import annotations
 
-from advisor.collectors.awr import histograms, segments, text
+from advisor.collectors.awr import histograms, segments, text, text_report
 from advisor.collectors.awr.sections import ReportData, optional_section
 
 HISTOGRAM_TITLE = "File Read Histogram Stats"
@@ -17,12 +17,12 @@ BUCKET_BOUNDS_MS = ((0.0, 2.0), (2.0, 4.0), (4.0, 8.0), (8.0, 16.0), (16.0, 32.0
 def read_statspack(report: str, path: str) -> ReportData:
     """A Statspack text report."""
     data = ReportData(kind="statspack", path=path)
-    text.header_facts(report, data)
+    text_report.header_facts(report, data)
     found = text.sections(report)
-    text.io_sections(found, data)
-    text.filetype_section(found, data)
-    text.events(found, ("Wait Events", "Foreground Wait Events", "Background Wait Events"), data)
-    text.wait_classes(found, data)
+    text_report.io_sections(found, data)
+    text_report.filetype_section(found, data)
+    text_report.events(found, ("Wait Events", "Foreground Wait Events", "Background Wait Events"), data)
+    text_report.wait_classes(found, data)
     optional_section(data, "Wait Event Histogram", lambda: histograms.from_text(found, data))
     segments.text_sections(found, data)
     if HISTOGRAM_TITLE in found:
