@@ -5,7 +5,7 @@ IOStat by Filetype are the report's redundant figures: :mod:`advisor.collectors.
 checks the import against them and keeps the coverage in the workload. A stated Av Rd(ms) is
 kept unless no device could produce it: above a second per read (the 12.1.0.2 magnitude,
 36,250 ms beside a 2 ms db file sequential read); a negative, infinite or NaN figure is
-dropped by :func:`advisor.model.validate.scrub_workload`, each with a warning. So is a count above
+dropped by :func:`advisor.model.scrub.scrub_workload`, each with a warning. So is a count above
 what any server does in the interval.
 Redo, archive, control and flashback IO come from IOStat by Filetype summary (per type, so
 the rows have no path); when a report has no per-file data at all (12.2 to 19c often print
@@ -25,7 +25,7 @@ from advisor.collectors.awr.segments import MOST_IOS_PER_S, with_segments
 from advisor.collectors.awr.statspack import histogram_bounds_ms
 from advisor.errors import BadInput
 from advisor.model import FileKind, FileRate, InstanceShare, ReadEvidence, ServerInfo, WaitProfile, Workload
-from advisor.model.validate import scrub_workload
+from advisor.model.scrub import scrub_workload
 from advisor.rates.io_share import time_share
 from advisor.units import MIB
 

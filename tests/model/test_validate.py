@@ -16,7 +16,8 @@ import pytest
 
 from advisor.errors import BadInput, ExitCode
 from advisor.model import DiskProfile, Latency, ZonePoint, load_disk_profile, load_snapshot, load_workload, save
-from advisor.model.validate import check, problems, scrub_workload
+from advisor.model.scrub import scrub_workload
+from advisor.model.validate import check, problems
 from tests.helpers.cli import run_advisor
 from tests.helpers.clock import AT
 from tests.helpers.snapshots import small_snapshot
