@@ -46,7 +46,8 @@ READ_HEADINGS = frozenset({
     "Background Wait Events", "Foreground Wait Class", "Wait Event Histogram",
     "Database Instances Included In Report", "IOStat by File Type", "Foreground Wait Classes",  # global reports
 })
-"""The sections whose table rows an importer reads (with every "Segments by ..." section)."""
+"""The sections whose table rows an importer reads (with every "Segments by ..." section).
+tests/oracle/test_awr_read_sections.py records what the parsers ask for and holds this list to it."""
 READ_SUMMARIES = ("information", "load profile")
 """Header tables found by their summary wherever they are (instance, host, snapshot information, load profile)."""
 

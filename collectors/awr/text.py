@@ -65,7 +65,8 @@ READ_SECTIONS = frozenset({
     "File IO Stats", "Tablespace IO Stats", "IOStat by Filetype summary", "Wait Events", "Foreground Wait Events",
     "Background Wait Events", "Foreground Wait Class", "Wait Event Histogram", "File Read Histogram Stats",
 })
-"""The sections the importers read (with every "Segments by ..." section); the others' lines are not kept."""
+"""The sections the importers read (with every "Segments by ..." section); the others' lines are not kept.
+tests/oracle/test_awr_read_sections.py records what the parsers ask for and holds this list to it."""
 
 
 def is_read(title: str) -> bool:
