@@ -10,9 +10,9 @@ import mmap
 import os
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ import pytest
 from advisor.disk.emulator import system as sysx
 from advisor.disk.emulator.calibrate import realtime_thread
 from advisor.disk.emulator.device import EmulatedDisk
+from tests.helpers.threads import run_at_once
 
 
 def require_fuse_and_loop() -> None:
@@ -75,23 +76,7 @@ def timed_reads(device: str, offsets: Sequence[int], size: int) -> list[tuple[fl
 
 def parallel_read_latencies(device: str, streams: Sequence[Sequence[int]], size: int = 4096) -> list[list[float]]:
     """Run one QD1 reader thread per stream at once; their latencies, per stream."""
-    results: list[list[float]] = [[] for _ in streams]
-    errors: list[BaseException] = []
-
-    def worker(index: int) -> None:
-        try:
-            results[index] = read_latencies(device, streams[index], size)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(streams))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
+    return run_at_once([partial(read_latencies, device, stream, size) for stream in streams])
 
 
 def emulator_leaks() -> list[str]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import mmap
 import os
 import random
-import threading
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
 from advisor.storage.layout import build_layout
+from tests.helpers.threads import run_at_once
 from tests.helpers.workloads import server
 
 BLOCK = 8192
@@ -33,34 +34,23 @@ def file_snapshot(tablespaces: dict[str, Sequence[Path]]) -> Snapshot:
 
 def closed_loop_readers(streams: Sequence[tuple[Path, int]], seed: int = 0) -> dict[str, int]:
     """Run one O_DIRECT QD1 reader per (file, reads) at once; reads done per file path."""
-    done: dict[str, int] = {}
-    lock = threading.Lock()
-    errors: list[BaseException] = []
-
-    def read(path: Path, count: int, stream_seed: int) -> None:
+    def read(path: Path, count: int, stream_seed: int) -> int:
+        rnd = random.Random(stream_seed)
+        blocks = path.stat().st_size // BLOCK
+        buffer = mmap.mmap(-1, BLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
         try:
-            rnd = random.Random(stream_seed)
-            blocks = path.stat().st_size // BLOCK
-            buffer = mmap.mmap(-1, BLOCK)
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
-            try:
-                for _ in range(count):
-                    os.preadv(fd, [buffer], rnd.randrange(blocks) * BLOCK)
-            finally:
-                os.close(fd)
-                buffer.close()
-            with lock:
-                done[str(path)] = done.get(str(path), 0) + count
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
-            errors.append(exc)
+            for _ in range(count):
+                os.preadv(fd, [buffer], rnd.randrange(blocks) * BLOCK)
+        finally:
+            os.close(fd)
+            buffer.close()
+        return count
 
-    threads = [threading.Thread(target=read, args=(path, count, seed + k)) for k, (path, count) in enumerate(streams)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    counts = run_at_once([partial(read, path, count, seed + k) for k, (path, count) in enumerate(streams)])
+    done: dict[str, int] = {}
+    for (path, _), count in zip(streams, counts, strict=True):
+        done[str(path)] = done.get(str(path), 0) + count
     return done
 
 
