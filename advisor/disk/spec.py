@@ -31,7 +31,7 @@ from msgspec import Meta
 from advisor.disk.model import DiskModel
 from advisor.errors import BadInput
 from advisor.model.record import Record, field
-from advisor.model.tomlrecords import Problem, current_keys, decode, parse_toml, rule_of, type_at
+from advisor.model.tomlrecords import Problem, current_keys, decode, given_twice, parse_toml, rule_of, type_at
 from advisor.model.validate import LARGEST
 from advisor.units import MIB
 
@@ -40,8 +40,9 @@ MODEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(DiskMod
 INT_FIELDS = ("capacity_bytes", "read_ahead_bytes", "cache_bytes", "heads", "cylinders")
 PAIR_FIELDS = ("zones", "seek_table")
 RENAMED_KEYS = {"r_od_mb_s": "r_od_mb_s_decimal"}
-"""Keys by their earlier names, read forever with the same meaning (in a drive table and its
-``sources``): the drive's megabyte is 10^6 bytes, and ``_mb_s`` alone names MiB/s in advisor."""
+"""Keys by their earlier names, read forever with the same meaning (in a drive table, where
+:class:`DriveTable` reads each as a field of its own so a refusal names the key as written, and
+in its ``sources``): the drive's megabyte is 10^6 bytes, and ``_mb_s`` alone names MiB/s in advisor."""
 Number = Annotated[float, Meta(ge=-LARGEST, le=LARGEST, description="a number")]
 """A finite number (NaN, infinities and overflow such as 1e308 are refused by the bounds)."""
 Whole = Annotated[int, Meta(ge=0, description="a whole number")] | Annotated[
@@ -62,6 +63,8 @@ class DriveTable(Record):
     capacity_bytes: Whole | None = None
     rpm: Number | None = None
     r_od_mb_s_decimal: Number | None = None
+    earlier_r_od_mb_s_decimal: Number | None = field(default=None, name="r_od_mb_s")
+    """``r_od_mb_s``, the earlier key of ``r_od_mb_s_decimal`` (:data:`RENAMED_KEYS`): moved there once decoded."""
     rho: Number | None = None
     zones: Pairs | None = None
     seek_track_ms: Number | None = None
@@ -110,17 +113,20 @@ def load_toml(path: Path) -> dict[str, Any]:
 def drive_tables(document: Mapping[str, Any], where: str) -> dict[str, DriveTable]:
     """The ``[drive.NAME]`` tables of a parsed document, decoded (types, finite numbers, known keys)."""
     drives = decode(document, SpecFile, where, _file_words).drive
-    return {name: decode(_current(table, f"{where}: drive.{name}"), DriveTable, where, partial(_words, name),
-                         at=f"$.drive.{name}")
+    return {name: _current(decode(table, DriveTable, where, partial(_words, name), at=f"$.drive.{name}"),
+                           f"{where}: drive.{name}")
             for name, table in drives.items()}
 
 
-def _current(table: Any, where: str) -> Any:
-    """A drive table with the keys of :data:`RENAMED_KEYS` (and their sources) under their current names."""
-    table = current_keys(table, RENAMED_KEYS, where)
-    if isinstance(table, dict) and "sources" in table:
-        table["sources"] = current_keys(table["sources"], RENAMED_KEYS, f"{where}.sources")
-    return table
+def _current(table: DriveTable, where: str) -> DriveTable:
+    """*table* with the figures and sources given under an earlier key (:data:`RENAMED_KEYS`) under the current one."""
+    sources = current_keys(table.sources, RENAMED_KEYS, f"{where}.sources")
+    earlier = table.earlier_r_od_mb_s_decimal
+    if earlier is None:
+        return dataclasses.replace(table, sources=sources)
+    if table.r_od_mb_s_decimal is not None:
+        raise given_twice(where, "r_od_mb_s", "r_od_mb_s_decimal")
+    return dataclasses.replace(table, sources=sources, r_od_mb_s_decimal=earlier, earlier_r_od_mb_s_decimal=None)
 
 
 def _file_words(problem: Problem) -> str:
@@ -134,7 +140,7 @@ def _words(name: str, problem: Problem) -> str:
     if not problem.steps:
         return f"drive.{name} must be a table"
     key = problem.steps[0]
-    rule = rule_of(type_at(DriveTable, problem.steps[:1])) or "another value"
+    rule = rule_of(type_at(DriveTable, (RENAMED_KEYS.get(str(key), key),))) or "another value"
     found = f", found {problem.value!r}" if problem.value is not None else ""
     return f"drive.{name}.{key}: expected {rule}{found}"
 

@@ -58,9 +58,13 @@ def current_keys(table: Any, renamed: Mapping[str, str], where: str) -> Any:
         return table
     for old, current in renamed.items():
         if old in table and current in table:
-            raise BadInput(f"{where}: {old} and {current} name the same figure ({old} is its earlier name): "
-                           f"keep {current}")
+            raise given_twice(where, old, current)
     return {renamed.get(key, key): value for key, value in table.items()}
+
+
+def given_twice(where: str, old: str, current: str) -> BadInput:
+    """The refusal of a table that gives a figure under its earlier and its current key."""
+    return BadInput(f"{where}: {old} and {current} name the same figure ({old} is its earlier name): keep {current}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,17 @@ def test_a_spec_file_giving_both_names_of_one_figure_is_refused(tmp_path: Path) 
     path.write_text(OLD_KEYS_SPEC.replace("r_od_mb_s = 210.0", "r_od_mb_s = 210.0\nr_od_mb_s_decimal = 200.0"))
     with pytest.raises(BadInput, match="drive.old-disk: r_od_mb_s and r_od_mb_s_decimal name the same figure"):
         get_spec(str(path))
+    path.write_text(OLD_KEYS_SPEC.replace('r_od_mb_s = "advisor', 'r_od_mb_s = "x"\nr_od_mb_s_decimal = "advisor'))
+    with pytest.raises(BadInput, match=r"drive.old-disk.sources: r_od_mb_s and r_od_mb_s_decimal name the same"):
+        get_spec(str(path))
+
+
+def test_a_wrong_value_under_the_earlier_key_is_named_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "old.toml"
+    path.write_text(OLD_KEYS_SPEC.replace("r_od_mb_s = 210.0", 'r_od_mb_s = "fast"'))
+    with pytest.raises(BadInput, match=r"drive.old-disk.r_od_mb_s: expected a number, found 'fast' - at "
+                                       r"`\$.drive.old-disk.r_od_mb_s`"):
+        get_spec(str(path))
 
 
 @pytest.mark.parametrize(
@@ -139,7 +150,8 @@ def test_base_cycles_are_refused() -> None:
 def test_drive_tables_take_every_model_field() -> None:
     """The decoded drive table has a field for each DiskModel field, so no model field is unreachable from TOML."""
     assert set(MODEL_FIELDS) <= set(DriveTable.__struct_fields__)
-    assert set(DriveTable.__struct_fields__) - set(MODEL_FIELDS) == {"base", "description", "drive_class", "sources"}
+    assert set(DriveTable.__struct_fields__) - set(MODEL_FIELDS) == {"base", "description", "drive_class", "sources",
+                                                                    "earlier_r_od_mb_s_decimal"}  # r_od_mb_s
 
 
 def test_a_spec_written_with_whole_floats_still_reads(tmp_path: Path) -> None:
