@@ -14,8 +14,8 @@ import pytest
 from advisor.disk.physics import ModelPhysics
 from advisor.engine.advise import Models, advise
 from advisor.engine.planner import PlanOptions
-from advisor.model import Plan
 from advisor.escape import CONTROL
+from advisor.model import Plan
 from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, workload
 
