@@ -46,16 +46,13 @@ def parse_toml(data: bytes, where: str, what: str = "TOML") -> dict[str, Any]:
         raise BadInput(f"{where}: not valid {what} (arrays or tables nested too deeply)") from None
 
 
-def current_keys(table: Any, renamed: Mapping[str, str], where: str) -> Any:
+def current_keys(table: Mapping[str, T], renamed: Mapping[str, str], where: str) -> dict[str, T]:
     """A copy of *table* with each key written under an earlier name under its current name (order kept).
 
     A file written before a field was renamed keeps working, forever, with the same meaning
-    (``r_od_mb_s`` of a drive spec is ``r_od_mb_s_decimal``). A table that gives both names
-    holds two figures for one field: refused, naming both. Anything but a table is returned
-    as it is, for :func:`decode` to refuse.
+    (``r_od_mb_s`` of a drive spec's ``sources`` is ``r_od_mb_s_decimal``). A table that gives
+    both names holds two things for one field: refused, naming both.
     """
-    if not isinstance(table, dict):
-        return table
     for old, current in renamed.items():
         if old in table and current in table:
             raise given_twice(where, old, current)
