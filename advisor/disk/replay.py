@@ -1,7 +1,8 @@
 """Replay a traced request stream on the drive model: order and concurrency kept.
 
 Each process of the trace is a closed loop. A request depends on the request of its own
-process that completed last before it was issued (its *cause*): in the replay it is issued
+process that completed last before it was issued (its *cause*; a cache flush and the
+requests after an ``fsync`` are linked across processes, see below): in the replay it is issued
 ``think`` seconds after its cause completes (the traced gap between that completion and
 this issue). A request issued while the previous one of its process was still in flight
 (asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
@@ -16,6 +17,17 @@ read-ahead and write cache. It holds at most ``queue_depth`` requests (the most 
 had in flight at once: the drive's own reordering sees as much as it saw); more wait in
 issue order, as in the block layer. A request's time is from its issue to the drive until
 its completion, what ``block_rq_issue`` to ``block_rq_complete`` measures.
+
+A flush is issued by the block layer's worker, not by the process that waits for it: its
+cause is the write it follows (its owner), and a process whose writes it makes durable
+depends on its completion when that is its latest (:func:`advisor.trace.flushes.flush_links`).
+A flush is a barrier (:func:`next_request`): the requests issued before it are served
+first, then the flush alone, and the ones issued after it wait for it. A SATA drive's
+FLUSH CACHE is not a queued command (the queue drains before it, and nothing is started
+while it runs), and the emulated disk's actuator serves flushes the same way. With a
+volatile write cache the flush costs what it destages: the writes the cache acknowledged
+since the last one (the :class:`~advisor.disk.mechanism.Mechanism`'s cache, as in the
+emulated disk).
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ import numpy.typing as npt
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Mechanism, Request
 from advisor.disk.model import DiskModel
+from advisor.trace.flushes import flush_links
 
 OPS = ("read", "write", "flush", "discard")
 FloatArray = npt.NDArray[np.float64]
@@ -84,6 +97,16 @@ def max_in_flight(issue_s: FloatArray, complete_s: FloatArray) -> int:
     return int(np.cumsum(steps[order]).max()) if len(times) else 0
 
 
+def next_request(mech: Mechanism, drive: list[Request], now: float) -> int:
+    """Index into *drive* (the requests at the drive, in issue order) of the one to serve at
+    *now*: the mechanism's choice among those issued before the first flush; the flush
+    itself when it is the oldest (see the module docstring)."""
+    barrier = next((k for k, req in enumerate(drive) if req.op == "flush"), len(drive))
+    if barrier == 0 or barrier == 1:
+        return 0
+    return mech.choose(drive[:barrier], now)
+
+
 def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     """Per request: its cause (see the module docstring), and the previous request of its
     process when that one was still in flight at this issue; each -1 when there is none."""
@@ -94,12 +117,17 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     last_done: dict[int, int] = {}
     last_issued: dict[int, int] = {}
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
+    owner, waited = flush_links(stream.op, stream.process, stream.length_bytes, stream.issue_s, stream.complete_s)
+    links = np.where(owner >= 0, owner, waited).tolist()
     for i in range(count):
         p, t = process[i], issue[i]
         heap = outstanding.setdefault(p, [])
         while heap and heap[0][0] <= t:
             last_done[p] = heapq.heappop(heap)[1]
         cause[i] = last_done.get(p, -1)
+        link = links[i]
+        if link >= 0 and (cause[i] < 0 or complete[link] > complete[cause[i]]):
+            cause[i] = link
         before = last_issued.get(p, -1)
         if before >= 0 and complete[before] > t:  # issued while the previous one was still in flight
             previous[i] = before
@@ -153,7 +181,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
                 in_flight += 1
             else:
                 host.append(i)
-        chosen = mech.choose(drive, now) if len(drive) > 1 else 0
+        chosen = next_request(mech, drive, now)
         req = drive.pop(chosen)
         i = req.tag
         if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):

@@ -12,6 +12,14 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
 
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
+
+Cache flushes: each flush belongs to the write it follows (:mod:`advisor.trace.flushes`),
+and its time counts in that write's area. An area's row is the time of its reads and writes **and of the flushes
+they own**, per read or write, measured and replayed alike: a commit's WAL time is its
+write and its flush, as the database waits for both. The self-check compares reads and
+writes only, on both sides: a flush's time depends on what the cache holds, which the
+replay keeps in the model's cache as the drive does (it shows in the writes' and the
+flushes' times, not in a separate figure).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
+from advisor.trace.flushes import flush_owners
 from advisor.trace.soundness import assess
 
 REPLAY_TOLERANCE = 0.15
@@ -88,6 +97,11 @@ def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
 
 
+def _per_request_ms(values: np.ndarray, requests: np.ndarray, flushes: np.ndarray) -> float:
+    """The time of *requests* and of the *flushes* they own, per request (ms)."""
+    return round(float(values[requests | flushes].sum() / requests.sum()) * 1000.0, 4)
+
+
 def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
                 rates: Sequence[FileRate] | None = None) -> ReplayCheck:
     """The replay of one trace (see the module docstring); *rates* are the ones the engine made
@@ -111,6 +125,7 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
                            refused=f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                            "replay on; no replay")
     requests = sound.requests
+    owners = flush_owners(requests)
     stream = _stream(requests)
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
@@ -129,12 +144,15 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
     planned_ms = _mean_ms(planned.service_s, data) if planned is not None else None
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)
+    owned = owners >= 0
+    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     for area in sorted({a for a in areas if a}):
-        mask = data & (names == area)
+        mask, flushes = data & (names == area), ~data & (names == area)
         if mask.any():
-            area_rows.append(ReplayArea(area, int(mask.sum()), _mean_ms(requests.service_s, mask),
-                                        _mean_ms(today.service_s, mask),
-                                        _mean_ms(planned.service_s, mask) if planned is not None else None))
+            area_rows.append(ReplayArea(area, int(mask.sum()), _per_request_ms(requests.service_s, mask, flushes),
+                                        _per_request_ms(today.service_s, mask, flushes),
+                                        _per_request_ms(planned.service_s, mask, flushes) if planned is not None
+                                        else None, flushes=int(flushes.sum())))
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,

@@ -1,0 +1,100 @@
+"""Whose is a cache flush: the write it follows, and the process that waits for it.
+
+A flush request has no sector and is not issued by the process that asked for it: an
+``fsync`` (PostgreSQL's commit, a checkpoint's ``fsync``, the file system journal's commit)
+sends an empty pre-flush write, and the block layer's flush machinery issues the flush
+from its own worker (``kworker/N:MH``), sharing one flush among the ``fsync`` calls that
+wait at the same time (see :mod:`advisor.trace.parse`). What the flush does is make the
+writes completed before it durable: a drive with a volatile write cache writes them to the
+media then.
+
+The rule: a flush belongs to **the last write that completed before the flush was
+issued** (its *owner*): in the traced order the caller's write completes, the caller asks
+for the flush, the flush is issued. That write's area is the flush's area (a commit's
+flush is part of the WAL's time, a journal commit's flush is the journal's, which no
+database file holds). A flush before any write of the trace has no owner (-1).
+
+For the replay (:func:`flush_links`), a flush is issued after its owner completes (not
+after the previous flush of the worker that issued it, whose requests are a mix of
+everyone's flushes). A flush's completion releases the processes that wait for it, and a
+request depends on it (when it completed later than the request's own process's last
+request) in two cases:
+
+* the flush **covers** the request's process: that process has a write completed after
+  the previous flush was issued and before this one was (its ``fsync`` returns when the
+  flush completes);
+* the flush is the last request the disk completed before the request was issued: it
+  released a process waiting behind the ``fsync`` caller (PostgreSQL's group commit: a
+  backend waits for the WAL lock the flushing one holds, then writes its own WAL).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.trace.codec import FLUSH, WRITE, FloatArray, IntArray, Requests
+
+
+def flush_owners(requests: Requests) -> IntArray:
+    """Per request: for a flush, the index of its owner (see the module docstring); -1 for
+    every other request and for a flush no write completed before.
+
+    >>> from advisor.trace.codec import Requests
+    >>> r = Requests(np.array([0.0, 1.0, 1.5, 3.0]), np.array([0.5, 1.0, 1.0, 0.1]),
+    ...              np.array([8, 16, 0, 0]), np.array([8, 8, 0, 0]), np.array([1, 1, 2, 2]), np.array([5, 6, 9, 9]))
+    >>> flush_owners(r).tolist()  # the first flush follows write 0 (write 1 completes later), the second write 1
+    [-1, -1, 0, 1]
+    """
+    return _owners(requests.op, requests.sectors, requests.issue_s, requests.complete_s)
+
+
+def _owners(op: IntArray, sectors: IntArray, issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
+    owners = np.full(len(op), -1, dtype=np.int64)
+    flushes = np.flatnonzero(op == FLUSH)
+    writes = np.flatnonzero((op == WRITE) & (sectors > 0))
+    if not len(flushes) or not len(writes):
+        return owners
+    done = complete_s[writes]
+    order = np.argsort(done, kind="stable")
+    last = np.searchsorted(done[order], issue_s[flushes], side="right") - 1
+    owners[flushes] = np.where(last >= 0, writes[order[np.maximum(last, 0)]], -1)
+    return owners
+
+
+def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: FloatArray,
+                complete_s: FloatArray) -> tuple[IntArray, IntArray]:
+    """Per request (issue order): its owner when it is a flush, and for any other request
+    the flush that released it (the later of the two cases of the module docstring);
+    -1 where there is none. *sectors* is any length (0 for no data).
+
+    >>> op, proc = np.array([1, 1, 2, 1, 1]), np.array([5, 6, 9, 5, 6])
+    >>> issue, done = np.array([0.0, 0.1, 1.0, 2.0, 2.5]), np.array([0.5, 0.6, 1.9, 2.2, 2.7])
+    >>> [x.tolist() for x in flush_links(op, proc, np.full(5, 8), issue, done)]  # both writers wait for the flush
+    [[-1, -1, 1, -1, -1], [-1, -1, -1, 2, 2]]
+    """
+    owners = _owners(op, sectors, issue_s, complete_s)
+    waited = np.full(len(op), -1, dtype=np.int64)
+    flushes = np.flatnonzero(op == FLUSH)
+    if len(flushes):  # the last completion on the disk before its issue was a flush
+        by_done = np.argsort(complete_s, kind="stable")
+        last = np.searchsorted(complete_s[by_done], issue_s, side="right") - 1
+        before = np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
+        released = (before >= 0) & (op[np.maximum(before, 0)] == FLUSH) & (op != FLUSH)
+        waited[released] = before[released]
+    writes = np.flatnonzero((op == WRITE) & (sectors > 0))
+    if not len(flushes) or not len(writes):
+        return owners, waited
+    # the flush covering a write: the first flush issued at or after the write completed
+    covering = np.searchsorted(issue_s[flushes], complete_s[writes], side="left")
+    inside = covering < len(flushes)
+    pairs = {(int(process[w]), int(flushes[k])) for w, k in zip(writes[inside], covering[inside], strict=True)}
+    others = op != FLUSH
+    for proc in {p for p, _ in pairs}:
+        covers = np.array(sorted((f for p, f in pairs if p == proc), key=lambda f: complete_s[f]), dtype=np.int64)
+        mine = np.flatnonzero(others & (process == proc))
+        at = np.searchsorted(complete_s[covers], issue_s[mine], side="right") - 1
+        covered = np.where(at >= 0, covers[np.maximum(at, 0)], -1)
+        known = waited[mine]
+        later = (covered >= 0) & ((known < 0) | (complete_s[np.maximum(covered, 0)] > complete_s[np.maximum(known, 0)]))
+        waited[mine] = np.where(later, covered, known)
+    return owners, waited
