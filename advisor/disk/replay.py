@@ -52,7 +52,8 @@ IntArray = npt.NDArray[np.int64]
 @dataclass(frozen=True)
 class Stream:
     """A traced stream: per request its position, size, op (index into :data:`OPS`),
-    process, and the traced issue and completion times (seconds, any origin)."""
+    process, and the traced issue and completion times (seconds, any origin); *fua* marks
+    the writes with Force Unit Access (to the media before they complete; None: none)."""
 
     offset_bytes: IntArray
     length_bytes: IntArray
@@ -60,10 +61,19 @@ class Stream:
     process: IntArray
     issue_s: FloatArray
     complete_s: FloatArray
+    fua: npt.NDArray[np.bool_] | None = None
 
     def moved(self, offset_bytes: IntArray) -> Stream:
         """The same stream with requests at other positions (a planned layout)."""
-        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s)
+        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua)
+
+    def op_names(self) -> list[str]:
+        """Each request's operation as the :class:`~advisor.disk.mechanism.Mechanism` names it."""
+        names = [OPS[o] for o in self.op.tolist()]
+        if self.fua is not None:
+            for i in np.flatnonzero(self.fua & (self.op == OPS.index("write"))).tolist():
+                names[i] = "write-fua"
+        return names
 
 
 @dataclass(frozen=True)
@@ -154,7 +164,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
             after_done.setdefault(c, []).append(i)
     arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
     heapq.heapify(arrivals)
-    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op.tolist()
+    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
     out_issue, out_complete = [0.0] * count, [0.0] * count
     host: deque[int] = deque()
     drive: list[Request] = []
@@ -177,7 +187,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
                 resolve(nxt, at + issue[nxt] - issue[i])
             if in_flight < depth:  # the drive had room when it arrived: issued then
                 out_issue[i] = at
-                drive.append(Request(OPS[ops[i]], offsets[i], lengths[i], at, i))
+                drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
                 in_flight += 1
             else:
                 host.append(i)
@@ -195,7 +205,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
         while host and in_flight < depth:  # the block layer hands the drive the next in line
             j = host.popleft()
             out_issue[j] = now
-            drive.append(Request(OPS[ops[j]], offsets[j], lengths[j], now, j))
+            drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
             in_flight += 1
         for j in after_done.get(i, ()):
             resolve(j, finish + max(0.0, issue[j] - complete[i]))

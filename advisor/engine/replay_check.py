@@ -46,7 +46,7 @@ REPLAY_TOLERANCE = 0.15
 
 def _stream(requests: Requests) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
-                  requests.process, requests.issue_s, requests.complete_s)
+                  requests.process, requests.issue_s, requests.complete_s, requests.fua)
 
 
 def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
@@ -57,7 +57,7 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
     if scale == 1.0:
         return replay(physics.model, stream, disk_bytes)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
-                  stream.issue_s * scale, stream.complete_s * scale)
+                  stream.issue_s * scale, stream.complete_s * scale, stream.fua)
     done = replay(physics.model, slow, disk_bytes)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
