@@ -6,7 +6,8 @@ answers two questions:
 
 * ``service(op, offset_bytes, length_bytes, start_s) -> finish_s`` for ``op`` in
   ``read``/``write``/``write-fua``/``flush`` (``write-fua``: a write with Force Unit
-  Access, which completes when it is on the media whatever the cache mode): command overhead, seek (plus write settle), the rotational
+  Access, which completes when it is on the media whatever the cache mode): command
+  overhead, seek (plus write settle), the rotational
   wait read from the clock ``θ(t) = (t/T_rev + phase) mod 1`` (not an average: a rewrite
   of the same sector waits a whole turn, a sequential read arriving late misses its
   sector), transfer at the media rate with a head switch per track crossed, read-ahead
