@@ -12,7 +12,7 @@ it; they are few). What is left is ``unattributed``.
 Per area the figure is the modelled disk's mean service time per request, the cache flushes
 its writes own included (the quantity the report's service times predict: a commit is a
 write and its flush). A flush belongs to the last write the disk completed before the flush
-arrived, the rule of the trace replay (:mod:`advisor.trace.flushes`); a flush before any
+arrived, the rule of the trace replay (:mod:`advisor.trace.links`); a flush before any
 write is ``flush``'s own. Per disk, how busy the modelled disk was and how many
 requests were in flight on average (Little's law over arrival-to-reply times).
 """

@@ -1,8 +1,9 @@
 """Replay a traced request stream on the drive model: order and concurrency kept.
 
 Each process of the trace is a closed loop. A request depends on the request of its own
-process that completed last before it was issued (its *cause*; a cache flush and the
-requests after an ``fsync`` are linked across processes, see below): in the replay it is issued
+process that completed last before it was issued (its *cause*; a cache flush, the requests
+after an ``fsync`` and a read continuing another process's read are linked across
+processes, :func:`advisor.trace.links.cross_links`): in the replay it is issued
 ``think`` seconds after its cause completes (the traced gap between that completion and
 this issue). A request issued while the previous one of its process was still in flight
 (asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
@@ -20,7 +21,7 @@ its completion, what ``block_rq_issue`` to ``block_rq_complete`` measures.
 
 A flush is issued by the block layer's worker, not by the process that waits for it: its
 cause is the write it follows (its owner), and a process whose writes it makes durable
-depends on its completion when that is its latest (:func:`advisor.trace.flushes.flush_links`).
+depends on its completion when that is its latest (:func:`advisor.trace.links.flush_links`).
 A flush is a barrier (:func:`next_request`): the requests issued before it are served
 first, then the flush alone, and the ones issued after it wait for it. A SATA drive's
 FLUSH CACHE is not a queued command (the queue drains before it, and nothing is started
@@ -42,7 +43,7 @@ import numpy.typing as npt
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Mechanism, Request
 from advisor.disk.model import DiskModel
-from advisor.trace.flushes import flush_links
+from advisor.trace.links import cross_links
 
 OPS = ("read", "write", "flush", "discard")
 FloatArray = npt.NDArray[np.float64]
@@ -127,8 +128,8 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     last_done: dict[int, int] = {}
     last_issued: dict[int, int] = {}
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
-    owner, waited = flush_links(stream.op, stream.process, stream.length_bytes, stream.issue_s, stream.complete_s)
-    links = np.where(owner >= 0, owner, waited).tolist()
+    links = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
+                        stream.complete_s).tolist()
     for i in range(count):
         p, t = process[i], issue[i]
         heap = outstanding.setdefault(p, [])

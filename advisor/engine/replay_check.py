@@ -13,7 +13,7 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
 
-Cache flushes: each flush belongs to the write it follows (:mod:`advisor.trace.flushes`),
+Cache flushes: each flush belongs to the write it follows (:mod:`advisor.trace.links`),
 and its time counts in that write's area. An area's row is the time of its reads and writes **and of the flushes
 they own**, per read or write, measured and replayed alike: a commit's WAL time is its
 write and its flush, as the database waits for both. The self-check compares reads and
@@ -37,7 +37,7 @@ from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
-from advisor.trace.flushes import flush_owners
+from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
 
 REPLAY_TOLERANCE = 0.15

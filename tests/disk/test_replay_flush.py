@@ -1,5 +1,6 @@
 """Writes and cache flushes in the replay: the drive's write cache and barrier as the emulated
-disk serves them, and the processes an ``fsync`` releases.
+disk serves them, and the processes an ``fsync`` releases; and workers taking turns on one
+sequential stream.
 
 The expected times come from the :class:`Mechanism` itself, served in the order the emulated
 disk's actuator serves it (a flush waits for what was queued before it and goes alone), on
@@ -104,3 +105,30 @@ def test_a_fua_write_goes_to_the_media_whatever_the_cache() -> None:
     plain = replay(drive, Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
                                  stream.issue_s, stream.complete_s), DISK, seed=0)
     assert fua.service_s[0] > 0.002 > plain.service_s[0]
+
+
+def taking_turns(mech: Mechanism, count: int) -> tuple[list[float], list[float]]:
+    """Two workers reading one region in turns, 128 KiB each, each read issued 0.2 ms after
+    the other worker's read completed (a parallel scan): issue and completion times on *mech*."""
+    issue, done = [], []
+    t = 0.0
+    for k in range(count):
+        finish = mech.service("read", DISK // 4 + k * 131072, 131072, t)
+        issue.append(t), done.append(finish)
+        t = finish + 0.0002
+    return issue, done
+
+
+def test_workers_taking_turns_on_one_stream_keep_their_turns() -> None:
+    drive = model(DISK)
+    count = 60
+    issue, done = taking_turns(Mechanism(sized_model(drive, DISK), seed=5), count)
+    measured = Stream(np.array([DISK // 4 + k * 131072 for k in range(count)], dtype=np.int64),
+                      np.full(count, 131072, dtype=np.int64), np.zeros(count, dtype=np.int64),
+                      np.arange(count, dtype=np.int64) % 2, np.array(issue), np.array(done))
+    cause, _ = causes(measured)
+    assert cause.tolist() == [-1, *range(count - 1)]  # each read continues the other worker's
+    expected = taking_turns(Mechanism(sized_model(drive, DISK), seed=0), count)
+    replayed = replay(drive, measured, DISK, seed=0)
+    assert np.allclose(replayed.issue_s, expected[0], atol=1e-9)
+    assert np.allclose(replayed.complete_s, expected[1], atol=1e-9)

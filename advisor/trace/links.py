@@ -1,4 +1,9 @@
-"""Whose is a cache flush: the write it follows, and the process that waits for it.
+"""Links across processes: whose is a cache flush, whom it releases, and shared streams.
+
+The replay (:mod:`advisor.disk.replay`) runs each process as a closed loop; some requests
+depend on another process's request, and :func:`cross_links` names that request: a cache
+flush and the processes it releases (below), and a read that continues another process's
+read (the last section).
 
 A flush request has no sector and is not issued by the process that asked for it: an
 ``fsync`` (PostgreSQL's commit, a checkpoint's ``fsync``, the file system journal's commit)
@@ -26,13 +31,19 @@ request) in two cases:
 * the flush is the last request the disk completed before the request was issued: it
   released a process waiting behind the ``fsync`` caller (PostgreSQL's group commit: a
   backend waits for the WAL lock the flushing one holds, then writes its own WAL).
+
+Shared sequential streams: a read that starts at the byte where the last read the disk
+completed before its issue ended, that read being another process's, continues the same
+stream (a parallel scan's workers taking turns on one table, a leader and its workers on
+one spilled file). The drive serves it from its read-ahead only if it comes after the
+other, so it depends on it: replayed, it is issued after that read completes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from advisor.trace.codec import FLUSH, WRITE, FloatArray, IntArray, Requests
+from advisor.trace.codec import FLUSH, READ, WRITE, FloatArray, IntArray, Requests
 
 
 def flush_owners(requests: Requests) -> IntArray:
@@ -61,6 +72,44 @@ def _owners(op: IntArray, sectors: IntArray, issue_s: FloatArray, complete_s: Fl
     return owners
 
 
+def _last_done_before(issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
+    """Per request, the request the disk completed last before its issue (-1: none)."""
+    by_done = np.argsort(complete_s, kind="stable")
+    last = np.searchsorted(complete_s[by_done], issue_s, side="right") - 1
+    return np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
+
+
+def _later(first: IntArray, second: IntArray, complete_s: FloatArray) -> IntArray:
+    """Per request, whichever of two links (-1: none) completed later."""
+    take = (second >= 0) & ((first < 0) | (complete_s[np.maximum(second, 0)] > complete_s[np.maximum(first, 0)]))
+    return np.where(take, second, first)
+
+
+def continuations(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
+                  complete_s: FloatArray) -> IntArray:
+    """Per request, the other process's read it continues (see the module docstring); -1 when none.
+
+    >>> op, proc = np.zeros(3, dtype=np.int64), np.array([0, 1, 1])
+    >>> continuations(op, proc, np.array([0, 8192, 65536]), np.full(3, 8192), np.array([0.0, 0.2, 0.4]),
+    ...               np.array([0.1, 0.3, 0.5])).tolist()  # 1 takes over where 0 ended; 2 is 1's own next
+    [-1, 0, -1]
+    """
+    before = _last_done_before(issue_s, complete_s)
+    b = np.maximum(before, 0)
+    follows = (before >= 0) & (op == READ) & (op[b] == READ) & (process[b] != process) & \
+        (offset == offset[b] + length[b]) & (length > 0)
+    return np.where(follows, before, -1)
+
+
+def cross_links(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
+                complete_s: FloatArray) -> IntArray:
+    """Per request (issue order), the request of another process it depends on (the latest
+    completing of its flush links and the read it continues); -1 where there is none."""
+    owner, waited = flush_links(op, process, length, issue_s, complete_s)
+    return _later(_later(owner, waited, complete_s), continuations(op, process, offset, length, issue_s, complete_s),
+                  complete_s)
+
+
 def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: FloatArray,
                 complete_s: FloatArray) -> tuple[IntArray, IntArray]:
     """Per request (issue order): its owner when it is a flush, and for any other request
@@ -76,9 +125,7 @@ def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: Flo
     waited = np.full(len(op), -1, dtype=np.int64)
     flushes = np.flatnonzero(op == FLUSH)
     if len(flushes):  # the last completion on the disk before its issue was a flush
-        by_done = np.argsort(complete_s, kind="stable")
-        last = np.searchsorted(complete_s[by_done], issue_s, side="right") - 1
-        before = np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
+        before = _last_done_before(issue_s, complete_s)
         released = (before >= 0) & (op[np.maximum(before, 0)] == FLUSH) & (op != FLUSH)
         waited[released] = before[released]
     writes = np.flatnonzero((op == WRITE) & (sectors > 0))
@@ -93,8 +140,5 @@ def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: Flo
         covers = np.array(sorted((f for p, f in pairs if p == proc), key=lambda f: complete_s[f]), dtype=np.int64)
         mine = np.flatnonzero(others & (process == proc))
         at = np.searchsorted(complete_s[covers], issue_s[mine], side="right") - 1
-        covered = np.where(at >= 0, covers[np.maximum(at, 0)], -1)
-        known = waited[mine]
-        later = (covered >= 0) & ((known < 0) | (complete_s[np.maximum(covered, 0)] > complete_s[np.maximum(known, 0)]))
-        waited[mine] = np.where(later, covered, known)
+        waited[mine] = _later(waited[mine], np.where(at >= 0, covers[np.maximum(at, 0)], -1), complete_s)
     return owners, waited
