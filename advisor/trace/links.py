@@ -104,10 +104,13 @@ def continuations(op: IntArray, process: IntArray, offset: IntArray, length: Int
 def cross_links(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
                 complete_s: FloatArray) -> IntArray:
     """Per request (issue order), the request of another process it depends on (the latest
-    completing of its flush links and the read it continues); -1 where there is none."""
+    completing of its flush links and the read it continues); -1 where there is none.
+    A link is always to a request issued before, so the replay's dependencies form no cycle."""
     owner, waited = flush_links(op, process, length, issue_s, complete_s)
-    return _later(_later(owner, waited, complete_s), continuations(op, process, offset, length, issue_s, complete_s),
+    link = _later(_later(owner, waited, complete_s), continuations(op, process, offset, length, issue_s, complete_s),
                   complete_s)
+    # only to a request issued before (a request of no duration at one instant could otherwise close a cycle)
+    return np.where(link < np.arange(len(link)), link, -1)
 
 
 def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: FloatArray,
