@@ -266,7 +266,7 @@ class ReplayCheck(Record):
     disk: str  # the traced disk
     requests: int = 0  # requests replayed (the sound part of the trace)
     queue_depth: int = 0  # most requests in flight at once in the trace: the drive's reordering window
-    measured_ms: float | None = None  # mean issue-to-completion time the trace measured
+    measured_ms: float | None = None  # mean issue-to-completion time the trace measured (reads, writes, flushes)
     replayed_ms: float | None = None  # the same, replayed on the model under today's layout
     deviation: float | None = None  # replayed / measured - 1
     tolerance: float = 0.0  # largest |deviation| for which the model fits
