@@ -137,11 +137,22 @@ def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: Flo
     # the flush covering a write: the first flush issued at or after the write completed
     covering = np.searchsorted(issue_s[flushes], complete_s[writes], side="left")
     inside = covering < len(flushes)
-    pairs = {(int(process[w]), int(flushes[k])) for w, k in zip(writes[inside], covering[inside], strict=True)}
-    others = op != FLUSH
-    for proc in {p for p, _ in pairs}:
-        covers = np.array(sorted((f for p, f in pairs if p == proc), key=lambda f: complete_s[f]), dtype=np.int64)
-        mine = np.flatnonzero(others & (process == proc))
-        at = np.searchsorted(complete_s[covers], issue_s[mine], side="right") - 1
-        waited[mine] = _later(waited[mine], np.where(at >= 0, covers[np.maximum(at, 0)], -1), complete_s)
+    count = len(op)
+    pair = np.unique(process[writes[inside]] * (count + 1) + flushes[covering[inside]])  # (process, flush)
+    pair_process, pair_flush = pair // (count + 1), pair % (count + 1)
+    others = np.flatnonzero(op != FLUSH)
+    # events per process in time order, a covering flush's completion before a request issued at that instant;
+    # each request takes the last flush event before it in its own process (a forward fill)
+    event_process = np.concatenate((pair_process, process[others]))
+    event_time = np.concatenate((complete_s[pair_flush], issue_s[others]))
+    event_is_flush = np.concatenate((np.ones(len(pair), dtype=np.bool_), np.zeros(len(others), dtype=np.bool_)))
+    event_index = np.concatenate((pair_flush, others))
+    order = np.lexsort((~event_is_flush, event_time, event_process))
+    seen = np.maximum.accumulate(np.where(event_is_flush[order], np.arange(len(order)), -1))
+    at = np.maximum(seen, 0)
+    same = (seen >= 0) & (event_process[order][at] == event_process[order])
+    found = np.where(same, event_index[order][at], -1)
+    requests = ~event_is_flush[order]
+    target = event_index[order][requests]
+    waited[target] = _later(waited[target], found[requests], complete_s)
     return owners, waited
