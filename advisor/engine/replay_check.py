@@ -37,7 +37,7 @@ from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
-from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
+from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
 from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
@@ -134,7 +134,14 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
         return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
                            refused=f"trace of {trace.disk}: no read or write to replay; no replay")
     today = _replay(physics, stream, trace.disk_size_bytes)
-    timed = data | (requests.op == FLUSH)  # what the self-check and the gain compare (module docstring)
+    flushes_timed = requests.op == FLUSH
+    if trace.encoding == FIRST_ENCODING and flushes_timed.any():
+        notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
+                  f"not its own completion (encoding {FIRST_ENCODING}): the measured times of its "
+                  f"{int(flushes_timed.sum())} flushes are not the drive's; the self-check and the areas compare "
+                  "reads and writes alone (collect the trace again for its flushes)",)
+        flushes_timed = np.zeros(len(requests), dtype=np.bool_)
+    timed = data | flushes_timed  # what the self-check and the gain compare (module docstring)
     measured_ms, replayed_ms = _mean_ms(requests.service_s, timed), _mean_ms(today.service_s, timed)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
@@ -150,7 +157,7 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
     owned = owners >= 0
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     for area in sorted({a for a in areas if a}):
-        mask, flushes = data & (names == area), ~data & (names == area)
+        mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
             area_rows.append(ReplayArea(area, int(mask.sum()), _per_request_ms(requests.service_s, mask, flushes),
                                         _per_request_ms(today.service_s, mask, flushes),

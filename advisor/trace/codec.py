@@ -34,7 +34,8 @@ import numpy.typing as npt
 from advisor.errors import BadInput
 
 TRACE_ENCODING = "advisor-trace-2"
-READABLE_ENCODINGS = ("advisor-trace-1", TRACE_ENCODING)
+FIRST_ENCODING = "advisor-trace-1"  # no FUA flag, and flushes paired with an fsync's end (advisor.trace.parse)
+READABLE_ENCODINGS = (FIRST_ENCODING, TRACE_ENCODING)
 FUA_BIT = 128
 EXTENTS_ENCODING = "advisor-extents-1"
 SECTOR_BYTES = 512
@@ -125,7 +126,7 @@ def decode_requests(text: str, count: int, started_s: float, encoding: str = TRA
         size = np.dtype(dtype).itemsize * count
         columns[name] = np.frombuffer(raw[at:at + size], dtype=dtype).astype(np.int64)
         at += size
-    fua = columns["op"] >= FUA_BIT if encoding != "advisor-trace-1" else np.zeros(count, dtype=np.bool_)
+    fua = columns["op"] >= FUA_BIT if encoding != FIRST_ENCODING else np.zeros(count, dtype=np.bool_)
     columns["op"] = np.where(fua, columns["op"] - FUA_BIT, columns["op"])
     issue_s = started_s + np.cumsum(columns["issue"]) / US
     ends_before = np.cumsum(columns["sector"] + columns["sectors"])

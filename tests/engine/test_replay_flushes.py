@@ -58,3 +58,14 @@ def test_an_area_row_holds_the_flushes_of_its_writes() -> None:
     # the self-check compares reads, writes and flushes, on both sides
     assert abs(check.measured_ms - requests.service_s.mean() * 1000) < 1e-3  # the trace keeps microseconds
     assert check.measured_ms > requests.service_s[requests.op != 2].mean() * 1000 * 1.2
+
+
+def test_a_trace_of_the_first_encoding_compares_reads_and_writes_alone() -> None:
+    work = base_workload()
+    requests = commits_and_reads()
+    trace = dataclasses.replace(traced(requests, work), encoding="advisor-trace-1")  # same columns, no FUA set
+    report = advise(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW)
+    (check,) = report.replay
+    assert any("advisor-trace-1" in note and f"{COMMITS} flushes" in note for note in check.notes), check.notes
+    assert abs(check.measured_ms - requests.service_s[requests.op != 2].mean() * 1000) < 1e-3
+    assert {a.area: a.flushes for a in check.areas} == {"hot": 0, "cold": 0}
