@@ -9,8 +9,11 @@ request in no known extent but inside the partition that holds a temp area's dir
 that temp area's (the file system's own journal and metadata writes there are counted with
 it; they are few). What is left is ``unattributed``.
 
-Per area the figure is the modelled disk's mean service time per request (the quantity the
-report's service times predict); per disk, how busy the modelled disk was and how many
+Per area the figure is the modelled disk's mean service time per request, the cache flushes
+its writes own included (the quantity the report's service times predict: a commit is a
+write and its flush). A flush belongs to the last write the disk completed before the flush
+arrived, the rule of the trace replay (:mod:`advisor.trace.links`); a flush before any
+write is ``flush``'s own. Per disk, how busy the modelled disk was and how many
 requests were in flight on average (Little's law over arrival-to-reply times).
 """
 
@@ -82,12 +85,14 @@ class AreaFigures:
     requests: int = 0
     bytes: int = 0
     model_s: float = 0.0
+    flushes: int = 0  # the cache flushes its writes own; their time is in model_s
 
     def as_dict(self, seconds: float) -> dict[str, Any]:
         """JSON-ready, with rates over the run's *seconds*."""
         return {"requests": self.requests, "per_s": round(self.requests / seconds, 2) if seconds > 0 else None,
                 "mean_kib": round(self.bytes / self.requests / 1024, 1) if self.requests else None,
-                "mean_service_ms": round(self.model_s * 1000 / self.requests, 3) if self.requests else None}
+                "mean_service_ms": round(self.model_s * 1000 / self.requests, 3) if self.requests else None,
+                "flushes": self.flushes}
 
 
 def attribute(trace: IoTrace, index: ExtentIndex, seconds: float, time_scale: float) -> dict[str, Any]:
@@ -97,8 +102,16 @@ def attribute(trace: IoTrace, index: ExtentIndex, seconds: float, time_scale: fl
     compare with the report's milliseconds; rates and the busy share are per real second.
     """
     per_area: dict[str, AreaFigures] = {}
+    writes = sorted((r.replied_s, index.area_of(r.offset_bytes)) for r in trace.records if r.op == "write")
+    replied = [at for at, _ in writes]
     for record in trace.records:
         if record.op == "flush":
+            last = bisect.bisect_right(replied, record.arrived_s) - 1
+            if last >= 0:  # owned by the write it follows: its time is that area's
+                owner = per_area.setdefault(writes[last][1], AreaFigures())
+                owner.flushes += 1
+                owner.model_s += record.model_s * time_scale
+                continue
             area = "flush"
         else:
             area = index.area_of(record.offset_bytes)
@@ -126,12 +139,8 @@ def busy_seconds(trace: IoTrace) -> float:
 
 
 def mean_of_runs(runs: Iterable[dict[str, Any]], area: str) -> float | None:
-    """Mean service time of *area* per request over runs (None when it had none).
-
-    WAL is written then flushed: a commit's cost is the write and the cache flush that
-    follows, so the WAL's time includes the flushes of its disk (the model's WAL service
-    time is that of a synchronous write), per WAL write.
-    """
+    """Mean service time of *area* per request over runs, the flushes its writes own included
+    (a commit's cost is the write and the cache flush that follows); None when it had none."""
     requests = 0
     total_ms = 0.0
     for run in runs:
@@ -140,7 +149,4 @@ def mean_of_runs(runs: Iterable[dict[str, Any]], area: str) -> float | None:
             if figures and figures["requests"]:
                 requests += figures["requests"]
                 total_ms += figures["mean_service_ms"] * figures["requests"]
-                flushes = disk["areas"].get("flush")
-                if area == "WAL" and flushes and flushes["requests"]:
-                    total_ms += flushes["mean_service_ms"] * flushes["requests"]
     return total_ms / requests if requests else None

@@ -250,7 +250,7 @@ on that disk (to map a request to its file and area), and what the trace may hav
 holds positions, sizes, times and process names: never file contents, never SQL. See
 docs/collect.md#block-layer-trace.
 
-`data` (encoding `advisor-trace-1`) is the base64 of the zlib-compressed concatenation of six
+`data` (encoding `advisor-trace-2`) is the base64 of the zlib-compressed concatenation of six
 little-endian columns of `requests` values each, in issue order:
 
 | column | type | value |
@@ -259,8 +259,13 @@ little-endian columns of `requests` values each, in issue order:
 | service | u32 | µs from issue to completion |
 | sector | i64 | start sector (512 bytes) minus the previous request's end sector (0: sequential) |
 | sectors | u32 | length in 512-byte sectors (0 for a flush) |
-| op | u8 | 0 read, 1 write, 2 flush, 3 discard |
+| op | u8 | 0 read, 1 write, 2 flush, 3 discard; + 128: a FUA write (on the media when it completes) |
 | process | u32 | index into `processes` |
+
+`advisor-trace-1` (advisor before the FUA flag) is the same without the 128 and still reads
+(its writes carry no FUA). A flush is the device's flush request (`FF`): its `service` is the
+time to its own completion (traces of `advisor-trace-1` paired a flush with the completion of
+an `fsync`'s empty write instead, which could be several flushes later).
 
 25 raw bytes a request; the deltas make sequential streams runs of zeros and zlib takes a
 database workload to about 9-13 bytes a request, under the format's bound of 16

@@ -5,7 +5,9 @@ emulated HDD. It keeps the head's cylinder, the rotation clock and the cache sta
 answers two questions:
 
 * ``service(op, offset_bytes, length_bytes, start_s) -> finish_s`` for ``op`` in
-  ``read``/``write``/``flush``: command overhead, seek (plus write settle), the rotational
+  ``read``/``write``/``write-fua``/``flush`` (``write-fua``: a write with Force Unit
+  Access, which completes when it is on the media whatever the cache mode): command
+  overhead, seek (plus write settle), the rotational
   wait read from the clock ``θ(t) = (t/T_rev + phase) mod 1`` (not an average: a rewrite
   of the same sector waits a whole turn, a sequential read arriving late misses its
   sector), transfer at the media rate with a head switch per track crossed, read-ahead
@@ -304,6 +306,8 @@ class Mechanism:
             finish = self._read(offset_bytes, length_bytes, t)
         elif op == "write":
             finish = self._write(offset_bytes, length_bytes, t)
+        elif op == "write-fua":
+            finish = self._write_through(offset_bytes, length_bytes, t)
         elif op == "flush":
             finish = self._flush(t)
         else:
@@ -386,6 +390,18 @@ class Mechanism:
         self.dirty_bytes += length
         return t + length / BUS_BYTES_PER_S
 
+    def _write_through(self, offset: int, length: int, t: float) -> float:
+        """A FUA write: to the media before it completes; what the cache held of it is superseded."""
+        end = offset + length
+        if self.ra_lo >= 0 and offset < self.ra_limit and end > self.ra_lo:
+            self._ra_stop(t)
+            self.ra_lo = self.ra_base = self.ra_limit = -1
+        self._ra_stop(t)
+        if (offset, length) in self.dirty:
+            self.dirty.remove((offset, length))
+            self.dirty_bytes -= length
+        return self._media(True, self.locate(offset, length), t)
+
     def _flush(self, t: float) -> float:
         if self.write_cache == "lying":
             return t
@@ -428,6 +444,8 @@ class Mechanism:
                         seek = table[2 * distance]
                         if op == "write":
                             seek += settle
+                        elif op == "write-fua":
+                            seek += self.settle
                     else:
                         seek = 0.0
                     wait = ((geo[1] - turns_now - seek / t_rev) % 1.0) * t_rev

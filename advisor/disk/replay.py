@@ -1,7 +1,9 @@
 """Replay a traced request stream on the drive model: order and concurrency kept.
 
 Each process of the trace is a closed loop. A request depends on the request of its own
-process that completed last before it was issued (its *cause*): in the replay it is issued
+process that completed last before it was issued (its *cause*; a cache flush, the requests
+after an ``fsync`` and a read continuing another process's read are linked across
+processes, :func:`advisor.trace.links.cross_links`): in the replay it is issued
 ``think`` seconds after its cause completes (the traced gap between that completion and
 this issue). A request issued while the previous one of its process was still in flight
 (asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
@@ -16,6 +18,17 @@ read-ahead and write cache. It holds at most ``queue_depth`` requests (the most 
 had in flight at once: the drive's own reordering sees as much as it saw); more wait in
 issue order, as in the block layer. A request's time is from its issue to the drive until
 its completion, what ``block_rq_issue`` to ``block_rq_complete`` measures.
+
+A flush is issued by the block layer's worker, not by the process that waits for it: its
+cause is the write it follows (its owner), and a process whose writes it makes durable
+depends on its completion when that is its latest (:func:`advisor.trace.links.flush_links`).
+A flush is a barrier (:func:`next_request`): the requests issued before it are served
+first, then the flush alone, and the ones issued after it wait for it. A SATA drive's
+FLUSH CACHE is not a queued command (the queue drains before it, and nothing is started
+while it runs), and the emulated disk's actuator serves flushes the same way. With a
+volatile write cache the flush costs what it destages: the writes the cache acknowledged
+since the last one (the :class:`~advisor.disk.mechanism.Mechanism`'s cache, as in the
+emulated disk).
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ import numpy.typing as npt
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Mechanism, Request
 from advisor.disk.model import DiskModel
+from advisor.trace.links import cross_links
 
 OPS = ("read", "write", "flush", "discard")
 FloatArray = npt.NDArray[np.float64]
@@ -39,7 +53,8 @@ IntArray = npt.NDArray[np.int64]
 @dataclass(frozen=True)
 class Stream:
     """A traced stream: per request its position, size, op (index into :data:`OPS`),
-    process, and the traced issue and completion times (seconds, any origin)."""
+    process, and the traced issue and completion times (seconds, any origin); *fua* marks
+    the writes with Force Unit Access (to the media before they complete; None: none)."""
 
     offset_bytes: IntArray
     length_bytes: IntArray
@@ -47,10 +62,19 @@ class Stream:
     process: IntArray
     issue_s: FloatArray
     complete_s: FloatArray
+    fua: npt.NDArray[np.bool_] | None = None
 
     def moved(self, offset_bytes: IntArray) -> Stream:
         """The same stream with requests at other positions (a planned layout)."""
-        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s)
+        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua)
+
+    def op_names(self) -> list[str]:
+        """Each request's operation as the :class:`~advisor.disk.mechanism.Mechanism` names it."""
+        names = [OPS[o] for o in self.op.tolist()]
+        if self.fua is not None:
+            for i in np.flatnonzero(self.fua & (self.op == OPS.index("write"))).tolist():
+                names[i] = "write-fua"
+        return names
 
 
 @dataclass(frozen=True)
@@ -84,6 +108,16 @@ def max_in_flight(issue_s: FloatArray, complete_s: FloatArray) -> int:
     return int(np.cumsum(steps[order]).max()) if len(times) else 0
 
 
+def next_request(mech: Mechanism, drive: list[Request], now: float) -> int:
+    """Index into *drive* (the requests at the drive, in issue order) of the one to serve at
+    *now*: the mechanism's choice among those issued before the first flush; the flush
+    itself when it is the oldest (see the module docstring)."""
+    barrier = next((k for k, req in enumerate(drive) if req.op == "flush"), len(drive))
+    if barrier == 0 or barrier == 1:
+        return 0
+    return mech.choose(drive[:barrier], now)
+
+
 def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     """Per request: its cause (see the module docstring), and the previous request of its
     process when that one was still in flight at this issue; each -1 when there is none."""
@@ -94,12 +128,17 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     last_done: dict[int, int] = {}
     last_issued: dict[int, int] = {}
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
+    links = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
+                        stream.complete_s).tolist()
     for i in range(count):
         p, t = process[i], issue[i]
         heap = outstanding.setdefault(p, [])
         while heap and heap[0][0] <= t:
             last_done[p] = heapq.heappop(heap)[1]
         cause[i] = last_done.get(p, -1)
+        link = links[i]
+        if link >= 0 and (cause[i] < 0 or complete[link] > complete[cause[i]]):
+            cause[i] = link
         before = last_issued.get(p, -1)
         if before >= 0 and complete[before] > t:  # issued while the previous one was still in flight
             previous[i] = before
@@ -126,7 +165,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
             after_done.setdefault(c, []).append(i)
     arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
     heapq.heapify(arrivals)
-    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op.tolist()
+    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
     out_issue, out_complete = [0.0] * count, [0.0] * count
     host: deque[int] = deque()
     drive: list[Request] = []
@@ -149,11 +188,11 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
                 resolve(nxt, at + issue[nxt] - issue[i])
             if in_flight < depth:  # the drive had room when it arrived: issued then
                 out_issue[i] = at
-                drive.append(Request(OPS[ops[i]], offsets[i], lengths[i], at, i))
+                drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
                 in_flight += 1
             else:
                 host.append(i)
-        chosen = mech.choose(drive, now) if len(drive) > 1 else 0
+        chosen = next_request(mech, drive, now)
         req = drive.pop(chosen)
         i = req.tag
         if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
@@ -167,7 +206,7 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
         while host and in_flight < depth:  # the block layer hands the drive the next in line
             j = host.popleft()
             out_issue[j] = now
-            drive.append(Request(OPS[ops[j]], offsets[j], lengths[j], now, j))
+            drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
             in_flight += 1
         for j in after_done.get(i, ()):
             resolve(j, finish + max(0.0, issue[j] - complete[i]))

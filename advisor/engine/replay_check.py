@@ -12,6 +12,16 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
 
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
+
+Cache flushes: each flush belongs to the write it follows (:mod:`advisor.trace.links`),
+and its time counts in that write's area. An area's row is the time of its reads and writes **and of the flushes
+they own**, per read or write, measured and replayed alike: a commit's WAL time is its
+write and its flush, as the database waits for both. The self-check (and the disk's
+replayed gain) compares the mean time of the reads, writes and flushes, on both sides: a
+write and the flush after it split one commit's wait in a way the host decides (a write
+the host's path delays reaches the drive later, and its flush then waits less for the
+sector to come round: the commit ends at the same turn of the platter), so the writes
+alone would charge the drive with the host's delay.
 """
 
 from __future__ import annotations
@@ -27,8 +37,9 @@ from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
-from advisor.trace.codec import READ, SECTOR_BYTES, WRITE, Requests, decode_extents
+from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
 from advisor.trace.extents import ExtentIndex, laid_end_to_end
+from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
 
 REPLAY_TOLERANCE = 0.15
@@ -37,7 +48,7 @@ REPLAY_TOLERANCE = 0.15
 
 def _stream(requests: Requests) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
-                  requests.process, requests.issue_s, requests.complete_s)
+                  requests.process, requests.issue_s, requests.complete_s, requests.fua)
 
 
 def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
@@ -48,7 +59,7 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
     if scale == 1.0:
         return replay(physics.model, stream, disk_bytes)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
-                  stream.issue_s * scale, stream.complete_s * scale)
+                  stream.issue_s * scale, stream.complete_s * scale, stream.fua)
     done = replay(physics.model, slow, disk_bytes)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
@@ -88,6 +99,11 @@ def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
 
 
+def _per_request_ms(values: np.ndarray, requests: np.ndarray, flushes: np.ndarray) -> float:
+    """The time of *requests* and of the *flushes* they own, per request (ms)."""
+    return round(float(values[requests | flushes].sum() / requests.sum()) * 1000.0, 4)
+
+
 def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
                 rates: Sequence[FileRate] | None = None) -> ReplayCheck:
     """The replay of one trace (see the module docstring); *rates* are the ones the engine made
@@ -111,13 +127,22 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
                            refused=f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                            "replay on; no replay")
     requests = sound.requests
+    owners = flush_owners(requests)
     stream = _stream(requests)
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
                            refused=f"trace of {trace.disk}: no read or write to replay; no replay")
     today = _replay(physics, stream, trace.disk_size_bytes)
-    measured_ms, replayed_ms = _mean_ms(requests.service_s, data), _mean_ms(today.service_s, data)
+    flushes_timed = requests.op == FLUSH
+    if trace.encoding == FIRST_ENCODING and flushes_timed.any():
+        notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
+                  f"not its own completion (encoding {FIRST_ENCODING}): the measured times of its "
+                  f"{int(flushes_timed.sum())} flushes are not the drive's; the self-check and the areas compare "
+                  "reads and writes alone (collect the trace again for its flushes)",)
+        flushes_timed = np.zeros(len(requests), dtype=np.bool_)
+    timed = data | flushes_timed  # what the self-check and the gain compare (module docstring)
+    measured_ms, replayed_ms = _mean_ms(requests.service_s, timed), _mean_ms(today.service_s, timed)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
     areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
@@ -126,15 +151,18 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
     if plan is not None and moved is None:
         elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
         notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
-    planned_ms = _mean_ms(planned.service_s, data) if planned is not None else None
+    planned_ms = _mean_ms(planned.service_s, timed) if planned is not None else None
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)
+    owned = owners >= 0
+    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     for area in sorted({a for a in areas if a}):
-        mask = data & (names == area)
+        mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            area_rows.append(ReplayArea(area, int(mask.sum()), _mean_ms(requests.service_s, mask),
-                                        _mean_ms(today.service_s, mask),
-                                        _mean_ms(planned.service_s, mask) if planned is not None else None))
+            area_rows.append(ReplayArea(area, int(mask.sum()), _per_request_ms(requests.service_s, mask, flushes),
+                                        _per_request_ms(today.service_s, mask, flushes),
+                                        _per_request_ms(planned.service_s, mask, flushes) if planned is not None
+                                        else None, flushes=int(flushes.sum())))
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,

@@ -247,9 +247,10 @@ class ReplayArea(Record):
 
     area: str  # the area's name, as in the areas table
     requests: int  # its reads and writes in the trace
-    measured_ms: float  # mean issue-to-completion time the trace measured
+    measured_ms: float  # issue-to-completion time the trace measured per read or write, its flushes' included
     replayed_ms: float  # the same replayed under today's layout
     planned_ms: float | None = None  # replayed under the planned layout; null without a plan on this disk
+    flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
 
 
 class ReplayCheck(Record):
@@ -265,7 +266,7 @@ class ReplayCheck(Record):
     disk: str  # the traced disk
     requests: int = 0  # requests replayed (the sound part of the trace)
     queue_depth: int = 0  # most requests in flight at once in the trace: the drive's reordering window
-    measured_ms: float | None = None  # mean issue-to-completion time the trace measured
+    measured_ms: float | None = None  # mean issue-to-completion time the trace measured (reads, writes, flushes)
     replayed_ms: float | None = None  # the same, replayed on the model under today's layout
     deviation: float | None = None  # replayed / measured - 1
     tolerance: float = 0.0  # largest |deviation| for which the model fits

@@ -53,7 +53,7 @@ class BlockTrace(Record):
     ended_s: float  # when tracing ended, on the same clock
     interval_s: float  # the collect's interval the trace should cover
     requests: int  # requests in data: issued and completed inside the trace
-    encoding: str  # "advisor-trace-1": zlib-compressed little-endian columns, base64
+    encoding: str  # "advisor-trace-2" ("advisor-trace-1" before the FUA flag): zlib-compressed columns, base64
     data: str  # the requests, packed (see above)
     processes: tuple[TraceProcess, ...] = ()  # the issuing processes; data's process column indexes them
     files: tuple[str, ...] = ()  # the database files on this disk, as the workload names them

@@ -1,6 +1,6 @@
 """Requests as numpy columns, and their compact form in a :class:`BlockTrace`.
 
-Encoding ``advisor-trace-1`` (``BlockTrace.data``): the base64 of the zlib-compressed
+Encoding ``advisor-trace-2`` (``BlockTrace.data``): the base64 of the zlib-compressed
 concatenation of six little-endian columns of ``requests`` values each, in issue order:
 
 =====  ======  ==============================================================
@@ -8,9 +8,12 @@ concatenation of six little-endian columns of ``requests`` values each, in issue
  u32   service µs from issue to completion
  i64   sector  start sector (512 B) minus the previous request's end sector
  u32   sectors request length in 512-byte sectors (0 for a flush)
- u8    op      0 read, 1 write, 2 flush, 3 discard
+ u8    op      0 read, 1 write, 2 flush, 3 discard; plus 128 for a FUA write
  u32   process index into ``BlockTrace.processes``
 =====  ======  ==============================================================
+
+``advisor-trace-1`` (advisor before the FUA flag) is the same without the 128: it reads
+as a trace whose writes carry no FUA (the collector of that time did not keep the flag).
 
 Deltas make a sequential stream a run of zeros, so zlib shrinks the 25 raw bytes of a
 request to about 9-13 for a database workload (benchmarks/trace_size.py measures it), under
@@ -30,7 +33,10 @@ import numpy.typing as npt
 
 from advisor.errors import BadInput
 
-TRACE_ENCODING = "advisor-trace-1"
+TRACE_ENCODING = "advisor-trace-2"
+FIRST_ENCODING = "advisor-trace-1"  # no FUA flag, and flushes paired with an fsync's end (advisor.trace.parse)
+READABLE_ENCODINGS = (FIRST_ENCODING, TRACE_ENCODING)
+FUA_BIT = 128
 EXTENTS_ENCODING = "advisor-extents-1"
 SECTOR_BYTES = 512
 US = 1_000_000
@@ -43,6 +49,7 @@ MAX_U32 = (1 << 32) - 1
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -55,14 +62,20 @@ class Requests:
     sectors: IntArray
     op: IntArray
     process: IntArray
+    fua: BoolArray | None = None  # per request: a write with FUA (None: no request has it)
 
     def __len__(self) -> int:
         return len(self.issue_s)
 
+    @property
+    def fua_mask(self) -> BoolArray:
+        """Per request: True for a FUA write (it must reach the media before it completes)."""
+        return self.fua if self.fua is not None else np.zeros(len(self.issue_s), dtype=np.bool_)
+
     def take(self, keep: npt.NDArray[np.bool_] | slice) -> Requests:
         """The requests *keep* selects (a mask or a slice), in the same order."""
         return Requests(self.issue_s[keep], self.service_s[keep], self.sector[keep], self.sectors[keep],
-                        self.op[keep], self.process[keep])
+                        self.op[keep], self.process[keep], None if self.fua is None else self.fua[keep])
 
     @property
     def complete_s(self) -> FloatArray:
@@ -91,13 +104,18 @@ def encode_requests(requests: Requests, started_s: float) -> str:
     service_us = np.clip(np.rint(requests.service_s * US), 0, MAX_U32).astype(np.int64)
     ends = requests.sector + requests.sectors
     sector_delta = requests.sector - np.concatenate(([0], ends[:-1])).astype(np.int64)
-    columns = (issue_delta, service_us, sector_delta, requests.sectors, requests.op, requests.process)
+    op = requests.op + np.where(requests.fua_mask & (requests.op == WRITE), FUA_BIT, 0)
+    columns = (issue_delta, service_us, sector_delta, requests.sectors, op, requests.process)
     raw = b"".join(np.asarray(col).astype(dtype).tobytes() for col, (dtype, _) in zip(columns, _COLUMNS, strict=True))
     return _wrap(raw)
 
 
-def decode_requests(text: str, count: int, started_s: float) -> Requests:
-    """The requests of ``BlockTrace.data``; refuses data whose length is not *count* requests."""
+def decode_requests(text: str, count: int, started_s: float, encoding: str = TRACE_ENCODING) -> Requests:
+    """The requests of ``BlockTrace.data`` in *encoding* (one of :data:`READABLE_ENCODINGS`);
+    refuses another encoding, and data whose length is not *count* requests."""
+    if encoding not in READABLE_ENCODINGS:
+        raise BadInput(f"the trace's encoding {encoding!r} is not one this advisor reads "
+                       f"({', '.join(READABLE_ENCODINGS)})")
     raw = _unwrap(text, "data")
     width = sum(np.dtype(dtype).itemsize for dtype, _ in _COLUMNS)
     if len(raw) != width * count:
@@ -108,13 +126,15 @@ def decode_requests(text: str, count: int, started_s: float) -> Requests:
         size = np.dtype(dtype).itemsize * count
         columns[name] = np.frombuffer(raw[at:at + size], dtype=dtype).astype(np.int64)
         at += size
+    fua = columns["op"] >= FUA_BIT if encoding != FIRST_ENCODING else np.zeros(count, dtype=np.bool_)
+    columns["op"] = np.where(fua, columns["op"] - FUA_BIT, columns["op"])
     issue_s = started_s + np.cumsum(columns["issue"]) / US
     ends_before = np.cumsum(columns["sector"] + columns["sectors"])
     sector = ends_before - columns["sectors"]
-    if count and (sector.min() < 0 or columns["op"].max() >= len(OPS)):
+    if count and (sector.min() < 0 or columns["op"].max() >= len(OPS) or bool((fua & (columns["op"] != WRITE)).any())):
         raise BadInput("the trace's data holds a negative sector or an unknown operation")
     return Requests(issue_s, columns["service"] / US, sector, columns["sectors"], columns["op"],
-                    columns["process"])
+                    columns["process"], fua if fua.any() else None)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,23 @@ an issue then has ``<bytes> (<cmd>) <sector> + <sectors> [ioprio] [<comm>]``, a 
 ``(<cmd>) <sector> + <sectors> [ioprio] [<error>]`` (the ioprio field is new in 6.x; both
 forms are read). The issuing process is the task of the issue event (a completion runs in
 whatever context the interrupt found). An issue is paired with the first later completion
-of the same device, sector and length. ``rwbs`` says the operation: a leading ``F`` before
-another operation letter is a pre-flush of that operation; ``R`` read, ``W`` write, ``D``
-discard, ``F`` flush; anything else (``N``: driver commands) is counted and left out.
+of the same device, operation, sector and length. ``rwbs`` says the operation: a leading
+``F`` before another operation letter is a pre-flush of that operation; ``R`` read, ``W``
+write, ``D`` discard, ``F`` flush; anything else (``N``: driver commands) is counted and
+left out. A ``F`` after the operation letter (``WFS``) is FUA: the write must reach the
+media before it completes; it is kept (:attr:`DeviceStream.fua`), a write cache does not
+absorb it.
+
+Flushes, as the kernel prints them (6.x, seen on the loop device and SCSI disks): an
+``fsync`` sends an empty write with the pre-flush flag; the block layer's flush machinery
+issues one flush request for it (``FF``, sector 0, length 0, issued by the ``kblockd``
+worker ``kworker/N:MH``; several waiting ``fsync`` share one), whose completion prints
+sector ``18446744073709551615`` (the kernel's "no sector"), and then completes each empty
+write it stood for (``WS () 0 + 0``) without ever issuing it. So a flush completion pairs
+with the oldest flush issued and not completed, whatever its sector; a completion of zero
+sectors that no issue waits for is the end of such a flush sequence, not a device request:
+it is counted apart (:attr:`DeviceStream.sequence_ends`), not an orphan, and, as diskstats
+counts it among the writes, among the completions reconciled with diskstats.
 """
 
 from __future__ import annotations
@@ -21,6 +35,17 @@ import numpy as np
 from advisor.trace.codec import DISCARD, FLUSH, READ, WRITE, Requests
 
 _OP_OF = {"R": READ, "W": WRITE, "F": FLUSH, "D": DISCARD}
+
+
+def is_fua(rwbs: str) -> bool:
+    """True when a write's ``rwbs`` carries FUA (an ``F`` after the operation letter).
+
+    >>> [is_fua(x) for x in ("WFS", "WS", "FWFS", "FF", "FWS", "RF")]
+    [True, False, True, False, False, False]
+    """
+    if len(rwbs) > 1 and rwbs[0] == "F" and rwbs[1] in "RWDFN":
+        rwbs = rwbs[1:]
+    return rwbs[:1] == "W" and "F" in rwbs[1:]
 
 
 def op_of(rwbs: str) -> int | None:
@@ -45,9 +70,11 @@ class DeviceStream:
     sectors: array[int] = field(default_factory=lambda: array("q"))
     op: array[int] = field(default_factory=lambda: array("q"))
     process: array[int] = field(default_factory=lambda: array("q"))
-    open_issues: dict[tuple[int, int], deque[int]] = field(default_factory=dict)
+    fua: array[int] = field(default_factory=lambda: array("b"))  # 1: a write the cache may not absorb
+    open_issues: dict[tuple[int, int, int], deque[int]] = field(default_factory=dict)
     orphan_completions: int = 0  # completions of requests issued before the trace began
-    completions: int = 0  # of reads and writes (what diskstats counts as reads and writes)
+    sequence_ends: int = 0  # empty pre-flush writes completed by their flush (see the module docstring)
+    completions: int = 0  # of reads and writes, sequence ends included (what diskstats counts as reads and writes)
     other_commands: int = 0
 
 
@@ -83,7 +110,7 @@ class TraceParser:
         if op is None:
             stream.other_commands += 1
             return
-        key = (sector, sectors)
+        key = (FLUSH, 0, 0) if op == FLUSH else (op, sector, sectors)
         if issue >= 0:
             task = head.split(" [", 1)[0].strip()
             pid = task.rpartition("-")[2]
@@ -95,14 +122,17 @@ class TraceParser:
             stream.sectors.append(sectors)
             stream.op.append(op)
             stream.process.append(process)
+            stream.fua.append(int(op == WRITE and is_fua(rwbs)))
+            return
+        if op in (READ, WRITE):
+            stream.completions += 1
+        waiting = stream.open_issues.get(key)
+        if not waiting and sectors == 0 and op != FLUSH:
+            stream.sequence_ends += 1
+        elif waiting:
+            stream.complete_s[waiting.popleft()] = stamp
         else:
-            if op in (READ, WRITE):
-                stream.completions += 1
-            waiting = stream.open_issues.get(key)
-            if waiting:
-                stream.complete_s[waiting.popleft()] = stamp
-            else:
-                stream.orphan_completions += 1
+            stream.orphan_completions += 1
 
 
 def completed_requests(stream: DeviceStream) -> tuple[Requests, int]:
@@ -114,8 +144,9 @@ def completed_requests(stream: DeviceStream) -> tuple[Requests, int]:
     def ints(values: array[int]) -> np.ndarray:
         return np.frombuffer(values, dtype=np.int64).copy()
 
+    fua = np.frombuffer(stream.fua, dtype=np.int8).astype(np.bool_)
     requests = Requests(issue.copy(), complete - issue, ints(stream.sector), ints(stream.sectors), ints(stream.op),
-                        ints(stream.process))
+                        ints(stream.process), fua if fua.any() else None)
     return requests.take(done), int((~done).sum())
 
 

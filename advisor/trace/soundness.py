@@ -79,7 +79,7 @@ def assess(trace: BlockTrace, layout: HostLayout | None) -> Assessment:
                           f"{sizes[trace.disk]} in the layout); no replay")
     if trace.requests == 0:
         return Assessment(None, refused=f"{name}: no request was traced; no replay")
-    requests = decode_requests(trace.data, trace.requests, trace.started_s)
+    requests = decode_requests(trace.data, trace.requests, trace.started_s, trace.encoding)
     notes = []
     lost = lost_requests(trace)
     counted = trace.loss.diskstats_requests

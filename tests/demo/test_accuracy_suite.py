@@ -162,8 +162,11 @@ def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> N
         ["a", "a", "b", UNATTRIBUTED, "tmp", UNATTRIBUTED]
     trace = IoTrace((TraceRecord("read", 0, 8192, 1.0, 1.010, 0.005),
                      TraceRecord("write", 8192, 8192, 1.0, 1.007, 0.004),
-                     TraceRecord("flush", 0, 0, 2.0, 2.001, 0.001)))
+                     TraceRecord("flush", 0, 0, 2.0, 2.001, 0.001),
+                     TraceRecord("flush", 0, 0, 0.5, 0.501, 0.001)))
     figures = attribute(trace, index, seconds=2.0, time_scale=2.0)
     assert figures["areas"]["a"]["mean_service_ms"] == pytest.approx(10.0)  # the drive's time: 5 ms real at 2x
+    # the flush after b's write is b's (a commit: write and flush); the one before any write is on its own
+    assert figures["areas"]["b"]["flushes"] == 1 and figures["areas"]["b"]["mean_service_ms"] == pytest.approx(10.0)
     assert figures["areas"]["flush"]["requests"] == 1
-    assert busy_seconds(trace) == pytest.approx(0.008)  # [1.003, 1.007] and [1.005, 1.010] overlap; then 1 ms
+    assert busy_seconds(trace) == pytest.approx(0.009)  # [1.003, 1.007] and [1.005, 1.010] overlap; then 1 ms twice

@@ -20,7 +20,9 @@ def stream(issue: list[float], complete: list[float], process: list[int], offset
 
 def test_a_request_follows_what_its_process_saw_complete() -> None:
     # process 0: QD1 (0 -> 1 -> 2); process 1: two in flight at once, then one after both
-    s = stream([0.0, 0.0, 0.011, 0.012, 0.013, 0.030], [0.010, 0.020, 0.021, 0.025, 0.026, 0.040], [0, 1, 0, 1, 0, 1])
+    # (reads 16 KiB apart: none continues another process's read, see test_replay_flush.py)
+    s = stream([0.0, 0.0, 0.011, 0.012, 0.013, 0.030], [0.010, 0.020, 0.021, 0.025, 0.026, 0.040], [0, 1, 0, 1, 0, 1],
+               [i * 16384 for i in range(6)])
     cause, previous = causes(s)
     assert cause.tolist() == [-1, -1, 0, -1, 0, 3]  # request 4 follows 0 (2 still in flight)
     assert previous.tolist() == [-1, -1, -1, 1, 2, -1]  # issued while the one before was in flight

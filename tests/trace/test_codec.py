@@ -9,6 +9,8 @@ import pytest
 
 from advisor.errors import BadInput
 from advisor.trace.codec import (
+    FUA_BIT,
+    TRACE_ENCODING,
     ExtentTable,
     Requests,
     decode_extents,
@@ -78,3 +80,31 @@ def test_extents_round_trip_sorted_by_disk_byte() -> None:
     assert back.file_offset.tolist() == [0, 4096, 0]
     with pytest.raises(BadInput, match="does not list"):
         decode_extents(encode_extents(table), files=1)
+
+
+def with_fua(requests: Requests) -> Requests:
+    fua = (requests.op == 1) & (np.arange(len(requests)) % 3 == 0)
+    return Requests(requests.issue_s, requests.service_s, requests.sector, requests.sectors, requests.op,
+                    requests.process, fua)
+
+
+def test_fua_writes_round_trip_and_an_older_trace_reads_without_them() -> None:
+    requests = with_fua(oltp_like(1000))
+    text = encode_requests(requests, 1000.0)
+    back = decode_requests(text, len(requests), 1000.0, TRACE_ENCODING)
+    assert np.array_equal(back.fua_mask, requests.fua_mask) and back.fua_mask.any()
+    assert np.array_equal(back.op, requests.op)
+    plain = oltp_like(1000)  # what advisor-trace-1 stored: the op alone
+    old = decode_requests(encode_requests(plain, 1000.0), len(plain), 1000.0, "advisor-trace-1")
+    assert np.array_equal(old.op, plain.op) and not old.fua_mask.any()
+
+
+def test_an_unknown_encoding_and_a_flag_on_a_read_are_refused() -> None:
+    requests = oltp_like(10)
+    text = encode_requests(requests, 1000.0)
+    with pytest.raises(BadInput, match="advisor-trace-9"):
+        decode_requests(text, 10, 1000.0, "advisor-trace-9")
+    flagged = Requests(requests.issue_s, requests.service_s, requests.sector, requests.sectors,
+                       np.where(np.arange(10) == 0, FUA_BIT, requests.op), requests.process)
+    with pytest.raises(BadInput, match="unknown operation"):
+        decode_requests(encode_requests(flagged, 1000.0), 10, 1000.0)

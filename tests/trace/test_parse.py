@@ -13,7 +13,7 @@ NEW = [  # 6.x: with the ioprio field
     "          <idle>-0       [000] d.h1. 100.006000: block_rq_complete: 7,0 WS () 4096 + 8 be,0,4 [0]",
     "          <idle>-0       [000] d.h1. 100.006100: block_rq_complete: 7,0 R () 9999 + 8 none,0,0 [0]",
     " postgres: walwriter-77 [000] ..... 100.007000: block_rq_issue: 7,0 FF 0 () 0 + 0 none,0,0 [postgres]",
-    "          <idle>-0       [000] d.h1. 100.008000: block_rq_complete: 7,0 FF () 0 + 0 none,0,0 [0]",
+    "        <idle>-0       [000] d.h1. 100.008000: block_rq_complete: 7,0 FF () 18446744073709551615 + 0 none,0,0 [0]",
     "         python3-1201    [001] ..... 100.009000: block_rq_issue: 7,0 R 8192 () 64 + 16 none,0,0 [python3]",
     "         python3-1201    [001] ..... 100.009500: block_rq_issue: 8,16 R 8192 () 64 + 16 none,0,0 [python3]",
 ]
@@ -57,3 +57,50 @@ def test_a_clock_going_backwards_is_found() -> None:
         parser.feed(line)
     requests, _ = completed_requests(parser.devices["8,0"])
     assert clock_steps(requests) == [1]
+
+
+# As kernel 6.18 printed them for a loop device (the emulated disk) under four threads each
+# writing 8 KiB and calling fdatasync: the flush machinery's flush request (FF, sector 0 at
+# issue, 2^64-1 at completion) shared by the waiting fsyncs, each of whose empty pre-flush
+# writes completes after it (WS () 0 + 0) without having been issued.
+FSYNCS = [
+    "          python-12740   [000] ..... 11701.307588: block_rq_issue: 7,3 WS 8192 () 280576 + 16 be,0,4 [python]",
+    "         advisor-12737   [000] ..s.. 11701.308038: block_rq_complete: 7,3 WS () 280576 + 16 be,0,4 [0]",
+    "    kworker/0:1H-58      [000] ..... 11701.308085: block_rq_issue: 7,3 FF 0 () 0 + 0 none,0,0 [kworker/0:1H]",
+    "          python-12743   [001] ..... 11701.308499: block_rq_issue: 7,3 WS 8192 () 378880 + 16 be,0,4 [python]",
+    "          python-12741   [001] ..... 11701.308569: block_rq_issue: 7,3 WS 8192 () 313344 + 16 be,0,4 [python]",
+    " ksoftirqd/1-22      [001] ..s.. 11701.317574: block_rq_complete: 7,3 FF () 18446744073709551615 + 0 none,0,0 [0]",
+    "     ksoftirqd/1-22      [001] dNs1. 11701.317590: block_rq_complete: 7,3 WS () 0 + 0 be,0,4 [0]",
+    "     ksoftirqd/1-22      [001] ..s.. 11701.318251: block_rq_complete: 7,3 WS () 378880 + 16 be,0,4 [0]",
+    "    kworker/1:0H-24      [001] ..... 11701.318530: block_rq_issue: 7,3 FF 0 () 0 + 0 none,0,0 [kworker/1:0H]",
+    "     ksoftirqd/0-14      [000] .Ns.. 11701.319003: block_rq_complete: 7,3 WS () 313344 + 16 be,0,4 [0]",
+    " ksoftirqd/1-22      [001] ..s.. 11701.351007: block_rq_complete: 7,3 FF () 18446744073709551615 + 0 none,0,0 [0]",
+    "     ksoftirqd/1-22      [001] d.s1. 11701.351025: block_rq_complete: 7,3 WS () 0 + 0 be,0,4 [0]",
+    "     ksoftirqd/1-22      [001] d.s1. 11701.351345: block_rq_complete: 7,3 WS () 0 + 0 be,0,4 [0]",
+]
+
+
+def test_a_flush_pairs_with_its_own_completion_not_with_the_fsyncs_it_ends() -> None:
+    parser = TraceParser()
+    for line in FSYNCS:
+        parser.feed(line)
+    stream = parser.devices["7,3"]
+    requests, incomplete = completed_requests(stream)
+    assert incomplete == 0 and stream.orphan_completions == 0
+    assert requests.op.tolist() == [1, 2, 1, 1, 2]
+    flushes = requests.op == 2
+    assert np.allclose(requests.service_s[flushes], [0.009489, 0.032477])  # issue to its own FF completion
+    assert stream.sequence_ends == 3  # the empty pre-flush writes, never issued as such
+    assert stream.completions == 6  # diskstats counts those among the writes
+
+
+def test_fua_is_kept_for_writes() -> None:
+    parser = TraceParser()
+    for line in [" jbd2/sda1-8-310  [000] ..... 7.000000: block_rq_issue: 8,0 WFS 4096 () 800 + 8 be,0,4 [jbd2/sda1-8]",
+                 "          <idle>-0  [000] d.h1. 7.004000: block_rq_complete: 8,0 WFS () 800 + 8 be,0,4 [0]",
+                 "  jbd2/sda1-8-310  [000] ..... 7.005000: block_rq_issue: 8,0 WS 4096 () 808 + 8 be,0,4 [jbd2/sda1-8]",
+                 "          <idle>-0  [000] d.h1. 7.006000: block_rq_complete: 8,0 WS () 808 + 8 be,0,4 [0]"]:
+        parser.feed(line)
+    requests, _ = completed_requests(parser.devices["8,0"])
+    assert requests.op.tolist() == [1, 1]
+    assert requests.fua_mask.tolist() == [True, False]

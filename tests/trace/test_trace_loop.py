@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,3 +84,36 @@ def test_ctrl_c_removes_the_instance(two_files: tuple[ScratchDisk, Path, Path]) 
         assert instance.is_dir()
         raise KeyboardInterrupt
     assert not instance.exists()
+
+
+def test_fsyncs_give_flushes_paired_with_their_own_completions(two_files: tuple[ScratchDisk, Path, Path]) -> None:
+    _, a, b = two_files
+    snapshot = file_snapshot({"one": [a], "two": [b]})
+    commits = 25
+
+    def commit(path: Path) -> None:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            for k in range(commits):
+                os.pwrite(fd, os.urandom(4096), k * 4096)
+                os.fdatasync(fd)
+        finally:
+            os.close(fd)
+
+    os.sync()
+    with tracing_disks(snapshot) as session:
+        threads = [threading.Thread(target=commit, args=(path,)) for path in (a, b)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    (trace,) = finish_trace(session, snapshot, 1.0)
+    requests = decode_requests(trace.data, trace.requests, trace.started_s, trace.encoding)
+    flushes = requests.op == 2
+    # the kernel prints a flush's completion at sector 2^64-1 and then ends each fsync's empty write
+    # (never issued): a flush pairs with its own completion, those ends are neither orphans nor requests
+    assert 0 < flushes.sum() <= 2 * commits
+    assert trace.loss.edge_requests < flushes.sum()
+    assert trace.loss.missing_requests == 0 and trace.loss.excess_requests == 0
+    assert (requests.sectors[flushes] == 0).all() and (requests.service_s[flushes] >= 0).all()
+    assert ((requests.op == 1) & (requests.sectors > 0)).sum() >= 2 * commits

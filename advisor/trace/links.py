@@ -1,0 +1,158 @@
+"""Links across processes: whose is a cache flush, whom it releases, and shared streams.
+
+The replay (:mod:`advisor.disk.replay`) runs each process as a closed loop; some requests
+depend on another process's request, and :func:`cross_links` names that request: a cache
+flush and the processes it releases (below), and a read that continues another process's
+read (the last section).
+
+A flush request has no sector and is not issued by the process that asked for it: an
+``fsync`` (PostgreSQL's commit, a checkpoint's ``fsync``, the file system journal's commit)
+sends an empty pre-flush write, and the block layer's flush machinery issues the flush
+from its own worker (``kworker/N:MH``), sharing one flush among the ``fsync`` calls that
+wait at the same time (see :mod:`advisor.trace.parse`). What the flush does is make the
+writes completed before it durable: a drive with a volatile write cache writes them to the
+media then.
+
+The rule: a flush belongs to **the last write that completed before the flush was
+issued** (its *owner*): in the traced order the caller's write completes, the caller asks
+for the flush, the flush is issued. That write's area is the flush's area (a commit's
+flush is part of the WAL's time, a journal commit's flush is the journal's, which no
+database file holds). A flush before any write of the trace has no owner (-1).
+
+For the replay (:func:`flush_links`), a flush is issued after its owner completes (not
+after the previous flush of the worker that issued it, whose requests are a mix of
+everyone's flushes). A flush's completion releases the processes that wait for it, and a
+request depends on it (when it completed later than the request's own process's last
+request) in two cases:
+
+* the flush **covers** the request's process: that process has a write completed after
+  the previous flush was issued and before this one was (its ``fsync`` returns when the
+  flush completes);
+* the flush is the last request the disk completed before the request was issued: it
+  released a process waiting behind the ``fsync`` caller (PostgreSQL's group commit: a
+  backend waits for the WAL lock the flushing one holds, then writes its own WAL).
+
+Shared sequential streams: a read that starts at the byte where the last read the disk
+completed before its issue ended, that read being another process's, continues the same
+stream (a parallel scan's workers taking turns on one table, a leader and its workers on
+one spilled file). The drive serves it from its read-ahead only if it comes after the
+other, so it depends on it: replayed, it is issued after that read completes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.trace.codec import FLUSH, READ, WRITE, FloatArray, IntArray, Requests
+
+
+def flush_owners(requests: Requests) -> IntArray:
+    """Per request: for a flush, the index of its owner (see the module docstring); -1 for
+    every other request and for a flush no write completed before.
+
+    >>> from advisor.trace.codec import Requests
+    >>> r = Requests(np.array([0.0, 1.0, 1.5, 3.0]), np.array([0.5, 1.0, 1.0, 0.1]),
+    ...              np.array([8, 16, 0, 0]), np.array([8, 8, 0, 0]), np.array([1, 1, 2, 2]), np.array([5, 6, 9, 9]))
+    >>> flush_owners(r).tolist()  # the first flush follows write 0 (write 1 completes later), the second write 1
+    [-1, -1, 0, 1]
+    """
+    return _owners(requests.op, requests.sectors, requests.issue_s, requests.complete_s)
+
+
+def _owners(op: IntArray, sectors: IntArray, issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
+    owners = np.full(len(op), -1, dtype=np.int64)
+    flushes = np.flatnonzero(op == FLUSH)
+    writes = np.flatnonzero((op == WRITE) & (sectors > 0))
+    if not len(flushes) or not len(writes):
+        return owners
+    done = complete_s[writes]
+    order = np.argsort(done, kind="stable")
+    last = np.searchsorted(done[order], issue_s[flushes], side="right") - 1
+    owners[flushes] = np.where(last >= 0, writes[order[np.maximum(last, 0)]], -1)
+    return owners
+
+
+def _last_done_before(issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
+    """Per request, the request the disk completed last before its issue (-1: none)."""
+    by_done = np.argsort(complete_s, kind="stable")
+    last = np.searchsorted(complete_s[by_done], issue_s, side="right") - 1
+    return np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
+
+
+def _later(first: IntArray, second: IntArray, complete_s: FloatArray) -> IntArray:
+    """Per request, whichever of two links (-1: none) completed later."""
+    take = (second >= 0) & ((first < 0) | (complete_s[np.maximum(second, 0)] > complete_s[np.maximum(first, 0)]))
+    return np.where(take, second, first)
+
+
+def continuations(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
+                  complete_s: FloatArray) -> IntArray:
+    """Per request, the other process's read it continues (see the module docstring); -1 when none.
+
+    >>> op, proc = np.zeros(3, dtype=np.int64), np.array([0, 1, 1])
+    >>> continuations(op, proc, np.array([0, 8192, 65536]), np.full(3, 8192), np.array([0.0, 0.2, 0.4]),
+    ...               np.array([0.1, 0.3, 0.5])).tolist()  # 1 takes over where 0 ended; 2 is 1's own next
+    [-1, 0, -1]
+    """
+    before = _last_done_before(issue_s, complete_s)
+    b = np.maximum(before, 0)
+    follows = (before >= 0) & (op == READ) & (op[b] == READ) & (process[b] != process) & \
+        (offset == offset[b] + length[b]) & (length > 0)
+    return np.where(follows, before, -1)
+
+
+def cross_links(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
+                complete_s: FloatArray) -> IntArray:
+    """Per request (issue order), the request of another process it depends on (the latest
+    completing of its flush links and the read it continues); -1 where there is none.
+    A link is always to a request issued before, so the replay's dependencies form no cycle."""
+    owner, waited = flush_links(op, process, length, issue_s, complete_s)
+    link = _later(_later(owner, waited, complete_s), continuations(op, process, offset, length, issue_s, complete_s),
+                  complete_s)
+    # only to a request issued before (a request of no duration at one instant could otherwise close a cycle)
+    return np.where(link < np.arange(len(link)), link, -1)
+
+
+def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: FloatArray,
+                complete_s: FloatArray) -> tuple[IntArray, IntArray]:
+    """Per request (issue order): its owner when it is a flush, and for any other request
+    the flush that released it (the later of the two cases of the module docstring);
+    -1 where there is none. *sectors* is any length (0 for no data).
+
+    >>> op, proc = np.array([1, 1, 2, 1, 1]), np.array([5, 6, 9, 5, 6])
+    >>> issue, done = np.array([0.0, 0.1, 1.0, 2.0, 2.5]), np.array([0.5, 0.6, 1.9, 2.2, 2.7])
+    >>> [x.tolist() for x in flush_links(op, proc, np.full(5, 8), issue, done)]  # both writers wait for the flush
+    [[-1, -1, 1, -1, -1], [-1, -1, -1, 2, 2]]
+    """
+    owners = _owners(op, sectors, issue_s, complete_s)
+    waited = np.full(len(op), -1, dtype=np.int64)
+    flushes = np.flatnonzero(op == FLUSH)
+    if len(flushes):  # the last completion on the disk before its issue was a flush
+        before = _last_done_before(issue_s, complete_s)
+        released = (before >= 0) & (op[np.maximum(before, 0)] == FLUSH) & (op != FLUSH)
+        waited[released] = before[released]
+    writes = np.flatnonzero((op == WRITE) & (sectors > 0))
+    if not len(flushes) or not len(writes):
+        return owners, waited
+    # the flush covering a write: the first flush issued at or after the write completed
+    covering = np.searchsorted(issue_s[flushes], complete_s[writes], side="left")
+    inside = covering < len(flushes)
+    count = len(op)
+    pair = np.unique(process[writes[inside]] * (count + 1) + flushes[covering[inside]])  # (process, flush)
+    pair_process, pair_flush = pair // (count + 1), pair % (count + 1)
+    others = np.flatnonzero(op != FLUSH)
+    # events per process in time order, a covering flush's completion before a request issued at that instant;
+    # each request takes the last flush event before it in its own process (a forward fill)
+    event_process = np.concatenate((pair_process, process[others]))
+    event_time = np.concatenate((complete_s[pair_flush], issue_s[others]))
+    event_is_flush = np.concatenate((np.ones(len(pair), dtype=np.bool_), np.zeros(len(others), dtype=np.bool_)))
+    event_index = np.concatenate((pair_flush, others))
+    order = np.lexsort((~event_is_flush, event_time, event_process))
+    seen = np.maximum.accumulate(np.where(event_is_flush[order], np.arange(len(order)), -1))
+    at = np.maximum(seen, 0)
+    same = (seen >= 0) & (event_process[order][at] == event_process[order])
+    found = np.where(same, event_index[order][at], -1)
+    requests = ~event_is_flush[order]
+    target = event_index[order][requests]
+    waited[target] = _later(waited[target], found[requests], complete_s)
+    return owners, waited

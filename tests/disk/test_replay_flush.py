@@ -1,0 +1,134 @@
+"""Writes and cache flushes in the replay: the drive's write cache and barrier as the emulated
+disk serves them, and the processes an ``fsync`` releases; and workers taking turns on one
+sequential stream.
+
+The expected times come from the :class:`Mechanism` itself, served in the order the emulated
+disk's actuator serves it (a flush waits for what was queued before it and goes alone), on
+the closed loop the stream describes: a backend writes, the block layer's worker issues the
+flush, the backend (and one waiting behind it) go on when the flush completes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.disk.emulator.timing import sized_model
+from advisor.disk.mechanism import Mechanism
+from advisor.disk.replay import Stream, causes, replay
+from tests.helpers.workloads import model
+
+DISK = 500 * 10**9
+WAL = DISK // 2
+KWORKER = 9
+WRITE, FLUSH = 1, 2
+THINK_S = 0.002
+TO_FLUSH_S = 0.00003
+
+
+def commits(mech: Mechanism, count: int) -> tuple[list[int], list[int], list[float], list[float], list[int]]:
+    """Two backends taking turns to commit (write a WAL page, the worker flushes it, the other
+    backend, released by that flush, writes next), timed on *mech*: ops, processes, issue and
+    completion times, offsets."""
+    ops, procs, issue, done, offsets = [], [], [], [], []
+    t = 0.0
+    for k in range(count):
+        offset = WAL + (k // 2) * 8192  # WAL pages are rewritten as they fill
+        finish = mech.service("write", offset, 8192, t)
+        ops.append(WRITE), procs.append(k % 2), issue.append(t), done.append(finish), offsets.append(offset)
+        flush_at = finish + TO_FLUSH_S
+        flushed = mech.service("flush", 0, 0, flush_at)
+        ops.append(FLUSH), procs.append(KWORKER), issue.append(flush_at), done.append(flushed), offsets.append(0)
+        t = flushed + THINK_S
+    return ops, procs, issue, done, offsets
+
+
+def as_stream(ops: list[int], procs: list[int], issue: list[float], done: list[float], offsets: list[int]) -> Stream:
+    op = np.array(ops, dtype=np.int64)
+    return Stream(np.array(offsets, dtype=np.int64), np.where(op == WRITE, 8192, 0).astype(np.int64), op,
+                  np.array(procs, dtype=np.int64), np.array(issue), np.array(done))
+
+
+def test_commits_replay_as_the_mechanism_serves_them_on_another_disk() -> None:
+    drive = model(DISK)
+    # "measured" on a drive whose platter stood elsewhere (another rotational phase) ...
+    measured = as_stream(*commits(Mechanism(sized_model(drive, DISK), seed=5), 200))
+    # ... replayed on the model: the same closed loop, served by the model's own mechanism
+    expected = commits(Mechanism(sized_model(drive, DISK), seed=0), 200)
+    replayed = replay(drive, measured, DISK, seed=0)
+    assert np.allclose(replayed.issue_s, expected[2], atol=1e-9)
+    assert np.allclose(replayed.complete_s, expected[3], atol=1e-9)
+    flushes = measured.op == FLUSH
+    assert not np.allclose(replayed.service_s[flushes], measured.complete_s[flushes] - measured.issue_s[flushes])
+
+
+def test_a_flush_follows_its_write_and_releases_the_backends() -> None:
+    ops, procs, issue, done, offsets = commits(Mechanism(sized_model(model(DISK), DISK), seed=5), 3)
+    cause, _ = causes(as_stream(ops, procs, issue, done, offsets))
+    # write 0, flush 1 (after write 0, not after the worker's previous flush), write 2 (the other
+    # backend: released by flush 1), flush 3 after write 2, write 4 after flush 3
+    assert cause.tolist() == [-1, 0, 1, 2, 3, 4]
+
+
+def test_a_flush_is_a_barrier_as_in_the_emulated_disk() -> None:
+    drive = model(DISK)
+    # four backends: three writes, a flush, a fourth write, all at the drive at once
+    offsets = [DISK // 10, DISK // 3, DISK // 2, 0, DISK // 5]
+    ops = [WRITE, WRITE, WRITE, FLUSH, WRITE]
+    issue = [0.0, 1e-6, 2e-6, 3e-6, 4e-6]
+    stream = Stream(np.array(offsets, dtype=np.int64), np.array([8192, 8192, 8192, 0, 8192], dtype=np.int64),
+                    np.array(ops, dtype=np.int64), np.arange(5, dtype=np.int64), np.array(issue),
+                    np.array(issue) + 0.05)
+    replayed = replay(drive, stream, DISK, seed=0)
+    order = np.argsort(replayed.complete_s, kind="stable").tolist()
+    assert order.index(3) == 3 and order[-1] == 4  # the flush after the three writes, the last write after it
+    mech = Mechanism(sized_model(drive, DISK), seed=0)
+    now = 0.0
+    for i in order:  # the actuator's order, served one after the other
+        now = mech.service(("read", "write", "flush")[ops[i]], offsets[i], 8192 if ops[i] == WRITE else 0,
+                           max(now, issue[i]))
+        assert abs(replayed.complete_s[i] - now) < 1e-9
+    flush = replayed.service_s[3]
+    assert flush > 3 * drive.revolution_ms / 1000 / 2  # it destaged the three writes the cache acknowledged
+
+
+def test_a_fua_write_goes_to_the_media_whatever_the_cache() -> None:
+    drive = model(DISK)
+    cached = Mechanism(sized_model(drive, DISK), seed=0, write_cache="volatile")
+    through = Mechanism(sized_model(drive, DISK), seed=0, write_cache="off")
+    assert cached.service("write", DISK // 3, 8192, 0.0) < 0.001  # acknowledged from the cache
+    cached = Mechanism(sized_model(drive, DISK), seed=0, write_cache="volatile")
+    assert cached.service("write-fua", DISK // 3, 8192, 0.0) == through.service("write", DISK // 3, 8192, 0.0)
+    stream = Stream(np.array([DISK // 3], dtype=np.int64), np.array([8192], dtype=np.int64),
+                    np.array([WRITE], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1), np.full(1, 0.01),
+                    fua=np.array([True]))
+    fua = replay(drive, stream, DISK, seed=0)
+    plain = replay(drive, Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
+                                 stream.issue_s, stream.complete_s), DISK, seed=0)
+    assert fua.service_s[0] > 0.002 > plain.service_s[0]
+
+
+def taking_turns(mech: Mechanism, count: int) -> tuple[list[float], list[float]]:
+    """Two workers reading one region in turns, 128 KiB each, each read issued 0.2 ms after
+    the other worker's read completed (a parallel scan): issue and completion times on *mech*."""
+    issue, done = [], []
+    t = 0.0
+    for k in range(count):
+        finish = mech.service("read", DISK // 4 + k * 131072, 131072, t)
+        issue.append(t), done.append(finish)
+        t = finish + 0.0002
+    return issue, done
+
+
+def test_workers_taking_turns_on_one_stream_keep_their_turns() -> None:
+    drive = model(DISK)
+    count = 60
+    issue, done = taking_turns(Mechanism(sized_model(drive, DISK), seed=5), count)
+    measured = Stream(np.array([DISK // 4 + k * 131072 for k in range(count)], dtype=np.int64),
+                      np.full(count, 131072, dtype=np.int64), np.zeros(count, dtype=np.int64),
+                      np.arange(count, dtype=np.int64) % 2, np.array(issue), np.array(done))
+    cause, _ = causes(measured)
+    assert cause.tolist() == [-1, *range(count - 1)]  # each read continues the other worker's
+    expected = taking_turns(Mechanism(sized_model(drive, DISK), seed=0), count)
+    replayed = replay(drive, measured, DISK, seed=0)
+    assert np.allclose(replayed.issue_s, expected[0], atol=1e-9)
+    assert np.allclose(replayed.complete_s, expected[1], atol=1e-9)
