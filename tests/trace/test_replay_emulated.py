@@ -10,7 +10,11 @@ tolerance (REPLAY_TOLERANCE, 15 %).
 from __future__ import annotations
 
 import datetime as dt
+import mmap
+import os
+import random
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -20,11 +24,15 @@ from advisor.collect.trace import finish_trace, tracing_disks
 from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
+from advisor.disk.replay import Stream, replay
 from advisor.engine.advise import Models, advise
 from advisor.engine.replay_check import REPLAY_TOLERANCE
+from advisor.storage.blocktrace import tracing
+from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE
+from advisor.trace.parse import completed_requests
 from tests.helpers.emulated import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
 from tests.helpers.loopdisk import write_file
-from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload
+from tests.helpers.traced import BLOCK, closed_loop_readers, file_snapshot, traced_workload
 
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.alone]
 
@@ -77,3 +85,61 @@ def test_the_replay_fits_the_emulated_disk_and_the_plan_gains(tmp_path: Path) ->
         assert abs(row.replayed_ms / row.measured_ms - 1) <= REPLAY_TOLERANCE, row
         assert row.planned_ms is not None and row.planned_ms < row.replayed_ms, row
     assert check.aggregate_gain == report.plan.predicted_gain
+
+
+def test_the_replay_fits_readers_and_committing_writers_on_the_emulated_disk(tmp_path: Path) -> None:
+    # Four random readers and two writers that fdatasync each write (a commit): the flushes
+    # hold the loop driver's worker, so reads issued meanwhile wait for them after their
+    # block-layer issue, as they would behind a SATA drive's non-queued flush. The replay
+    # must charge that wait (a flush is sent to an idle drive and holds back what follows)
+    # and keep each flush after the write it makes durable.
+    require_fuse_and_loop()
+    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
+        pytest.skip("tracefs with the block tracepoints is not available here")
+    model = get_model(PRESET)
+    size = 1 << 30
+    with memory_dir(tmp_path) as directory, emulated_disk(model, size, directory / "disk.img", cache="volatile",
+                                                         partscan=False) as disk:
+        name = Path(disk.device).name
+        major, minor = (int(x) for x in Path(f"/sys/block/{name}/dev").read_text().split(":"))
+        stop = time.monotonic() + 8.0
+
+        def reader(seed: int) -> None:
+            rnd = random.Random(seed)
+            buffer = mmap.mmap(-1, BLOCK)
+            fd = os.open(disk.device, os.O_RDONLY | os.O_DIRECT)
+            try:
+                while time.monotonic() < stop:
+                    os.preadv(fd, [buffer], rnd.randrange(size // 2 // BLOCK, size // BLOCK) * BLOCK)
+            finally:
+                os.close(fd)
+
+        def committer(index: int) -> None:
+            buffer = mmap.mmap(-1, BLOCK)
+            fd = os.open(disk.device, os.O_RDWR | os.O_DIRECT)
+            try:
+                count = 0
+                while time.monotonic() < stop:
+                    os.pwritev(fd, [buffer], (index * 4096 + count % 4096) * BLOCK)
+                    os.fdatasync(fd)
+                    count += 1
+            finally:
+                os.close(fd)
+
+        threads = [threading.Thread(target=reader, args=(k,)) for k in range(4)]
+        threads += [threading.Thread(target=committer, args=(k,)) for k in range(2)]
+        with tracing({name: (major, minor)}) as capture:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    assert emulator_leaks() == []
+    (stream,) = capture.parser.devices.values()
+    requests, _ = completed_requests(stream)
+    flushes = int((requests.op == FLUSH).sum())
+    assert flushes >= 50 and stream.orphan_completions <= 2
+    data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
+    replayed = replay(model, Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
+                                    requests.process, requests.issue_s, requests.complete_s), size)
+    deviation = replayed.service_s[data].mean() / requests.service_s[data].mean() - 1
+    assert abs(deviation) <= REPLAY_TOLERANCE, (deviation, flushes, len(requests))
