@@ -141,15 +141,13 @@ def collect(
 def _interval(session: LiveSession, seconds: float, output: Path | None, keep: Path | None,
               allow_reset: bool, trace: bool) -> list[CollectorRun]:
     from contextlib import nullcontext
-    from dataclasses import replace
 
     from rich.status import Status
 
     from advisor.cli.common import progress_enabled, stderr_console
+    from advisor.cli.interval import sample_interval
     from advisor.collect import sampling
-    from advisor.collect.trace import IntervalTrace, trace_summary
     from advisor.model.jsonio import encode, write_atomic
-    from advisor.rates.workload import diff
 
     status: Status | nullcontext[None] = (
         stderr_console().status("advisor: starting") if progress_enabled() else nullcontext()
@@ -162,28 +160,12 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
             else:
                 typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
 
-        def warn(line: str) -> None:
-            typer.echo(f"advisor: warning: {line}", err=True)
-
-        with IntervalTrace(warn) as tracer:
-
-            def after_first(first: Snapshot) -> None:
-                say_preconditions(first)
-                if trace:
-                    tracer.start(first)
-
-            first, second = sampling.sample_pair(session, seconds, progress, after_first=after_first,
-                                                 before_second=tracer.stop,
-                                                 tick_every_s=1.0 if isinstance(status, Status) else 60.0)
+        first, second, workload = sample_interval(session, seconds, progress, trace=trace, allow_reset=allow_reset,
+                                                  tick_every_s=1.0 if isinstance(status, Status) else 60.0)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", encode(first))
         write_atomic(keep / "snapshot-b.json", encode(second))
-    workload = diff(first, second, allow_reset=allow_reset)
-    if trace:
-        workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
-        for line in trace_summary(workload.traces):
-            typer.echo(f"advisor: {line}", err=True)
     write_output(encode(workload), output)
     for warning in workload.warnings:
         typer.echo(f"advisor: warning: {shown(warning)}", err=True)

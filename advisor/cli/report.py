@@ -1,7 +1,8 @@
 """`advisor report`: collect (or read) a workload, map it, model the disks, advise, render.
 
 Live: ``--dsn`` takes two snapshots ``--interval`` seconds apart through the collector
-plugins, exactly as ``advisor collect --interval`` does. Offline: ``--snapshot A B ...``
+plugins, exactly as ``advisor collect --interval`` does (the same code,
+:mod:`advisor.cli.interval`), with ``--trace`` the block layer's requests too. Offline: ``--snapshot A B ...``
 (consecutive pairs are diffed; the last pair is advised) or ``--workload W.json``.
 Exit codes: 0 report written; 3/5/7 connection, grant or server problems; 6 bad files or
 options; 9 statistics reset inside the interval.
@@ -43,17 +44,16 @@ if TYPE_CHECKING:
     from advisor.model import Workload
 
 
-def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool) -> Workload:
-    from advisor.cli.collect import say_preconditions
+def _live_workload(dsn: str, dbms: str, interval: float, allow_reset: bool, trace: bool) -> Workload:
+    from advisor.cli.interval import sample_interval
     from advisor.collect import sampling
     from advisor.collect.context import CollectOptions
-    from advisor.rates.workload import diff
 
     plugins = sampling.find_plugins(dbms)
     with sampling.LiveSession(plugins, dsn or None, CollectOptions(statement_timeout_s=30.0)) as session:
-        first, second = sampling.sample_pair(session, interval, lambda step: typer.echo(f"advisor: {step}", err=True),
-                                             after_first=say_preconditions)
-    return diff(first, second, allow_reset=allow_reset)
+        _, _, work = sample_interval(session, interval, lambda step: typer.echo(f"advisor: {step}", err=True),
+                                     trace=trace, allow_reset=allow_reset)
+    return work
 
 
 def load_workload_input(snapshots: list[Path], workload: Path | None, allow_reset: bool) -> Workload:
@@ -79,6 +79,8 @@ def report(
     dbms: str = typer.Option("postgres", "--dbms", help="Database collector for --dsn (see `advisor collectors`)."),
     interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S,
                                    help="Seconds between the two live samples."),
+    trace: bool = typer.Option(False, "--trace", help="With --dsn (root, Linux): also record the block layer's "
+                               "requests over the interval and replay them (docs/report.md)."),
     disk: list[Path] = disk_option("Measured disk profile(s) from `advisor bench`."),
     preset: str | None = preset_option("Drive preset for disks without a profile."),
     spec: Path | None = spec_option("Drive spec file (drive.toml) instead of a preset."),
@@ -113,11 +115,14 @@ def report(
     files = list(snapshot or []) + (list(more or []) if snapshot else [])
     if more and not snapshot:
         raise BadInput(f"unexpected argument {str(more[0])!r} (snapshot files go after --snapshot)")
+    if trace and dsn is None:
+        raise BadInput("--trace goes with --dsn: it records the requests of the live interval "
+                       "(a saved workload carries its trace: collect --interval N --trace)")
     if dsn is not None:
         if files or workload is not None:
             raise BadInput("give either --dsn or --snapshot/--workload, not both")
         check_dbms(dbms)
-        work = _live_workload(dsn, dbms, interval, allow_reset)
+        work = _live_workload(dsn, dbms, interval, allow_reset, trace)
     else:
         if not files and workload is None:
             raise BadInput("nothing to report on: give --dsn, --snapshot A B or --workload FILE")

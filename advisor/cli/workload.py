@@ -61,6 +61,7 @@ def _print_terminal(console: Console, result: Workload, sort: str, top: int) -> 
     """Compute what the page shows (per-tablespace rows, cached-read notes, the wait lines), then
     hand it to :func:`advisor.render.workload.render_workload`, which only draws."""
     from advisor.engine.cached_reads import estimate, notes
+    from advisor.engine.trace_figures import trace_figures
     from advisor.rates.areas import tablespace_rates
     from advisor.rates.io_share import describe
     from advisor.render.workload import WorkloadPage, render_workload
@@ -72,6 +73,7 @@ def _print_terminal(console: Console, result: Workload, sort: str, top: int) -> 
         tablespaces=tablespace_rates(result.rates),
         cache_notes=notes(estimate(result), result.read_evidence, result.interval_s, None),
         wait_lines=describe(wait) if counted or wait.io_wait_share is None else None,
+        traces=trace_figures(result),
     )
     render_workload(console, page, sort, top)
     for warning in result.warnings:

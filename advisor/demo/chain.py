@@ -9,12 +9,13 @@ database) and, when the plan moves WAL, its shell script as the server account.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from advisor.demo.embedded import EmbeddedServer, as_server_user, owned_dir
 from advisor.errors import AdvisorError, ExitCode
 
 _DB_MARKER = re.compile(r"^--\s*run the next statements connected to database\s+(.+?)\s*$", re.M | re.I)
+_PROGRESS = "advisor: "  # how advisor starts its plain progress and warning lines on stderr
+_WARNING = "advisor: warning: "
 _LOCATION = re.compile(r"LOCATION\s+'((?:[^']|'')*)'", re.I)
 
 
@@ -57,6 +60,47 @@ class Chain:
         """One snapshot (a failing host collector is a warning, exit 4)."""
         self.advisor("collect", "--dsn", server.dsn(), "-o", str(output), ok_codes=(0, int(ExitCode.PARTIAL)))
 
+    @contextlib.contextmanager
+    def collect_traced(self, server: EmbeddedServer, output: Path, seconds: float, keep: Path,
+                       warnings: list[str]) -> Iterator[None]:
+        """``advisor collect --interval SECONDS --trace`` running while the block runs.
+
+        The collect runs in the background as a DBA would start it (``&``); the block begins
+        once the collect has taken its first snapshot and started its trace, which it says on
+        stderr as ``watching for N s`` (its progress line off a terminal), and the block's end
+        waits for the second snapshot. *warnings* receives the collect's warnings (why there is
+        no trace, among others) once it is done.
+        """
+        args = ["collect", "--dsn", server.dsn(), "--interval", f"{seconds:g}", "--trace",
+                "--keep-snapshots", str(keep), "-o", str(output)]
+        shown = "advisor " + " ".join(_shell_word(a) for a in args)
+        self.echo(f"$ {shown} &")
+        self.commands.append(shown)
+        start = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], cwd=self.workdir, text=True,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert proc.stderr is not None
+        said: list[str] = []
+        try:
+            for line in proc.stderr:  # until the interval begins (or the collect ends early)
+                said.append(line)
+                if line.startswith(f"{_PROGRESS}watching for "):
+                    break
+            yield
+            _, rest = proc.communicate(timeout=seconds + 600)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.timings["collect --trace"] = self.timings.get("collect --trace", 0.0) + time.monotonic() - start
+        lines = [line.rstrip("\n") for line in [*said, *rest.splitlines(keepends=True)]]
+        if proc.returncode not in (0, int(ExitCode.PARTIAL)):
+            raise AdvisorError(f"'{shown}' failed: {lines[-1] if lines else f'exit {proc.returncode}'}")
+        for line in lines:
+            if line.startswith(_WARNING):
+                self.echo(f"  {line}")
+                warnings.append(line.removeprefix(_WARNING))
+
     def bench(self, target: str, output: Path, extra: Sequence[str] = ()) -> None:
         """``advisor bench TARGET --quick`` (read-only on the device)."""
         self.advisor("bench", target, "--quick", *extra, "-o", str(output), "--format", "json")
@@ -64,7 +108,12 @@ class Chain:
     def report(self, first: Path, second: Path, disk_args: Sequence[str], output: Path,
                mount_root: Path, *, render: bool = True) -> dict[str, Any]:
         """``advisor report`` on the snapshot pair (``--disk FILE`` or ``--preset NAME``); returns the JSON."""
-        common = ["--snapshot", str(first), str(second), *disk_args, "--mount-root", str(mount_root)]
+        return self.report_on(["--snapshot", str(first), str(second)], disk_args, output, mount_root, render=render)
+
+    def report_on(self, inputs: Sequence[str], disk_args: Sequence[str], output: Path,
+                  mount_root: Path, *, render: bool = True) -> dict[str, Any]:
+        """``advisor report`` on *inputs* (``--snapshot A B`` or ``--workload W``); returns the JSON."""
+        common = [*inputs, *disk_args, "--mount-root", str(mount_root)]
         self.advisor("report", *common, "--format", "json", "-o", str(output))
         data: dict[str, Any] = json.loads(output.read_text())
         if render:

@@ -12,6 +12,10 @@ is not used; and PostgreSQL reads its data files with ``debug_io_direct = data``
 so the page cache of the ext4 on top cannot serve them either. That setting is off while
 the tables are loaded and moved (bulk copies through the page cache are much faster) and
 on for every measured run. No global cache is dropped.
+
+The before run is collected with ``advisor collect --interval N --trace``: the report replays
+its block-layer requests, and the replay's gain is the prediction the demo prints and judges
+(:mod:`advisor.demo.prediction`), the aggregate model's beside it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +33,17 @@ from advisor.demo.chain import Chain, apply_plan
 from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
 from advisor.demo.layout import Area, mount_planned, partition_and_mount
 from advisor.demo.measured import io_latencies
+from advisor.demo.prediction import from_report
+from advisor.demo.prediction import judge as judge_prediction
 from advisor.demo.summary import DemoSummary, Measurement
 from advisor.demo.timesplit import TimeSplit, compare_with_retry, split_run
 from advisor.disk.emulator.iotrace import recording
 from advisor.errors import AdvisorError
+from advisor.model import load_workload
 from advisor.units import GIB
 
 Echo = Callable[[str], None]
+TRACE_MARGIN_S = 1  # the traced interval: the measured run and this much for pgbench to connect
 SERVER_SETTINGS = {
     "shared_buffers": "16MB",
     # wal_level minimal: the load (pgbench -i truncates and fills in one transaction) writes
@@ -110,14 +118,16 @@ def where_zone(chain: Chain, path: str) -> dict[str, Any]:
 
 
 def _measure(server: EmbeddedServer, script: Path, config: DemoConfig, echo: Echo, what: str,
-             mountpoint: Path) -> tuple[Measurement, TimeSplit]:
-    """One warm-up and one measured pgbench run, the latter traced by the emulator at *mountpoint*."""
+             mountpoint: Path, around: AbstractContextManager[Any] | None = None) -> tuple[Measurement, TimeSplit]:
+    """One warm-up and one measured pgbench run, the latter traced by the emulator at *mountpoint*
+    (and inside *around*, e.g. a ``collect --interval --trace`` of the run)."""
     if config.warmup_seconds:
         pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.warmup_seconds, clients=config.clients)
-    echo(f"$ pgbench -n -r -c {config.clients} -T {config.seconds} -f {script.name}   # {what}")
-    with recording(mountpoint) as traced:
-        result = pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.seconds,
-                             clients=config.clients)
+    with around if around is not None else nullcontext():
+        echo(f"$ pgbench -n -r -c {config.clients} -T {config.seconds} -f {script.name}   # {what}")
+        with recording(mountpoint) as traced:
+            result = pgbench.run(server, script, scale=config.pgbench_scale, seconds=config.seconds,
+                                 clients=config.clients)
     measurement = Measurement.of(result)
     split = split_run(traced[0], measurement)
     echo(f"  {result.tps:.1f} TPS, {result.latency_ms:.2f} ms per transaction, "
@@ -157,11 +167,13 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
     summary.hot_table["before"] = hot_table_place(server, areas)
     summary.hot_table["before"]["where"] = where_zone(chain, summary.hot_table["before"]["path"])
 
-    echo("== measure: collect, load, collect")
-    snap_a, snap_b = root / "snapshot-a.json", root / "snapshot-b.json"
-    chain.collect(server, snap_a)
-    summary.before, before_split = _measure(server, script, config, echo, "before", disk.mountpoint)
-    chain.collect(server, snap_b)
+    echo("== measure: collect --interval --trace over the pgbench run")
+    traced_workload, kept = root / "workload-before.json", root / "before"
+    collect_warnings: list[str] = []
+    collecting = chain.collect_traced(server, traced_workload, config.seconds + TRACE_MARGIN_S, kept,
+                                      collect_warnings)
+    summary.before, before_split = _measure(server, script, config, echo, "before", disk.mountpoint, collecting)
+    snap_a, snap_b = kept / "snapshot-a.json", kept / "snapshot-b.json"
     echo("== bench the disk (read-only)")
     disk_json = root / "disk.json"
     chain.bench(disk.device, disk_json, config.bench_args)
@@ -174,9 +186,16 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
         echo(f"  (at {config.time_scale:g}x the bench measures the emulator's pipe more than the drive: "
              f"advising with the emulated preset {config.preset} on the emulator's clock)")
         disk_args = _preset_args(config)
-    report = chain.report(snap_a, snap_b, disk_args, report_path, planned_root)
+    report = chain.report_on(["--workload", str(traced_workload)], disk_args, report_path, planned_root)
     echo(chain.rendered.rstrip())
     _take_plan(summary, report)
+    prediction = from_report(report, len(load_workload(traced_workload).traces), tuple(collect_warnings))
+    if prediction.source == "aggregate":
+        echo(f"  predicting with the AGGREGATE model, not the replay: {prediction.why_not_replay}")
+    elif report["plan"].get("not_worth_it"):
+        echo(f"  the replay finds no change worth making ({report['plan']['not_worth_it']}): "
+             "the demo applies the plan anyway, to measure it")
+    summary.predicted_gain = prediction.gain
 
     echo("== apply the plan's own PostgreSQL script")
     mapping = mount_planned(report["plan"].get("partitions", []), areas, disk.size_bytes, planned_root)
@@ -217,6 +236,8 @@ def run_emulated(config: DemoConfig, root: Path, stack: ExitStack, echo: Echo) -
                                    render=False)
         summary.plan["preset_model"] = {"plan": exact_before.get("plan"), "as_applied": exact_after.get("plan")}
     summary.measure_gains()
+    judgement = judge_prediction(prediction, summary.measured_gain.get("latency"), summary.measurement_valid)
+    summary.prediction = {**prediction.as_dict(), "judgement": judgement}
     if not summary.measurement_valid:
         summary.measured_gain = {}  # the runs' figures stay in before/after; no gain is claimed from them
     summary.commands = chain.commands
@@ -231,8 +252,8 @@ def _take_plan(summary: DemoSummary, report: dict[str, Any]) -> None:
     if not plan:
         raise AdvisorError("the report has no plan: " + json.dumps(report.get("warnings", []))[:200])
     summary.plan = {k: plan.get(k) for k in ("predicted_before_ms", "predicted_after_ms", "predicted_gain",
-                                             "placements", "service_times", "scripts", "method", "notes")}
-    summary.predicted_gain = plan.get("predicted_gain")
+                                             "placements", "service_times", "scripts", "method", "notes",
+                                             "not_worth_it")}
 
 
 def _as_applied(summary: DemoSummary, after: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from advisor.demo.pgbench import PgbenchResult
 
-SUMMARY_VERSION = 2  # 2: time_split, verdict; measured_gain empty when the verdict is not valid
+SUMMARY_VERSION = 3  # 2: time_split, verdict; measured_gain empty when not valid. 3: prediction (replay)
 
 
 @dataclass
@@ -57,7 +57,7 @@ class DemoSummary:
     applied_scripts: list[str] = field(default_factory=list)
     before: Measurement | None = None
     after: Measurement | None = None
-    predicted_gain: float | None = None  # the plan's: planned partitions, model times
+    predicted_gain: float | None = None  # the prediction: the replay's, else the aggregate model's (``prediction``)
     predicted_gain_as_applied: float | None = None  # the model on the positions after the apply
     measured_gain: dict[str, float | None] = field(default_factory=dict)
     hot_table: dict[str, Any] = field(default_factory=dict)
@@ -65,6 +65,7 @@ class DemoSummary:
     simulated: dict[str, Any] = field(default_factory=dict)
     time_split: dict[str, dict[str, Any]] = field(default_factory=dict)  # before/after: modelled disk vs host
     verdict: dict[str, Any] = field(default_factory=dict)  # valid, reason, checks, attempts, rejected
+    prediction: dict[str, Any] = field(default_factory=dict)  # source, replay and aggregate gains, judgement
     commands: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
     leftovers: list[str] = field(default_factory=list)
@@ -186,6 +187,32 @@ def verdict_line(verdict: dict[str, Any]) -> str:
             "run the demo again on a quieter machine")
 
 
+def prediction_source(prediction: dict[str, Any]) -> str:
+    """Where the predicted figure comes from, said after it: the replay, or the aggregate model and why."""
+    if not prediction:
+        return ""
+    if prediction.get("source") == "replay":
+        return f" by the replay of the traced before run (aggregate model: {_pct(prediction.get('aggregate_gain'))})"
+    return f" by the AGGREGATE model, not the replay: {prediction.get('why_not_replay')}"
+
+
+def self_check_lines(prediction: dict[str, Any]) -> list[str]:
+    """The replay's self-check per disk the plan lays out (the rows its verdict counts)."""
+    lines = []
+    for check in prediction.get("replay") or []:
+        if check.get("refused") is not None or check.get("planned_ms") is None:
+            continue
+        deviation, tolerance = check.get("deviation"), check.get("tolerance") or 0.0
+        within = "within" if check.get("fits") else "NOT within"
+        lines.append(f"Replay self-check on {check.get('disk')}: {check.get('requests')} traced requests replay at "
+                     f"{_ms(check.get('replayed_ms'))} each, the trace measured {_ms(check.get('measured_ms'))} "
+                     f"({_pct(deviation)}, {within} ±{tolerance * 100:.0f} %); "
+                     f"under the plan {_ms(check.get('planned_ms'))}")
+    for warning in prediction.get("collect_warnings") or []:
+        lines.append(f"collect --trace warned: {warning}")
+    return lines
+
+
 def render_text(summary: DemoSummary) -> str:
     """The closing table: before/after beside the prediction."""
     lines = [f"== {summary.label} =="]
@@ -207,9 +234,15 @@ def render_text(summary: DemoSummary) -> str:
         lines.append(f"Model on the layout as applied: {_pct(summary.predicted_gain_as_applied)} time saved per IO")
     claim = (f"   measured: {_pct(summary.measured_gain.get('latency'))} per transaction, "
              f"{_pct(summary.measured_gain.get('read_latency'))} per read" if summary.measured_gain and valid else "")
-    lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}"
+    lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}{prediction_source(summary.prediction)}"
                  + (claim or ("   measured: no claim (not valid)" if not valid else "")))
+    lines += self_check_lines(summary.prediction)
     if summary.verdict:
         lines.append(verdict_line(summary.verdict))
+    judgement = summary.prediction.get("judgement") or {}
+    if judgement:
+        holds = judgement.get("holds")
+        head = "Prediction not judged" if holds is None else "Prediction holds" if holds else "Prediction MISSED"
+        lines.append(f"{head}: {judgement.get('reason')}")
     lines.append("Left behind: " + ("nothing" if not summary.leftovers else "; ".join(summary.leftovers)))
     return "\n".join(lines) + "\n"

@@ -22,7 +22,8 @@ Module map, in the order ``advise`` runs them:
   edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing;
   ``stages``: with ``--in-place``, the staged migration to it on the disk that holds the data.
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the
-  self-check) and under the plan (the verdict and the gain where a trace exists).
+  self-check) and under the plan (the verdict and the gain where a trace exists);
+  ``trace_figures``: what a workload's traces hold, for ``advisor workload`` to show.
 - ``tiers/``: plans across the devices of an inventory (fit, targets, search, plan, findings).
 - ``scripts/``: what a plan writes (sfdisk, file systems, PostgreSQL and Oracle moves, quoting).
 - ``audit_map``: the disk maps of ``advisor audit``.

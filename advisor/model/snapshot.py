@@ -123,6 +123,8 @@ class FileIO(Record):
     segment_paths: tuple[str, ...] = ()  # further files of the same object (1 GB segments)
     parent: str | None = None  # PostgreSQL: file_id of the table an index or TOAST relation belongs to
     scans: int | None = None  # PostgreSQL: sequential scans of a table (pg_stat_get_numscans); None elsewhere
+    collector_reads: int = 0  # PostgreSQL: the collector's own reads not yet in `reads`; the next diff subtracts them
+    collector_scans: int = 0  # PostgreSQL: the collector's own scans not yet in `scans`; the next diff subtracts them
 
 
 class SegmentIO(Record):

@@ -118,7 +118,9 @@ def scans_between(a: Snapshot, b: Snapshot) -> dict[str, int]:
         if f.scans is None or f.kind not in SCANNED_KINDS:
             continue
         old = before.get(f.file_id)
-        delta, _ = counter_delta(0 if old is None else old.scans, f.scans)
+        delta, reset = counter_delta(0 if old is None else old.scans, f.scans)
+        if delta and old is not None and not reset:  # the collector's own scans at A are not the workload's
+            delta -= min(old.collector_scans, delta)
         if delta:
             out[f.file_id] = delta
     return out

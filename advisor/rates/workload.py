@@ -165,6 +165,10 @@ def file_rate(a: FileIO, b: FileIO, seconds: float, timing: bool) -> FileRate:
     reads, back_r = counter_delta(a.reads, b.reads)
     writes, back_w = counter_delta(a.writes, b.writes)
     read_bytes, back_rb = counter_delta(a.read_bytes, b.read_bytes)
+    if a.collector_reads and reads and read_bytes is not None and not back_r:  # the collector's own, at A
+        own = min(a.collector_reads, reads)
+        read_bytes -= read_bytes * own // reads
+        reads -= own
     write_bytes, back_wb = counter_delta(a.write_bytes, b.write_bytes)
     single, _ = counter_delta(a.single_block_reads, b.single_block_reads)
     syncs, _ = counter_delta(a.syncs, b.syncs)

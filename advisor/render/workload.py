@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from advisor.render.rates import file_table, fmt, has_patterns, no_write_counter, pattern_table, tablespace_table
 from advisor.render.safe import shown
@@ -19,8 +19,50 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from advisor.model import Workload
+    from advisor.model import TraceLoss, Workload
     from advisor.rates.areas import TablespaceRates
+
+
+class TraceAreaFigures(Protocol):
+    """One area's requests in a trace (``advisor.engine.trace_figures`` computes them)."""
+
+    @property
+    def area(self) -> str: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def mean_kib(self) -> float: ...
+    @property
+    def read_share(self) -> float: ...
+
+
+class TraceDiskFigures(Protocol):
+    """One traced disk's figures (``advisor.engine.trace_figures``; a Protocol: render imports no engine)."""
+
+    @property
+    def disk(self) -> str: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def span_s(self) -> float: ...
+    @property
+    def interval_s(self) -> float: ...
+    @property
+    def loss(self) -> TraceLoss: ...
+    @property
+    def loss_words(self) -> str | None: ...
+    @property
+    def flushes(self) -> int: ...
+    @property
+    def mean_in_flight(self) -> float | None: ...
+    @property
+    def max_in_flight(self) -> int: ...
+    @property
+    def notes(self) -> Sequence[str]: ...
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def areas(self) -> Sequence[TraceAreaFigures]: ...
 
 
 @dataclass(frozen=True)
@@ -32,6 +74,8 @@ class WorkloadPage:
     cache_notes: Sequence[str]
     wait_lines: Sequence[str] | None
     """Lines describing the IO share of DB time; ``None`` for the sampled-only summary line."""
+    traces: Sequence[TraceDiskFigures] = ()
+    """Per traced disk (``collect --trace``): :mod:`advisor.engine.trace_figures`."""
 
 
 def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -> None:
@@ -69,6 +113,52 @@ def render_workload(console: Console, page: WorkloadPage, sort: str, top: int) -
     if any(r.lower_bound for r in result.rates):
         console.print("* counter went backwards during the interval: rate counts only since the reset")
     print_segments(console, result, top)
+    for trace in page.traces:
+        for line in trace_lines(trace):
+            console.print(shown(line), markup=False, highlight=False)
+        if trace.areas:
+            console.print(trace_area_table(trace))
+
+
+def trace_lines(trace: TraceDiskFigures) -> list[str]:
+    """One traced disk: requests and span, requests in flight, the loss counters, soundness."""
+    loss = trace.loss
+    counted = ("no diskstats row for it" if loss.diskstats_requests is None
+               else f"{loss.diskstats_requests:,} requests counted")
+    mean = "n/a" if trace.mean_in_flight is None else f"{trace.mean_in_flight:.2f}"
+    lines = [
+        f"Block-layer trace of {trace.disk} (collect --trace): {trace.requests:,} requests over "
+        f"{trace.span_s:,.1f} s of the {trace.interval_s:,.1f} s interval, {trace.flushes:,} of them cache flushes",
+        f"  in flight: {mean} on average, at most {trace.max_in_flight}",
+        f"  tracer: {loss.overrun:,} ring-buffer overruns, {loss.dropped_events:,} dropped events",
+        f"  diskstats: {counted}, {loss.traced_completions:,} completions traced, {loss.edge_requests:,} in flight "
+        f"at the edges; missing {fmt_count(loss.missing_requests)}, excess {fmt_count(loss.excess_requests)}",
+        f"  lost: {trace.loss_words or 'nothing'}",
+    ]
+    if trace.refused is not None:
+        lines.append(f"  unsound: {trace.refused}")
+    else:
+        lines.append("  sound: a replay may use it" + (" (with the notes below)" if trace.notes else ""))
+    lines += [f"  note: {note}" for note in trace.notes]
+    return lines
+
+
+def fmt_count(value: int | None) -> str:
+    """A count, or ``unknown`` (no diskstats to reconcile with)."""
+    return "unknown" if value is None else f"{value:,}"
+
+
+def trace_area_table(trace: TraceDiskFigures) -> Table:
+    """Per area of one traced disk: its read and write requests, mean size, and the share of reads."""
+    from advisor.render.cells import plain_table
+
+    table = plain_table(f"Traced requests of {trace.disk} per area")
+    for header in ("area", "requests", "KiB/IO", "reads", "writes"):
+        table.add_column(header, justify="left" if header == "area" else "right", no_wrap=True)
+    for row in trace.areas:
+        table.add_row(shown(row.area), f"{row.requests:,}", f"{row.mean_kib:.1f}", f"{row.read_share:.0%}",
+                      f"{1.0 - row.read_share:.0%}")
+    return table
 
 
 def scope_lines(workload: Workload) -> list[str]:

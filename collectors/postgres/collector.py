@@ -21,6 +21,7 @@ from advisor.collectors.postgres.areas import (
     version_directory,
     wal_directory,
 )
+from advisor.collectors.postgres.own_io import merge, own_io, with_own_io
 from advisor.collectors.postgres.relations import as_view_rows, databases_to_visit, read_all
 from advisor.collectors.postgres.rows import (
     ActivityRow,
@@ -145,7 +146,13 @@ def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitPro
 
 
 def collect(session: PgSession, context: CollectContext) -> None:
-    """Fill *context* with one snapshot of the server."""
+    """Fill *context* with one snapshot of the server, in one transaction on the collector's
+    connection: its counters, then what reading them read itself (:mod:`.own_io`)."""
+    with session.conn.transaction():
+        _collect(session, context)
+
+
+def _collect(session: PgSession, context: CollectContext) -> None:
     major, conn = session.major, session.conn
     server = run_query(conn, ServerRow, "server", major)[0]
     priv = run_query(conn, PrivilegesRow, "privileges", major)[0]
@@ -221,7 +228,8 @@ def collect(session: PgSession, context: CollectContext) -> None:
         views["pg_stat_io"] = view_rows(run_query(conn, IoRow, "io", major))
     context.views.update(views)
     context.wait = wait_profile([wait_sample(session)])
-    context.files.extend(files)
+    pending = merge([v.own_io for v in visits] + [own_io(conn, major, server.current_db)])  # the last query
+    context.files.extend(with_own_io(files, pending))
     context.server = server_info(server, session, values, databases)
     context.taken_at = iso(server.now)
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from advisor.collectors.postgres.files import IS_SHARED_COLUMN, RelationPaths, relation_files, relation_paths
+from advisor.collectors.postgres.own_io import OwnIo, own_io
 from advisor.collectors.postgres.rows import DatabaseRow
 from advisor.collectors.postgres.session import PgSession, open_connection, run_tuples
 from advisor.collectors.postgres.sizes import SizeReader
@@ -43,6 +44,7 @@ class DatabaseVisit:
     seconds: float  # connection, query and transfer
     error: str | None = None
     files_seconds: float = 0.0  # turning rows into files (stat included)
+    own_io: OwnIo = field(default_factory=dict)  # the collector's pending reads on this connection (own_io.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,7 @@ class _Fetched:
     rows: list[tuple[Any, ...]]
     seconds: float
     error: str | None
+    own_io: OwnIo = field(default_factory=dict)
 
 
 def databases_to_visit(databases: list[DatabaseRow]) -> tuple[list[DatabaseRow], list[str]]:
@@ -72,20 +75,24 @@ def _fetch(session: PgSession, datname: str, count_shared: bool, own: bool) -> _
     """The ``relations`` rows of one database (runs in a worker thread)."""
     start = time.monotonic()
     params = {"count_shared": count_shared}
+    mine: OwnIo = {}
     try:
-        if own:
-            rows = run_tuples(session.conn, session.major, "relations", params)
+        if own:  # in the collector's transaction on its own connection (collector.py asks own_io at its end)
+            with session.conn.transaction():  # a savepoint: a failure here leaves that transaction usable
+                rows = run_tuples(session.conn, session.major, "relations", params)
         else:
             conn = open_connection(session.dsn, session.options, dbname=datname)
             try:
-                rows = run_tuples(conn, session.major, "relations", params)
+                with conn.transaction():  # the counters, then what reading them read (own_io.py)
+                    rows = run_tuples(conn, session.major, "relations", params)
+                    mine = own_io(conn, session.major, datname)
             finally:
                 conn.close()
     except PrivilegeMissing:
         raise
     except AdvisorError as exc:
         return _Fetched([], time.monotonic() - start, exc.one_line())
-    return _Fetched(rows, time.monotonic() - start, None)
+    return _Fetched(rows, time.monotonic() - start, None, mine)
 
 
 @dataclass
@@ -146,7 +153,8 @@ def _finish(stage: _Stage, where: RelationPaths, sizer: SizeReader | None) -> Da
     fetched = stage.fetched
     # Time spent on this database here, not the time it waited for the next one's query.
     seconds = time.monotonic() - resumed
-    return DatabaseVisit(stage.datname, files, len(stage.rows), fetched.seconds, fetched.error, seconds)
+    return DatabaseVisit(stage.datname, files, len(stage.rows), fetched.seconds, fetched.error, seconds,
+                         fetched.own_io)
 
 
 def as_view_rows(visits: list[DatabaseVisit]) -> list[dict[str, Any]]:

@@ -217,6 +217,16 @@ class SizesRow:
     bytes: str
 
 
+@dataclass(frozen=True, slots=True)
+class OwnIoRow:
+    """The collector's own pending block reads and scans of one relation (own_io.v*.sql)."""
+
+    oid: int
+    is_shared: bool
+    reads: int
+    scans: int
+
+
 ROWS: dict[str, type] = {
     "server": ServerRow,
     "privileges": PrivilegesRow,
@@ -232,6 +242,7 @@ ROWS: dict[str, type] = {
     "waldir": WalDirRow,
     "activity": ActivityRow,
     "sizes": SizesRow,
+    "own_io": OwnIoRow,
 }
 """Query name → row type; every SQL file's columns must equal the type's fields."""
 

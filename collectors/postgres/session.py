@@ -1,8 +1,10 @@
 """Open read-only monitoring sessions and run advisor's SQL files on them.
 
 Every session is ``autocommit`` (``stats_fetch_consistency = cache`` would otherwise freeze
-counters for the whole implicit transaction), read-only by default, named ``advisor`` in
-pg_stat_activity, and bounded by ``statement_timeout``. Driver errors become one-line
+counters for the whole implicit transaction: the wait sampling between two snapshots reads
+them afresh each time), read-only by default, named ``advisor`` in pg_stat_activity, and
+bounded by ``statement_timeout``; one snapshot is one explicit transaction, so its counters
+are read at one point and the collector's own reads can be told apart (``own_io``). Driver errors become one-line
 :class:`AdvisorError` subclasses here, so no traceback, DSN or password reaches the user.
 """
 
@@ -87,7 +89,10 @@ def open_connection(dsn: str, options: Mapping[str, Any], dbname: str | None = N
         raise ConnectionFailed(f"the connection string is not valid libpq syntax: {parse_error(_first_line(exc))}",
                                hint="quote a value holding blanks as 'va lue', escape ' and \\ with \\") from None
     timeout_s = float(options.get("statement_timeout_s") or DEFAULT_STATEMENT_TIMEOUT_S)
-    session_options = f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
+    # A snapshot is one transaction (own_io.py) with the client's work between its queries (file sizes of
+    # 100,000 relations): a server-wide idle_in_transaction_session_timeout must not end it midway.
+    session_options = (f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)} "
+                       "-c idle_in_transaction_session_timeout=0")
     kwargs: dict[str, Any] = {
         "autocommit": True,
         "application_name": "advisor",

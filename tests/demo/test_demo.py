@@ -74,8 +74,31 @@ def test_quick_demo_applies_the_plan_and_measures_an_improvement(tmp_path: Path)
         assert summary["verdict"]["valid"] is True, summary["verdict"]
         assert after["tps"] > before["tps"], (before, after)
     assert summary["predicted_gain"] is not None and summary["predicted_gain"] > 0
+    _assert_prediction_is_the_replays(summary)
     assert summary["leftovers"] == []
     _assert_clean(tmp_path)
+
+
+def _assert_prediction_is_the_replays(summary: dict[str, Any]) -> None:
+    """The before run was collected with a trace; the prediction is the replay's where its self-check
+    held on the disk the plan lays out (requests-weighted, as the plan's verdict), else the aggregate
+    model's, marked."""
+    from advisor.demo.summary import render_text
+
+    prediction = summary["prediction"]
+    judged = [c for c in prediction["replay"] if c["refused"] is None and c["planned_ms"] is not None]
+    assert judged, prediction  # the emulated disk was traced (root, tracefs) and replayed under the plan
+    text = render_text(_summary_of(summary))
+    if all(c["fits"] for c in judged):
+        replayed = sum(c["predicted_gain"] * c["requests"] for c in judged) / sum(c["requests"] for c in judged)
+        assert prediction["source"] == "replay" and summary["predicted_gain"] == replayed
+        assert f"Predicted time saved: {replayed * 100:+.1f} % by the replay of the traced before run" in text
+    else:
+        assert prediction["source"] == "aggregate"
+        assert summary["predicted_gain"] == summary["plan"]["predicted_gain"]
+        assert "by the AGGREGATE model, not the replay: the replay's self-check failed" in text
+    assert prediction["aggregate_gain"] == summary["plan"]["predicted_gain"]
+    assert ("Prediction holds" in text) == (prediction["judgement"]["holds"] is True)
 
 
 def _assert_split_consistent(summary: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -59,3 +60,45 @@ def test_collect_traces_the_database_disk_and_report_replays_it(tmp_path: Path) 
 def test_trace_needs_an_interval() -> None:
     done = run_advisor("collect", "--trace")
     assert done.returncode == 6 and "--trace needs --interval" in done.stderr
+
+
+def test_report_on_a_live_instance_traces_the_interval_and_replays_it(tmp_path: Path) -> None:
+    """``report --dsn --interval N --trace``: the collect's interval and trace (the same code), then the replay."""
+    if not is_root():
+        pytest.skip("tracing the block layer needs root")
+    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
+        pytest.skip("tracefs with the block tracepoints is not available here")
+    versions = available_versions()
+    if not versions:
+        pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
+    with scratch_disk(256 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
+        mount = disk.partitions[0].mountpoint
+        assert mount is not None
+        with running_postgres(max(versions), mount, fsync=True) as server:
+            server.psql("CREATE TABLE t (id int, body text); INSERT INTO t SELECT g, md5(g::text) FROM "
+                        "generate_series(1, 20000) g; CHECKPOINT;")
+            stop = threading.Event()
+
+            def load() -> None:
+                while not stop.is_set():
+                    server.psql("INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 500) g; CHECKPOINT;")
+
+            worker = threading.Thread(target=load)
+            worker.start()
+            out = tmp_path / "report.json"
+            try:
+                done = run_advisor("report", "--dsn", server.dsn, "--interval", "3", "--trace", "--preset",
+                                   "class-7200-desktop", "--force", "--format", "json", "-o", str(out))
+            finally:
+                stop.set()
+                worker.join()
+    assert done.returncode == 0, done.stderr
+    assert f"advisor: trace of {disk.name}: " in done.stderr  # the collect's own line, from the same code
+    replay = json.loads(out.read_text())["replay"]
+    assert [check["disk"] for check in replay] == [disk.name]
+    assert replay[0]["refused"] is not None or replay[0]["requests"] > 0
+
+
+def test_report_trace_needs_a_live_instance(tmp_path: Path) -> None:
+    done = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--trace")
+    assert done.returncode == 6 and "--trace goes with --dsn" in done.stderr

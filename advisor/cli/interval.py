@@ -1,0 +1,48 @@
+"""The live interval `collect --interval` and `report --dsn` share: two snapshots, a trace if asked.
+
+Snapshot A, the trace started (``--trace``: the block layer's requests of the database's
+disks, :mod:`advisor.collect.trace`), the wait, the trace stopped, snapshot B, and the
+workload between them with the traces in it. Both commands say the same lines on stderr:
+the settings that leave figures unknown, why there is no trace when there is none, and a
+line per traced disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from advisor.collect.sampling import LiveSession
+    from advisor.model import Snapshot, Workload
+
+
+def sample_interval(session: LiveSession, seconds: float, progress: Callable[[str], None], *, trace: bool,
+                    allow_reset: bool, tick_every_s: float = 60.0) -> tuple[Snapshot, Snapshot, Workload]:
+    """Snapshots A and B *seconds* apart and the workload between them (with its traces when *trace*)."""
+    from advisor.cli.collect import say_preconditions
+    from advisor.collect import sampling
+    from advisor.collect.trace import IntervalTrace, trace_summary
+    from advisor.rates.workload import diff
+
+    def warn(line: str) -> None:
+        typer.echo(f"advisor: warning: {line}", err=True)
+
+    with IntervalTrace(warn) as tracer:
+
+        def after_first(first: Snapshot) -> None:
+            say_preconditions(first)
+            if trace:
+                tracer.start(first)
+
+        first, second = sampling.sample_pair(session, seconds, progress, after_first=after_first,
+                                             before_second=tracer.stop, tick_every_s=tick_every_s)
+    workload = diff(first, second, allow_reset=allow_reset)
+    if trace:
+        workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
+        for line in trace_summary(workload.traces):
+            typer.echo(f"advisor: {line}", err=True)
+    return first, second, workload
