@@ -33,10 +33,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.pg_cleanup import drop_old_tablespaces_sql
-from advisor.engine.scripts.postgres import TEMPLATES, plain_tablespace_name, psql_text
-from advisor.engine.scripts.quoting import comment, ident, literal, psql_connect, shell
+from advisor.engine.scripts.quoting import comment, shell
+from advisor.engine.scripts.steps import NODE_FUNCTION, retablespace_sql, staging_tablespace
 from advisor.engine.scripts.wal import move_wal_script
+from advisor.engine.stage_steps import staged_in_disk
 from advisor.errors import BadInput
 from advisor.model import HostLayout, MigrationStage, Partition, Plan, PlannedPartition, Script
 from advisor.units import DISK_MB, MIB
@@ -59,6 +59,8 @@ class Disk:
     path: str
     partitions: tuple[Partition, ...]
     slowest_mb_s: float | None
+    size_bytes: int = 0
+    sector_bytes: int = 512
 
 
 def _gib(nbytes: float) -> str:
@@ -71,33 +73,15 @@ def _seconds(nbytes: int, disk: Disk) -> float | None:
 
 def spare_tablespace(tablespace: str) -> str:
     """The name of the stage-1 tablespace on the spare (renamed to *tablespace* once that is dropped)."""
-    return plain_tablespace_name(f"spare_{tablespace}")
+    return staging_tablespace(tablespace, "spare")
 
 
 def _evacuate_sql(moves: Sequence[Move]) -> Script:
-    lines = ["-- Stage 1 of 3: move every tablespace of the disk to the spare. Run with psql as a superuser:",
-             "-- psql -v ON_ERROR_STOP=1 -f stage1-evacuate.sql. Each relation is locked (ACCESS EXCLUSIVE) while",
-             "-- it is copied; the old tablespace is dropped once empty and the spare one takes its name."]
-    for move in moves:
-        old = move.area.tablespace
-        assert old is not None
-        spare = spare_tablespace(old)
-        lines.append(f"-- {comment(move.area.name)} -> spare {comment(move.directory)}")
-        lines.append(f"CREATE TABLESPACE {ident(spare)} LOCATION {literal(move.directory)};")
-        if move.area.kind != "temp":
-            for db in [c for c in move.area.containers if c and c not in TEMPLATES]:
-                lines.append(psql_connect(db))
-                lines.append("SET client_min_messages = warning;")
-                lines += [f"ALTER {what} ALL IN TABLESPACE {ident(old)} SET TABLESPACE {ident(spare)};"
-                          for what in ("TABLE", "INDEX", "MATERIALIZED VIEW")]
-                lines.append("RESET client_min_messages;")
-    drop = drop_old_tablespaces_sql(moves)
-    body = [line for line in (drop.text.splitlines() if drop else []) if not line.startswith("-- ")]
-    lines += body
-    lines += [f"ALTER TABLESPACE {ident(spare_tablespace(m.area.tablespace or ''))} "
-              f"RENAME TO {ident(m.area.tablespace or '')};" for m in moves]
-    return Script(name="stage1-evacuate.sql", language="sql", text=psql_text(lines),
-                  caveat="Each relation is locked while it is copied to the spare.")
+    header = ["Stage 1 of 3: move every tablespace of the disk to the spare. Run with psql as a superuser:",
+              "psql -v ON_ERROR_STOP=1 -f stage1-evacuate.sql. Each relation is locked (ACCESS EXCLUSIVE) while",
+              "it is copied; the old tablespace is dropped once empty and the spare one takes its name."]
+    return replace(retablespace_sql(moves, "stage1-evacuate.sql", header, "spare"),
+                   caveat="Each relation is locked while it is copied to the spare.")
 
 
 def _check_script(spare: str, need: int, directories: Sequence[str]) -> Script:
@@ -139,20 +123,7 @@ def _repartition_script(disk: Disk, plan_parts: Sequence[PlannedPartition], sfdi
               "# a loop device may show its new partitions late: partx adds what the re-read did not",
               'partx -a "$DEVICE" 2>/dev/null || true',
               "udevadm settle 2>/dev/null || true",
-              "# partition number N's node, made from sysfs where no udev made it",
-              "node() {",
-              "  for try in 1 2 3 4 5 6 7 8 9 10; do",
-              '    for f in /sys/class/block/"$(basename "$DEVICE")"/*/partition; do',
-              '      [ -f "$f" ] && [ "$(cat "$f")" = "$1" ] || continue',
-              '      n="/dev/$(basename "$(dirname "$f")")"',
-              '      dev=$(cat "$(dirname "$f")/dev")',
-              '      [ -b "$n" ] || mknod "$n" b "${dev%%:*}" "${dev#*:}"',
-              '      echo "$n"; return 0',
-              "    done",
-              "    sleep 0.5",
-              "  done",
-              '  echo "no partition $1 on $DEVICE" >&2; return 1',
-              "}"]
+              *NODE_FUNCTION]
     for part in sorted(plan_parts, key=lambda p: p.start_bytes):
         mount = shell(posixpath.join(mount_root, part.label))
         node = f'"$NODE{part.number}"'
@@ -173,7 +144,7 @@ def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s: float | None) 
     if device is None:
         raise BadInput(f"--in-place: disk {disks[0]} is not in the snapshot's host layout")
     parts = tuple(p for p in layout.partitions if p.disk == device.name and p.number > 0)
-    return Disk(device.name, device.path, parts, slowest_mb_s)
+    return Disk(device.name, device.path, parts, slowest_mb_s, device.size_bytes, device.logical_block_bytes)
 
 
 def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: str | None,
@@ -195,8 +166,8 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
                        "the spare); point it at another disk first")
     need = int(sum(max(m.area.size_bytes, MIB) for m in on_disk) * SPARE_ROOM)
     if spare is None:
-        raise BadInput(f"--in-place needs room for {_gib(need)} while {disk.name} is remade: name a spare "
-                       "directory on another disk with --spare DIR")
+        assert layout is not None  # _disk_of refuses a plan without one
+        return staged_in_disk(plan, on_disk, layout, disk, settings)
     if spare_free_bytes is not None and spare_free_bytes < need:
         raise BadInput(f"--in-place: the spare {spare} has {_gib(spare_free_bytes)} free, the disk's areas need "
                        f"{_gib(need)}: no order of moves fits")
