@@ -119,14 +119,15 @@ def verbose_option() -> bool:
 def in_place_option() -> bool:
     """``--in-place``: stage the plan on the disk that holds the data (docs/plan.md#in-place)."""
     value: bool = typer.Option(False, "--in-place", help="Stage the plan on the disk that holds the data today: "
-                               "evacuate to --spare, remake the partitions, move in (scripts per stage).")
+                               "steps through the disk's free space, or through --spare (scripts per step).")
     return value
 
 
 def spare_option() -> str | None:
     """``--spare``: where a staged migration keeps the disk's areas meanwhile."""
     value: str | None = typer.Option(None, "--spare", help="With --in-place: a directory on another disk with "
-                                     "room for everything the disk holds for the database.")
+                                     "room for everything the disk holds for the database (else: the disk's own "
+                                     "free space).")
     return value
 
 

@@ -2,8 +2,9 @@
 
 The planned partitions of a report overlap the ones in use (a planned ``hot1`` of 2 GiB may
 cover two of today's partitions and fit in neither), so the plan cannot be applied to the
-disk as it is. The stages below reach it through a spare directory the user names
-(``--spare``, on another disk):
+disk as it is. Without a spare, :mod:`advisor.engine.stage_steps` finds an order of steps
+through the disk's own free space. With one, the stages below reach it through the spare
+directory the user names (``--spare``, on another disk):
 
 1. **evacuate**: every area on the disk moves to the spare. A tablespace gets a spare
    tablespace there, its relations move with ``ALTER ... ALL IN TABLESPACE ... SET

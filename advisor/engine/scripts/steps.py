@@ -7,7 +7,8 @@ the next step (and the plan's own scripts) find it under the name they know.
 The partition table changes while other partitions of the disk stay mounted, one partition
 at a time, so the partitions in use keep their numbers and GPT identities:
 
-* ``sfdisk --no-reread -N N`` adds partition N (``--delete DEVICE N`` removes it). sfdisk
+* ``sfdisk --no-reread -N N`` adds partition N ("partition N is not defined yet" is sfdisk
+  saying it will create it; ``--delete DEVICE N`` removes one). sfdisk
   still asks the kernel to re-read the whole table after writing it, and the kernel refuses
   while a partition is mounted: "Re-reading the partition table failed.: Device or resource
   busy" is expected, the table on the disk is written all the same (exit 0);
@@ -108,6 +109,7 @@ def _header(device: str, what: str) -> list[str]:
     return ["#!/bin/sh", f"# {comment(what)}. Run as root; the disk's other partitions stay in use.",
             "# sfdisk writes the table and then asks the kernel to re-read it, which the kernel refuses while a",
             "# partition of the disk is mounted: 'Re-reading the partition table failed.: Device or resource busy'",
+            "# ('partition N is not defined yet' before it: sfdisk is about to create partition N)",
             "# is expected (the table is written). partx then tells the kernel about this partition alone;",
             "# 'error adding partition N' from a plain partx -a means the kernel has partition N already.",
             "set -eu", f"DEVICE={shell(device)}", *OWNER_LINES,
