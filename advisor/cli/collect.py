@@ -147,6 +147,7 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
 
     from advisor.cli.common import progress_enabled, stderr_console
     from advisor.collect import sampling
+    from advisor.collect.temp_watermark import TempWatermark
     from advisor.collect.trace import IntervalTrace, trace_summary
     from advisor.model.jsonio import encode, write_atomic
     from advisor.rates.workload import diff
@@ -165,21 +166,30 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
         def warn(line: str) -> None:
             typer.echo(f"advisor: warning: {line}", err=True)
 
+        watermark = TempWatermark(())
         with IntervalTrace(warn) as tracer:
 
             def after_first(first: Snapshot) -> None:
+                nonlocal watermark
                 say_preconditions(first)
+                # the temp directories' high-water mark, sampled while the interval runs (peak_size)
+                watermark = TempWatermark(f.path for f in first.files if f.kind == "temp")
+                watermark.start()
                 if trace:
                     tracer.start(first)
 
+            def before_second() -> None:
+                watermark.stop()
+                tracer.stop()
+
             first, second = sampling.sample_pair(session, seconds, progress, after_first=after_first,
-                                                 before_second=tracer.stop,
+                                                 before_second=before_second,
                                                  tick_every_s=1.0 if isinstance(status, Status) else 60.0)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         write_atomic(keep / "snapshot-a.json", encode(first))
         write_atomic(keep / "snapshot-b.json", encode(second))
-    workload = diff(first, second, allow_reset=allow_reset)
+    workload = replace(diff(first, second, allow_reset=allow_reset), temp_high_water_bytes=watermark.stop())
     if trace:
         workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
         for line in trace_summary(workload.traces):
