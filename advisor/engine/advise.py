@@ -286,7 +286,7 @@ def make_plan(
         from advisor.engine.stages import stage_plan
 
         plan = stage_plan(plan, analysis.classified, workload.layout, models.of(names[0]), options,
-                          dict(workload.server.settings))
+                          dict(workload.server.settings), dbms, workload.server.version_num)
     return judge(plan, options.min_gain), None
 
 

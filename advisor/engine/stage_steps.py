@@ -27,6 +27,7 @@ from advisor.engine.scripts.steps import (
     room_check_script,
 )
 from advisor.engine.scripts.wal import move_wal_script
+from advisor.engine.stage_oracle import ONLINE_MAJOR, moved_on, oracle_step_scripts, refuse_unstaged
 from advisor.engine.stage_order import HOLD_ROOM, Step, order_moves
 from advisor.errors import BadInput
 from advisor.model import HostLayout, MigrationStage, Plan, Script
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 HOLD_DIR = "advisor-staging"
 """The directory inside an old partition's file system that holds areas for a while."""
 
-REPLACED = frozenset({"postgres.sql", "move_wal.sh", "postgres_drop_old.sql", "postgres_repack.sh"})
+REPLACED = frozenset({"postgres.sql", "move_wal.sh", "postgres_drop_old.sql", "postgres_repack.sh", "oracle.sql",
+                      "oracle_move_files.sh"})
 """The plan's scripts whose work the steps do (they would move the areas a second time)."""
 
 
@@ -96,7 +98,14 @@ def _move_scripts(number: int, step: Step, by_area: dict[str, Move], hold: bool,
     return scripts
 
 
-def _stage(number: int, step: Step, scripts: Sequence[Script], disk: Disk) -> MigrationStage:
+def _oracle_offline(major: int) -> str:
+    if major >= ONLINE_MAJOR:
+        return ("nothing on Enterprise Edition (MOVE DATAFILE is online); elsewhere each tablespace while its files "
+                "are copied (the -offline.sql)")
+    return "each tablespace while its files are copied (OFFLINE NORMAL; SYSTEM and undo: the instance, MOUNT)"
+
+
+def _stage(number: int, step: Step, scripts: Sequence[Script], disk: Disk, oracle_major: int | None) -> MigrationStage:
     names = tuple(s.name for s in scripts)
     if step.kind == "create":
         what = ", ".join(f"{p.label} (number {p.number})" for p in step.created)
@@ -114,16 +123,33 @@ def _stage(number: int, step: Step, scripts: Sequence[Script], disk: Disk) -> Mi
     has_sql = any(s.language == "sql" for s in scripts)
     verb = "hold" if step.kind == "hold" else "move"
     seconds = round(2 * moved / (disk.slowest_mb_s * DISK_MB), 1) if disk.slowest_mb_s else None
+    offline = ("; ".join(["each relation while it is copied (ACCESS EXCLUSIVE lock)"] * has_sql
+                         + ["the server while pg_wal moves"] * wal) if oracle_major is None
+               else _oracle_offline(oracle_major))
     return MigrationStage(number, f"{verb} {', '.join(m.area for m in step.moves)} into {step.moves[0].target_label}",
-                          names, int(moved * HOLD_ROOM), step.moves[0].target,
-                          "; ".join(["each relation while it is copied (ACCESS EXCLUSIVE lock)"] * has_sql
-                                    + ["the server while pg_wal moves"] * wal), seconds,
+                          names, int(moved * HOLD_ROOM), step.moves[0].target, offline, seconds,
                           f"{names[0]}: the free space at the target (df) and empty directories")
 
 
+def _oracle_step(number: int, step: Step, by_area: dict[str, Move], hold: bool, major: int) -> list[Script]:
+    """The step's Oracle scripts; *by_area* is carried on with the names the step gives the files."""
+    moves = [replace(by_area[m.area], mount=posixpath.join(m.target, HOLD_DIR) if hold else m.target,
+                     partition=m.target_label) for m in step.moves]
+    need = int(sum(max(m.area.size_bytes, MIB) for m in moves) * HOLD_ROOM)
+    scripts = oracle_step_scripts(number, moves, step.moves[0].target, need, major)
+    for move in moves:
+        by_area[move.area.name] = moved_on(move)
+    return scripts
+
+
 def staged_in_disk(plan: Plan, moves: Sequence[Move], layout: HostLayout, disk: Disk,
-                   settings: Mapping[str, str]) -> Plan:
-    """*plan* with the steps that reach it through the disk's own free space, or BadInput with the space needed."""
+                   settings: Mapping[str, str], oracle_major: int | None = None) -> Plan:
+    """*plan* with the steps that reach it through the disk's own free space, or BadInput with the space needed.
+
+    *oracle_major* is the Oracle release (None: PostgreSQL), which decides the statements.
+    """
+    if oracle_major is not None:
+        refuse_unstaged(moves, disk.name)
     by_area = {m.area.name: m for m in moves}
     sizes = _sizes(moves)
     where = {m.area.name: _partition_of(m, layout, disk) for m in moves if m.area.name in sizes}
@@ -141,10 +167,12 @@ def staged_in_disk(plan: Plan, moves: Sequence[Move], layout: HostLayout, disk: 
             these = [create_partitions_script(f"{name}-partitions.sh", disk.path, disk.sector_bytes, made)]
         elif step.kind == "drop":
             these = [drop_partitions_script(f"{name}-drop.sh", disk.path, step.dropped)]
+        elif oracle_major is not None:
+            these = _oracle_step(number, step, by_area, step.kind == "hold", oracle_major)
         else:
             these = _move_scripts(number, step, by_area, step.kind == "hold", settings)
         scripts += these
-        stages.append(_stage(number, step, these, disk))
+        stages.append(_stage(number, step, these, disk, oracle_major))
     objects = next((s for s in plan.scripts if s.name == "postgres_objects.sql"), None)
     if objects is not None:
         stages.append(MigrationStage(len(stages) + 1, "move the objects placed alone", (objects.name,), 0,

@@ -150,7 +150,7 @@ def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s: float | None) 
 
 def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: str | None,
            spare_free_bytes: int | None, slowest_mb_s: float | None, mount_root: str,
-           settings: dict[str, str]) -> Plan:
+           settings: dict[str, str], oracle_major: int | None = None) -> Plan:
     """*plan* with the stages (and their scripts) that carry it out on the disk that holds the data.
 
     Raises :class:`~advisor.errors.BadInput` (exit 6) with the space needed when no spare can
@@ -158,6 +158,12 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
     """
     disk = _disk_of(plan, layout, slowest_mb_s)
     on_disk = [m for m in moves if m.area.disk == disk.name]
+    if oracle_major is not None:
+        if spare is not None:
+            raise BadInput("--in-place --spare writes its stages for PostgreSQL; for Oracle leave out --spare: the "
+                           "steps go through the disk's own free space (MOVE DATAFILE, or offline copies)")
+        assert layout is not None  # _disk_of refuses a plan without one
+        return staged_in_disk(plan, on_disk, layout, disk, settings, oracle_major)
     if any(m.area.tablespace == "pg_global" for m in on_disk):
         raise BadInput(f"--in-place: the data directory lies on {disk.name}, whose partitions stage 2 remakes; "
                        "move it off the disk first (move_datadir.sh aimed at another disk)")
@@ -210,12 +216,9 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
 
 
 def stage_plan(plan: Plan, classified: Sequence[Classified], layout: HostLayout | None, physics: DiskPhysics,
-               options: PlanOptions, settings: dict[str, str]) -> Plan:
+               options: PlanOptions, settings: dict[str, str], dbms: str = "postgres", version_num: int = 0) -> Plan:
     """The glue ``advise`` calls: the plan's moves rebuilt from its placements, the disk's slowest rate."""
-    if (options.dbms or "postgres") != "postgres":
-        raise BadInput("--in-place writes its stages for PostgreSQL; for Oracle, move the datafiles off the disk "
-                       "first (oracle.sql aimed at another disk: ALTER DATABASE MOVE DATAFILE online on 12.1+ "
-                       "Enterprise Edition, offline copies before), then apply the plan to the emptied disk")
+    oracle_major = version_num // 10000 if (options.dbms or dbms) == "oracle" else None
     by_name = {c.area.name: c for c in classified}
     root = options.mount_root.rstrip("/")
     moves = [Move(by_name[p.area].area, by_name[p.area].cls, p.target, f"{root}/{p.target}", hot=False)
@@ -223,4 +226,4 @@ def stage_plan(plan: Plan, classified: Sequence[Classified], layout: HostLayout 
     rates = [rate for _fraction, rate in physics.zone_curve(16)]
     slowest = min(rates) if rates else None
     return staged(plan, moves, layout, options.spare, options.spare_free_bytes, slowest, options.mount_root,
-                  settings)
+                  settings, oracle_major)
