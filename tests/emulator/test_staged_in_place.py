@@ -262,10 +262,34 @@ def _run_step(script: Path, server: PgServer) -> subprocess.CompletedProcess[str
                           env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "OWNER": SERVER_USER})
 
 
+PGBENCH_SCRIPT = """\\set a random(1, 20000)
+\\set c random(1, 60000)
+SELECT v FROM ta WHERE id = :a;
+SELECT v FROM tc WHERE id = :c;
+SELECT count(*) FROM tb WHERE id BETWEEN :a AND :a + 200;
+"""
+"""Read-only (the checksums stay valid): random reads on the busiest table and the others, a short range."""
+
+
+def _pgbench(server: PgServer, work: Path, directories: list[Path]) -> str:
+    """A 4 s pgbench of random reads on the tables, their pages evicted first: its tps and latency lines."""
+    _evict(directories)
+    script = work / "reads.pgbench"
+    script.write_text(PGBENCH_SCRIPT)
+    done = subprocess.run([str(client_tool(server.bindir, "pgbench")), "-n", "-f", str(script), "-c", "2", "-T", "4",
+                           "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", "app"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("latency average", "tps ="))]
+    assert len(lines) == 2 and float(lines[1].split()[2]) > 0, done.stdout
+    return "\n".join(lines)
+
+
 def test_staged_plan_applies_through_the_disks_free_space(work: Path) -> None:
     """No spare: the steps make planned partitions in the unpartitioned space, hold, move and drop on the disk."""
     planned = work / "planned"
     with _database_on_disk(work, GAPPED) as (server, _spaces, dsn, before):
+        measured_before = _pgbench(server, work, sorted(work.glob("mnt-*")))
         device = subprocess.run(["findmnt", "-no", "SOURCE", str(work / "mnt-wal")], capture_output=True,
                                 text=True, check=True).stdout.strip().rstrip("0123456789").removesuffix("p")
         report = _advisor("report", "--snapshot", "a.json", "b.json", "--preset", "class-7200-desktop",
@@ -288,6 +312,9 @@ def test_staged_plan_applies_through_the_disks_free_space(work: Path) -> None:
                 busy_table_changes += 1
             assert _fingerprint(server) == before, script.name
         assert busy_table_changes >= 2  # the table changed while partitions of the disk were mounted
+        measured_after = _pgbench(server, work, [planned])
+        print(f"pgbench before the staged move:\n{measured_before}\npgbench after it:\n{measured_after}")
+        _record("pgbench.txt", f"before:\n{measured_before}\nafter:\n{measured_after}\n")
         _check_after(server, before, planned, dsn, work)
         assert not [m for m in _mounted_from(device) if not m.startswith(str(planned))]
 
