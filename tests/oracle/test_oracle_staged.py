@@ -131,3 +131,15 @@ def test_oracle_with_a_spare_is_refused_with_the_way_that_works(replay: Replay) 
 def test_control_files_on_the_disk_are_refused_with_what_to_do_first(replay: Replay) -> None:
     with pytest.raises(BadInput, match=r"control .* cannot be staged: move the control files \(CONTROL_FILES"):
         _staged(replay, "19c", keep=("control",))
+
+
+@pytest.mark.parametrize("name", ["11.2", "19c"])
+def test_every_step_shell_script_parses(replay: Replay, name: str) -> None:
+    import subprocess
+
+    report = _staged(replay, name)
+    assert report.plan is not None
+    shells = [s for s in report.plan.scripts if s.language == "shell" and s.name.startswith("step")]
+    assert {s.name.split("-", 1)[1] for s in shells} >= {"check.sh", "partitions.sh", "drop.sh"}
+    for script in shells:
+        assert subprocess.run(["sh", "-n"], input=script.text, text=True).returncode == 0, script.name
