@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from advisor.engine.scripts.moves import Move
 from advisor.engine.scripts.quoting import comment, shell
-from advisor.engine.scripts.steps import NODE_FUNCTION, retablespace_sql, staging_tablespace
+from advisor.engine.scripts.steps import NODE_FUNCTION, retablespace_sql, spare_device_script, staging_tablespace
 from advisor.engine.scripts.wal import move_wal_script
 from advisor.engine.stage_steps import staged_in_disk
 from advisor.errors import BadInput
@@ -178,10 +178,15 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
     if spare_free_bytes is not None and spare_free_bytes < need:
         raise BadInput(f"--in-place: the spare {spare} has {_gib(spare_free_bytes)} free, the disk's areas need "
                        f"{_gib(need)}: no order of moves fits")
+    # a spare device (--spare /dev/sdX) gets one file system, mounted where stage 1 writes
+    device = spare if spare.startswith("/dev/") else None
+    if device is not None:
+        spare = posixpath.join(mount_root.rstrip("/") or "/", "spare")
     spare_moves = [replace(m, partition="spare", mount=spare) for m in on_disk]
     tablespaces = [m for m in spare_moves if m.area.kind in ("tablespace", "temp") and m.area.tablespace]
     wal = [m for m in spare_moves if m.area.kind == "wal"]
-    scripts = [_check_script(spare, need, [m.directory for m in tablespaces])]
+    scripts = [spare_device_script("stage1-spare.sh", device, spare)] if device is not None else []
+    scripts.append(_check_script(spare, need, [m.directory for m in tablespaces]))
     if tablespaces:
         scripts.append(_evacuate_sql(tablespaces))
     wal_script = move_wal_script(wal, settings) if wal else None

@@ -159,3 +159,29 @@ def drop_partitions_script(name: str, device: str, parts: Sequence[Partition]) -
                   f'echo "partition {part.number} ({comment(part.name)}) is deleted: remove its /etc/fstab line"']
     return Script(name=name, language="shell", text="\n".join(lines) + "\n",
                   caveat="Deletes partitions from the table; it refuses one that still holds a file.")
+
+
+def spare_device_script(name: str, device: str, mount: str) -> Script:
+    """Make the spare *device* (``--spare /dev/sdX``) one file system mounted at *mount*, owned by the server.
+
+    The device must be empty: one that holds a file system or a partition table, or is
+    mounted, is refused, never formatted over. Run again once mounted, it changes nothing.
+    """
+    lines = ["#!/bin/sh", f"# Stage 1, first of all: the spare device {comment(device)} as one file system at "
+             f"{comment(mount)}.", "# Run as root with OWNER set to the server's OS account. A device that holds a "
+             "file system or a", "# partition table, or is mounted, is refused: nothing is formatted over.",
+             "set -eu", f"SPARE_DEVICE={shell(device)}", f"MOUNT={shell(mount)}", *OWNER_LINES,
+             'test -b "$SPARE_DEVICE" || { echo "refused: $SPARE_DEVICE is not a block device" >&2; exit 1; }',
+             'if mountpoint -q "$MOUNT" && [ "$(findmnt -no SOURCE "$MOUNT")" = "$SPARE_DEVICE" ]; then',
+             '  echo "$SPARE_DEVICE is mounted at $MOUNT already"; exit 0', "fi",
+             'test -z "$(lsblk -nro MOUNTPOINT "$SPARE_DEVICE" | grep -v "^$" || true)" ||',
+             '  { echo "refused: $SPARE_DEVICE (or a partition of it) is mounted" >&2; exit 1; }',
+             'held=$(blkid -p -o value -s TYPE "$SPARE_DEVICE" 2>/dev/null || true)'
+             '$(blkid -p -o value -s PTTYPE "$SPARE_DEVICE" 2>/dev/null || true)',
+             'test -z "$held" || { echo "refused: $SPARE_DEVICE holds $held: not formatted over" >&2; exit 1; }',
+             f'mkfs.ext4 -q -F -m 0 -E {MKFS_EAGER_INIT} "$SPARE_DEVICE"',
+             'mkdir -p "$MOUNT"', 'mount -o noatime "$SPARE_DEVICE" "$MOUNT"',
+             'chown "$OWNER" "$MOUNT" && chmod 0700 "$MOUNT"',
+             'echo "the spare $SPARE_DEVICE is mounted at $MOUNT (unmount it once stage 3 is done)"']
+    return Script(name=name, language="shell", text="\n".join(lines) + "\n",
+                  caveat="Formats the spare device named with --spare; it refuses one that holds anything.")
