@@ -89,6 +89,9 @@ def oracle_step_scripts(number: int, moves: Sequence[Move], where: str, need_byt
                                  f"Step {number}, first")]
     if major < ONLINE_MAJOR:
         return scripts + _offline(moves, prefix, f"{prefix}-oracle.sql")
+    if not {m.area.kind for m in moves} & {"tablespace", "undo"}:  # temp files and redo: the same on every edition
+        return scripts + [_renamed(s, prefix, f"{prefix}-oracle.sql") for s in oracle_scripts(moves, major)
+                          if s.name == "oracle.sql"]
     offline_name = f"{prefix}-oracle-offline.sql"
     online = next(s for s in oracle_scripts(moves, major) if s.name == "oracle.sql")
     lines = online.text.splitlines()

@@ -98,7 +98,9 @@ def _move_scripts(number: int, step: Step, by_area: dict[str, Move], hold: bool,
     return scripts
 
 
-def _oracle_offline(major: int) -> str:
+def _oracle_offline(major: int, names: Sequence[str]) -> str:
+    if major >= ONLINE_MAJOR and not any(n.endswith("-oracle-offline.sql") for n in names):
+        return "nothing (temp files are added and the old ones dropped; redo groups are added and switched)"
     if major >= ONLINE_MAJOR:
         return ("nothing on Enterprise Edition (MOVE DATAFILE is online); elsewhere each tablespace while its files "
                 "are copied (the -offline.sql)")
@@ -125,7 +127,7 @@ def _stage(number: int, step: Step, scripts: Sequence[Script], disk: Disk, oracl
     seconds = round(2 * moved / (disk.slowest_mb_s * DISK_MB), 1) if disk.slowest_mb_s else None
     offline = ("; ".join(["each relation while it is copied (ACCESS EXCLUSIVE lock)"] * has_sql
                          + ["the server while pg_wal moves"] * wal) if oracle_major is None
-               else _oracle_offline(oracle_major))
+               else _oracle_offline(oracle_major, names))
     return MigrationStage(number, f"{verb} {', '.join(m.area for m in step.moves)} into {step.moves[0].target_label}",
                           names, int(moved * HOLD_ROOM), step.moves[0].target, offline, seconds,
                           f"{names[0]}: the free space at the target (df) and empty directories")
