@@ -191,6 +191,9 @@ DESCRIPTIONS: dict[str, str] = {
     "FileRate.parent": "`file_id` of the owning table (PostgreSQL index or TOAST relation), as in FileIO",
     "DiskStatRate.util": "fraction of the interval the device was busy (0..1)",
     "Snapshot.segments": "Oracle per-segment cumulative counters (empty for PostgreSQL)",
+    "Workload.temp_high_water_bytes": "temp directory -> the largest size its files had while `collect --interval` "
+    "sampled it (a lower bound of its peak; the plan sizes temp from it or the temp_bytes bound, the larger); a "
+    "directory this host could not see is absent, never 0",
     "Workload.segments": "Oracle per-segment rates; a report's segments are its top-N lists only",
     "Workload.segment_coverage": "share of all physical reads the listed segments account for (report, "
                                  "else `null`)",

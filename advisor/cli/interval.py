@@ -25,22 +25,32 @@ def sample_interval(session: LiveSession, seconds: float, progress: Callable[[st
     """Snapshots A and B *seconds* apart and the workload between them (with its traces when *trace*)."""
     from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
+    from advisor.collect.temp_watermark import TempWatermark
     from advisor.collect.trace import IntervalTrace, trace_summary
     from advisor.rates.workload import diff
 
     def warn(line: str) -> None:
         typer.echo(f"advisor: warning: {line}", err=True)
 
+    watermark = TempWatermark(())
     with IntervalTrace(warn) as tracer:
 
         def after_first(first: Snapshot) -> None:
+            nonlocal watermark
             say_preconditions(first)
+            # the temp directories' high-water mark, sampled while the interval runs (peak_size)
+            watermark = TempWatermark(f.path for f in first.files if f.kind == "temp")
+            watermark.start()
             if trace:
                 tracer.start(first)
 
+        def before_second() -> None:
+            watermark.stop()
+            tracer.stop()
+
         first, second = sampling.sample_pair(session, seconds, progress, after_first=after_first,
-                                             before_second=tracer.stop, tick_every_s=tick_every_s)
-    workload = diff(first, second, allow_reset=allow_reset)
+                                             before_second=before_second, tick_every_s=tick_every_s)
+    workload = replace(diff(first, second, allow_reset=allow_reset), temp_high_water_bytes=watermark.stop())
     if trace:
         workload = replace(workload, traces=tracer.traces(second, workload.interval_s))
         for line in trace_summary(workload.traces):

@@ -119,14 +119,15 @@ def verbose_option() -> bool:
 def in_place_option() -> bool:
     """``--in-place``: stage the plan on the disk that holds the data (docs/plan.md#in-place)."""
     value: bool = typer.Option(False, "--in-place", help="Stage the plan on the disk that holds the data today: "
-                               "evacuate to --spare, remake the partitions, move in (scripts per stage).")
+                               "steps through the disk's free space, or through --spare (scripts per step).")
     return value
 
 
 def spare_option() -> str | None:
     """``--spare``: where a staged migration keeps the disk's areas meanwhile."""
-    value: str | None = typer.Option(None, "--spare", help="With --in-place: a directory on another disk with "
-                                     "room for everything the disk holds for the database.")
+    value: str | None = typer.Option(None, "--spare", help="With --in-place: a directory on another disk, or an "
+                                     "empty device (/dev/sdX), with room for everything the disk holds for the "
+                                     "database (else: the disk's own free space).")
     return value
 
 
@@ -147,4 +148,7 @@ def staged_options(options: PlanOptions, in_place: bool, spare: str | None) -> P
     if spare is not None and os.path.isdir(spare):
         stat = os.statvfs(spare)
         free = stat.f_bavail * stat.f_frsize
+    elif spare is not None and spare.startswith("/dev/") and os.path.exists(spare):
+        with open(spare, "rb") as device:  # a spare device: its whole size (stage1-spare.sh formats it)
+            free = device.seek(0, os.SEEK_END)
     return replace(options, in_place=True, new_disks=False, spare=spare, spare_free_bytes=free)

@@ -21,6 +21,8 @@ Module map, in the order ``advise`` runs them:
 - ``optimizer`` (with ``order_cost`` for big databases): the order of areas from the outer
   edge; ``planner``: that order as a ``Plan``; ``worth``: whether the plan is worth doing;
   ``stages``: with ``--in-place``, the staged migration to it on the disk that holds the data.
+  ``stage_order`` finds the order of steps through the disk's own free space, ``stage_steps``
+  writes their scripts (``stage_oracle`` the Oracle ones), ``stages`` the path through a spare.
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the
   self-check) and under the plan (the verdict and the gain where a trace exists);
   ``trace_figures``: what a workload's traces hold, for ``advisor workload`` to show.

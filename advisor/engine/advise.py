@@ -250,7 +250,7 @@ def make_plan(
     options = replace(options, progress=progress_for(options, len(analysis.classified)))
     capacity = min((v.size_bytes for v in analysis.views.values()), default=models.default.capacity_bytes)
     classified, temp_notes = sized_for_peak(analysis.classified, workload.interval_s, workload.server.settings,
-                                            capacity * options.disks, options.headroom)
+                                            capacity * options.disks, options.headroom, workload.temp_high_water_bytes)
     sized = {c.area.name: c for c in classified}
     views = {disk: replace(view, areas=tuple(sized[c.area.name] for c in view.areas))
              for disk, view in analysis.views.items()}
@@ -286,7 +286,7 @@ def make_plan(
         from advisor.engine.stages import stage_plan
 
         plan = stage_plan(plan, analysis.classified, workload.layout, models.of(names[0]), options,
-                          dict(workload.server.settings))
+                          dict(workload.server.settings), dbms, workload.server.version_num)
     return judge(plan, options.min_gain), None
 
 

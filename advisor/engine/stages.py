@@ -2,8 +2,9 @@
 
 The planned partitions of a report overlap the ones in use (a planned ``hot1`` of 2 GiB may
 cover two of today's partitions and fit in neither), so the plan cannot be applied to the
-disk as it is. The stages below reach it through a spare directory the user names
-(``--spare``, on another disk):
+disk as it is. Without a spare, :mod:`advisor.engine.stage_steps` finds an order of steps
+through the disk's own free space. With one, the stages below reach it through the spare
+directory the user names (``--spare``, on another disk):
 
 1. **evacuate**: every area on the disk moves to the spare. A tablespace gets a spare
    tablespace there, its relations move with ``ALTER ... ALL IN TABLESPACE ... SET
@@ -33,10 +34,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from advisor.engine.scripts.moves import Move
-from advisor.engine.scripts.pg_cleanup import drop_old_tablespaces_sql
-from advisor.engine.scripts.postgres import TEMPLATES, plain_tablespace_name, psql_text
-from advisor.engine.scripts.quoting import comment, ident, literal, psql_connect, shell
+from advisor.engine.scripts.quoting import comment, shell
+from advisor.engine.scripts.steps import NODE_FUNCTION, retablespace_sql, spare_device_script, staging_tablespace
 from advisor.engine.scripts.wal import move_wal_script
+from advisor.engine.stage_steps import staged_in_disk
 from advisor.errors import BadInput
 from advisor.model import HostLayout, MigrationStage, Partition, Plan, PlannedPartition, Script
 from advisor.units import DISK_MB, MIB
@@ -59,6 +60,8 @@ class Disk:
     path: str
     partitions: tuple[Partition, ...]
     slowest_mb_s_decimal: float | None
+    size_bytes: int = 0
+    sector_bytes: int = 512
 
 
 def _gib(nbytes: float) -> str:
@@ -71,33 +74,15 @@ def _seconds(nbytes: int, disk: Disk) -> float | None:
 
 def spare_tablespace(tablespace: str) -> str:
     """The name of the stage-1 tablespace on the spare (renamed to *tablespace* once that is dropped)."""
-    return plain_tablespace_name(f"spare_{tablespace}")
+    return staging_tablespace(tablespace, "spare")
 
 
 def _evacuate_sql(moves: Sequence[Move]) -> Script:
-    lines = ["-- Stage 1 of 3: move every tablespace of the disk to the spare. Run with psql as a superuser:",
-             "-- psql -v ON_ERROR_STOP=1 -f stage1-evacuate.sql. Each relation is locked (ACCESS EXCLUSIVE) while",
-             "-- it is copied; the old tablespace is dropped once empty and the spare one takes its name."]
-    for move in moves:
-        old = move.area.tablespace
-        assert old is not None
-        spare = spare_tablespace(old)
-        lines.append(f"-- {comment(move.area.name)} -> spare {comment(move.directory)}")
-        lines.append(f"CREATE TABLESPACE {ident(spare)} LOCATION {literal(move.directory)};")
-        if move.area.kind != "temp":
-            for db in [c for c in move.area.containers if c and c not in TEMPLATES]:
-                lines.append(psql_connect(db))
-                lines.append("SET client_min_messages = warning;")
-                lines += [f"ALTER {what} ALL IN TABLESPACE {ident(old)} SET TABLESPACE {ident(spare)};"
-                          for what in ("TABLE", "INDEX", "MATERIALIZED VIEW")]
-                lines.append("RESET client_min_messages;")
-    drop = drop_old_tablespaces_sql(moves)
-    body = [line for line in (drop.text.splitlines() if drop else []) if not line.startswith("-- ")]
-    lines += body
-    lines += [f"ALTER TABLESPACE {ident(spare_tablespace(m.area.tablespace or ''))} "
-              f"RENAME TO {ident(m.area.tablespace or '')};" for m in moves]
-    return Script(name="stage1-evacuate.sql", language="sql", text=psql_text(lines),
-                  caveat="Each relation is locked while it is copied to the spare.")
+    header = ["Stage 1 of 3: move every tablespace of the disk to the spare. Run with psql as a superuser:",
+              "psql -v ON_ERROR_STOP=1 -f stage1-evacuate.sql. Each relation is locked (ACCESS EXCLUSIVE) while",
+              "it is copied; the old tablespace is dropped once empty and the spare one takes its name."]
+    return replace(retablespace_sql(moves, "stage1-evacuate.sql", header, "spare"),
+                   caveat="Each relation is locked while it is copied to the spare.")
 
 
 def _check_script(spare: str, need: int, directories: Sequence[str]) -> Script:
@@ -139,20 +124,7 @@ def _repartition_script(disk: Disk, plan_parts: Sequence[PlannedPartition], sfdi
               "# a loop device may show its new partitions late: partx adds what the re-read did not",
               'partx -a "$DEVICE" 2>/dev/null || true',
               "udevadm settle 2>/dev/null || true",
-              "# partition number N's node, made from sysfs where no udev made it",
-              "node() {",
-              "  for try in 1 2 3 4 5 6 7 8 9 10; do",
-              '    for f in /sys/class/block/"$(basename "$DEVICE")"/*/partition; do',
-              '      [ -f "$f" ] && [ "$(cat "$f")" = "$1" ] || continue',
-              '      n="/dev/$(basename "$(dirname "$f")")"',
-              '      dev=$(cat "$(dirname "$f")/dev")',
-              '      [ -b "$n" ] || mknod "$n" b "${dev%%:*}" "${dev#*:}"',
-              '      echo "$n"; return 0',
-              "    done",
-              "    sleep 0.5",
-              "  done",
-              '  echo "no partition $1 on $DEVICE" >&2; return 1',
-              "}"]
+              *NODE_FUNCTION]
     for part in sorted(plan_parts, key=lambda p: p.start_bytes):
         mount = shell(posixpath.join(mount_root, part.label))
         node = f'"$NODE{part.number}"'
@@ -173,12 +145,12 @@ def _disk_of(plan: Plan, layout: HostLayout | None, slowest_mb_s_decimal: float 
     if device is None:
         raise BadInput(f"--in-place: disk {disks[0]} is not in the snapshot's host layout")
     parts = tuple(p for p in layout.partitions if p.disk == device.name and p.number > 0)
-    return Disk(device.name, device.path, parts, slowest_mb_s_decimal)
+    return Disk(device.name, device.path, parts, slowest_mb_s_decimal, device.size_bytes, device.logical_block_bytes)
 
 
 def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: str | None,
            spare_free_bytes: int | None, slowest_mb_s_decimal: float | None, mount_root: str,
-           settings: dict[str, str]) -> Plan:
+           settings: dict[str, str], oracle_major: int | None = None) -> Plan:
     """*plan* with the stages (and their scripts) that carry it out on the disk that holds the data.
 
     Raises :class:`~advisor.errors.BadInput` (exit 6) with the space needed when no spare can
@@ -186,6 +158,12 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
     """
     disk = _disk_of(plan, layout, slowest_mb_s_decimal)
     on_disk = [m for m in moves if m.area.disk == disk.name]
+    if oracle_major is not None:
+        if spare is not None:
+            raise BadInput("--in-place --spare writes its stages for PostgreSQL; for Oracle leave out --spare: the "
+                           "steps go through the disk's own free space (MOVE DATAFILE, or offline copies)")
+        assert layout is not None  # _disk_of refuses a plan without one
+        return staged_in_disk(plan, on_disk, layout, disk, settings, oracle_major)
     if any(m.area.tablespace == "pg_global" for m in on_disk):
         raise BadInput(f"--in-place: the data directory lies on {disk.name}, whose partitions stage 2 remakes; "
                        "move it off the disk first (move_datadir.sh aimed at another disk)")
@@ -195,15 +173,20 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
                        "the spare); point it at another disk first")
     need = int(sum(max(m.area.size_bytes, MIB) for m in on_disk) * SPARE_ROOM)
     if spare is None:
-        raise BadInput(f"--in-place needs room for {_gib(need)} while {disk.name} is remade: name a spare "
-                       "directory on another disk with --spare DIR")
+        assert layout is not None  # _disk_of refuses a plan without one
+        return staged_in_disk(plan, on_disk, layout, disk, settings)
     if spare_free_bytes is not None and spare_free_bytes < need:
         raise BadInput(f"--in-place: the spare {spare} has {_gib(spare_free_bytes)} free, the disk's areas need "
                        f"{_gib(need)}: no order of moves fits")
+    # a spare device (--spare /dev/sdX) gets one file system, mounted where stage 1 writes
+    device = spare if spare.startswith("/dev/") else None
+    if device is not None:
+        spare = posixpath.join(mount_root.rstrip("/") or "/", "spare")
     spare_moves = [replace(m, partition="spare", mount=spare) for m in on_disk]
     tablespaces = [m for m in spare_moves if m.area.kind in ("tablespace", "temp") and m.area.tablespace]
     wal = [m for m in spare_moves if m.area.kind == "wal"]
-    scripts = [_check_script(spare, need, [m.directory for m in tablespaces])]
+    scripts = [spare_device_script("stage1-spare.sh", device, spare)] if device is not None else []
+    scripts.append(_check_script(spare, need, [m.directory for m in tablespaces]))
     if tablespaces:
         scripts.append(_evacuate_sql(tablespaces))
     wal_script = move_wal_script(wal, settings) if wal else None
@@ -238,12 +221,9 @@ def staged(plan: Plan, moves: Sequence[Move], layout: HostLayout | None, spare: 
 
 
 def stage_plan(plan: Plan, classified: Sequence[Classified], layout: HostLayout | None, physics: DiskPhysics,
-               options: PlanOptions, settings: dict[str, str]) -> Plan:
+               options: PlanOptions, settings: dict[str, str], dbms: str = "postgres", version_num: int = 0) -> Plan:
     """The glue ``advise`` calls: the plan's moves rebuilt from its placements, the disk's slowest rate."""
-    if (options.dbms or "postgres") != "postgres":
-        raise BadInput("--in-place writes its stages for PostgreSQL; for Oracle, move the datafiles off the disk "
-                       "first (oracle.sql aimed at another disk: ALTER DATABASE MOVE DATAFILE online on 12.1+ "
-                       "Enterprise Edition, offline copies before), then apply the plan to the emptied disk")
+    oracle_major = version_num // 10000 if (options.dbms or dbms) == "oracle" else None
     by_name = {c.area.name: c for c in classified}
     root = options.mount_root.rstrip("/")
     moves = [Move(by_name[p.area].area, by_name[p.area].cls, p.target, f"{root}/{p.target}", hot=False)
@@ -251,4 +231,4 @@ def stage_plan(plan: Plan, classified: Sequence[Classified], layout: HostLayout 
     rates = [rate for _fraction, rate in physics.zone_curve(16)]
     slowest = min(rates) if rates else None
     return staged(plan, moves, layout, options.spare, options.spare_free_bytes, slowest, options.mount_root,
-                  settings)
+                  settings, oracle_major)

@@ -340,6 +340,8 @@ class Workload(Record):
     instances: tuple[InstanceShare, ...] = ()  # a global RAC report: each instance's share of the rates
     relation_write_mb_s: float | None = None  # data pages the server wrote (PostgreSQL pg_stat_io), None: not counted
     resets: tuple[ResetRule, ...] = ()  # the rules that fired in the interval (each also said in warnings)
+    # a directory this host could not see is absent (unknown), never 0
+    temp_high_water_bytes: dict[str, int] = field(default_factory=dict)  # temp dir -> most bytes sampled (--interval)
     document: Literal["workload"] = "workload"
     format_version: int = FORMAT_VERSION
 

@@ -35,8 +35,8 @@ PLAN_OPTIONS = [
     (['--verbose', '-v'], 'List every warning (terminal: one line per kind).', 'False'),
     (['--sizes'], 'Sizes file: the output of `advisor sql show sizes` (SQL*Plus CSV or grid, psql CSV or aligned), for workloads without file sizes (AWR/Statspack imports).', 'None'),
     (['--assume-size'], "Plan areas of unknown size as this size each (e.g. 10G): by IO alone; every output marks those sizes 'assumed'.", 'None'),
-    (['--in-place'], 'Stage the plan on the disk that holds the data today: evacuate to --spare, remake the partitions, move in (scripts per stage).', 'False'),
-    (['--spare'], 'With --in-place: a directory on another disk with room for everything the disk holds for the database.', 'None'),
+    (['--in-place'], 'Stage the plan on the disk that holds the data today: steps through the disk\'s free space, or through --spare (scripts per step).', 'False'),
+    (['--spare'], 'With --in-place: a directory on another disk, or an empty device (/dev/sdX), with room for everything the disk holds for the database (else: the disk\'s own free space).', 'None'),
     (['--cache'], "kept (default): plan by the reads a disk served today (reads a cache served are shown, not planned); lost: the new server will not have today's cache, plan by every read reported.", "'kept'"),
 ]
 
@@ -66,8 +66,8 @@ REPORT_OPTIONS = [
     (['--strict'], "Refuse (exit 6) a workload imported from a report that falls short of the report's own totals.", 'False'),
     (['--sizes'], 'Sizes file: the output of `advisor sql show sizes` (SQL*Plus CSV or grid, psql CSV or aligned), for workloads without file sizes (AWR/Statspack imports).', 'None'),
     (['--assume-size'], "Plan areas of unknown size as this size each (e.g. 10G): by IO alone; every output marks those sizes 'assumed'.", 'None'),
-    (['--in-place'], 'Stage the plan on the disk that holds the data today: evacuate to --spare, remake the partitions, move in (scripts per stage).', 'False'),
-    (['--spare'], 'With --in-place: a directory on another disk with room for everything the disk holds for the database.', 'None'),
+    (['--in-place'], 'Stage the plan on the disk that holds the data today: steps through the disk\'s free space, or through --spare (scripts per step).', 'False'),
+    (['--spare'], 'With --in-place: a directory on another disk, or an empty device (/dev/sdX), with room for everything the disk holds for the database (else: the disk\'s own free space).', 'None'),
     (['--cache'], "kept (default): plan by the reads a disk served today (reads a cache served are shown, not planned); lost: the new server will not have today's cache, plan by every read reported.", "'kept'"),
 ]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.demo.embedded import as_server_user, owned_dir
+from advisor.demo.embedded import SERVER_USER, as_server_user, owned_dir
 from advisor.demo.layout import partition_and_mount
 from advisor.disk.emulator.device import emulated_disk
 from tests.docs.mdpage import section
@@ -122,19 +122,20 @@ def _unmount_below(root: Path) -> None:
             subprocess.run(["umount", "-l", mountpoint], capture_output=True, check=False)
 
 
-def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
+@contextlib.contextmanager
+def _database_on_disk(work: Path, layout: tuple[tuple[str, float], ...]
+                      ) -> Iterator[tuple[PgServer, dict[str, Path], str, dict[str, str]]]:
+    """A live PostgreSQL with pg_wal and three tablespaces on partitions of an emulated disk, collected twice."""
     require_fuse_and_loop()
     versions = available_versions()
     if not versions:
         pytest.skip("no PostgreSQL server binaries on this machine")
-    spare = owned_dir(work / "spare")
-    planned = work / "planned"
     with contextlib.ExitStack() as stack:
         backing_dir = stack.enter_context(memory_dir(work))
         disk = stack.enter_context(emulated_disk("class-7200-desktop", 1536 << 20, backing_dir / "disk.img",
                                                  scale=SCALE, cache="volatile"))
         stack.callback(_unmount_below, work)
-        parts = partition_and_mount(disk.device, work, stack, LAYOUT)
+        parts = partition_and_mount(disk.device, work, stack, layout)
         for area in parts.values():
             owned_dir(area.mountpoint / "db")
         spaces = {name: parts[name].mountpoint / "db" for name in ("ts_a", "ts_b", "ts_c")}
@@ -167,7 +168,14 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         time.sleep(time.monotonic() - started)
         assert _advisor("collect", "--dsn", dsn, "-o", "b.json", cwd=work).returncode in (0, 4)
         before = _fingerprint(server)
+        yield server, spaces, dsn, before
 
+
+
+def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
+    spare = owned_dir(work / "spare")
+    planned = work / "planned"
+    with _database_on_disk(work, LAYOUT) as (server, spaces, dsn, before):
         report = _advisor("report", "--snapshot", "a.json", "b.json", "--preset", "class-7200-desktop",
                           "--time-scale", str(SCALE), "--mount-root", str(planned), "--force", "--min-gain", "0",
                           "--in-place", "--spare", str(spare), "--scripts", "plan", "--scripts-anyway", cwd=work)
@@ -231,3 +239,102 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         assert again.returncode == 0 and "plan:" in again.stdout, again.stderr[-2000:]
         _record("report-after.txt", again.stdout + again.stderr)
         server.pg_ctl("-w", "-m", "fast", "stop")
+
+
+GAPPED = (("wal", 0.12), ("ts_a", 0.14), ("ts_b", 0.14), ("ts_c", 0.14))
+"""Four partitions in use on the outer 54 % of the disk; the rest is unpartitioned."""
+
+
+def _mounted_from(device: str) -> list[str]:
+    """The mount points of *device*'s partitions, now."""
+    base = os.path.basename(device)
+    return [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()
+            if os.path.basename(line.split()[0]).startswith(base + "p")]
+
+
+def _run_step(script: Path, server: PgServer) -> subprocess.CompletedProcess[str]:
+    """One step's script as the tutorial runs it: SQL by psql, move_wal.sh as the server's account, the rest as root."""
+    if script.suffix == ".sql":
+        return _psql_file(server, script)
+    if script.name.endswith("move_wal.sh"):
+        return _as_server(script, server)
+    return subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=600, check=False,
+                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "OWNER": SERVER_USER})
+
+
+PGBENCH_SCRIPT = """\\set a random(1, 20000)
+\\set c random(1, 60000)
+SELECT v FROM ta WHERE id = :a;
+SELECT v FROM tc WHERE id = :c;
+SELECT count(*) FROM tb WHERE id BETWEEN :a AND :a + 200;
+"""
+"""Read-only (the checksums stay valid): random reads on the busiest table and the others, a short range."""
+
+
+def _pgbench(server: PgServer, work: Path, directories: list[Path]) -> str:
+    """A 4 s pgbench of random reads on the tables, their pages evicted first: its tps and latency lines."""
+    _evict(directories)
+    script = work / "reads.pgbench"
+    script.write_text(PGBENCH_SCRIPT)
+    done = subprocess.run([str(client_tool(server.bindir, "pgbench")), "-n", "-f", str(script), "-c", "2", "-T", "4",
+                           "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", "app"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("latency average", "tps ="))]
+    assert len(lines) == 2 and float(lines[1].split()[2]) > 0, done.stdout
+    return "\n".join(lines)
+
+
+def test_staged_plan_applies_through_the_disks_free_space(work: Path) -> None:
+    """No spare: the steps make planned partitions in the unpartitioned space, hold, move and drop on the disk."""
+    planned = work / "planned"
+    with _database_on_disk(work, GAPPED) as (server, _spaces, dsn, before):
+        measured_before = _pgbench(server, work, sorted(work.glob("mnt-*")))
+        device = subprocess.run(["findmnt", "-no", "SOURCE", str(work / "mnt-wal")], capture_output=True,
+                                text=True, check=True).stdout.strip().rstrip("0123456789").removesuffix("p")
+        report = _advisor("report", "--snapshot", "a.json", "b.json", "--preset", "class-7200-desktop",
+                          "--time-scale", str(SCALE), "--mount-root", str(planned), "--force", "--min-gain", "0",
+                          "--in-place", "--scripts", "plan", "--scripts-anyway", cwd=work)
+        assert report.returncode == 0, report.stderr[-3000:]
+        _record("report-free-space.txt", report.stdout + report.stderr)
+        plan = work / "plan"
+        steps = sorted(p for p in plan.iterdir() if p.name.startswith("step"))
+        kinds = {p.name.split("-", 1)[1] for p in steps}
+        assert {"partitions.sh", "drop.sh", "check.sh", "move.sql", "move_wal.sh"} <= kinds, kinds
+        assert not (plan / "postgres.sql").exists() and "step 1:" in report.stdout + report.stderr
+        busy_table_changes = 0
+        for script in steps:
+            in_use = _mounted_from(device)
+            done = _run_step(script, server)
+            assert done.returncode == 0, f"{script.name}\n{done.stdout}{done.stderr}"
+            _record(f"{script.name}.txt", done.stdout + done.stderr)
+            if script.name.endswith(("partitions.sh", "drop.sh")) and in_use:
+                busy_table_changes += 1
+            assert _fingerprint(server) == before, script.name
+        assert busy_table_changes >= 2  # the table changed while partitions of the disk were mounted
+        measured_after = _pgbench(server, work, [planned])
+        print(f"pgbench before the staged move:\n{measured_before}\npgbench after it:\n{measured_after}")
+        _record("pgbench.txt", f"before:\n{measured_before}\nafter:\n{measured_after}\n")
+        _check_after(server, before, planned, dsn, work)
+        assert not [m for m in _mounted_from(device) if not m.startswith(str(planned))]
+
+
+def _check_after(server: PgServer, before: dict[str, str], planned: Path, dsn: str, work: Path) -> None:
+    """Rows, checksums and pg_amcheck as before; the tables and pg_wal on the planned partitions; measured again."""
+    assert _fingerprint(server) == before
+    amcheck = subprocess.run([str(client_tool(server.bindir, "pg_amcheck")), "-h", "127.0.0.1", "-p",
+                              str(server.port), "-U", "postgres", "--install-missing", "--heapallindexed",
+                              "-d", "app"], capture_output=True, text=True, timeout=600, check=False)
+    assert amcheck.returncode == 0, amcheck.stdout + amcheck.stderr
+    _record("checks.txt", f"{before}\n{amcheck.stdout}{amcheck.stderr}")
+    locations = server.psql("SELECT pg_tablespace_location(t.oid) FROM pg_class c JOIN pg_tablespace t "
+                            "ON t.oid = c.reltablespace WHERE c.relname IN ('ta', 'tb', 'tc')", "app")
+    assert all(loc.startswith(str(planned)) for loc in locations.split()), locations
+    assert os.readlink(server.datadir / "pg_wal").startswith(str(planned))
+    assert _advisor("collect", "--dsn", dsn, "-o", "c.json", cwd=work).returncode in (0, 4)
+    _load(server, [planned])
+    assert _advisor("collect", "--dsn", dsn, "-o", "d.json", cwd=work).returncode in (0, 4)
+    again = _advisor("report", "--snapshot", "c.json", "d.json", "--preset", "class-7200-desktop",
+                     "--time-scale", str(SCALE), "--mount-root", str(planned), "--force", cwd=work)
+    assert again.returncode == 0 and "plan:" in again.stdout, again.stderr[-2000:]
+    _record("report-after.txt", again.stdout + again.stderr)

@@ -151,3 +151,35 @@ def test_temp_is_planned_for_what_the_interval_wrote_not_the_files_present() -> 
     temp = next(p for p in report.plan.partitions if "temp" in p.areas)
     assert temp.size_bytes >= written, (temp.size_bytes, written)
     assert any(n.startswith("temp: sized for") for n in report.plan.notes), report.plan.notes
+
+
+def test_temp_sampled_above_its_counter_is_planned_for_the_high_water_mark() -> None:
+    """The counters credit the temp bytes elsewhere (nothing written here), the sampled directory held 3 GB."""
+    from dataclasses import replace
+
+    w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
+                  AreaSpec("temp", kind="temp", size_gb=0, read_iops=1, random_share=None, path="/db/temp")])
+    w = replace(w, temp_high_water_bytes={"/db/temp/f0": 3 * 10**9})
+    report = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    assert report.plan is not None
+    temp = next(p for p in report.plan.partitions if "temp" in p.areas)
+    assert temp.size_bytes >= 3 * 10**9, temp.size_bytes
+    note = next(n for n in report.plan.notes if n.startswith("temp: sized for"))
+    assert "high-water mark" in note and "no temp bytes were counted" in note
+
+
+def test_temp_counter_above_the_mark_sizes_it_and_the_mark_is_named() -> None:
+    from dataclasses import replace
+
+    w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
+                  AreaSpec("temp", kind="temp", size_gb=0, write_iops=256, write_kb=8, random_share=None)])
+    without = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    assert without.plan is not None
+    assert any("no high-water mark was sampled" in n for n in without.plan.notes), without.plan.notes
+    marked = advise(replace(w, temp_high_water_bytes={"/db/temp/f0": 1 << 20}), models(), PlanOptions(force=True),
+                    generated_at=AT)
+    assert marked.plan is not None
+    assert any("the high-water mark sampled was 1.0 MiB" in n for n in marked.plan.notes), marked.plan.notes
+    sizes = [next(p.size_bytes for p in r.plan.partitions if "temp" in p.areas) for r in (without, marked)
+             if r.plan is not None]
+    assert sizes[0] == sizes[1]  # the counter's bound is the larger: the mark changes nothing

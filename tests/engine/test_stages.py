@@ -22,8 +22,9 @@ def _advise(**options: object) -> object:
                   generated_at=AT)
 
 
-def test_without_a_spare_the_plan_is_refused_with_the_space_it_needs() -> None:
-    with pytest.raises(BadInput, match=r"needs room for 8\.\d\d GiB .* --spare DIR"):
+def test_without_a_spare_areas_on_no_known_partition_are_refused() -> None:
+    # the snapshot located the files on sda1, but its layout lists no partition: nothing to stage from
+    with pytest.raises(BadInput, match="no partition of sda is known to hold"):
         _advise()
 
 
@@ -54,3 +55,15 @@ def test_the_stages_name_their_scripts_space_and_time() -> None:
             assert subprocess.run(["sh", "-n"], input=script.text, text=True).returncode == 0, script.name
     evacuate = next(s.text for s in plan.scripts if s.name == "stage1-evacuate.sql")
     assert 'RENAME TO "hot"' in evacuate or "RENAME TO hot" in evacuate
+
+
+def test_a_spare_device_is_made_a_file_system_first_and_stage_one_writes_there() -> None:
+    report = _advise(spare="/dev/sdz", spare_free_bytes=100 << 30, mount_root="/srv/advisor")
+    plan = report.plan  # type: ignore[attr-defined]
+    first = plan.stages[0]
+    assert first.scripts[:2] == ("stage1-spare.sh", "stage1-check.sh") and first.needs_where == "/srv/advisor/spare"
+    spare = next(s.text for s in plan.scripts if s.name == "stage1-spare.sh")
+    assert "SPARE_DEVICE=/dev/sdz" in spare and "lazy_itable_init=0" in spare
+    assert spare.index("held=") < spare.index("mkfs.ext4")  # refused before anything is written
+    check = next(s.text for s in plan.scripts if s.name == "stage1-check.sh")
+    assert "SPARE=/srv/advisor/spare" in check

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,28 @@ def test_wal_symlink_is_resolved(tmp_path: Path) -> None:
         context = collect_context(server)
     (wal,) = [f for f in context.files if f.kind == "wal"]
     assert wal.path == str(wal_home) and wal.size_bytes >= 16 << 20
+
+
+def test_cli_interval_samples_the_temp_directorys_high_water_mark(shared_server: PgServer, tmp_path: Path) -> None:
+    """A sort spills to a temp file that lives for two seconds of the interval and is gone at its end."""
+    import subprocess
+    import sys
+
+    from advisor.model import load_workload
+
+    out = tmp_path / "workload.json"
+    collect = subprocess.Popen([sys.executable, "-P", "-m", "advisor", "collect", "--dsn", shared_server.dsn,
+                                "--interval", "4", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        time.sleep(1.0)
+        shared_server.psql("SET work_mem = '64kB'; BEGIN; DECLARE spill CURSOR FOR SELECT g, md5(g::text) FROM "
+                           "generate_series(1, 300000) g ORDER BY 2; FETCH 1 FROM spill; SELECT pg_sleep(2); COMMIT;")
+    finally:
+        _, err = collect.communicate(timeout=120)
+    assert collect.returncode == 0, err
+    workload = load_workload(out)
+    temp = next(r for r in workload.rates if r.file_id == "temp/pg_default")
+    mark = workload.temp_high_water_bytes.get(temp.path)
+    assert mark is not None and mark >= 1 << 20, workload.temp_high_water_bytes
+    assert not any(Path(temp.path).glob("pgsql_tmp*"))  # gone at the end: only the mark saw them
