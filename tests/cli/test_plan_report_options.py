@@ -47,6 +47,7 @@ REPORT_OPTIONS = [
     (['--dsn'], 'Sample this database live (libpq DSN / Oracle connect).', 'None'),
     (['--dbms'], 'Database collector for --dsn (see `advisor collectors`).', "'postgres'"),
     (['--interval'], 'Seconds between the two live samples.', '300.0'),
+    (['--trace'], "With --dsn (root, Linux): also record the block layer's requests over the interval and replay them (docs/report.md).", 'False'),
     (['--disk'], 'Measured disk profile(s) from `advisor bench`.', 'None'),
     (['--preset'], 'Drive preset for disks without a profile.', 'None'),
     (['--spec'], 'Drive spec file (drive.toml) instead of a preset.', 'None'),
