@@ -30,7 +30,6 @@ import psycopg
 
 from advisor import __version__
 from advisor.engine.advise import Models, advise
-from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
 from advisor.model import Report, Snapshot, Workload
@@ -45,10 +44,9 @@ from advisor.repo.fleet_model import (
     InstanceAdvice,
     WindowAdvice,
     rank_key,
-    read_time_s_per_h,
-    verdict,
 )
 from advisor.repo.fleet_queries import resolve_instance
+from advisor.repo.fleet_window import Judging, judged_window, window_request
 from advisor.repo.fleet_workloads import (
     WorkloadRow,
     all_workloads,
@@ -59,15 +57,6 @@ from advisor.repo.fleet_workloads import (
     workload_rows,
 )
 from advisor.sizes.need import missing_sizes_line
-
-
-@dataclass(frozen=True, slots=True)
-class Judging:
-    """How each window is judged: the gate's override and the minimum gain worth a migration."""
-
-    force: bool = False
-    min_gain: float = 0.05
-
 
 Span = tuple[dt.datetime, dt.datetime, str]  # a stored workload: started, ended, source
 
@@ -176,29 +165,11 @@ def _fetch_instance(conn: psycopg.Connection[Any], line: _Timeline,
                                                                                   line.workloads)
 
 
-def judged_window(label: str, work: Any, report: Report, rate: float, started: str, ended: str,
-            source: str) -> WindowAdvice:
-    """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model)."""
-    plan = report.plan
-    codes = tuple(dict.fromkeys(f.code for f in report.findings))
-    read = read_time_s_per_h(work)
-    if plan is None or report.outcome is None:
-        note = report.no_plan.words if report.no_plan is not None else "no plan"
-        return WindowAdvice(label, started, ended, work.interval_s, rate, work.wait.io_wait_share, False, None, None,
-                            0.0, 0.0, codes, note, source, verdict(report), read)
-    return WindowAdvice(
-        label, started, ended, work.interval_s, rate, work.wait.io_wait_share, True,
-        plan.predicted_before_ms, plan.predicted_after_ms, report.outcome.saved_s_per_h or 0.0,
-        report.outcome.saved_share or 0.0, codes, plan.not_worth_it or "", source, verdict(report), read,
-    )
-
-
 def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, judging: Judging,
             scripts: bool = False) -> tuple[WindowAdvice, Report]:
     """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
     work = diff(a, b, allow_reset=True)
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain), generated_at=dt.datetime.now(dt.UTC))
+    report = advise(window_request(work, models, judging, scripts=scripts))
     return judged_window(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
 
 
@@ -209,9 +180,7 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
     if no_sizes is not None:
         no_sizes += ("; then push the import again: `advisor collect --from-report REPORT --sizes FILE --push "
                      "REPO`")
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain, no_plan=no_sizes),
-                    generated_at=dt.datetime.now(dt.UTC))
+    report = advise(window_request(work, models, judging, scripts=scripts, no_plan=no_sizes))
     return judged_window(label, work, report, db_iops(work), work.started_at, work.ended_at,
                    shown_source(row.source)), report
 
@@ -397,7 +366,7 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
     With a *dsn* and ``workers > 1`` the instances are advised by that many processes, each
     with its own session (the engine is CPU bound; one instance takes about 50 ms).
     """
-    judging = Judging(force, min_gain)
+    judging = Judging(force, min_gain, dt.datetime.now(dt.UTC))
     try:
         lines = _timelines(conn, since, until, only)
         if dsn and workers > 1 and len(lines) >= 4 * workers and keep is None:
@@ -408,7 +377,7 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
         raise translate(exc, "reading the repository") from None
     ranked = sorted(results, key=rank_key)
     return FleetReport(
-        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        generated_at=judging.at.isoformat(timespec="seconds"),
         since=since.isoformat(timespec="seconds"), until=until.isoformat(timespec="seconds"), windows=windows,
         instances=tuple(replace(item, rank=n) for n, item in enumerate(ranked, start=1)),
         tool_version=__version__, min_gain=min_gain,

@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
     from collections import Counter
 
-    from advisor.engine.advise import advise
+    from advisor.engine.advise import AdviceRequest, advise
     from tests.helpers.workloads import models, sample_workload
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes["parsed" if valid_toml(data) else "not TOML"] += 1
             if problem := inventory_problem(data, folder):
                 failures.append(f"inventory case {case} [{'; '.join(steps)}]: {problem}")
-    report = advise(sample_workload(), models(), generated_at=AT)
+    report = advise(AdviceRequest(sample_workload(), models(), generated_at=AT))
     for case in range(args.cases // 5):
         if problem := render_problem(rng, report):
             failures.append(f"render case {case}: {problem}")
