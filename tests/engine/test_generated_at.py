@@ -2,7 +2,7 @@
 
 ``advise`` used to stamp ``generated_at`` from the wall clock, so two runs on the same inputs
 gave different documents and a test could not say when a report was made. The commands pass
-the time they run (``cli/reporting.py``, ``repo/fleet.py``); the engine only writes it, in UTC.
+the time they run (``cli/reporting.py``, ``fleet/window.py``); the engine only writes it, in UTC.
 """
 
 from __future__ import annotations

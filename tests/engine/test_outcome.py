@@ -15,8 +15,8 @@ import msgspec
 from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import outcome
+from advisor.fleet.model import verdict
 from advisor.model import Report
-from advisor.repo.fleet_model import verdict
 from tests.helpers.workloads import models, sample_workload
 
 NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)

@@ -143,7 +143,7 @@ def hostile(rng: random.Random) -> str:
 
 def fleet_report(rng: random.Random) -> Any:
     """A fleet ranking of a few instances whose every text field is hostile."""
-    from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
+    from advisor.fleet.instances import FleetReport, InstanceAdvice, WindowAdvice
 
     def window(label: str) -> WindowAdvice:
         return WindowAdvice(label, "2026-11-01T10:00:00+00:00", "2026-11-01T11:00:00+00:00", 3600.0, 120.0, 0.4,
@@ -195,11 +195,11 @@ def _markdown_problem(text: str, where: str) -> str | None:
 
 def render_problem(rng: random.Random, report: Any) -> str | None:
     """Render a hostile fleet ranking and report in every format; None when all is escaped."""
+    from advisor.render import fleet_ranking as fleet
     from advisor.render.html import render_html
     from advisor.render.markdown import render_markdown
     from advisor.render.safe import safe_console
     from advisor.render.terminal import render_terminal
-    from advisor.repo import render as fleet
 
     ranking = fleet_report(rng)
     page = hostile_report(rng, report)

@@ -23,7 +23,7 @@ import re
 import shlex
 from collections.abc import Iterable
 
-from advisor.render.safe import CONTROL
+from advisor.escape import CONTROL
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 _LABEL = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -130,7 +130,7 @@ def shell(word: str) -> str:
 def comment(text: str) -> str:
     r"""Text safe inside a ``--`` or ``#`` comment: one line, no control characters.
 
-    Every character :data:`advisor.render.safe.CONTROL` names becomes a blank: C0 and C1
+    Every character :data:`advisor.escape.CONTROL` names becomes a blank: C0 and C1
     controls (U+009B is a CSI on a terminal that reads 8-bit controls), DEL, and the bidi
     overrides, isolates and marks that would show the script's text in another order than
     the shell or SQL reads it (U+202E).

@@ -25,9 +25,9 @@ from typing import Any
 import psycopg
 
 from advisor.errors import BadInput
+from advisor.fleet.model import Verdict, WindowAdvice
 from advisor.model import Workload
 from advisor.repo.documents import instance_id, load_bytes
-from advisor.repo.fleet_model import Verdict, WindowAdvice
 
 SIZED = "+sizes"
 """Suffix of a workload row's ``source`` when its document carries merged file sizes."""

@@ -29,6 +29,9 @@ FLEET_FORMAT_VERSION = 3
 ``evidence`` and ``workloads``. 3: the period is the sum of the interval summaries; ``detail`` is
 the whole period advised as one interval (the first instances); the report has ``warnings``."""
 
+RANKED_VERDICTS: frozenset[Verdict] = frozenset({"saves", "no change worth making"})
+"""Verdicts whose saving is a figure (shown, and judged again at another ``--min-gain``); the others say why not."""
+
 VERDICT_ORDER: dict[str, int] = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3,
                                  "no plan": 4}
 

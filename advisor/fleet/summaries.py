@@ -33,16 +33,16 @@ import psycopg
 from advisor import __version__
 from advisor.engine.advise import Models, advise
 from advisor.errors import AdvisorError
+from advisor.fleet.documents import Documents, Unreadable, fetch
+from advisor.fleet.model import WindowAdvice
+from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
 from advisor.model.snapshot import ResetRule
 from advisor.rates.workload import diff
 from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
-from advisor.repo.fleet_documents import Documents, Unreadable, fetch
-from advisor.repo.fleet_model import WindowAdvice
-from advisor.repo.fleet_window import Judging, judged_window, window_request
-from advisor.repo.fleet_workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.sizes.need import missing_sizes_line
 
 ENGINE_VERSION = f"{__version__}/summary-1"
@@ -59,10 +59,29 @@ Known = Mapping[tuple[str, dt.datetime], Snapshot]
 
 @dataclass(frozen=True)
 class Summarizer:
-    """The drive models summaries are made with, and the key that names them in each row."""
+    """The drive models summaries are made with, and the key that names them in each row.
+
+    A push is handed one (:class:`advisor.repo.pusher.Summarizer` is what it asks of it).
+    """
 
     models: Models
     models_key: str
+
+    def may(self, conn: psycopg.Connection[Any]) -> bool:
+        """Whether this session's role may write summaries (:func:`may_summarise`)."""
+        return may_summarise(conn)
+
+    def summarise(self, conn: psycopg.Connection[Any], known: Known) -> list[str]:
+        """Drain the queue (:func:`drain`); the intervals that could not be summarised, one line each."""
+        return drain(conn, self, known).failed
+
+
+def default_summarizer() -> Summarizer:
+    """The models interval summaries are made with: the default preset, as ``advisor report`` uses
+    (its model basis goes into every report the summaries are made from)."""
+    from advisor.engine.disk_models import DEFAULT_PRESET, load_models
+
+    return Summarizer(load_models(None, None, None), f"preset:{DEFAULT_PRESET}")
 
 
 @dataclass

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from advisor.engine.advise import AdviceRequest, Models
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import MIN_GAIN
+from advisor.fleet.model import WindowAdvice, read_time_s_per_h, verdict
 from advisor.model import Report, Workload
-from advisor.repo.fleet_model import WindowAdvice, read_time_s_per_h, verdict
 
 
 def _now() -> dt.datetime:

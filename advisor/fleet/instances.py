@@ -9,13 +9,13 @@ ordinary :func:`advisor.rates.workload.diff` and advised by the ordinary
 ``advisor report`` on the same snapshots would not.
 
 Workloads stored in the repository (AWR/Statspack imports, ``collect --interval``) are
-evidence too: each is advised as it stands (:mod:`advisor.repo.fleet_workloads`), and an
+evidence too: each is advised as it stands (:mod:`advisor.fleet.workloads`), and an
 instance without snapshots is ranked on the sum of its workloads.
 
 "Time saved" is disk service time: the plan's per-area IOPS x (before - after) ms, in
 seconds per hour of the window, and as a share of the time before. Only a saving worth a
 migration is ranked as one; the order of the other verdicts (sizes unknown, no change worth
-making, nothing to gain, no plan) is :func:`advisor.repo.fleet_model.rank_key`'s.
+making, nothing to gain, no plan) is :func:`advisor.fleet.model.rank_key`'s.
 """
 
 from __future__ import annotations
@@ -32,22 +32,17 @@ from advisor import __version__
 from advisor.engine.advise import Models, advise
 from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
-from advisor.model import Report, Snapshot, Workload
-from advisor.rates.workload import diff
-from advisor.repo.comparable import misdated
-from advisor.repo.connection import translate
-from advisor.repo.documents import instance_id
-from advisor.repo.fleet_documents import Documents, Stored, Unreadable, Wanted, fetch
-from advisor.repo.fleet_model import (
+from advisor.fleet.documents import Documents, Stored, Unreadable, Wanted, fetch
+from advisor.fleet.model import (
     FLEET_FORMAT_VERSION,
     FleetReport,
     InstanceAdvice,
     WindowAdvice,
     rank_key,
 )
-from advisor.repo.fleet_queries import resolve_instance
-from advisor.repo.fleet_window import Judging, judged_window, window_request
-from advisor.repo.fleet_workloads import (
+from advisor.fleet.queries import resolve_instance
+from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.workloads import (
     WorkloadRow,
     all_workloads,
     db_iops,
@@ -56,6 +51,11 @@ from advisor.repo.fleet_workloads import (
     shown_source,
     workload_rows,
 )
+from advisor.model import Report, Snapshot, Workload
+from advisor.rates.workload import diff
+from advisor.repo.comparable import misdated
+from advisor.repo.connection import translate
+from advisor.repo.documents import instance_id
 from advisor.sizes.need import missing_sizes_line
 
 Span = tuple[dt.datetime, dt.datetime, str]  # a stored workload: started, ended, source
@@ -190,7 +190,7 @@ def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: i
                     stored: Sequence[WorkloadRow] = ()) -> InstanceAdvice:
     """The period and busiest windows of one instance (``keep`` receives each full report).
 
-    A row that cannot be used (:class:`~advisor.repo.fleet_documents.Unreadable`) is left
+    A row that cannot be used (:class:`~advisor.fleet.documents.Unreadable`) is left
     out by name and the windows are chosen again from the other snapshots.
     """
     skipped: list[str] = []
@@ -334,7 +334,7 @@ def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline]
             return queue.popleft() if queue else None
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["advisor.repo.fleet"])
+    context.set_forkserver_preload(["advisor.fleet.instances"])
     with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool, \
             ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="fleet-feed") as feeders:
         def feed() -> list[InstanceAdvice]:

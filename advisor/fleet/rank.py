@@ -1,7 +1,7 @@
 """The fleet ranking as queries over the interval summaries; the engine only for the detail printed.
 
 Each instance's period is the sum of its snapshot intervals in [since, until] that are not
-marked ``reset`` (:mod:`advisor.repo.summaries`): disk time saved over the period by the
+marked ``reset`` (:mod:`advisor.fleet.summaries`): disk time saved over the period by the
 plan of each interval, per hour of the period, and as a share of the disk time before. An
 interval without a plan saves nothing. Because each interval has its own plan, that sum is
 what a layout following the workload would save, an upper bound of what one fixed layout
@@ -9,7 +9,7 @@ saves; so the first ``detail`` instances are also advised over the whole period 
 interval by the engine (first snapshot since the last restart to the last: exactly
 ``advisor report FIRST LAST``), shown beside the ranking as ``detail``. The busiest windows
 are the intervals with the highest IO rate. Workloads (imports, ``collect --interval``) are
-summarised at arrival too and rank as before (:mod:`advisor.repo.fleet_workloads`).
+summarised at arrival too and rank as before (:mod:`advisor.fleet.workloads`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from typing import Any
 import psycopg
 
 from advisor import __version__
+from advisor.engine.advise import Models
+from advisor.fleet.model import RANKED_VERDICTS, FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
+from advisor.fleet.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
+from advisor.fleet.workloads import SIZED, all_workloads, shown_source
 from advisor.repo.connection import translate
-from advisor.repo.fleet_model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
-from advisor.repo.fleet_workloads import SIZED, all_workloads, shown_source
-from advisor.repo.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
 
 _SCOPE = ("s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at >= %(since)s AND "
           "s.ended_at < %(until)s")
@@ -74,7 +75,7 @@ ORDER BY s.instance_id, s.started_at, s.ended_at, (s.source LIKE '%%{SIZED}') DE
 
 def _verdict(stored: str, planned: bool, saved: float, gain: float | None, min_gain: float) -> Verdict:
     """The stored verdict judged again at *min_gain* (summaries are made at the default)."""
-    if not planned or saved <= 0 or stored not in ("saves", "no change worth making"):
+    if not planned or saved <= 0 or stored not in RANKED_VERDICTS:
         return stored  # type: ignore[return-value]  # a verdict the summariser wrote
     return "saves" if (gain if gain is not None else 0.0) >= min_gain else "no change worth making"
 
@@ -220,3 +221,40 @@ def _notes(conn: psycopg.Connection[Any], params: dict[str, Any]) -> tuple[str, 
         notes.append(f"about {stale} interval summaries were made by another engine version or other models (left "
                      "out, never mixed): run `advisor repo summarize`")
     return tuple(notes)
+
+
+def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
+               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, models_named: bool,
+               dsn: str, workers: int, warn: Callable[[str], None]) -> FleetReport:
+    """``fleet report``: by SQL over the summaries, or by the engine per instance on *workers* processes
+    when the summaries cannot answer (*force*, the gate overridden, or *models_named*, ``--preset`` or
+    ``--spec``: the summaries are made with the default models and gate).
+
+    Before ranking by summaries, a role that may write them drains the summariser's queue and
+    recomputes summaries of another engine version (*warn* gets each interval that failed); the
+    first *detail* instances are then advised again over their whole period by the engine (what
+    ``advisor report FIRST LAST`` says).
+    """
+    from advisor.errors import AdvisorError
+    from advisor.fleet.instances import fleet_report
+    from advisor.fleet.summaries import default_summarizer, drain, may_summarise, requeue_stale
+
+    if force or models_named:
+        return fleet_report(conn, models, since=since, until=until, windows=windows, force=force, dsn=dsn,
+                            workers=workers, min_gain=min_gain)
+    summarizer = default_summarizer()
+    if may_summarise(conn):
+        requeue_stale(conn, summarizer)
+        for why in drain(conn, summarizer).failed:
+            warn(f"interval not summarised: {why}")
+
+    def whole(key: str) -> WindowAdvice | None:
+        try:
+            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key,
+                                 min_gain=min_gain).instances
+        except AdvisorError:
+            return None
+        return replace(found[0].period, label="whole period") if found and found[0].period else None
+
+    return ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
+                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
