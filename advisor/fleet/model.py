@@ -100,6 +100,12 @@ def verdict(report: Report) -> Verdict:
     return report.outcome.verdict if report.outcome is not None else "no plan"
 
 
+def summed_verdict(saved_s: float, saved_share: float, min_gain: float) -> Verdict:
+    """The verdict of a sum of planned intervals (a period, all of an instance's workloads): each interval has
+    its own plan, so the sum is judged as one plan is (:func:`advisor.engine.worth.outcome`) by its saving."""
+    return "nothing to gain" if saved_s <= 0 else "no change worth making" if saved_share < min_gain else "saves"
+
+
 def read_time_s_per_h(work: Workload) -> float | None:
     """Seconds per hour the database spent reading, from each file's measured read latency.
 

@@ -45,7 +45,7 @@ class DetailInstance(Protocol):
 
 
 class Ranking(Protocol):
-    """A fleet ranking as the renderers read it; render/ imports no repository code (no package cycle)."""
+    """A fleet ranking as the detail rows read it (``advisor.fleet.model.FleetReport``)."""
 
     @property
     def instances(self) -> Sequence[DetailInstance]: ...
