@@ -54,13 +54,6 @@ def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
     return end - parse_duration(since, "--since"), end
 
 
-def _models(preset: str | None, spec: Path | None) -> Any:
-    from advisor.cli.reporting import load_models
-
-    models = load_models(None, preset, spec)
-    return models
-
-
 def _open(repo: str) -> Any:
     import psycopg
 
@@ -114,10 +107,11 @@ def report(
     """
     import os
 
+    from advisor.engine.disk_models import load_models
     from advisor.fleet.rank import rank_fleet
 
     start, end = _window(since, until)
-    models = _models(preset, spec)
+    models = load_models(None, preset, spec)
     with _open(repo) as conn:
         result = rank_fleet(conn, models, since=start, until=end, windows=windows, min_gain=min_gain / 100,
                             detail=detail, shown=None if fmt is OutputFormat.json or not limit else limit,
@@ -142,12 +136,13 @@ def show(
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """One instance: its windows, rates per tablespace, and the full report of one window."""
+    from advisor.engine.disk_models import load_models
     from advisor.fleet.show import shown_instance
     from advisor.fleet.window import Judging
     from advisor.render import fleet_instance as render
 
     start, end = _window(since, until)
-    models = _models(preset, spec)
+    models = load_models(None, preset, spec)
     with _open(repo) as conn:
         shown = shown_instance(conn, instance, models, start, end, windows, window, Judging(force, min_gain / 100),
                                warn_skipped)
