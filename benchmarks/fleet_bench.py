@@ -52,10 +52,9 @@ def main() -> None:
 
 def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows: int, clones: int = 1) -> None:
     """Push the derived fleet in batches (the real ingest path), summarise, rank, measure the size."""
-    from advisor.cli.push import default_summarizer
-    from advisor.repo.fleet_rank import ranked_from_summaries
+    from advisor.fleet.rank import ranked_from_summaries
+    from advisor.fleet.summaries import default_summarizer, drain
     from advisor.repo.ingest import push_many
-    from advisor.repo.summaries import drain
 
     summarizer = default_summarizer()
     with connect(dsn) as conn:
@@ -87,12 +86,12 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
             "GROUP BY 1 HAVING sum(pg_total_relation_size(c.oid)) > 65536 ORDER BY 2 DESC").fetchall()
         conn.rollback()
         if clones > 1:  # the ranking at fleet size: summary rows copied in SQL (ingest is measured above)
-            from advisor.repo.summaries import _COLUMNS
+            from advisor.fleet.summaries import _COLUMNS
             rest = _COLUMNS.split(", ", 1)[1]
             conn.execute(f"INSERT INTO advisor.interval_summaries (instance_id, {rest}) SELECT "
                          f"instance_id || '-c' || g, {rest} FROM advisor.interval_summaries, "
                          "generate_series(2, %(k)s) g", {"k": clones})
-            from advisor.repo.summaries import ROLLUP_COLUMNS
+            from advisor.fleet.summaries import ROLLUP_COLUMNS
             tail = ROLLUP_COLUMNS.split(", ", 1)[1]
             for table in ("summary_hourly", "summary_daily"):
                 conn.execute(f"INSERT INTO advisor.{table} (instance_id, {tail}) SELECT instance_id || '-c' || g, "
@@ -112,7 +111,7 @@ def run(dsn: str, a: object, b: object, instances: int, snapshots: int, windows:
                                            shown=shown, **span)  # type: ignore[arg-type]
             timings.append((shown, time.perf_counter() - t0))
         conn.rollback()
-        from advisor.repo.fleet import fleet_report
+        from advisor.fleet.instances import fleet_report
 
         top = next(i.instance_id for i in report.instances if "-c" not in i.instance_id)  # one with snapshots
         shows = []

@@ -32,12 +32,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from advisor.disk.media.build import DeviceModel, build_device_model
 from advisor.disk.presets import get_model
-from advisor.engine.advise import Models, advise
+from advisor.engine import advise as advise_module
+from advisor.engine.advise import Models
 from advisor.engine.planner import PlanOptions
-from advisor.model import FileRate, ServerInfo, WaitProfile, Workload
+from advisor.model import FileRate, Report, ServerInfo, WaitProfile, Workload
 from advisor.model.inventory import InventoryDevice
 
 try:
@@ -45,8 +47,19 @@ try:
 except ModuleNotFoundError:  # a --base tree of the old layout (advisor/disk/physics.py)
     from advisor.engine.physics import ModelPhysics  # old layout
 
-STAMP = {"generated_at": dt.datetime.now(dt.UTC)} if "generated_at" in inspect.signature(advise).parameters else {}
-"""The report time for ``advise``; a --base tree from before it took one reads the clock itself."""
+STAMP = dt.datetime.now(dt.UTC)
+"""The report time for ``advise`` (a --base tree from before it took one reads the clock itself)."""
+
+
+def _advise(work: Workload, models: Models, options: PlanOptions) -> Report:
+    """``advise`` as this tree offers it: one request (``AdviceRequest``), or a --base tree's arguments."""
+    request = getattr(advise_module, "AdviceRequest", None)
+    if request is not None:
+        return advise_module.advise(request(work, models, options, generated_at=STAMP))
+    old: Any = advise_module.advise  # a --base tree: advise(workload, models, options[, generated_at=])
+    stamp = {"generated_at": STAMP} if "generated_at" in inspect.signature(old).parameters else {}
+    result: Report = old(work, models, options, **stamp)
+    return result
 
 ZONE_TARGET_S = 1.0
 TIER_TARGET_S = 2.0
@@ -146,8 +159,7 @@ def time_zone(rates: list[FileRate], disks: int = 1) -> tuple[float, float, int,
     """Wall and CPU seconds for ``advisor plan --preset`` on *disks* new disks; areas placed; the method."""
     work = _workload(rates)
     t0, c0 = time.perf_counter(), time.process_time()
-    report = advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True),
-                    **STAMP)
+    report = _advise(work, Models(default=_physics()), PlanOptions(new_disks=True, disks=disks, force=True))
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None, report.warnings
     return elapsed, cpu, len(report.plan.placements), report.plan.method
@@ -158,8 +170,7 @@ def time_tiers(rates: list[FileRate], devices: int) -> tuple[float, float, int, 
     work = _workload(rates)
     target = inventory(devices)
     t0, c0 = time.perf_counter(), time.process_time()
-    report = advise(work, Models(default=_physics()),
-                    PlanOptions(new_disks=True, target=target, force=True), **STAMP)
+    report = _advise(work, Models(default=_physics()), PlanOptions(new_disks=True, target=target, force=True))
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert report.plan is not None and report.plan.tiers is not None, report.warnings
     tiers = report.plan.tiers

@@ -16,7 +16,7 @@ import typer
 from advisor.cli.common import OutputFormat, emit
 
 if TYPE_CHECKING:
-    from advisor.repo.fleet import FleetReport
+    from advisor.fleet.instances import FleetReport
 
 fleet_app = typer.Typer(help="Rank the instances of a fleet repository by predicted time saved.",
                         no_args_is_help=True)
@@ -54,13 +54,6 @@ def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
     return end - parse_duration(since, "--since"), end
 
 
-def _models(preset: str | None, spec: Path | None) -> Any:
-    from advisor.cli.reporting import load_models
-
-    models = load_models(None, preset, spec)
-    return models
-
-
 def _open(repo: str) -> Any:
     import psycopg
 
@@ -90,7 +83,7 @@ def warn_skipped(result: FleetReport) -> None:
 
 def output_fleet(result: FleetReport, fmt: OutputFormat, output: Path | None, limit: int | None) -> None:
     """Render the ranking in *fmt* to stdout or atomically to *output*."""
-    from advisor.repo import render
+    from advisor.render import fleet_ranking as render
 
     emit(fmt, output, terminal=lambda console: render.render_terminal(result, console, limit),
          json=lambda: render.render_json(result), markdown=lambda: render.render_markdown(result, limit),
@@ -114,18 +107,17 @@ def report(
     """
     import os
 
-    from advisor.cli.fleet_summaries import from_summaries
-    from advisor.repo.fleet import fleet_report
+    from advisor.engine.disk_models import load_models
+    from advisor.fleet.rank import rank_fleet
 
     start, end = _window(since, until)
-    models = _models(preset, spec)
+    models = load_models(None, preset, spec)
     with _open(repo) as conn:
-        if force or preset or spec:  # summaries are made with the default models and gate: the engine, per instance
-            result = fleet_report(conn, models, since=start, until=end, windows=windows, force=force, dsn=repo,
-                                  workers=workers or min(os.cpu_count() or 1, MAX_WORKERS), min_gain=min_gain / 100)
-        else:
-            shown = None if fmt is OutputFormat.json or not limit else limit
-            result = from_summaries(conn, models, start, end, windows, min_gain / 100, detail, shown)
+        result = rank_fleet(conn, models, since=start, until=end, windows=windows, min_gain=min_gain / 100,
+                            detail=detail, shown=None if fmt is OutputFormat.json or not limit else limit,
+                            force=force, models_named=bool(preset or spec), dsn=repo,
+                            workers=workers or min(os.cpu_count() or 1, MAX_WORKERS),
+                            warn=lambda line: typer.echo(f"advisor: warning: {line}", err=True))
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "
                    f"{result.until}", err=True)
@@ -144,14 +136,19 @@ def show(
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
     """One instance: its windows, rates per tablespace, and the full report of one window."""
-    from advisor.cli.fleet_show import show_instance
-    from advisor.repo.fleet import Judging
+    from advisor.engine.disk_models import load_models
+    from advisor.fleet.show import shown_instance
+    from advisor.fleet.window import Judging
+    from advisor.render import fleet_instance as render
 
     start, end = _window(since, until)
-    models = _models(preset, spec)
+    models = load_models(None, preset, spec)
     with _open(repo) as conn:
-        show_instance(conn, instance, models, start, end, windows, window, Judging(force, min_gain / 100), fmt,
-                      output)
+        shown = shown_instance(conn, instance, models, start, end, windows, window, Judging(force, min_gain / 100),
+                               warn_skipped)
+    emit(fmt, output, terminal=lambda console: render.render_terminal(shown, console),
+         json=lambda: render.render_json(shown), markdown=lambda: render.render_markdown(shown),
+         html=lambda: render.render_html(shown))
 
 
 def register(app: typer.Typer) -> None:

@@ -25,22 +25,12 @@ if TYPE_CHECKING:
     from advisor.repo.documents import Pushable
     from advisor.repo.pusher import PushResult
     from advisor.repo.spool import Spool
-    from advisor.repo.summaries import Summarizer
-
 SPOOL_HELP = "Where documents wait when the repository is unreachable (default $ADVISOR_SPOOL or ~/.local/state)."
-
-
-def default_summarizer() -> Summarizer:
-    """The models interval summaries are made with: the default preset, as ``advisor report`` uses."""
-    from advisor.cli.reporting import DEFAULT_PRESET, load_models
-    from advisor.repo.summaries import Summarizer
-
-    models = load_models(None, None, None)
-    return Summarizer(models, f"preset:{DEFAULT_PRESET}")
 
 
 def _pushed(repo: str, items: Sequence[Pushable], spool: Spool, keep_documents: bool = False) -> PushResult:
     """Push *items* (and the spool) and print the warnings and the one-line summary."""
+    from advisor.fleet.summaries import default_summarizer
     from advisor.repo.pusher import push_documents
 
     result = push_documents(repo, items, spool, summarizer=default_summarizer(), keep_documents=keep_documents)
@@ -119,31 +109,10 @@ def push_after(repo: str | None, output: Path | None) -> Path | None:
 
 
 def _send_sample(repo: str, target: Path, spool: Spool, scratch: bool) -> None:
-    """Push the sample collect wrote; whatever goes wrong, it waits in the spool (or stays where it is)."""
-    import shutil
+    """Push the sample collect wrote, by the spool's policy (:func:`advisor.repo.pusher.send_sample`)."""
+    from advisor.repo.pusher import send_sample
 
-    from advisor.repo.documents import load_file
+    def left(path: Path) -> None:
+        typer.echo(f"advisor: the sample could not be pushed or spooled; it is kept in {path}", err=True)
 
-    if not target.is_file():  # nothing was written: the collection failed
-        if scratch:
-            shutil.rmtree(target.parent, ignore_errors=True)
-        return
-    kept = False
-    try:
-        raw = target.read_bytes()
-        try:
-            result = _pushed(repo, [load_file(target)], spool)
-        except BaseException:
-            spool.keep_bytes(raw)  # refused, interrupted or failed unforeseen: the next run decides
-            kept = True
-            raise
-        kept = not result.unsaved
-        if result.error is not None and not result.spooled and kept:
-            spool.keep_bytes(raw)  # refused by the repository for what it holds: set aside by the next run
-        if result.error is not None:
-            raise result.error
-    finally:
-        if scratch and kept:
-            shutil.rmtree(target.parent, ignore_errors=True)
-        elif scratch:
-            typer.echo(f"advisor: the sample could not be pushed or spooled; it is kept in {target}", err=True)
+    send_sample(target, spool, scratch, lambda items: _pushed(repo, items, spool), left)

@@ -50,10 +50,9 @@ def summarize(dsn: str = typer.Option(..., "--dsn", help=DSN_HELP)) -> None:
 
     Needs a role that may write summaries (the owner); pushes by such a role do it at once.
     """
-    from advisor.cli.push import default_summarizer
+    from advisor.fleet.summaries import default_summarizer, drain, requeue_stale
     from advisor.repo.connection import connect
     from advisor.repo.ingest import checked_connection
-    from advisor.repo.summaries import drain, requeue_stale
 
     summarizer = default_summarizer()
     with connect(dsn) as conn:

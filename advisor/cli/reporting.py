@@ -79,15 +79,12 @@ def advise_and_output(
 
     *assumed* names the areas whose size ``--assume-size`` gave: the report marks them.
     *cache_kept* is ``--cache``: plan by the reads a disk served (kept) or by all (lost).
+    The engine finishes the report (:func:`advisor.engine.advise.advise`); this only shows it.
     """
-    from advisor.engine.advise import advise
-    from advisor.sizes.need import mark_assumed
+    from advisor.engine.advise import AdviceRequest, advise
 
-    result = mark_assumed(advise(work, models, options, cache_kept, generated_at=dt.datetime.now(dt.UTC)), assumed)
-    if work.coverage:  # a report import: say how much of the report's stated IO it accounts for
-        from dataclasses import replace
-
-        result = replace(result, coverage=work.coverage)
+    result = advise(AdviceRequest(work, models, options, cache_kept, generated_at=dt.datetime.now(dt.UTC),
+                                  assumed_sizes=assumed))
     for note in notes:  # the model basis is in the report itself, in every format
         typer.echo(f"advisor: note: {shown(note)}", err=True)
     output_report(result, fmt, output, work, verbose, title, cache_kept)

@@ -1,10 +1,15 @@
 """The advisor: workload + layout + disk models -> findings, plan, predicted gains.
 
-``advise`` is the one entry point the commands call; it is pure (no IO, no drivers, no clock:
-the caller says when the report is made). It
-groups files into areas, classifies them, applies the response-time gate, predicts the
-current layout's service times disk by disk, collects findings, and, when IO matters and
-the disks rotate, optimises the order of areas from the outer edge and writes the scripts.
+``advise(request)`` is the one entry point every caller uses (``report``, ``plan``, the fleet's
+windows and its interval summaries): an :class:`AdviceRequest` holds everything a report
+depends on (the workload, the disk models and their basis, the plan options, the areas whose
+size was assumed, whether the cache is kept, the time), and the report comes back finished
+(coverage, assumed sizes, model basis, outcome), so no caller completes it afterwards and two
+callers with the same request print the same report. It is pure (no IO, no drivers, no clock:
+the request says when the report is made). It groups files into areas, classifies them,
+applies the response-time gate, predicts the current layout's service times disk by disk,
+collects findings, and, when IO matters and the disks rotate, optimises the order of areas
+from the outer edge and writes the scripts.
 ``audit_findings`` is the subset ``advisor audit`` shows next to its disk map.
 """
 
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 
 from advisor import __version__
 from advisor.disk.media.build import DeviceModel, by_disk_name
@@ -337,7 +342,8 @@ def _layout_summary(workload: Workload) -> LayoutSummary:
     return LayoutSummary(workload.layout.hostname, disks)
 
 
-def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tuple[AreaRow, ...]:
+def _area_rows(classified: Sequence[Classified], calibration: Calibration,
+               assumed: frozenset[str]) -> tuple[AreaRow, ...]:
     rows = []
     for c in classified:
         area, reads = c.area, calibration.area_row(c.area.name)
@@ -350,18 +356,40 @@ def _area_rows(classified: Sequence[Classified], calibration: Calibration) -> tu
             zone_end=area.zone_end, zone_mean=area.zone_mean, placement_known=area.placement_known,
             db_read_iops=reads["db_read_iops"], db_read_mb_s=reads["db_read_mb_s"],
             disk_read_share=reads["disk_read_share"], whole_tablespace=area.whole_tablespace,
+            size_assumed=area.name in assumed,
         ))
     return tuple(rows)
 
 
-def advise(workload: Workload, models: Models, options: PlanOptions | None = None,
-           cache_kept: bool = True, *, generated_at: dt.datetime) -> Report:
+@dataclass(frozen=True)
+class AdviceRequest:
+    """Everything one report depends on; :func:`advise` turns it into the finished report.
+
+    *options* are the plan's (``None``: the defaults); new plan choices belong there, so
+    this request does not change when the planner gains one. *cache_kept*: whether the new
+    server keeps today's cache (``--cache kept|lost``). *generated_at*: when the report is
+    made, timezone-aware (the caller's clock; the engine reads none). *assumed_sizes*: the
+    areas whose size ``--assume-size`` gave, marked in every format.
+    """
+
+    workload: Workload
+    models: Models
+    options: PlanOptions | None = None
+    cache_kept: bool = True
+    _: KW_ONLY
+    generated_at: dt.datetime
+    assumed_sizes: frozenset[str] = frozenset()
+
+
+def advise(request: AdviceRequest) -> Report:
     """The whole answer for one workload: findings, plan, predicted gains, scripts.
 
-    *cache_kept*: whether the new server keeps today's cache (``--cache kept|lost``).
-    *generated_at*: when the report is made, timezone-aware (the commands pass the time they
-    run); the engine reads no clock, so the same inputs give the same report.
+    The report is finished here: a report import's coverage of its own totals, the areas
+    whose size was assumed, the model basis and the outcome are all in it. Raises
+    ``ValueError`` for a naive ``generated_at``: the same inputs must give the same report.
     """
+    workload, models, generated_at = request.workload, request.models, request.generated_at
+    cache_kept, options = request.cache_kept, request.options
     if generated_at.tzinfo is None:
         raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
@@ -389,7 +417,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         plan=plan,
         io_wait_share=workload.wait.io_wait_share,
         layout=_layout_summary(workload),
-        areas=_area_rows(analysis.classified, analysis.calibration),
+        areas=_area_rows(analysis.classified, analysis.calibration, request.assumed_sizes),
         warnings=tuple(workload.warnings) + (analysis.gate.reason,) + tuple(analysis.calibration.notes())
         + ((no_plan.words,) if no_plan is not None and plan is None else ()),
         tool_version=__version__,
@@ -398,6 +426,7 @@ def advise(workload: Workload, models: Models, options: PlanOptions | None = Non
         model_basis=models.basis or None,
         no_plan=no_plan,
         outcome=outcome(plan, analysis.findings, no_plan),
+        coverage=workload.coverage,
     )
 
 

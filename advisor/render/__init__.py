@@ -14,7 +14,8 @@ Module map:
 - ``output``: ``emit`` (one renderer per format, atomic ``-o`` files), the consoles and the
   one width for files; ``tables``: the one Markdown and HTML table.
 - ``disk_model`` (``advisor disk``), ``disk_profile`` and ``zone_plot`` (``advisor bench``),
-  ``collectors`` (``advisor collectors``), ``fleet`` (the per-instance detail of the fleet).
+  ``collectors`` (``advisor collectors``); the fleet: ``fleet_ranking`` (``fleet report``),
+  ``fleet_instance`` (``fleet show``), ``fleet`` (the ranking's whole-period detail rows).
 - ``safe``: every name that came from a document goes through it (control characters,
   Markdown and HTML cells).
 """

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from advisor.fleet.model import RANKED_VERDICTS
+
 
 class DetailWindow(Protocol):
-    """What a detail row reads of a window (``advisor.repo.fleet_model.WindowAdvice``)."""
+    """What a detail row reads of a window (``advisor.fleet.model.WindowAdvice``)."""
 
     @property
     def started_at(self) -> str: ...
@@ -32,7 +34,7 @@ class DetailWindow(Protocol):
 
 
 class DetailInstance(Protocol):
-    """What a detail row reads of an instance (``advisor.repo.fleet_model.InstanceAdvice``)."""
+    """What a detail row reads of an instance (``advisor.fleet.model.InstanceAdvice``)."""
 
     @property
     def rank(self) -> int: ...
@@ -43,7 +45,7 @@ class DetailInstance(Protocol):
 
 
 class Ranking(Protocol):
-    """A fleet ranking as the renderers read it; render/ imports no repository code (no package cycle)."""
+    """A fleet ranking as the detail rows read it (``advisor.fleet.model.FleetReport``)."""
 
     @property
     def instances(self) -> Sequence[DetailInstance]: ...
@@ -59,7 +61,7 @@ def detail_rows(report: Ranking) -> list[tuple[str, ...]]:
         w = item.detail
         if w is None:
             continue
-        ranked = w.verdict in ("saves", "no change worth making")
+        ranked = w.verdict in RANKED_VERDICTS
         rows.append((f"#{item.rank}", item.instance_id, w.started_at[5:16].replace("T", " "),
                      w.ended_at[5:16].replace("T", " "), f"{w.saved_s_per_h:.1f}" if ranked else "-",
                      f"{w.saved_share * 100:.1f}" if ranked else "-",

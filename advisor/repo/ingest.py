@@ -12,7 +12,7 @@ Snapshots of a batch are sent with one COPY into a temporary table and
 inserted from there in one statement (:func:`push_many`); a snapshot is stored packed
 (:mod:`advisor.repo.packed`), its file locations once per instance and content. Every new
 snapshot or workload also queues an arrival (``advisor.arrivals``): the summariser
-(:mod:`advisor.repo.summaries`) advises the intervals it touches. Any failure rolls the
+(:mod:`advisor.fleet.summaries`) advises the intervals it touches. Any failure rolls the
 whole batch back, so a batch is all there or not at all, and the spool resends it whole.
 """
 
@@ -218,7 +218,7 @@ def stored_source(work: Workload) -> str:
 
     The key is (instance, interval, source) and the collectors' role cannot update, so the
     sizes a DBA merges later (``collect --from-report --sizes``) need a key of their own; the
-    fleet ranking takes that row (:mod:`advisor.repo.fleet_workloads`).
+    fleet ranking takes that row (:mod:`advisor.fleet.workloads`).
     """
     return (work.source or "snapshots") + ("+sizes" if work.sizes is not None else "")
 

@@ -14,17 +14,33 @@ it is never pushed and cannot block the queue.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from advisor.errors import AdvisorError, BadInput
 from advisor.repo.connection import DocumentRefused, connect
 from advisor.repo.documents import Pushable
 from advisor.repo.ingest import Outcome, checked_connection, push, push_many
 from advisor.repo.spool import Spool
-from advisor.repo.summaries import Summarizer, drain, may_summarise
+
+if TYPE_CHECKING:
+    from advisor.model import Snapshot
+
+
+class Summarizer(Protocol):
+    """What a push asks of the summarizer (:class:`advisor.fleet.summaries.Summarizer`, handed in by the
+    command: the repository does not import the fleet that ranks its rows)."""
+
+    def may(self, conn: Any) -> bool:
+        """Whether this session's role may write summaries."""
+        ...
+
+    def summarise(self, conn: Any, known: Mapping[tuple[str, dt.datetime], Snapshot]) -> list[str]:
+        """Advise every queued arrival (*known*: snapshots already decoded); one line per interval that failed."""
+        ...
 
 BATCH = 100
 """Documents per transaction: one COPY each (the measured ingest rate is in docs/fleet.md)."""
@@ -87,7 +103,7 @@ def push_documents(dsn: str, items: Sequence[Pushable], spool: Spool,
     """Send the spool, then *items*, a batch per transaction; keep in the spool what could not be sent.
 
     With a *summarizer*, and a role that may write summaries, the intervals the new documents
-    touch are advised at once (:mod:`advisor.repo.summaries`); otherwise they wait in the
+    touch are advised at once (:mod:`advisor.fleet.summaries`); otherwise they wait in the
     repository's queue for ``advisor repo summarize``. An untrusted spool is refused
     (BadInput) before anything is sent or kept.
     """
@@ -103,19 +119,23 @@ def _summarise(conn: Any, summarizer: Summarizer, items: Sequence[Pushable], res
     """Advise the queued arrivals now; a failure leaves them queued (the documents are stored)."""
     from advisor.model import Snapshot
     from advisor.repo.documents import instance_id
-    from advisor.repo.summaries import _instant
 
     known = {(instance_id(i.document.server), _instant(i.document.taken_at)): i.document
              for i in items if isinstance(i.document, Snapshot)}
     try:
-        if not may_summarise(conn):
+        if not summarizer.may(conn):
             return
-        done = drain(conn, summarizer, known)
+        failed = summarizer.summarise(conn, known)
     except AdvisorError as exc:
         result.warnings.append(f"the intervals were not summarised ({exc.one_line()}); they wait in the "
                                "repository's queue for `advisor repo summarize`")
         return
-    result.warnings += [f"interval not summarised: {why}" for why in done.failed]
+    result.warnings += [f"interval not summarised: {why}" for why in failed]
+
+
+def _instant(at: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(at)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def _batch(conn: Any, chunk: list[Pushable], keep_documents: bool) -> list[Outcome | DocumentRefused]:
@@ -226,3 +246,43 @@ def _send_spooled(conn: Any, spool: Spool, loaded: list[tuple[Path, Pushable]], 
         result.from_spool += 1
         result.count(item, outcome)
     return sent
+
+
+def send_sample(target: Path, spool: Spool, scratch: bool, send: Callable[[list[Pushable]], PushResult],
+                left: Callable[[Path], None]) -> None:
+    """``collect --push``: send the document collect wrote to *target*; whatever goes wrong, it waits in
+    the spool (the spool's policy, in one place).
+
+    A push refused, interrupted or failed unforeseen keeps the bytes in the spool (the next run
+    decides); a document the repository refused for what it holds is set aside there too. A
+    *scratch* target (a private temporary file) is removed once the spool holds it, or when
+    nothing was written; *left* is told its path when it stays because neither the push nor the
+    spool took it. The push's own error is raised after that.
+    """
+    import shutil
+
+    from advisor.repo.documents import load_file
+
+    if not target.is_file():  # nothing was written: the collection failed
+        if scratch:
+            shutil.rmtree(target.parent, ignore_errors=True)
+        return
+    kept = False
+    try:
+        raw = target.read_bytes()
+        try:
+            result = send([load_file(target)])
+        except BaseException:
+            spool.keep_bytes(raw)  # refused, interrupted or failed unforeseen: the next run decides
+            kept = True
+            raise
+        kept = not result.unsaved
+        if result.error is not None and not result.spooled and kept:
+            spool.keep_bytes(raw)  # refused by the repository for what it holds: set aside by the next run
+        if result.error is not None:
+            raise result.error
+    finally:
+        if scratch and kept:
+            shutil.rmtree(target.parent, ignore_errors=True)
+        elif scratch:
+            left(target)

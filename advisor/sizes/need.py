@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 
 from advisor.engine.areas import area_key, area_labels
-from advisor.model import FileRate, Report, Workload
+from advisor.model import FileRate, Workload
 from advisor.sizes.merge import REPORT_SOURCES, size_unknown
 from advisor.units import human_bytes
 
@@ -68,14 +68,6 @@ def assume_sizes(workload: Workload, size_bytes: int) -> tuple[Workload, frozens
     note = (f"sizes assumed: {len(unknown)} areas of unknown size planned with {human_bytes(size_bytes)} each "
             "(--assume-size); the plan ranks them by IO alone, its capacities are not the database's")
     return replace(workload, rates=rates, warnings=(*workload.warnings, note)), frozenset(unknown)
-
-
-def mark_assumed(report: Report, assumed: frozenset[str]) -> Report:
-    """*report* with each area whose size was assumed flagged, for every renderer to mark."""
-    if not assumed:
-        return report
-    areas = tuple(replace(a, size_assumed=True) if a.name in assumed else a for a in report.areas)
-    return replace(report, areas=areas)
 
 
 def count_unknown(workload: Workload) -> Counter[str]:

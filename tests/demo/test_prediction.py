@@ -16,7 +16,7 @@ from typing import Any
 
 from advisor.demo.prediction import from_report, judge
 from advisor.demo.summary import DemoSummary, render_text
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.render.json import render_json
 from advisor.trace.codec import Requests
 from tests.engine.test_replay_check import base_workload, model_made_requests, traced
@@ -30,7 +30,8 @@ def report_json(slower: float = 1.0) -> dict[str, Any]:
     made = model_made_requests()
     requests = Requests(made.issue_s, made.service_s * slower, made.sector, made.sectors, made.op, made.process)
     work = base_workload()
-    report = advise(dataclasses.replace(work, traces=(traced(requests, work),)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(requests, work),)), models(),
+                                  generated_at=NOW))
     data: dict[str, Any] = json.loads(render_json(report))
     return data
 

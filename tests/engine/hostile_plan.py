@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlparse
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.advise import Models, advise
+from advisor.engine.advise import AdviceRequest, Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.model import Plan, Script
 from tests.helpers.clock import AT
@@ -43,7 +43,7 @@ def hostile_plan(dbms: str = "postgres", version_num: int = 180001, asm: bool = 
                                                           w.server.__dataclass_fields__},
                                                        "settings": {"data_directory": PGDATA}})})
     m = Models(default=ModelPhysics(model(capacity=20 * 10**9)))
-    report = advise(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms), generated_at=AT)
+    report = advise(AdviceRequest(w, m, PlanOptions(mount_root=QUOTED_DIR, dbms=dbms), generated_at=AT))
     assert report.plan is not None
     return report.plan
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.areas import DATA_DIRECTORY, group_areas
 from advisor.engine.classify import classify
 from advisor.engine.planner import PlanOptions
@@ -77,7 +77,8 @@ def test_two_disks_of_different_sizes_get_partitions_of_their_own_size() -> None
                                                                 loc.size_bytes, 0.725) for loc in layout.locations)
     from dataclasses import replace
 
-    report = advise(replace(w, layout=replace(layout, locations=moved)), models(), PlanOptions(), generated_at=AT)
+    report = advise(AdviceRequest(replace(w, layout=replace(layout, locations=moved)), models(), PlanOptions(),
+                                  generated_at=AT))
     assert report.plan is not None
     parts = {p.disk: p for p in report.plan.partitions}
     assert set(parts) == {"sda", "sdb"}
@@ -90,7 +91,7 @@ def test_move_wal_without_data_directory_makes_the_user_name_it() -> None:
     w = workload([AreaSpec("WAL", kind="wal", size_gb=1, write_iops=50, random_share=None),
                   AreaSpec("hot", read_iops=100)], with_layout=False)
     w = replace_settings(w)
-    report = advise(w, models(), PlanOptions(), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), PlanOptions(), generated_at=AT))
     assert report.plan is not None
     text = next(s.text for s in report.plan.scripts if s.name == "move_wal.sh")
     assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0
@@ -145,7 +146,7 @@ def test_temp_is_planned_for_what_the_interval_wrote_not_the_files_present() -> 
     """No temp file exists at the snapshot (size 0), yet 2 MiB/s went to temp files: the partition holds it."""
     w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
                   AreaSpec("temp", kind="temp", size_gb=0, write_iops=256, write_kb=8, random_share=None)])
-    report = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), PlanOptions(force=True), generated_at=AT))
     assert report.plan is not None
     written = int(256 * 8 * 1024 * w.interval_s)
     temp = next(p for p in report.plan.partitions if "temp" in p.areas)
@@ -160,7 +161,7 @@ def test_temp_sampled_above_its_counter_is_planned_for_the_high_water_mark() -> 
     w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
                   AreaSpec("temp", kind="temp", size_gb=0, read_iops=1, random_share=None, path="/db/temp")])
     w = replace(w, temp_high_water_bytes={"/db/temp/f0": 3 * 10**9})
-    report = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), PlanOptions(force=True), generated_at=AT))
     assert report.plan is not None
     temp = next(p for p in report.plan.partitions if "temp" in p.areas)
     assert temp.size_bytes >= 3 * 10**9, temp.size_bytes
@@ -173,11 +174,11 @@ def test_temp_counter_above_the_mark_sizes_it_and_the_mark_is_named() -> None:
 
     w = workload([AreaSpec("hot", size_gb=1, read_iops=200),
                   AreaSpec("temp", kind="temp", size_gb=0, write_iops=256, write_kb=8, random_share=None)])
-    without = advise(w, models(), PlanOptions(force=True), generated_at=AT)
+    without = advise(AdviceRequest(w, models(), PlanOptions(force=True), generated_at=AT))
     assert without.plan is not None
     assert any("no high-water mark was sampled" in n for n in without.plan.notes), without.plan.notes
-    marked = advise(replace(w, temp_high_water_bytes={"/db/temp/f0": 1 << 20}), models(), PlanOptions(force=True),
-                    generated_at=AT)
+    marked = advise(AdviceRequest(replace(w, temp_high_water_bytes={"/db/temp/f0": 1 << 20}), models(),
+                                  PlanOptions(force=True), generated_at=AT))
     assert marked.plan is not None
     assert any("the high-water mark sampled was 1.0 MiB" in n for n in marked.plan.notes), marked.plan.notes
     sizes = [next(p.size_bytes for p in r.plan.partitions if "temp" in p.areas) for r in (without, marked)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from tests.engine.calibration_rows import HOT, WAL, mib, on_partitions, rows, stat
 from tests.helpers.clock import AT
 from tests.helpers.workloads import models
@@ -13,7 +13,8 @@ from tests.helpers.workloads import models
 def test_cache_lost_keeps_the_database_reads_and_says_so() -> None:
     w = on_partitions([HOT, WAL], {"orders": "sda3", "WAL": "sda1"},
                       [stat("sda3", 100.0, mib(100)), stat("sda1", 3.0, 0.05), stat("sda", 103.0, 0.1, False)])
-    kept, lost = advise(w, models(), generated_at=AT), advise(w, models(), cache_kept=False, generated_at=AT)
+    kept = advise(AdviceRequest(w, models(), generated_at=AT))
+    lost = advise(AdviceRequest(w, models(), cache_kept=False, generated_at=AT))
     assert rows(kept)["orders"]["read_iops"] == pytest.approx(100.0, rel=1e-3)
     assert rows(lost)["orders"]["read_iops"] == pytest.approx(2000.0)
     assert rows(lost)["orders"]["disk_read_share"] == pytest.approx(0.05, rel=1e-3), "the evidence still shows"

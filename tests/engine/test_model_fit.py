@@ -9,7 +9,7 @@ can produce; the zone findings that rest on the model must go with it.
 from __future__ import annotations
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.model_fit import QUEUE_GAIN, RATE_SLACK
 from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, models, workload
@@ -18,7 +18,7 @@ ZONE_CODES = {"HOT_ON_INNER", "CROSS_SURFACE", "WAL_SHARES_ACTUATOR", "COMMIT_BO
 
 
 def _codes(specs: list[AreaSpec]) -> tuple[set[str], dict[str, object], object, tuple[str, ...]]:
-    report = advise(workload(specs), models(), generated_at=AT)
+    report = advise(AdviceRequest(workload(specs), models(), generated_at=AT))
     misfit = next((dict(f.evidence) for f in report.findings if f.code == "MODEL_DOES_NOT_FIT"), {})
     return {f.code for f in report.findings}, misfit, report.plan, report.warnings
 

@@ -162,14 +162,14 @@ def test_oracle_tablespace_names_fit_the_release(version_num: int, limit: int) -
 
 
 def test_placing_the_segment_alone_beats_moving_its_tablespace() -> None:
-    from advisor.engine.advise import advise
+    from advisor.engine.advise import AdviceRequest, advise
     from advisor.engine.planner import PlanOptions
     from tests.helpers.workloads import models
 
     load = _oracle_workload()
     options = PlanOptions(new_disks=True)
-    alone = advise(load, models(), options, generated_at=AT).plan
-    whole = advise(replace(load, segments=()), models(), options, generated_at=AT).plan
+    alone = advise(AdviceRequest(load, models(), options, generated_at=AT)).plan
+    whole = advise(AdviceRequest(replace(load, segments=()), models(), options, generated_at=AT)).plan
     assert alone is not None and whole is not None
     assert any(p.area == "ORCL:SCOTT.ORDERS_IDX" for p in alone.placements)
     assert alone.predicted_after_ms < whole.predicted_after_ms * 0.9  # the same IOs, served from a narrow band

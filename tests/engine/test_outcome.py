@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import msgspec
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import outcome
+from advisor.fleet.model import verdict
 from advisor.model import Report
-from advisor.repo.fleet_model import verdict
 from tests.helpers.workloads import models, sample_workload
 
 NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
@@ -25,8 +25,8 @@ SIZES = "No plan: file sizes unknown for 2 of 5 areas (a, b); the report states 
 
 def _advise(io_share: float | None = 0.6, **options: object) -> Report:
     work = replace(sample_workload(), wait=replace(sample_workload().wait, io_wait_share=io_share))
-    return advise(work, replace(models(), basis="the synthetic preset (--preset)"),
-                  PlanOptions(**options), generated_at=NOW)  # type: ignore[arg-type]
+    return advise(AdviceRequest(work, replace(models(), basis="the synthetic preset (--preset)"),
+                  PlanOptions(**options), generated_at=NOW))  # type: ignore[arg-type]
 
 
 def test_a_plan_carries_its_outcome_computed_from_the_service_times() -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from advisor.disk.mechanism import Mechanism
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from tests.helpers.clock import AT
 from tests.helpers.workloads import AreaSpec, model, models, workload
 
@@ -21,7 +21,7 @@ def test_predicted_before_and_after_match_the_simulator() -> None:
     specs = [AreaSpec("orders", size_gb=20, read_iops=120, zone=(0.90, 0.94)),
              AreaSpec("items", size_gb=20, read_iops=80, zone=(0.02, 0.06)),
              AreaSpec("old", size_gb=150, read_iops=2, zone=(0.2, 0.5))]
-    report = advise(workload(specs), models(), generated_at=AT)
+    report = advise(AdviceRequest(workload(specs), models(), generated_at=AT))
     assert report.plan is not None and "CROSS_SURFACE" in {f.code for f in report.findings}
     iops = {s.name: s.read_iops for s in specs}
     before = {s.name: s.zone for s in specs}

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from advisor.disk.replay import Stream, replay
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.model import BlockTrace, Report, TraceLoss, Workload
 from advisor.render.html import render_html
 from advisor.render.json import render_json
@@ -73,8 +73,8 @@ def traced(requests: Requests, work: Workload) -> BlockTrace:
 
 def test_a_trace_the_model_made_fits_and_the_replay_decides_the_plan() -> None:
     work = base_workload()
-    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
-                    generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    generated_at=NOW))
     (check,) = report.replay
     assert check.refused is None and check.requests == 750 and check.queue_depth == 5
     assert check.deviation is not None and abs(check.deviation) < 0.01 and check.fits
@@ -93,7 +93,7 @@ def test_service_times_the_model_cannot_give_refute_it_and_stop_the_plan() -> No
     work = base_workload()
     made = model_made_requests()
     slow = Requests(made.issue_s, made.service_s * 3, made.sector, made.sectors, made.op, made.process)
-    report = advise(dataclasses.replace(work, traces=(traced(slow, work),)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(slow, work),)), models(), generated_at=NOW))
     (check,) = report.replay
     assert check.fits is False and check.deviation is not None and check.deviation < -0.5
     (misfit,) = [f for f in report.findings if f.code == "MODEL_DOES_NOT_FIT"]
@@ -105,10 +105,10 @@ def test_service_times_the_model_cannot_give_refute_it_and_stop_the_plan() -> No
 def test_a_trace_of_another_disk_is_refused_in_a_line_and_the_plan_stands() -> None:
     work = base_workload()
     trace = dataclasses.replace(traced(model_made_requests(), work), disk="sdz")
-    report = advise(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW))
     (check,) = report.replay
     assert check.refused == "trace of sdz: another disk (not in the workload's layout); no replay"
-    plain = advise(work, models(), generated_at=NOW)
+    plain = advise(AdviceRequest(work, models(), generated_at=NOW))
     assert report.plan == plain.plan
 
 
@@ -121,8 +121,8 @@ def rendered(report: Report) -> dict[str, str]:
 
 def test_every_format_shows_the_self_check_and_both_gains() -> None:
     work = base_workload()
-    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
-                    generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    generated_at=NOW))
     (check,) = report.replay
     for name, text in rendered(report).items():
         if name == "json":
@@ -138,8 +138,8 @@ def test_a_plan_for_new_disks_has_no_replay_under_it_and_says_so() -> None:
     from advisor.engine.planner import PlanOptions
 
     work = base_workload()
-    report = advise(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
-                    PlanOptions(new_disks=True), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(model_made_requests(), work),)), models(),
+                    PlanOptions(new_disks=True), generated_at=NOW))
     (check,) = report.replay
     assert check.fits and check.planned_ms is None and check.predicted_gain is None
     assert "trace of sda: the plan lays out disk1, not this disk; no replay under it" in check.notes
@@ -149,11 +149,11 @@ def test_a_plan_for_new_disks_has_no_replay_under_it_and_says_so() -> None:
 def test_a_trace_whose_data_cannot_be_read_is_refused_and_the_report_goes_on() -> None:
     work = base_workload()
     broken = dataclasses.replace(traced(model_made_requests(), work), data="AAAA")
-    report = advise(dataclasses.replace(work, traces=(broken,)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(broken,)), models(), generated_at=NOW))
     (check,) = report.replay
     assert check.refused is not None and check.refused.startswith("trace of sda: the trace's data is not valid")
     assert check.refused.endswith("; no replay")
-    assert report.plan == advise(work, models(), generated_at=NOW).plan
+    assert report.plan == advise(AdviceRequest(work, models(), generated_at=NOW)).plan
 
 
 def test_a_trace_of_the_drive_run_faster_fits_the_model_on_its_clock_and_gains_the_same() -> None:
@@ -168,12 +168,14 @@ def test_a_trace_of_the_drive_run_faster_fits_the_model_on_its_clock_and_gains_t
     fast = Requests((made.issue_s - start) / 4 + start, made.service_s / 4, made.sector, made.sectors, made.op,
                     made.process)
     on_fast = dataclasses.replace(work, traces=(traced(fast, work),))
-    (refuted,) = advise(on_fast, models(), generated_at=NOW).replay
+    (refuted,) = advise(AdviceRequest(on_fast, models(), generated_at=NOW)).replay
     assert refuted.fits is False
-    report = advise(on_fast, Models(default=ModelPhysics(model(DISK_BYTES), time_scale=4.0)), generated_at=NOW)
+    report = advise(AdviceRequest(on_fast, Models(default=ModelPhysics(model(DISK_BYTES), time_scale=4.0)),
+                                  generated_at=NOW))
     (check,) = report.replay
     assert check.fits and check.deviation is not None and abs(check.deviation) < 0.01
-    (drive,) = advise(dataclasses.replace(work, traces=(traced(made, work),)), models(), generated_at=NOW).replay
+    (drive,) = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(made, work),)), models(),
+                                    generated_at=NOW)).replay
     assert check.predicted_gain == pytest.approx(drive.predicted_gain, abs=0.005)
     assert drive.replayed_span_s is not None
     assert check.replayed_span_s == pytest.approx(drive.replayed_span_s / 4, rel=0.01)

@@ -9,7 +9,7 @@ import numpy as np
 
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Mechanism
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.trace.codec import Requests
 from tests.engine.test_replay_check import NOW, ZONES, base_workload, traced
 from tests.helpers.workloads import DISK_BYTES, model, models
@@ -43,7 +43,8 @@ def commits_and_reads() -> Requests:
 def test_an_area_row_holds_the_flushes_of_its_writes() -> None:
     work = base_workload()
     requests = commits_and_reads()
-    report = advise(dataclasses.replace(work, traces=(traced(requests, work),)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(traced(requests, work),)), models(),
+                                  generated_at=NOW))
     (check,) = report.replay
     assert check.refused is None and check.fits, check
     assert check.deviation is not None and abs(check.deviation) < 0.01
@@ -64,7 +65,7 @@ def test_a_trace_of_the_first_encoding_compares_reads_and_writes_alone() -> None
     work = base_workload()
     requests = commits_and_reads()
     trace = dataclasses.replace(traced(requests, work), encoding="advisor-trace-1")  # same columns, no FUA set
-    report = advise(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW))
     (check,) = report.replay
     assert any("advisor-trace-1" in note and f"{COMMITS} flushes" in note for note in check.notes), check.notes
     assert abs(check.measured_ms - requests.service_s[requests.op != 2].mean() * 1000) < 1e-3

@@ -9,7 +9,7 @@ import random
 import pytest
 from rich.console import Console
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.render.html import render_html
 from advisor.render.json import render_json
@@ -30,15 +30,15 @@ def render_all(report: object) -> None:
 
 
 def test_empty_workload_reports_no_plan() -> None:
-    report = advise(workload([]), models(), generated_at=AT)
+    report = advise(AdviceRequest(workload([]), models(), generated_at=AT))
     assert report.plan is None and not report.areas
     assert any("no files" in w for w in report.warnings)
     render_all(report)
 
 
 def test_workload_without_any_io() -> None:
-    report = advise(workload([AreaSpec("a", zone=(0.1, 0.2)), AreaSpec("b", zone=(0.5, 0.5))]), models(),
-                    generated_at=AT)
+    report = advise(AdviceRequest(workload([AreaSpec("a", zone=(0.1, 0.2)), AreaSpec("b", zone=(0.5, 0.5))]), models(),
+                    generated_at=AT))
     assert report.plan is not None and report.plan.predicted_before_ms == 0.0
     assert not [f for f in report.findings if f.predicted_gain]
     render_all(report)
@@ -61,7 +61,8 @@ def test_random_workloads(seed: int) -> None:
             placement_known=rng.random() > 0.1, reason="dm-0: LVM"))
     options = PlanOptions(disks=rng.choice([1, 2, 3]), headroom=rng.choice([0.0, 0.3]), force=True,
                           dbms=rng.choice(["postgres", "oracle"]), new_disks=rng.random() < 0.5)
-    report = advise(workload(specs, io_share=rng.choice([None, 0.05, 0.6])), models(), options, generated_at=AT)
+    report = advise(AdviceRequest(workload(specs, io_share=rng.choice([None, 0.05, 0.6])), models(), options,
+                                  generated_at=AT))
     if report.plan is not None:
         assert report.plan.predicted_after_ms >= 0 and len(report.plan.service_times) <= len(specs)
         names = [p.area for p in report.plan.placements]

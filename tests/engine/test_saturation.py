@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.saturation import DISK_TIME_SLACK
 from tests.engine.calibration_rows import WAL, mib, on_partitions, stat
 from tests.helpers.clock import AT
@@ -19,7 +19,7 @@ def _report(util: float, orders: AreaSpec = ORDERS):  # type: ignore[no-untyped-
     w = on_partitions([orders, ITEMS, WAL], {"orders": "sda3", "items": "sda1", "WAL": "sda1"},
                       [stat("sda3", orders.read_iops, mib(orders.read_iops)), stat("sda1", 30.0, mib(30)),
                        stat("sda", orders.read_iops + 30, mib(orders.read_iops + 30), False, util)])
-    return advise(w, models(), generated_at=AT)
+    return advise(AdviceRequest(w, models(), generated_at=AT))
 
 
 def test_a_busy_disk_is_called_saturated_and_the_plan_predicts_work_not_shorter_waits() -> None:
@@ -69,7 +69,7 @@ def test_a_model_of_the_drive_run_faster_charges_less_disk_time_and_keeps_the_ga
     w = on_partitions([ORDERS, ITEMS, WAL], {"orders": "sda3", "items": "sda1", "WAL": "sda1"},
                       [stat("sda3", ORDERS.read_iops, mib(ORDERS.read_iops)), stat("sda1", 30.0, mib(30)),
                        stat("sda", ORDERS.read_iops + 30, mib(ORDERS.read_iops + 30), False, util)])
-    scaled = advise(w, replace(models(), default=ModelPhysics(model(), time_scale=2.0)), generated_at=AT)
+    scaled = advise(AdviceRequest(w, replace(models(), default=ModelPhysics(model(), time_scale=2.0)), generated_at=AT))
     assert "MODEL_DOES_NOT_FIT" not in {f.code for f in scaled.findings}
     assert scaled.plan is not None
     assert scaled.plan.predicted_gain == pytest.approx(fits.plan.predicted_gain, abs=0.01)

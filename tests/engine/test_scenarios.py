@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.advise import Models, advise
+from advisor.engine.advise import AdviceRequest, Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.model import Device, DiskProfile, Partition, Report
 from tests.helpers.clock import AT
@@ -29,7 +29,7 @@ def test_hot_tablespace_on_inner_partition_is_moved_outer_with_a_gain() -> None:
         AreaSpec("warm", size_gb=30, read_iops=20, zone=(0.05, 0.11)),
         AreaSpec("bulk", size_gb=150, read_iops=2, zone=(0.11, 0.41)),
     ])
-    report = advise(w, models(), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), generated_at=AT))
     hot = finding(report, "HOT_ON_INNER")
     assert hot["subject"] == "hot"
     assert hot["service_ms_outer"] < hot["service_ms_now"]  # type: ignore[operator]
@@ -48,7 +48,7 @@ def test_wal_outer_and_random_data_inner_is_cross_surface_with_the_penalty() -> 
                  zone=(0.0, 0.008)),
         AreaSpec("data", size_gb=40, read_iops=150, zone=(0.9, 0.98)),
     ])
-    report = advise(w, models(), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), generated_at=AT))
     cross = finding(report, "CROSS_SURFACE")
     assert cross["spread"] > 0.8  # type: ignore[operator]
     assert cross["penalty_ms"] > 1.0  # type: ignore[operator]
@@ -60,7 +60,7 @@ def test_wal_outer_and_random_data_inner_is_cross_surface_with_the_penalty() -> 
                  zone=(0.0, 0.008)),
         AreaSpec("data", size_gb=40, read_iops=150, zone=(0.008, 0.088)),
     ])
-    assert "CROSS_SURFACE" not in codes(advise(packed, models(), generated_at=AT))
+    assert "CROSS_SURFACE" not in codes(advise(AdviceRequest(packed, models(), generated_at=AT)))
     assert "WAL_SHARES_ACTUATOR" in codes(report)
 
 
@@ -70,7 +70,7 @@ def test_archive_on_the_outer_band_is_reported() -> None:
                  zone=(0.0, 0.24)),
         AreaSpec("data", size_gb=50, read_iops=120, zone=(0.6, 0.7)),
     ])
-    report = advise(w, models(), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), generated_at=AT))
     arch = finding(report, "ARCHIVE_ON_OUTER")
     assert arch["subject"] == "archive" and arch["displaced_area"] == "data"
     assert report.plan is not None
@@ -89,12 +89,12 @@ def test_ssd_profile_gives_solid_state_and_no_zone_plan() -> None:
                  devices=[Device("nvme0n1", "/dev/nvme0n1", DISK_BYTES, rotational=False)])
     w = replace(w, layout=replace(w.layout, locations=tuple(replace(loc, disk="nvme0n1")  # type: ignore[arg-type]
                                                             for loc in w.layout.locations)))  # type: ignore[union-attr]
-    report = advise(w, m, generated_at=AT)
+    report = advise(AdviceRequest(w, m, generated_at=AT))
     assert "SOLID_STATE" in codes(report)
     assert "HOT_ON_INNER" not in codes(report)
     assert report.plan is None
     # pre-migration planning onto a measured SSD: no zone plan either
-    pre = advise(replace(w, layout=None), m, PlanOptions(), generated_at=AT)
+    pre = advise(AdviceRequest(replace(w, layout=None), m, PlanOptions(), generated_at=AT))
     assert pre.plan is None and "SOLID_STATE" in codes(pre)
 
 
@@ -110,7 +110,7 @@ def test_a_rotating_measurement_outranks_the_kernels_solid_state_flag() -> None:
                  devices=[Device("loop7", "/dev/loop7", DISK_BYTES, rotational=False)])
     w = replace(w, layout=replace(w.layout, locations=tuple(replace(loc, disk="loop7")  # type: ignore[arg-type]
                                                             for loc in w.layout.locations)))  # type: ignore[union-attr]
-    report = advise(w, m, generated_at=AT)
+    report = advise(AdviceRequest(w, m, generated_at=AT))
     assert "SOLID_STATE" not in codes(report)
     assert "HOT_ON_INNER" in codes(report)
 
@@ -120,7 +120,7 @@ def test_lvm_volume_gives_placement_unknown_with_what_to_do() -> None:
         AreaSpec("hot", size_gb=20, read_iops=200, placement_known=False, reason="dm-0: LVM logical volume (striped)"),
         AreaSpec("other", size_gb=20, read_iops=10, zone=(0.1, 0.14)),
     ])
-    report = advise(w, models(), generated_at=AT)
+    report = advise(AdviceRequest(w, models(), generated_at=AT))
     unknown = finding(report, "PLACEMENT_UNKNOWN")
     assert "LVM" in str(unknown["reason"])
     assert unknown["io_share"] > 0.9  # type: ignore[operator]
@@ -131,19 +131,19 @@ def test_lvm_volume_gives_placement_unknown_with_what_to_do() -> None:
 def test_low_io_share_is_not_io_bound_and_moves_nothing() -> None:
     specs = [AreaSpec("hot", size_gb=20, read_iops=200, zone=(0.9, 0.94)),
              AreaSpec("bulk", size_gb=150, read_iops=2, zone=(0.0, 0.3))]
-    report = advise(workload(specs, io_share=0.05), models(), generated_at=AT)
+    report = advise(AdviceRequest(workload(specs, io_share=0.05), models(), generated_at=AT))
     gate = finding(report, "NOT_IO_BOUND")
     assert gate["io_wait_share"] == 0.05 and gate["threshold"] == 0.2
     assert report.plan is None
     assert any("--force" in w for w in report.warnings)
-    forced = advise(workload(specs, io_share=0.05), models(), PlanOptions(force=True), generated_at=AT)
+    forced = advise(AdviceRequest(workload(specs, io_share=0.05), models(), PlanOptions(force=True), generated_at=AT))
     assert forced.plan is not None and forced.plan.placements
-    assert "NOT_IO_BOUND" not in codes(advise(workload(specs, io_share=0.5), models(), generated_at=AT))
+    assert "NOT_IO_BOUND" not in codes(advise(AdviceRequest(workload(specs, io_share=0.5), models(), generated_at=AT)))
     apart = [AreaSpec("a", size_gb=20, read_iops=200, zone=(0.9, 0.94)),
              AreaSpec("b", size_gb=20, read_iops=150, zone=(0.0, 0.04))]
-    idle = [f for f in advise(workload(apart, io_share=0.05), models(), generated_at=AT).findings
+    idle = [f for f in advise(AdviceRequest(workload(apart, io_share=0.05), models(), generated_at=AT)).findings
             if f.code == "CROSS_SURFACE"]
-    busy = [f for f in advise(workload(apart, io_share=0.5), models(), generated_at=AT).findings
+    busy = [f for f in advise(AdviceRequest(workload(apart, io_share=0.5), models(), generated_at=AT)).findings
             if f.code == "CROSS_SURFACE"]
     assert busy[0].severity in ("medium", "high") and idle[0].severity == "low", "capped when not IO bound"
     assert busy[0].predicted_gain == idle[0].predicted_gain
@@ -152,11 +152,11 @@ def test_low_io_share_is_not_io_bound_and_moves_nothing() -> None:
 def test_commit_rate_near_rotation_is_commit_bound() -> None:
     near = workload([AreaSpec("WAL", kind="wal", size_gb=2, write_iops=120, random_share=None, syncs=115,
                               zone=(0.0, 0.004))])
-    found = finding(advise(near, models(), generated_at=AT), "COMMIT_BOUND")
+    found = finding(advise(AdviceRequest(near, models(), generated_at=AT)), "COMMIT_BOUND")
     assert found["rotation_limit_per_s"] == 120.0 and found["rpm"] == 7200
     far = workload([AreaSpec("WAL", kind="wal", size_gb=2, write_iops=30, random_share=None, syncs=20,
                              zone=(0.0, 0.004))])
-    assert "COMMIT_BOUND" not in codes(advise(far, models(), generated_at=AT))
+    assert "COMMIT_BOUND" not in codes(advise(AdviceRequest(far, models(), generated_at=AT)))
 
 
 def test_commit_rate_above_rotation_is_cache_lies() -> None:
@@ -167,18 +167,19 @@ def test_commit_rate_above_rotation_is_cache_lies() -> None:
 
     w = workload([AreaSpec("hot", size_gb=20, read_iops=200, zone=(0.0, 0.04))])
     physics = ModelPhysics(model())
-    lying = advise(w, Models(default=physics, profiles={"sdb": profile(1900.0)}), generated_at=AT)
+    lying = advise(AdviceRequest(w, Models(default=physics, profiles={"sdb": profile(1900.0)}), generated_at=AT))
     lie = finding(lying, "CACHE_LIES")
     assert lie["severity"] == "critical" and lie["ratio"] > 15  # type: ignore[operator]
-    honest = advise(w, Models(default=physics, profiles={"sdb": profile(112.0)}), generated_at=AT)
+    honest = advise(AdviceRequest(w, Models(default=physics, profiles={"sdb": profile(112.0)}), generated_at=AT))
     assert "CACHE_LIES" not in codes(honest)
 
 
 def test_misaligned_partition_is_reported() -> None:
     parts = [Partition("sda1", "sda", 1, 63 * 512, 100 * 10**9), Partition("sda2", "sda", 2, 1 << 30, 10**9)]
     devices = [Device("sda", "/dev/sda", DISK_BYTES, rotational=True, physical_block_bytes=4096)]
-    report = advise(workload([AreaSpec("hot", read_iops=10, zone=(0.0, 0.02))], partitions=parts, devices=devices),
-                    models(), generated_at=AT)
+    report = advise(AdviceRequest(workload([AreaSpec("hot", read_iops=10, zone=(0.0, 0.02))], partitions=parts,
+                                           devices=devices),
+                    models(), generated_at=AT))
     bad = [f for f in report.findings if f.code == "MISALIGNED"]
     assert [f.subject for f in bad] == ["sda1"]
     assert bad[0].severity == "high" and bad[0].evidence["offset_in_block"] == (63 * 512) % 4096
@@ -190,8 +191,8 @@ def test_two_disks_give_the_wal_its_own_actuator() -> None:
         AreaSpec("data", size_gb=60, read_iops=200),
         AreaSpec("idx", size_gb=20, read_iops=120),
     ], with_layout=False)
-    one = advise(w, models(), PlanOptions(disks=1), generated_at=AT)
-    two = advise(w, models(), PlanOptions(disks=2), generated_at=AT)
+    one = advise(AdviceRequest(w, models(), PlanOptions(disks=1), generated_at=AT))
+    two = advise(AdviceRequest(w, models(), PlanOptions(disks=2), generated_at=AT))
     assert one.plan is not None and two.plan is not None
     wal_disk = {p.disk for p in two.plan.partitions if "WAL" in p.areas}
     data_disks = {p.disk for p in two.plan.partitions if {"data", "idx"} & set(p.areas)}

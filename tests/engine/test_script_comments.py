@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.advise import Models, advise
+from advisor.engine.advise import AdviceRequest, Models, advise
 from advisor.engine.planner import PlanOptions
 from advisor.escape import CONTROL
 from advisor.model import Plan
@@ -29,8 +29,8 @@ def _plan(dbms: str, names: tuple[str, ...]) -> Plan:
     specs.append(AreaSpec("WAL", kind="wal" if dbms == "postgres" else "redo", size_gb=0.3, write_iops=50,
                           random_share=None, syncs=20, path="/db/wal"))
     w = workload(specs, dbms=dbms, version_num=180001 if dbms == "postgres" else 190000, with_layout=False)
-    report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms=dbms),
-                    generated_at=AT)
+    report = advise(AdviceRequest(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms=dbms),
+                    generated_at=AT))
     assert report.plan is not None and report.plan.scripts
     return report.plan
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.physics import ModelPhysics
-from advisor.engine.advise import Models, advise
+from advisor.engine.advise import AdviceRequest, Models, advise
 from advisor.engine.planner import PlanOptions
 from tests.engine.hostile_plan import (
     EVIL,
@@ -151,8 +151,9 @@ def test_oracle_11g_system_undo_and_control_files_move_in_mount_state(tmp_path: 
         AreaSpec("control", kind="control", size_gb=0.01, read_iops=5, write_iops=5, path="/u01/ctl's", files=2),
     ]
     w = workload(specs, dbms="oracle", version_num=110204, with_layout=False)
-    report = advise(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(dbms="oracle"),
-                    generated_at=AT)
+    report = advise(AdviceRequest(w, Models(default=ModelPhysics(model(capacity=20 * 10**9))),
+                                  PlanOptions(dbms="oracle"),
+                    generated_at=AT))
     assert report.plan is not None
     text = script_named(report.plan, "oracle.sql").text
     statements = sqlplus_statements(text)
@@ -220,8 +221,9 @@ def test_awr_report_import_plans_oracle_moves(tmp_path: Path) -> None:
 
 def test_pg_global_is_planned_with_the_data_directory_not_moved_by_sql() -> None:
     specs = [AreaSpec("orders", size_gb=1, read_iops=300), AreaSpec("pg_global", size_gb=0.01, read_iops=0.5)]
-    report = advise(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))), PlanOptions(),
-                    generated_at=AT)
+    report = advise(AdviceRequest(workload(specs), Models(default=ModelPhysics(model(capacity=20 * 10**9))),
+                                  PlanOptions(),
+                    generated_at=AT))
     assert report.plan is not None
     # the shared catalogs are the data directory's area, placed by their IO and moved with it
     target = next(p.target for p in report.plan.placements if p.area == "data directory")

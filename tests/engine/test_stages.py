@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.errors import BadInput
 from tests.helpers.clock import AT
@@ -18,8 +18,8 @@ SPECS = [AreaSpec("hot", size_gb=2, read_iops=300, zone=(0.7, 0.75)),
 
 
 def _advise(**options: object) -> object:
-    return advise(workload(SPECS), models(), PlanOptions(force=True, in_place=True, **options),  # type: ignore[arg-type]
-                  generated_at=AT)
+    return advise(AdviceRequest(workload(SPECS), models(), PlanOptions(force=True, in_place=True, **options),  # type: ignore[arg-type]
+                  generated_at=AT))
 
 
 def test_without_a_spare_areas_on_no_known_partition_are_refused() -> None:

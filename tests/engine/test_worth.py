@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import judge
 from advisor.model import save
@@ -39,18 +39,19 @@ def _report(specs: list[AreaSpec], tmp_path: Path, *extra: str) -> tuple[subproc
 
 
 def test_a_plan_under_the_minimum_gain_is_marked_and_one_above_is_not() -> None:
-    flat = advise(workload(ALREADY_GOOD), models(), generated_at=AT)
+    flat = advise(AdviceRequest(workload(ALREADY_GOOD), models(), generated_at=AT))
     assert flat.plan is not None and flat.plan.predicted_gain < 0.05
     assert flat.plan.not_worth_it is not None and "--min-gain" in flat.plan.not_worth_it
-    gaining = advise(workload(HOT_INSIDE), models(), generated_at=AT)
+    gaining = advise(AdviceRequest(workload(HOT_INSIDE), models(), generated_at=AT))
     assert gaining.plan is not None and gaining.plan.predicted_gain >= 0.05 and gaining.plan.not_worth_it is None
-    strict = advise(workload(HOT_INSIDE), models(), PlanOptions(min_gain=gaining.plan.predicted_gain + 0.01),
-                    generated_at=AT)
+    strict = advise(AdviceRequest(workload(HOT_INSIDE), models(),
+                                  PlanOptions(min_gain=gaining.plan.predicted_gain + 0.01),
+                    generated_at=AT))
     assert strict.plan is not None and strict.plan.not_worth_it is not None
 
 
 def test_areas_the_plan_slows_are_named_with_the_reason() -> None:
-    report = advise(workload(HOT_INSIDE), models(), generated_at=AT)
+    report = advise(AdviceRequest(workload(HOT_INSIDE), models(), generated_at=AT))
     assert report.plan is not None and not any(n.startswith("Slower") for n in report.plan.notes)
     times = [msgspec.structs.replace(t, after_ms=t.before_ms * 1.5) if t.area == "warm" else t
              for t in report.plan.service_times]

@@ -143,7 +143,7 @@ def hostile(rng: random.Random) -> str:
 
 def fleet_report(rng: random.Random) -> Any:
     """A fleet ranking of a few instances whose every text field is hostile."""
-    from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
+    from advisor.fleet.instances import FleetReport, InstanceAdvice, WindowAdvice
 
     def window(label: str) -> WindowAdvice:
         return WindowAdvice(label, "2026-11-01T10:00:00+00:00", "2026-11-01T11:00:00+00:00", 3600.0, 120.0, 0.4,
@@ -195,11 +195,11 @@ def _markdown_problem(text: str, where: str) -> str | None:
 
 def render_problem(rng: random.Random, report: Any) -> str | None:
     """Render a hostile fleet ranking and report in every format; None when all is escaped."""
+    from advisor.render import fleet_ranking as fleet
     from advisor.render.html import render_html
     from advisor.render.markdown import render_markdown
     from advisor.render.safe import safe_console
     from advisor.render.terminal import render_terminal
-    from advisor.repo import render as fleet
 
     ranking = fleet_report(rng)
     page = hostile_report(rng, report)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
     from collections import Counter
 
-    from advisor.engine.advise import advise
+    from advisor.engine.advise import AdviceRequest, advise
     from tests.helpers.workloads import models, sample_workload
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes["parsed" if valid_toml(data) else "not TOML"] += 1
             if problem := inventory_problem(data, folder):
                 failures.append(f"inventory case {case} [{'; '.join(steps)}]: {problem}")
-    report = advise(sample_workload(), models(), generated_at=AT)
+    report = advise(AdviceRequest(sample_workload(), models(), generated_at=AT))
     for case in range(args.cases // 5):
         if problem := render_problem(rng, report):
             failures.append(f"render case {case}: {problem}")

@@ -113,10 +113,10 @@ def _execute(case: Case, paths: list[Path]) -> list[Any]:
         return [diff(load_snapshot(paths[0]), load_snapshot(paths[1]))]
     document = _load(case.target, paths[0])
     if case.target == "workload" and case.seed % ADVISE_EVERY == 0:
-        from advisor.engine.advise import advise
+        from advisor.engine.advise import AdviceRequest, advise
         from tests.helpers.workloads import models
 
-        return [document, advise(document, models(), generated_at=AT)]
+        return [document, advise(AdviceRequest(document, models(), generated_at=AT))]
     return [document]
 
 

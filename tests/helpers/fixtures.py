@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="session")
 def report() -> Report:
     """A real report with findings and a plan: the engine on :func:`tests.helpers.workloads.sample_workload`."""
-    from advisor.engine.advise import advise
+    from advisor.engine.advise import AdviceRequest, advise
     from tests.helpers.clock import AT
     from tests.helpers.workloads import models, sample_workload
 
-    return advise(sample_workload(), models(), generated_at=AT)
+    return advise(AdviceRequest(sample_workload(), models(), generated_at=AT))

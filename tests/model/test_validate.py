@@ -93,10 +93,10 @@ def test_sound_documents_load_unchanged(tmp_path: Path) -> None:
 
 
 def test_a_report_the_engine_writes_is_possible() -> None:
-    from advisor.engine.advise import advise
+    from advisor.engine.advise import AdviceRequest, advise
     from tests.helpers.workloads import models
 
-    report = advise(sample_workload(), models(), generated_at=AT)
+    report = advise(AdviceRequest(sample_workload(), models(), generated_at=AT))
     assert report.findings and report.plan is not None
     assert list(problems(report)) == []
     assert check(report, "report.json") is report

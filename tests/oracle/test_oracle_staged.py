@@ -14,7 +14,7 @@ import re
 import pytest
 import sqlparse
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.errors import BadInput
 from advisor.model import Device, HostLayout, Location, Partition, Report
@@ -49,8 +49,8 @@ def _staged(replay: Replay, name: str, keep: tuple[str, ...] = (), **options: ob
                   if r.path.startswith(tuple(MOUNTS)) and (r.kind not in ("control", "archive", "fra")
                                                            or r.kind in keep))
     workload = dataclasses.replace(workload, rates=rates, layout=_layout([r.path for r in rates]))
-    return advise(workload, models(), PlanOptions(force=True, in_place=True, min_gain=0, **options),  # type: ignore[arg-type]
-                  generated_at=AT)
+    return advise(AdviceRequest(workload, models(), PlanOptions(force=True, in_place=True, min_gain=0, **options),  # type: ignore[arg-type]
+                  generated_at=AT))
 
 
 def _statements(text: str) -> list[str]:

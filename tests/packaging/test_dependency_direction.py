@@ -5,7 +5,9 @@ is still a dependency, and a cycle hidden in a function body is still a cycle. T
 nothing imports ``advisor.cli``; the engine, the model, the rates stage and the media models
 import no database driver; ``disk`` never imports ``engine`` (the ``DiskPhysics`` Protocol
 lives with the disk models), so there is no cycle between them; advisor reaches its
-collectors only through the registry; the engine reads no clock (time is an input).
+collectors only through the registry; the engine reads no clock (time is an input); the
+repository never imports the fleet that ranks its rows (a push is handed the summarizer), and
+the fleet's two ranking paths are chosen in one place (``fleet/rank.py`` ``rank_fleet``).
 """
 
 from __future__ import annotations
@@ -69,6 +71,25 @@ def test_the_model_imports_no_stage() -> None:
     stages = ("advisor.cli", "advisor.engine", "advisor.rates", "advisor.render", "advisor.repo", "advisor.bench",
               "advisor.collect", "advisor.disk", "advisor.storage", "advisor.demo", "advisor.sizes")
     assert offenders(("advisor.model",), stages) == {}
+
+
+def test_the_repository_never_imports_the_fleet() -> None:
+    assert offenders(("advisor.repo",), ("advisor.fleet",)) == {}
+
+
+RANKINGS = ("advisor.fleet.rank.ranked_from_summaries", "advisor.fleet.instances.fleet_report")
+"""The two ways to rank: SQL over the summaries, the engine per instance (``--force``/``--preset``)."""
+
+
+def test_the_ranking_path_is_chosen_in_one_place() -> None:
+    """Only the fleet reaches either ranking; a command asks ``rank_fleet`` (or ``fleet show``), which chooses."""
+    found = {}
+    for path in advisor_modules():
+        module = module_name(path)
+        hits = sorted(n for n in imported(path) if n in RANKINGS)
+        if hits and module not in ("advisor.fleet.rank", "advisor.fleet.show"):
+            found[module] = hits
+    assert found == {}
 
 
 def test_advisor_reaches_collectors_only_through_the_registry() -> None:

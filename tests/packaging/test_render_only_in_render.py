@@ -1,9 +1,9 @@
 """Tables are drawn in advisor/render/ only: a command computes, a renderer draws.
 
 A module outside render/ that imports a table builder (rich's ``Table`` or ``box``, or
-render's ``tables``/``cells``) draws its own table, with its own widths and escaping. The
-fleet's two are the known exceptions, named here and in docs/architecture.md, until the fleet
-package moves their drawing into render/ (issue 38, item 3); any other fails.
+render's ``tables``/``cells``) draws its own table, with its own widths and escaping: none does
+(the fleet's ranking and ``fleet show`` are drawn by ``render/fleet_ranking.py`` and
+``render/fleet_instance.py``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from pathlib import Path
 from tests.helpers.imports import REPO, advisor_modules, imported
 
 TABLE_BUILDERS = ("rich.table", "rich.box", "advisor.render.tables", "advisor.render.cells")
-KNOWN = {"advisor/repo/render.py", "advisor/cli/fleet_show.py"}
-"""Draw tables outside render/ today; docs/architecture.md says so."""
 
 
 def table_drawers(paths: list[Path], root: Path) -> set[str]:
@@ -30,7 +28,7 @@ def table_drawers(paths: list[Path], root: Path) -> set[str]:
 
 
 def test_only_render_draws_tables() -> None:
-    assert table_drawers(list(advisor_modules()), REPO) == KNOWN
+    assert table_drawers(list(advisor_modules()), REPO) == set()
 
 
 def test_a_table_drawn_in_a_command_is_found(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ BARE_MB_S = re.compile(r"(?:^|_)mb_s(?:_|$)", re.IGNORECASE)
 DECIMAL = re.compile(r"mb_s_decimal", re.IGNORECASE)
 
 MIB_S_MODULES = frozenset({
-    "advisor/cli/fleet_show.py",
     "advisor/engine/advise.py",
     "advisor/engine/areas.py",
     "advisor/engine/cached_reads.py",
@@ -34,6 +33,7 @@ MIB_S_MODULES = frozenset({
     "advisor/engine/model_fit.py",
     "advisor/engine/peak_size.py",
     "advisor/engine/tiers/findings.py",
+    "advisor/fleet/summaries.py",
     "advisor/model/layout.py",
     "advisor/model/report.py",
     "advisor/model/snapshot.py",
@@ -41,13 +41,13 @@ MIB_S_MODULES = frozenset({
     "advisor/rates/patterns.py",
     "advisor/rates/segments.py",
     "advisor/rates/workload.py",
+    "advisor/render/fleet_instance.py",
     "advisor/render/html.py",
     "advisor/render/locations.py",
     "advisor/render/markdown.py",
     "advisor/render/rates.py",
     "advisor/render/segments.py",
     "advisor/render/terminal.py",
-    "advisor/repo/summaries.py",
     "advisor/sizes/merge.py",
     "advisor/storage/diskstats.py",
     "collectors/awr/build.py",

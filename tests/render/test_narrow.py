@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from advisor.collectors.awr import read_report
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.audit_map import build_audit_maps
 from advisor.model import Device, DiskStatRate, Location, Report
 from advisor.render.locations import Notes, devices_table, locations_table, rates_table
@@ -103,7 +103,7 @@ def test_alike_warnings_are_one_line_per_kind(tmp_path: Path) -> None:
                 "not milliseconds; figure dropped")
     alike = tuple(template.replace("line 78", f"line {78 + i}").replace("users02.dbf", f"users{i:02d}.dbf")
                   for i in range(40))
-    report = advise(dataclasses.replace(workload, warnings=alike), models(), generated_at=AT)
+    report = advise(AdviceRequest(dataclasses.replace(workload, warnings=alike), models(), generated_at=AT))
     bullets = [line for line in _text(400, _Report(report)) if line.startswith("•")]
     assert [line for line in bullets if "Av Rd(ms)" in line] == [f"• {alike[0]} (and 39 more like it)"]
     assert len(bullets) == len(report.warnings) - 39 + 1 and f"{len(report.warnings)} warnings in all" in bullets[-1]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import io
 
+from advisor.fleet.model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
+from advisor.render.fleet_ranking import render_markdown, render_terminal, row
 from advisor.render.safe import safe_console
-from advisor.repo.fleet_model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
-from advisor.repo.render import render_markdown, render_terminal, row
 
 
 def _window(saved: float, share: float, verdict: Verdict, read: float | None = None) -> WindowAdvice:

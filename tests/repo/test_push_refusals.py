@@ -106,12 +106,11 @@ def test_the_repository_refusing_a_document_by_its_sqlstate_is_the_documents_fau
 def test_a_huge_instance_id_does_not_collapse_the_fleet_table(repo_server: PgServer, repo: str,
                                                               real_snapshots: list[Path]) -> None:
     """An id an older advisor stored (compressible, so the index took it): the figures stay readable."""
-    from advisor.cli.push import default_summarizer
+    from advisor.fleet.summaries import default_summarizer, drain
     from advisor.model import decode_snapshot
     from advisor.repo.connection import connect
     from advisor.repo.documents import Pushable
     from advisor.repo.ingest import push_many
-    from advisor.repo.summaries import drain
 
     items = []
     for path in real_snapshots:

@@ -69,11 +69,10 @@ def test_a_readers_prune_is_refused_before_it_announces_anything(
 def test_a_drain_counts_the_summaries_it_leaves(repo_server: PgServer, repo: str, real_snapshots: list[Path],
                                                 tmp_path: Path) -> None:
     """Three snapshots drained two arrivals at a time: the interval at the batch edge is made twice, kept once."""
-    from advisor.cli.push import default_summarizer
+    from advisor.fleet.summaries import default_summarizer, drain
     from advisor.repo.connection import connect
     from advisor.repo.documents import load_file
     from advisor.repo.ingest import push_many
-    from advisor.repo.summaries import drain
 
     with connect(repo) as conn:
         push_many(conn, [load_file(p) for p in real_snapshots])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.media.build import build_device_model
-from advisor.engine.advise import advise, analyse
+from advisor.engine.advise import AdviceRequest, advise, analyse
 from advisor.engine.planner import PROGRESS_MIN_AREAS, PlanOptions
 from advisor.engine.tiers.search import knapsack_baseline, plan_tiers
 from advisor.engine.tiers.targets import Evaluator, targets_of, tier_items
@@ -44,7 +44,8 @@ OLTP = [
 
 def _plan(specs: list[AreaSpec], *devices: InventoryDevice):  # type: ignore[no-untyped-def]
     work = workload(specs)
-    report = advise(work, models(), PlanOptions(new_disks=True, target=_devices(*devices)), generated_at=AT)
+    report = advise(AdviceRequest(work, models(), PlanOptions(new_disks=True, target=_devices(*devices)),
+                                  generated_at=AT))
     assert report.plan is not None and report.plan.tiers is not None, report.warnings
     return report
 
@@ -73,8 +74,9 @@ def test_no_zone_advice_on_a_cloud_volume() -> None:
     """Today's layout sits on a cloud volume the inventory names: no zone finding about it."""
     work = workload(OLTP)  # located on disk 'sda'
     cloud_sda = InventoryDevice("sda", "cloud-hdd", 2000 * GB, preset="aws-st1")
-    plain = advise(work, models(), PlanOptions(new_disks=True, target=_devices(HDD2)), generated_at=AT)
-    tiered = advise(work, models(), PlanOptions(new_disks=True, target=_devices(cloud_sda, HDD2)), generated_at=AT)
+    plain = advise(AdviceRequest(work, models(), PlanOptions(new_disks=True, target=_devices(HDD2)), generated_at=AT))
+    tiered = advise(AdviceRequest(work, models(), PlanOptions(new_disks=True, target=_devices(cloud_sda, HDD2)),
+                                  generated_at=AT))
     zone_codes = {"CROSS_SURFACE", "HOT_ON_INNER", "WAL_SHARES_ACTUATOR"}
     assert zone_codes & {f.code for f in plain.findings}, "the synthetic layout must have zone findings at all"
     assert not zone_codes & {f.code for f in tiered.findings if f.subject == "sda" or "sda" in str(f.evidence)}
@@ -85,8 +87,9 @@ def test_no_zone_advice_on_a_cloud_volume() -> None:
 def test_the_cloud_volume_finding_states_the_load_in_the_reports_megabytes() -> None:
     """The finding's MB/s is the areas' MB/s of the same report (2^20 bytes); it was 10^6, 4.9 % higher."""
     cloud_sda = InventoryDevice("sda", "cloud-hdd", 2000 * GB, preset="aws-st1")
-    report = advise(workload(OLTP), models(), PlanOptions(new_disks=True, target=_devices(cloud_sda, HDD2)),
-                    generated_at=AT)
+    report = advise(AdviceRequest(workload(OLTP), models(), PlanOptions(new_disks=True, target=_devices(cloud_sda,
+                                                                                                        HDD2)),
+                    generated_at=AT))
     finding = next(f for f in report.findings if f.code == "CLOUD_VOLUME_SMALL_IO")
     rates = {a.name: a.mb_s for a in report.areas}
     moving = sum(rates[name] for name in str(finding.evidence["areas"]).split(", "))
@@ -128,8 +131,8 @@ def test_smr_random_writes_fall_off_the_cliff() -> None:
 
 def test_smr_for_writes_today() -> None:
     work = workload(OLTP)
-    report = advise(work, models(), PlanOptions(new_disks=True, target=_devices(
-        InventoryDevice("sda", "smr-dm", 500 * GB), NVME, HDD2)), generated_at=AT)
+    report = advise(AdviceRequest(work, models(), PlanOptions(new_disks=True, target=_devices(
+        InventoryDevice("sda", "smr-dm", 500 * GB), NVME, HDD2)), generated_at=AT))
     smr = [f for f in report.findings if f.code == "SMR_FOR_WRITES"]
     assert smr and smr[0].severity == "high" and "WAL" in str(smr[0].evidence["areas"])
 
@@ -161,9 +164,10 @@ def test_knapsack_option_lays_out_the_baseline_and_says_so() -> None:
     specs = [AreaSpec("big", size_gb=45, read_iops=400, zone=(0.5, 0.6)),
              *(AreaSpec(n, size_gb=5, read_iops=55, zone=(0.1 * i, 0.1 * i + 0.05)) for i, n in enumerate("bcd"))]
     devices = _devices(InventoryDevice("nvme0", "nvme", 64 * GB, preset="nvme-gen4"), HDD2)
-    ours = advise(workload(specs), models(), PlanOptions(new_disks=True, target=devices), generated_at=AT).plan
-    base = advise(workload(specs), models(), PlanOptions(new_disks=True, target=devices, knapsack=True),
-                  generated_at=AT).plan
+    ours = advise(AdviceRequest(workload(specs), models(), PlanOptions(new_disks=True, target=devices),
+                                generated_at=AT)).plan
+    base = advise(AdviceRequest(workload(specs), models(), PlanOptions(new_disks=True, target=devices, knapsack=True),
+                  generated_at=AT)).plan
     assert ours is not None and base is not None and ours.tiers is not None and base.tiers is not None
     fast = {d.name: set(d.areas) for d in ours.tiers.devices}["nvme0"]
     fast_base = {d.name: set(d.areas) for d in base.tiers.devices}["nvme0"]
@@ -196,7 +200,8 @@ ORACLE_11 = [
 
 def test_an_area_too_big_for_any_device_is_left_out_and_the_rest_planned() -> None:
     work = workload(ORACLE_11, dbms="oracle", version_num=110204)
-    report = advise(work, models(), PlanOptions(new_disks=True, target=_devices(SSD480, HDD4, SMR8)), generated_at=AT)
+    report = advise(AdviceRequest(work, models(), PlanOptions(new_disks=True, target=_devices(SSD480, HDD4, SMR8)),
+                                  generated_at=AT))
     assert report.plan is not None and report.plan.tiers is not None
     planned = {a.area for a in report.plan.tiers.assignments}
     areas = {r.name for r in report.areas}

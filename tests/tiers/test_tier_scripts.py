@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.disk.media.build import build_device_model
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.model.inventory import InventoryDevice
 from advisor.storage.nodes import remove_made_nodes, wait_partition_nodes
@@ -30,7 +30,7 @@ def test_sfdisk_then_prepare_mounts_every_planned_partition(tmp_path: Path) -> N
     mount_root = tmp_path / "srv"
     options = PlanOptions(new_disks=True, mount_root=str(mount_root),
                           target=(build_device_model(fast, Path(".")), build_device_model(hdd, Path("."))))
-    plan = advise(workload(specs), models(), options, generated_at=AT).plan
+    plan = advise(AdviceRequest(workload(specs), models(), options, generated_at=AT)).plan
     assert plan is not None
     scripts = {s.name: s.text for s in plan.scripts}
     assert {"fast/sfdisk.txt", "fast/prepare.sh"} <= set(scripts)

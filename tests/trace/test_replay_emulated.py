@@ -25,7 +25,7 @@ from advisor.disk.emulator.device import emulated_disk
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
 from advisor.disk.replay import Stream, replay
-from advisor.engine.advise import Models, advise
+from advisor.engine.advise import AdviceRequest, Models, advise
 from advisor.engine.replay_check import REPLAY_TOLERANCE
 from advisor.storage.blocktrace import tracing
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE
@@ -69,7 +69,7 @@ def test_the_replay_fits_the_emulated_disk_and_the_plan_gains(tmp_path: Path) ->
                 subprocess.run(["umount", str(mount)], check=False, capture_output=True)
     assert emulator_leaks() == []
     workload = traced_workload(snapshot, reads, seconds, (trace,))
-    report = advise(workload, Models(default=ModelPhysics(model)), generated_at=dt.datetime.now(dt.UTC))
+    report = advise(AdviceRequest(workload, Models(default=ModelPhysics(model)), generated_at=dt.datetime.now(dt.UTC)))
     (check,) = report.replay
     assert check.refused is None and check.requests >= 750 and check.queue_depth >= 5  # 5 readers, + file system
     assert check.deviation is not None and abs(check.deviation) <= REPLAY_TOLERANCE, check

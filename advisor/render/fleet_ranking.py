@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.fleet.instances import FleetReport, InstanceAdvice, WindowAdvice
+from advisor.fleet.model import RANKED_VERDICTS, headline
 from advisor.model.jsonio import encode
 from advisor.render.fleet import DETAIL_HEADERS, DETAIL_TITLE, detail_rows
 from advisor.render.safe import html_text, markdown_cell, rich_text
 from advisor.render.tables import html_table, markdown_table
-from advisor.repo.fleet import FleetReport, InstanceAdvice, WindowAdvice
-from advisor.repo.fleet_model import headline
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 HEADERS = ("#", "instance", "host/name", "evidence", "period h", "saved s/h", "saved %", "IO wait %", "read s/h",
            "busiest window (UTC)", "peak s/h", "peak %", "advice")
-RANKED = frozenset({"saves", "no change worth making"})
+RANKED = RANKED_VERDICTS
 """Verdicts whose saving is shown as a figure; the others show "-" and say why in the advice."""
 
 

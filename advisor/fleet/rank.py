@@ -1,7 +1,7 @@
 """The fleet ranking as queries over the interval summaries; the engine only for the detail printed.
 
 Each instance's period is the sum of its snapshot intervals in [since, until] that are not
-marked ``reset`` (:mod:`advisor.repo.summaries`): disk time saved over the period by the
+marked ``reset`` (:mod:`advisor.fleet.summaries`): disk time saved over the period by the
 plan of each interval, per hour of the period, and as a share of the disk time before. An
 interval without a plan saves nothing. Because each interval has its own plan, that sum is
 what a layout following the workload would save, an upper bound of what one fixed layout
@@ -9,23 +9,34 @@ saves; so the first ``detail`` instances are also advised over the whole period 
 interval by the engine (first snapshot since the last restart to the last: exactly
 ``advisor report FIRST LAST``), shown beside the ranking as ``detail``. The busiest windows
 are the intervals with the highest IO rate. Workloads (imports, ``collect --interval``) are
-summarised at arrival too and rank as before (:mod:`advisor.repo.fleet_workloads`).
+summarised at arrival too and rank as before (:mod:`advisor.fleet.workloads`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 import psycopg
+from psycopg.rows import class_row
 
 from advisor import __version__
+from advisor.engine.advise import Models
+from advisor.fleet.model import (
+    RANKED_VERDICTS,
+    FleetReport,
+    InstanceAdvice,
+    Verdict,
+    WindowAdvice,
+    rank_key,
+    summed_verdict,
+)
+from advisor.fleet.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
+from advisor.fleet.workloads import SIZED, all_workloads, shown_source
 from advisor.repo.connection import translate
-from advisor.repo.fleet_model import FleetReport, InstanceAdvice, Verdict, WindowAdvice, rank_key
-from advisor.repo.fleet_workloads import SIZED, all_workloads, shown_source
-from advisor.repo.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
 
 _SCOPE = ("s.engine_version = %(v)s AND s.models_key = %(m)s AND s.ended_at >= %(since)s AND "
           "s.ended_at < %(until)s")
@@ -44,10 +55,12 @@ WITH parts AS (
   WHERE s.source = 'snapshots' AND {_SCOPE} AND NOT (s.ended_at >= %(hlo)s AND s.ended_at < %(hhi)s)
   GROUP BY instance_id
 )
-SELECT p.instance_id, i.dbms, i.host, i.name, sum(intervals), sum(resets), min(first_at), max(last_at), sum(seconds),
-  sum(ios), CASE WHEN bool_and(wait_s IS NOT NULL) THEN sum(wait_s) END,
-  CASE WHEN bool_and(read_s IS NOT NULL) THEN sum(read_s) END, bool_or(planned_seconds > 0), sum(before_s),
-  sum(saved_s), coalesce(bool_and(not_io_bound), false), mode() WITHIN GROUP (ORDER BY note)
+SELECT p.instance_id, i.dbms, i.host, i.name, sum(intervals) AS intervals, sum(resets) AS resets,
+  min(first_at) AS first_at, max(last_at) AS last_at, sum(seconds) AS seconds, sum(ios) AS ios,
+  CASE WHEN bool_and(wait_s IS NOT NULL) THEN sum(wait_s) END AS wait_s,
+  CASE WHEN bool_and(read_s IS NOT NULL) THEN sum(read_s) END AS read_s, bool_or(planned_seconds > 0) AS planned,
+  sum(before_s) AS before_s, sum(saved_s) AS saved_s, coalesce(bool_and(not_io_bound), false) AS not_io_bound,
+  mode() WITHIN GROUP (ORDER BY note) AS note
 FROM parts p JOIN advisor.instances i USING (instance_id)
 GROUP BY 1, 2, 3, 4
 """
@@ -72,29 +85,78 @@ ORDER BY s.instance_id, s.started_at, s.ended_at, (s.source LIKE '%%{SIZED}') DE
 """
 
 
+@dataclass(frozen=True, slots=True)
+class PeriodRow:
+    """One instance's sums over the period (:data:`_PERIODS`), read by name (``class_row``)."""
+
+    instance_id: str
+    dbms: str
+    host: str
+    name: str
+    intervals: Decimal  # snapshot intervals summed (not across a reset)
+    resets: Decimal  # intervals left out: across a restart, a stats reset or a clock step
+    first_at: dt.datetime
+    last_at: dt.datetime
+    seconds: float
+    ios: float
+    wait_s: float | None  # None: some interval's IO wait share is unknown
+    read_s: float | None  # None: some interval's read time is unknown
+    planned: bool
+    before_s: float
+    saved_s: float
+    not_io_bound: bool
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowRow:
+    """One interval summary as the ranking reads it (:data:`_WINDOW_COLUMNS`; ``dbms``, ``host`` and ``name``
+    only for a stored workload's, which may be an instance's only evidence)."""
+
+    instance_id: str
+    started_at: dt.datetime
+    ended_at: dt.datetime
+    source: str
+    interval_s: float
+    db_iops: float
+    io_wait_share: float | None
+    planned: bool
+    before_ms: float | None
+    after_ms: float | None
+    saved_s_per_h: float
+    saved_share: float
+    predicted_gain: float | None
+    verdict: str
+    read_s_per_h: float | None
+    findings: list[str]
+    note: str
+    dbms: str = ""
+    host: str = ""
+    name: str = ""
+
+
 def _verdict(stored: str, planned: bool, saved: float, gain: float | None, min_gain: float) -> Verdict:
     """The stored verdict judged again at *min_gain* (summaries are made at the default)."""
-    if not planned or saved <= 0 or stored not in ("saves", "no change worth making"):
+    if not planned or saved <= 0 or stored not in RANKED_VERDICTS:
         return stored  # type: ignore[return-value]  # a verdict the summariser wrote
     return "saves" if (gain if gain is not None else 0.0) >= min_gain else "no change worth making"
 
 
-def _window(row: tuple[Any, ...], label: str, min_gain: float) -> WindowAdvice:
-    (_key, started, ended, source, interval, iops, wait, planned, before, after, saved, share, gain, verdict, read,
-     findings, note) = row
-    return WindowAdvice(label, started.isoformat(), ended.isoformat(), interval, iops, wait, planned, before, after,
-                        saved, share, tuple(findings), note, "snapshots" if source == "snapshots"
-                        else shown_source(source.removeprefix(WORKLOAD)), _verdict(verdict, planned, saved, gain,
-                                                                                   min_gain), read)
+def _window(row: WindowRow, label: str, min_gain: float) -> WindowAdvice:
+    return WindowAdvice(label, row.started_at.isoformat(), row.ended_at.isoformat(), row.interval_s, row.db_iops,
+                        row.io_wait_share, row.planned, row.before_ms, row.after_ms, row.saved_s_per_h,
+                        row.saved_share, tuple(row.findings), row.note, "snapshots" if row.source == "snapshots"
+                        else shown_source(row.source.removeprefix(WORKLOAD)),
+                        _verdict(row.verdict, row.planned, row.saved_s_per_h, row.predicted_gain, min_gain),
+                        row.read_s_per_h)
 
 
-def _period(row: tuple[Any, ...], min_gain: float) -> WindowAdvice:
-    (_key, _dbms, _host, _name, _n, _resets, first, last, seconds, ios, wait_s, read_s, planned, before_s, saved_s,
-     not_io_bound, note) = row
+def _period(row: PeriodRow, min_gain: float) -> WindowAdvice:
+    first, last, seconds, ios, wait_s, read_s = row.first_at, row.last_at, row.seconds, row.ios, row.wait_s, row.read_s
+    planned, before_s, saved_s, not_io_bound, note = row.planned, row.before_s, row.saved_s, row.not_io_bound, row.note
     hours = seconds / 3600.0 if seconds else 0.0
     share = saved_s / before_s if before_s > 0 else 0.0
-    verdict: Verdict = ("no plan" if not planned else "nothing to gain" if saved_s <= 0
-                        else "no change worth making" if share < min_gain else "saves")
+    verdict: Verdict = summed_verdict(saved_s, share, min_gain) if planned else "no plan"
     return WindowAdvice(
         "period", first.isoformat(), last.isoformat(), seconds, ios / seconds if seconds else 0.0,
         wait_s / seconds if wait_s is not None and seconds else None, planned, None, None,
@@ -115,39 +177,42 @@ def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, sin
     params: dict[str, Any] = {"v": ENGINE_VERSION, "m": models_key, "since": since, "until": until, "n": windows,
                               "only": None, **_buckets(since, until)}
     try:
-        periods = conn.execute(_PERIODS, params).fetchall()
-        loads = conn.execute(_WORKLOADS, params).fetchall()
+        periods = conn.cursor(row_factory=class_row(PeriodRow)).execute(_PERIODS, params).fetchall()
+        loads = conn.cursor(row_factory=class_row(WindowRow)).execute(_WORKLOADS, params).fetchall()
         skipped = conn.execute(
             "SELECT k.instance_id, i.dbms, i.host, i.name, k.why FROM advisor.skipped_rows k JOIN advisor.instances i "
             "USING (instance_id) WHERE k.ended_at >= %(since)s AND k.ended_at <= %(until)s "
             "ORDER BY k.instance_id, k.ended_at, k.why", params).fetchall()
         notes = _notes(conn, params)
         if shown is not None:  # the first instances by the ranking's own order (busiest windows do not move it)
-            order = sorted(((r[0], _period(r, min_gain)) for r in periods), key=lambda p: _order(p[1], p[0]))
-            params["only"] = [key for key, _p in order[:shown]] + [r[3] for r in loads]
-        busiest = conn.execute(_BUSIEST, params).fetchall() if windows else []
+            order = sorted(((r.instance_id, _period(r, min_gain)) for r in periods), key=lambda p: _order(p[1], p[0]))
+            params["only"] = [key for key, _p in order[:shown]] + [r.instance_id for r in loads]
+        busiest = (conn.cursor(row_factory=class_row(WindowRow)).execute(_BUSIEST, params).fetchall()
+                   if windows else [])
         conn.rollback()
     except psycopg.Error as exc:
         raise translate(exc, "reading the repository") from None
     peaks: dict[str, list[WindowAdvice]] = {}
-    for row in busiest:
-        peaks.setdefault(row[0], []).append(_window(row, f"busiest {len(peaks.get(row[0], [])) + 1}", min_gain))
+    for window in busiest:
+        peaks.setdefault(window.instance_id, []).append(
+            _window(window, f"busiest {len(peaks.get(window.instance_id, [])) + 1}", min_gain))
     stored: dict[str, list[WindowAdvice]] = {}
     who: dict[str, tuple[str, str, str]] = {}
-    for row in loads:
-        who[row[3]] = (row[0], row[1], row[2])
-        stored.setdefault(row[3], []).append(_window(row[3:], f"workload {len(stored.get(row[3], [])) + 1}", min_gain))
+    for load in loads:
+        who[load.instance_id] = (load.dbms, load.host, load.name)
+        stored.setdefault(load.instance_id, []).append(
+            _window(load, f"workload {len(stored.get(load.instance_id, [])) + 1}", min_gain))
     items: dict[str, InstanceAdvice] = {}
     for row in periods:
-        key, dbms, host, name = row[:4]
-        n, resets = int(row[4]), int(row[5])
+        key, dbms, host, name = row.instance_id, row.dbms, row.host, row.name
+        n, resets = int(row.intervals), int(row.resets)
         warnings = (f"{resets} interval{'s' if resets > 1 else ''} across a restart, a stats reset or a clock step "
                     "left out",) if resets else ()
         period = _period(row, min_gain)
         if period.planned and not period.findings:  # the findings of its busiest windows, most saving first
             ordered = sorted(peaks.get(key, ()), key=lambda w: -w.saved_s_per_h)
             period = replace(period, findings=tuple(dict.fromkeys(f for w in ordered for f in w.findings)))
-        items[key] = InstanceAdvice(key, dbms, host, name, n + 1, row[6].isoformat(), row[7].isoformat(),
+        items[key] = InstanceAdvice(key, dbms, host, name, n + 1, row.first_at.isoformat(), row.last_at.isoformat(),
                                     period, tuple(peaks.get(key, ())), warnings, evidence=f"{n + 1} snapshots")
     for key, advised in stored.items():
         picked = sorted(sorted(advised, key=lambda w: -w.db_iops)[:max(windows, 1)], key=lambda w: w.started_at)
@@ -220,3 +285,40 @@ def _notes(conn: psycopg.Connection[Any], params: dict[str, Any]) -> tuple[str, 
         notes.append(f"about {stale} interval summaries were made by another engine version or other models (left "
                      "out, never mixed): run `advisor repo summarize`")
     return tuple(notes)
+
+
+def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
+               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, models_named: bool,
+               dsn: str, workers: int, warn: Callable[[str], None]) -> FleetReport:
+    """``fleet report``: by SQL over the summaries, or by the engine per instance on *workers* processes
+    when the summaries cannot answer (*force*, the gate overridden, or *models_named*, ``--preset`` or
+    ``--spec``: the summaries are made with the default models and gate).
+
+    Before ranking by summaries, a role that may write them drains the summariser's queue and
+    recomputes summaries of another engine version (*warn* gets each interval that failed); the
+    first *detail* instances are then advised again over their whole period by the engine (what
+    ``advisor report FIRST LAST`` says).
+    """
+    from advisor.errors import AdvisorError
+    from advisor.fleet.instances import fleet_report
+    from advisor.fleet.summaries import default_summarizer, drain, may_summarise, requeue_stale
+
+    if force or models_named:
+        return fleet_report(conn, models, since=since, until=until, windows=windows, force=force, dsn=dsn,
+                            workers=workers, min_gain=min_gain)
+    summarizer = default_summarizer()
+    if may_summarise(conn):
+        requeue_stale(conn, summarizer)
+        for why in drain(conn, summarizer).failed:
+            warn(f"interval not summarised: {why}")
+
+    def whole(key: str) -> WindowAdvice | None:
+        try:
+            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key,
+                                 min_gain=min_gain).instances
+        except AdvisorError:
+            return None
+        return replace(found[0].period, label="whole period") if found and found[0].period else None
+
+    return ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
+                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)

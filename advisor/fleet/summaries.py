@@ -32,18 +32,17 @@ import psycopg
 
 from advisor import __version__
 from advisor.engine.advise import Models, advise
-from advisor.engine.planner import PlanOptions
-from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
+from advisor.fleet.documents import Documents, Unreadable, fetch
+from advisor.fleet.model import WindowAdvice
+from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
 from advisor.model.snapshot import ResetRule
 from advisor.rates.workload import diff
 from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
-from advisor.repo.fleet_documents import Documents, Unreadable, fetch
-from advisor.repo.fleet_model import WindowAdvice
-from advisor.repo.fleet_workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.sizes.need import missing_sizes_line
 
 ENGINE_VERSION = f"{__version__}/summary-1"
@@ -60,10 +59,29 @@ Known = Mapping[tuple[str, dt.datetime], Snapshot]
 
 @dataclass(frozen=True)
 class Summarizer:
-    """The drive models summaries are made with, and the key that names them in each row."""
+    """The drive models summaries are made with, and the key that names them in each row.
+
+    A push is handed one (:class:`advisor.repo.pusher.Summarizer` is what it asks of it).
+    """
 
     models: Models
     models_key: str
+
+    def may(self, conn: psycopg.Connection[Any]) -> bool:
+        """Whether this session's role may write summaries (:func:`may_summarise`)."""
+        return may_summarise(conn)
+
+    def summarise(self, conn: psycopg.Connection[Any], known: Known) -> list[str]:
+        """Drain the queue (:func:`drain`); the intervals that could not be summarised, one line each."""
+        return drain(conn, self, known).failed
+
+
+def default_summarizer() -> Summarizer:
+    """The models interval summaries are made with: the default preset, as ``advisor report`` uses
+    (its model basis goes into every report the summaries are made from)."""
+    from advisor.engine.disk_models import DEFAULT_PRESET, load_models
+
+    return Summarizer(load_models(None, None, None), f"preset:{DEFAULT_PRESET}")
 
 
 @dataclass
@@ -97,8 +115,6 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
     (:func:`advisor.repo.comparable.not_comparable`); a stored workload has none, and its own
     warnings decide.
     """
-    from advisor.repo.fleet import judged_window
-
     window: WindowAdvice = judged_window(label, work, report, rate, work.started_at, work.ended_at, source)
     plan = report.plan
     before = report.outcome.before_s_per_h if report.outcome is not None and plan is not None else None
@@ -118,14 +134,10 @@ _COLUMNS = ("instance_id, started_at, ended_at, source, engine_version, models_k
             "verdict, read_s_per_h, findings, note, reset, top_areas")
 
 
-def _options(work: Workload, no_plan: str | None = None) -> PlanOptions:
-    return PlanOptions(dbms=work.server.dbms, force=False, scripts=False, min_gain=MIN_GAIN, no_plan=no_plan)
-
-
 def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer) -> tuple[Any, ...]:
     """The summary of the interval from *a* to *b*, as ``advisor report A B`` advises it."""
     work = diff(a, b, allow_reset=True, always_refuse=("identity",))
-    report = advise(work, summarizer.models, _options(work), generated_at=dt.datetime.now(dt.UTC))
+    report = advise(window_request(work, summarizer.models, Judging()))
     return summary_of(key, "interval", work, report, db_iops(work), "snapshots", summarizer,
                       left_out=not_comparable(a, b) is not None)
 
@@ -182,7 +194,7 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
             done.skipped.append((key, row.ended_at, work))
             continue
         no_sizes = missing_sizes_line(work)
-        report = advise(work, summarizer.models, _options(work, no_sizes), generated_at=dt.datetime.now(dt.UTC))
+        report = advise(window_request(work, summarizer.models, Judging(), no_plan=no_sizes))
         summary = summary_of(key, "workload", work, report, db_iops(work), shown_source(row.source), summarizer)
         rows.append((key, row.started_at, row.ended_at, WORKLOAD + row.source, *summary[4:]))  # its row's key
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "

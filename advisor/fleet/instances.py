@@ -9,13 +9,13 @@ ordinary :func:`advisor.rates.workload.diff` and advised by the ordinary
 ``advisor report`` on the same snapshots would not.
 
 Workloads stored in the repository (AWR/Statspack imports, ``collect --interval``) are
-evidence too: each is advised as it stands (:mod:`advisor.repo.fleet_workloads`), and an
+evidence too: each is advised as it stands (:mod:`advisor.fleet.workloads`), and an
 instance without snapshots is ranked on the sum of its workloads.
 
 "Time saved" is disk service time: the plan's per-area IOPS x (before - after) ms, in
 seconds per hour of the window, and as a share of the time before. Only a saving worth a
 migration is ranked as one; the order of the other verdicts (sizes unknown, no change worth
-making, nothing to gain, no plan) is :func:`advisor.repo.fleet_model.rank_key`'s.
+making, nothing to gain, no plan) is :func:`advisor.fleet.model.rank_key`'s.
 """
 
 from __future__ import annotations
@@ -30,26 +30,19 @@ import psycopg
 
 from advisor import __version__
 from advisor.engine.advise import Models, advise
-from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import MIN_GAIN
 from advisor.errors import AdvisorError
-from advisor.model import Report, Snapshot, Workload
-from advisor.rates.workload import diff
-from advisor.repo.comparable import misdated
-from advisor.repo.connection import translate
-from advisor.repo.documents import instance_id
-from advisor.repo.fleet_documents import Documents, Stored, Unreadable, Wanted, fetch
-from advisor.repo.fleet_model import (
+from advisor.fleet.documents import Documents, Stored, Unreadable, Wanted, fetch
+from advisor.fleet.model import (
     FLEET_FORMAT_VERSION,
     FleetReport,
     InstanceAdvice,
     WindowAdvice,
     rank_key,
-    read_time_s_per_h,
-    verdict,
 )
-from advisor.repo.fleet_queries import resolve_instance
-from advisor.repo.fleet_workloads import (
+from advisor.fleet.queries import resolve_instance
+from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.workloads import (
     WorkloadRow,
     all_workloads,
     db_iops,
@@ -58,16 +51,12 @@ from advisor.repo.fleet_workloads import (
     shown_source,
     workload_rows,
 )
+from advisor.model import Report, Snapshot, Workload
+from advisor.rates.workload import diff
+from advisor.repo.comparable import misdated
+from advisor.repo.connection import translate
+from advisor.repo.documents import instance_id
 from advisor.sizes.need import missing_sizes_line
-
-
-@dataclass(frozen=True, slots=True)
-class Judging:
-    """How each window is judged: the gate's override and the minimum gain worth a migration."""
-
-    force: bool = False
-    min_gain: float = 0.05
-
 
 Span = tuple[dt.datetime, dt.datetime, str]  # a stored workload: started, ended, source
 
@@ -176,29 +165,11 @@ def _fetch_instance(conn: psycopg.Connection[Any], line: _Timeline,
                                                                                   line.workloads)
 
 
-def judged_window(label: str, work: Any, report: Report, rate: float, started: str, ended: str,
-            source: str) -> WindowAdvice:
-    """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model)."""
-    plan = report.plan
-    codes = tuple(dict.fromkeys(f.code for f in report.findings))
-    read = read_time_s_per_h(work)
-    if plan is None or report.outcome is None:
-        note = report.no_plan.words if report.no_plan is not None else "no plan"
-        return WindowAdvice(label, started, ended, work.interval_s, rate, work.wait.io_wait_share, False, None, None,
-                            0.0, 0.0, codes, note, source, verdict(report), read)
-    return WindowAdvice(
-        label, started, ended, work.interval_s, rate, work.wait.io_wait_share, True,
-        plan.predicted_before_ms, plan.predicted_after_ms, report.outcome.saved_s_per_h or 0.0,
-        report.outcome.saved_share or 0.0, codes, plan.not_worth_it or "", source, verdict(report), read,
-    )
-
-
 def _advice(label: str, a: Snapshot, b: Snapshot, rate: float, models: Models, judging: Judging,
             scripts: bool = False) -> tuple[WindowAdvice, Report]:
     """One window advised; *scripts* only for a drill-down (formatting SQL is a third of a ranking's time)."""
     work = diff(a, b, allow_reset=True)
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain), generated_at=dt.datetime.now(dt.UTC))
+    report = advise(window_request(work, models, judging, scripts=scripts))
     return judged_window(label, work, report, rate, a.taken_at, b.taken_at, "snapshots"), report
 
 
@@ -209,9 +180,7 @@ def _workload_advice(label: str, row: WorkloadRow, work: Workload, models: Model
     if no_sizes is not None:
         no_sizes += ("; then push the import again: `advisor collect --from-report REPORT --sizes FILE --push "
                      "REPO`")
-    report = advise(work, models, PlanOptions(dbms=work.server.dbms, force=judging.force, scripts=scripts,
-                                              min_gain=judging.min_gain, no_plan=no_sizes),
-                    generated_at=dt.datetime.now(dt.UTC))
+    report = advise(window_request(work, models, judging, scripts=scripts, no_plan=no_sizes))
     return judged_window(label, work, report, db_iops(work), work.started_at, work.ended_at,
                    shown_source(row.source)), report
 
@@ -221,7 +190,7 @@ def advise_instance(line: _Timeline, docs: Documents, models: Models, windows: i
                     stored: Sequence[WorkloadRow] = ()) -> InstanceAdvice:
     """The period and busiest windows of one instance (``keep`` receives each full report).
 
-    A row that cannot be used (:class:`~advisor.repo.fleet_documents.Unreadable`) is left
+    A row that cannot be used (:class:`~advisor.fleet.documents.Unreadable`) is left
     out by name and the windows are chosen again from the other snapshots.
     """
     skipped: list[str] = []
@@ -365,7 +334,7 @@ def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline]
             return queue.popleft() if queue else None
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["advisor.repo.fleet"])
+    context.set_forkserver_preload(["advisor.fleet.instances"])
     with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool, \
             ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="fleet-feed") as feeders:
         def feed() -> list[InstanceAdvice]:
@@ -397,7 +366,7 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
     With a *dsn* and ``workers > 1`` the instances are advised by that many processes, each
     with its own session (the engine is CPU bound; one instance takes about 50 ms).
     """
-    judging = Judging(force, min_gain)
+    judging = Judging(force, min_gain, dt.datetime.now(dt.UTC))
     try:
         lines = _timelines(conn, since, until, only)
         if dsn and workers > 1 and len(lines) >= 4 * workers and keep is None:
@@ -408,7 +377,7 @@ def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.dat
         raise translate(exc, "reading the repository") from None
     ranked = sorted(results, key=rank_key)
     return FleetReport(
-        generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        generated_at=judging.at.isoformat(timespec="seconds"),
         since=since.isoformat(timespec="seconds"), until=until.isoformat(timespec="seconds"), windows=windows,
         instances=tuple(replace(item, rank=n) for n, item in enumerate(ranked, start=1)),
         tool_version=__version__, min_gain=min_gain,

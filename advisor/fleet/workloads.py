@@ -25,9 +25,9 @@ from typing import Any
 import psycopg
 
 from advisor.errors import BadInput
+from advisor.fleet.model import Verdict, WindowAdvice, summed_verdict
 from advisor.model import Workload
 from advisor.repo.documents import instance_id, load_bytes
-from advisor.repo.fleet_model import Verdict, WindowAdvice
 
 SIZED = "+sizes"
 """Suffix of a workload row's ``source`` when its document carries merged file sizes."""
@@ -139,8 +139,7 @@ def all_workloads(windows: list[WindowAdvice], min_gain: float) -> WindowAdvice 
     verdict: Verdict = next(v for v in ("sizes unknown", "no plan") if v in verdicts) \
         if verdicts & {"sizes unknown", "no plan"} else "saves"
     if verdict == "saves":  # every workload planned: the sum is judged as one plan is
-        verdict = ("nothing to gain" if saved_s <= 0 else "no change worth making" if saved_share < min_gain
-                   else "saves")
+        verdict = summed_verdict(saved_s, saved_share, min_gain)
     worst = verdict
     sources = ", ".join(sorted({w.source for w in windows}))
     return WindowAdvice(

@@ -29,6 +29,9 @@ FLEET_FORMAT_VERSION = 3
 ``evidence`` and ``workloads``. 3: the period is the sum of the interval summaries; ``detail`` is
 the whole period advised as one interval (the first instances); the report has ``warnings``."""
 
+RANKED_VERDICTS: frozenset[Verdict] = frozenset({"saves", "no change worth making"})
+"""Verdicts whose saving is a figure (shown, and judged again at another ``--min-gain``); the others say why not."""
+
 VERDICT_ORDER: dict[str, int] = {"saves": 0, "sizes unknown": 1, "no change worth making": 2, "nothing to gain": 3,
                                  "no plan": 4}
 
@@ -95,6 +98,12 @@ class FleetReport:
 def verdict(report: Report) -> Verdict:
     """What one window's report amounts to: the engine's outcome (:func:`advisor.engine.worth.outcome`)."""
     return report.outcome.verdict if report.outcome is not None else "no plan"
+
+
+def summed_verdict(saved_s: float, saved_share: float, min_gain: float) -> Verdict:
+    """The verdict of a sum of planned intervals (a period, all of an instance's workloads): each interval has
+    its own plan, so the sum is judged as one plan is (:func:`advisor.engine.worth.outcome`) by its saving."""
+    return "nothing to gain" if saved_s <= 0 else "no change worth making" if saved_share < min_gain else "saves"
 
 
 def read_time_s_per_h(work: Workload) -> float | None:
