@@ -13,7 +13,10 @@ more than :data:`DISK_TIME_SLACK`, does not describe the disk: the drive served 
 the model can one at a time (a deep queue it reorders, a cache, or IO sizes and patterns
 the workload does not show). That is a :class:`~advisor.engine.model_fit.Misfit`, and the
 findings and plans that rest on the model are withheld for that disk, as for rates above
-the model's best.
+the model's best. Unless a trace of the disk replays within its tolerance
+(:func:`advisor.engine.replay_check.replay_fits`): the replay models the queue the aggregate
+model leaves out, so there the refutation is overruled (a note of the replay) and the replay
+judges the plan.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ one-at-a-time service time), so a model charging up to twice the busy time may s
 about where the time goes; beyond that no queue explains it. The kernel's busy time also
 counts other processes' IO, so the bound errs towards keeping the model."""
 
+DISK_TIME = "disk time"
+"""The :attr:`Misfit.measure` of a disk-time refutation."""
 
 MIN_UTIL = 0.01
 """A disk measured idle is compared as if busy 1 % of the interval (the kernel rounds io_ticks to jiffies)."""
@@ -69,24 +74,39 @@ def disk_time_misfits(views: Mapping[str, DiskView], utils: Mapping[str, float])
             continue
         busy, allowed = modelled_busy(view), DISK_TIME_SLACK * max(util, MIN_UTIL)
         if busy >= MIN_JUDGED_BUSY and busy > allowed:
-            found.append(Misfit(disk, "disk time", busy * 100, allowed * 100, "% of the interval",
+            found.append(Misfit(disk, DISK_TIME, busy * 100, allowed * 100, "% of the interval",
                                 tuple(c.area.name for c in view.areas if c.area.iops > 0)))
     return found
 
 
-def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float]) -> dict[str, tuple[float | None, float]]:
-    """disk -> (kernel busy share or None, modelled busy) for every saturated disk."""
+def overruled_by_replay(misfits: Sequence[Misfit], replayed: frozenset[str]) -> tuple[list[Misfit], list[Misfit]]:
+    """(refutations that stand, disk-time refutations of disks whose replay fits).
+
+    The disk-time check charges one IO at a time; where a replay that models the queue fits
+    the measured times, it is the better evidence and decides for that disk."""
+    stand: list[Misfit] = []
+    overruled: list[Misfit] = []
+    for found in misfits:
+        (overruled if found.measure == DISK_TIME and found.disk in replayed else stand).append(found)
+    return stand, overruled
+
+
+def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float],
+                    overcharged: frozenset[str] = frozenset()) -> dict[str, tuple[float | None, float]]:
+    """disk -> (kernel busy share or None, modelled busy) for every saturated disk; on an
+    *overcharged* disk (its disk-time refutation overruled by the replay) the kernel's busy time alone says."""
     out = {}
     for disk, view in sorted(views.items()):
         busy, util = modelled_busy(view), utils.get(disk)
-        if (util is not None and util >= BUSY_MIN) or busy >= 1.0:
+        if (util is not None and util >= BUSY_MIN) or (busy >= 1.0 and disk not in overcharged):
             out[disk] = (util, busy)
     return out
 
 
-def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None) -> Saturation | None:
+def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None,
+               overcharged: frozenset[str] = frozenset()) -> Saturation | None:
     """What the plan gives on the saturated disks: more work at the same concurrency, and where it goes."""
-    found = saturated_disks(views, utils)
+    found = saturated_disks(views, utils, overcharged)
     if not found:
         return None
     names = {c.area.name for disk in found for c in views[disk].areas}
