@@ -28,7 +28,14 @@ from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, o
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
 from advisor.engine.replay_check import SelfCheck, check_trace, misfit, replay_fits, self_check, verdict, with_overruled
-from advisor.engine.saturation import disk_time_misfits, disk_utils, overruled_by_replay, saturation, saturation_finding
+from advisor.engine.saturation import (
+    disk_depths,
+    disk_time_misfits,
+    disk_utils,
+    overruled_by_replay,
+    saturation,
+    saturation_finding,
+)
 from advisor.engine.worth import judge, outcome
 from advisor.model import (
     AreaRow,
@@ -125,7 +132,7 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
     misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
     misfits += disk_time_misfits({d: v for d, v in views.items() if d not in {m.disk for m in misfits}},
-                                 disk_utils(workload.diskstats))
+                                 disk_utils(workload.diskstats), disk_depths(workload.diskstats))
     misfits, overruled = overruled_by_replay(misfits, replayed)
     refuted = frozenset(m.disk for m in misfits)
     findings += [misfit_finding(m, models.of(m.disk).name) for m in misfits]
