@@ -71,10 +71,17 @@ NCQ_DEPTH = 32
 def depth_in_flight(rate: DiskStatRate) -> float | None:
     """Mean requests in flight while the disk was busy, by Little's law: the kernel's completions per
     second times their mean time from issue to completion (``r_await``/``w_await``), over the busy
-    share (iostat's ``aqu-sz`` / ``%util``). None where the kernel's awaits or busy time are unknown."""
-    if rate.r_await_ms is None or rate.w_await_ms is None or rate.util <= 0:
-        return None
-    return (rate.r_s * rate.r_await_ms + rate.w_s * rate.w_await_ms) / 1000.0 / min(rate.util, 1.0)
+    share (iostat's ``aqu-sz`` / ``%util``). None where the kernel's awaits or busy time are unknown.
+
+    >>> depth_in_flight(DiskStatRate("sda", 100.0, 0.0, 0.8, 0.0, 40.0, None, 0.5))
+    8.0
+    """
+    in_flight = 0.0
+    for per_s, await_ms in ((rate.r_s, rate.r_await_ms), (rate.w_s, rate.w_await_ms)):
+        if per_s > 0 and await_ms is None:
+            return None
+        in_flight += per_s * (await_ms or 0.0) / 1000.0  # no reads (writes): the kernel gives no await
+    return in_flight / min(rate.util, 1.0) if rate.util > 0 else None
 
 
 def disk_depths(diskstats: Sequence[DiskStatRate]) -> dict[str, float]:

@@ -35,6 +35,7 @@ def disk_time(found: Report) -> list[dict[str, object]]:
 def test_littles_law_gives_the_requests_in_flight_while_busy() -> None:
     assert depth_in_flight(kernel(0.55, 8.0)) == pytest.approx(8.0)
     assert depth_in_flight(DiskStatRate("sda", 10.0, 0.0, 0.1, 0.0, None, None, 0.5)) is None
+    assert depth_in_flight(DiskStatRate("sda", 0.0, 10.0, 0.0, 0.1, None, 50.0, 0.5)) == pytest.approx(1.0)
 
 
 def test_a_right_model_at_depth_8_is_not_refuted_where_one_at_a_time_it_would_be() -> None:
