@@ -28,12 +28,19 @@ from advisor.engine.findings import DiskView, disk_view, placement_findings
 from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
 from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
-from advisor.engine.model_fit import misfit_finding, model_misfits
+from advisor.engine.model_fit import Misfit, misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
-from advisor.engine.replay_check import check_trace, misfit, verdict
-from advisor.engine.saturation import disk_time_misfits, disk_utils, saturation, saturation_finding
+from advisor.engine.replay_check import SelfCheck, check_trace, misfit, replay_fits, self_check, verdict, with_overruled
+from advisor.engine.saturation import (
+    disk_depths,
+    disk_time_misfits,
+    disk_utils,
+    overruled_by_replay,
+    saturation,
+    saturation_finding,
+)
 from advisor.engine.worth import judge, outcome
 from advisor.model import (
     AreaRow,
@@ -86,6 +93,8 @@ class Analysis:
     calibration: Calibration
     refuted: frozenset[str | None] = frozenset()
     """Disks (None: the default model) whose assumed model the measurements refute."""
+    overruled: tuple[Misfit, ...] = ()
+    """Disk-time refutations of disks whose fitting replay judges instead (a note of the replay)."""
 
 
 def _disk_sizes(workload: Workload) -> dict[str, int]:
@@ -93,14 +102,15 @@ def _disk_sizes(workload: Workload) -> dict[str, int]:
 
 
 def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = frozenset(),
-            cache_kept: bool = True) -> Analysis:
+            cache_kept: bool = True, replayed: frozenset[str] = frozenset()) -> Analysis:
     """Areas, classes, gate, current-layout predictions and every finding.
 
     The areas are built from the read rates calibrated against the kernel's diskstats
     (:mod:`advisor.engine.calibrate`): reads the page cache served do not move the head.
     *flat_disks* are disks an inventory says have no zones (solid state, cloud volumes):
     no zone finding is made about them. *cache_kept* False (``--cache lost``) plans by every
-    read the database reported.
+    read the database reported. *replayed* are the disks whose trace's replay fits: there the
+    replay, not the aggregate model's disk time, judges (:func:`overruled_by_replay`).
     """
     calibration = calibrate_reads(workload, cache_kept)
     areas = group_with_objects(calibration.rates, workload.layout, workload.segments)
@@ -127,7 +137,8 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
     misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
     misfits += disk_time_misfits({d: v for d, v in views.items() if d not in {m.disk for m in misfits}},
-                                 disk_utils(workload.diskstats))
+                                 disk_utils(workload.diskstats), disk_depths(workload.diskstats))
+    misfits, overruled = overruled_by_replay(misfits, replayed)
     refuted = frozenset(m.disk for m in misfits)
     findings += [misfit_finding(m, models.of(m.disk).name) for m in misfits]
     findings += commit_bound([c for c in classified if c.area.disk not in refuted], rpm_of, _rpm(models.default))
@@ -141,7 +152,7 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
     # NOT_IO_BOUND frames every other finding, so it leads; then by severity and gain
     findings.sort(key=lambda f: (f.code != "NOT_IO_BOUND", SEVERITY_ORDER.get(f.severity, 9),
                                  -(f.predicted_gain or 0.0), f.code, f.subject))
-    return Analysis(classified, gate, views, ssd_disks, findings, calibration, refuted)
+    return Analysis(classified, gate, views, ssd_disks, findings, calibration, refuted, tuple(overruled))
 
 
 def flat_disks(target: Sequence[DeviceModel]) -> frozenset[str]:
@@ -393,16 +404,18 @@ def advise(request: AdviceRequest) -> Report:
     if generated_at.tzinfo is None:
         raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
-    analysis = analyse(workload, models, flat_disks(opts.target), cache_kept)
+    checked = [self_check(trace, workload, models.of(trace.disk)) for trace in workload.traces]
+    analysis = analyse(workload, models, flat_disks(opts.target), cache_kept, replay_fits(checked, workload.traces))
     plan, no_plan = make_plan(workload, analysis, models, opts)
-    replayed, findings = _replay(workload, models, plan, analysis)
+    replayed, findings = _replay(workload, models, plan, analysis, checked)
     if plan is not None and replayed:
         plan = verdict(plan, replayed, opts.min_gain)
     if findings:
         analysis = replace(analysis, findings=analysis.findings + findings)
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
-    saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan)
+    saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan,
+                           frozenset(m.disk for m in analysis.overruled if m.disk is not None))
     if saturated is not None:
         analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server
@@ -430,11 +443,14 @@ def advise(request: AdviceRequest) -> Report:
     )
 
 
-def _replay(workload: Workload, models: Models, plan: Plan | None,
-            analysis: Analysis) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
+def _replay(workload: Workload, models: Models, plan: Plan | None, analysis: Analysis,
+            checked: Sequence[SelfCheck | ReplayCheck]) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
     """The replay of every trace the workload carries, and MODEL_DOES_NOT_FIT where it fails."""
     rates = analysis.calibration.rates
-    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates) for trace in workload.traces)
+    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates, early)
+                   for trace, early in zip(workload.traces, checked, strict=True))
+    overruled = {m.disk: m for m in analysis.overruled}
+    checks = tuple(with_overruled(c, overruled[c.disk]) if c.disk in overruled else c for c in checks)
     return checks, [misfit(c, models.of(c.disk).name) for c in checks if c.fits is False]
 
 

@@ -59,6 +59,7 @@ class Misfit:
     allowed: float
     unit: str
     areas: tuple[str, ...]
+    queue_depth: float | None = None  # disk time: the mean requests in flight it was modelled at (None: one at a time)
 
     @property
     def ratio(self) -> float:
@@ -144,12 +145,13 @@ def misfit_finding(misfit: Misfit, model: str) -> Finding:
     return Finding(
         code="MODEL_DOES_NOT_FIT", severity="medium", subject=misfit.disk or "(default model)",
         title=(f"{where}: {misfit.measure} {misfit.measured:,.0f} {misfit.unit} measured, "
-               f"{misfit.ratio:.1f}x what the assumed model {model} allows ({misfit.allowed:,.1f} {misfit.unit})"),
+               f"{misfit.ratio:.1f}x what the assumed model {model} allows ({misfit.allowed:,.1f} {misfit.unit})"
+               + ("" if misfit.queue_depth is None else f", at {misfit.queue_depth:.1f} requests in flight")),
         evidence={
             "disk": misfit.disk, "model": model, "measure": misfit.measure,
             "measured": round(misfit.measured, 3), "allowed": round(misfit.allowed, 3),
             "ratio": round(misfit.ratio, 3), "unit": misfit.unit, "areas": ", ".join(misfit.areas[:8]),
-        },
+        } | ({} if misfit.queue_depth is None else {"queue_depth": misfit.queue_depth}),
         predicted_gain=None,
         action=(f"The model does not describe this device: {_WHAT_ANSWERED[misfit.measure]}. Findings and "
                 "plans that rest on the model (zones, seeks, commits per revolution) are withheld for it. "

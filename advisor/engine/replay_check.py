@@ -27,6 +27,7 @@ alone would charge the drive with the host's delay.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 import numpy as np
@@ -35,6 +36,7 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
+from advisor.engine.model_fit import Misfit
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
@@ -104,35 +106,83 @@ def _per_request_ms(values: np.ndarray, requests: np.ndarray, flushes: np.ndarra
     return round(float(values[requests | flushes].sum() / requests.sum()) * 1000.0, 4)
 
 
-def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
-                rates: Sequence[FileRate] | None = None) -> ReplayCheck:
-    """The replay of one trace (see the module docstring); *rates* are the ones the engine made
-    its areas of (the calibrated rates: they decide which objects are placed alone). A trace
-    whose data cannot be read is refused in a line: the rest of the report does not need it."""
+@dataclass(frozen=True)
+class SelfCheck:
+    """A trace's sound requests replayed under today's layout, made before the plan: whether the
+    replay fits decides which model judges the disk (:func:`replay_fits`), and the planned
+    replay reuses it rather than replaying today's layout twice."""
+
+    physics: ModelPhysics
+    requests: Requests
+    stream: Stream
+    today: Replayed
+    data: np.ndarray  # the reads and writes
+    timed: np.ndarray  # what the self-check compares: reads, writes and (timed) flushes
+    measured_ms: float
+    replayed_ms: float
+    deviation: float | None
+    fits: bool
+    notes: tuple[str, ...]
+
+
+def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
+    """The self-check of one trace, or the ReplayCheck that says in a line why it was not replayed."""
     try:
-        return _check(trace, workload, physics, plan, workload.rates if rates is None else rates)
+        return _self_check(trace, workload, physics)
     except BadInput as exc:
-        return ReplayCheck(trace.disk, tolerance=REPLAY_TOLERANCE,
-                           refused=f"trace of {trace.disk}: {exc.one_line()}; no replay")
+        return _refused(trace, (), f"trace of {trace.disk}: {exc.one_line()}; no replay")
 
 
-def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
-           rates: Sequence[FileRate]) -> ReplayCheck:
+def replay_fits(checks: Sequence[SelfCheck | ReplayCheck], traces: Sequence[BlockTrace]) -> frozenset[str]:
+    """Disks a replay judges: every trace of the disk replayed and fitting its measured times."""
+    fits: dict[str, bool] = {}
+    for trace, check in zip(traces, checks, strict=True):
+        fits[trace.disk] = fits.get(trace.disk, True) and isinstance(check, SelfCheck) and check.fits
+    return frozenset(disk for disk, ok in fits.items() if ok)
+
+
+def with_overruled(check: ReplayCheck, overruled: Misfit) -> ReplayCheck:
+    """*check* with a note of why the aggregate model's disk-time refutation of its disk is a note, not a verdict."""
+    return msgspec.structs.replace(check, notes=(*check.notes,
+        f"{check.disk}: the aggregate model charges {overruled.measured:.0f} % of the interval in disk time, "
+        f"more than the {overruled.allowed:.0f} % it may (DISK_TIME_SLACK x the kernel's busy time): it "
+        f"serves one IO at a time, while up to {check.queue_depth} requests were in flight and the drive "
+        f"reorders them. The replay, which models the queue and fits the measured times "
+        f"(±{check.tolerance:.0%}), judges this disk and its plan."))
+
+
+def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
+                rates: Sequence[FileRate] | None = None, checked: SelfCheck | ReplayCheck | None = None) -> ReplayCheck:
+    """The replay of one trace (see the module docstring); *rates* are the ones the engine made
+    its areas of (the calibrated rates: they decide which objects are placed alone); *checked*
+    the trace's :func:`self_check` when already made. A trace whose data cannot be read is
+    refused in a line: the rest of the report does not need it."""
+    today = self_check(trace, workload, physics) if checked is None else checked
+    if isinstance(today, ReplayCheck):
+        return today
+    try:
+        return _judged(trace, today, plan, workload.rates if rates is None else rates)
+    except BadInput as exc:
+        return _refused(trace, today.notes, f"trace of {trace.disk}: {exc.one_line()}; no replay")
+
+
+def _refused(trace: BlockTrace, notes: tuple[str, ...], why: str | None) -> ReplayCheck:
+    return ReplayCheck(trace.disk, notes=notes, refused=why, tolerance=REPLAY_TOLERANCE)
+
+
+def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
     sound = assess(trace, workload.layout)
     notes = tuple(sound.notes)
     if sound.requests is None:
-        return ReplayCheck(trace.disk, notes=notes, refused=sound.refused, tolerance=REPLAY_TOLERANCE)
+        return _refused(trace, notes, sound.refused)
     if not isinstance(physics, ModelPhysics) or physics.rpm is None:
-        return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
-                           refused=f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
-                           "replay on; no replay")
+        return _refused(trace, notes, f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
+                        "replay on; no replay")
     requests = sound.requests
-    owners = flush_owners(requests)
     stream = _stream(requests)
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
-        return ReplayCheck(trace.disk, notes=notes, tolerance=REPLAY_TOLERANCE,
-                           refused=f"trace of {trace.disk}: no read or write to replay; no replay")
+        return _refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")
     today = _replay(physics, stream, trace.disk_size_bytes)
     flushes_timed = requests.op == FLUSH
     if trace.encoding == FIRST_ENCODING and flushes_timed.any():
@@ -145,6 +195,14 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
     measured_ms, replayed_ms = _mean_ms(requests.service_s, timed), _mean_ms(today.service_s, timed)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
+    return SelfCheck(physics, requests, stream, today, data, timed, measured_ms, replayed_ms, deviation, fits, notes)
+
+
+def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate]) -> ReplayCheck:
+    requests, stream, today, data, timed = checked.requests, checked.stream, checked.today, checked.data, checked.timed
+    notes, replayed_ms, deviation, physics = checked.notes, checked.replayed_ms, checked.deviation, checked.physics
+    owners = flush_owners(requests)
+    flushes_timed = timed & ~data
     areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
     planned = _replay(physics, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
@@ -164,9 +222,9 @@ def _check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Pl
                                         _per_request_ms(planned.service_s, mask, flushes) if planned is not None
                                         else None, flushes=int(flushes.sum())))
     return ReplayCheck(
-        disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=measured_ms,
+        disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
-        tolerance=REPLAY_TOLERANCE, fits=fits, planned_ms=planned_ms,
+        tolerance=REPLAY_TOLERANCE, fits=checked.fits, planned_ms=planned_ms,
         predicted_gain=round(1.0 - planned_ms / replayed_ms, 4) if planned_ms is not None and replayed_ms else None,
         aggregate_gain=plan.predicted_gain if plan is not None and moved is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),

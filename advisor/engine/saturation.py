@@ -13,16 +13,22 @@ more than :data:`DISK_TIME_SLACK`, does not describe the disk: the drive served 
 the model can one at a time (a deep queue it reorders, a cache, or IO sizes and patterns
 the workload does not show). That is a :class:`~advisor.engine.model_fit.Misfit`, and the
 findings and plans that rest on the model are withheld for that disk, as for rates above
-the model's best.
+the model's best. Unless a trace of the disk replays within its tolerance
+(:func:`advisor.engine.replay_check.replay_fits`): the replay models the queue the aggregate
+model leaves out, so there the refutation is overruled (a note of the replay) and the replay
+judges the plan.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from advisor.disk.physics import ModelPhysics
+from advisor.disk.simulate import StreamSpec, simulate
 from advisor.engine.findings import DiskView
 from advisor.engine.model_fit import Misfit
 from advisor.model import DiskStatRate, Finding, Plan, Saturation
+from advisor.trace.codec import SECTOR_BYTES
 
 BUSY_MIN = 0.9
 """A disk busy this share of the interval or more (kernel io_ticks) is saturated."""
@@ -34,8 +40,15 @@ reorders serves random reads up to about 2 x faster than one at a time
 requests in flight on the emulated 7,200 rpm disk were served 26-43 % below the
 one-at-a-time service time), so a model charging up to twice the busy time may still be right
 about where the time goes; beyond that no queue explains it. The kernel's busy time also
-counts other processes' IO, so the bound errs towards keeping the model."""
+counts other processes' IO, so the bound errs towards keeping the model. Where the kernel gives the
+mean requests in flight, the model's disk time is already the one at that depth
+(:func:`busy_at_depth`) and the slack is left for the rest (cache, other processes' IO)."""
 
+QUEUE_SIMULATED_IOS = 2000
+"""Requests simulated per queue depth for :func:`queue_gain` (about 0.05 s each; the gain repeats within 2 %)."""
+
+DISK_TIME = "disk time"
+"""The :attr:`Misfit.measure` of a disk-time refutation."""
 
 MIN_UTIL = 0.01
 """A disk measured idle is compared as if busy 1 % of the interval (the kernel rounds io_ticks to jiffies)."""
@@ -51,42 +64,116 @@ def modelled_busy(view: DiskView) -> float:
     return sum(c.area.iops * ms for c, ms in zip(view.areas, view.times_ms, strict=True)) / 1000.0
 
 
+NCQ_DEPTH = 32
+"""The most requests a SATA drive queues (NCQ): deeper queues wait in the host, unreordered."""
+
+
+def depth_in_flight(rate: DiskStatRate) -> float | None:
+    """Mean requests in flight while the disk was busy, by Little's law: the kernel's completions per
+    second times their mean time from issue to completion (``r_await``/``w_await``), over the busy
+    share (iostat's ``aqu-sz`` / ``%util``). None where the kernel's awaits or busy time are unknown.
+
+    >>> depth_in_flight(DiskStatRate("sda", 100.0, 0.0, 0.8, 0.0, 40.0, None, 0.5))
+    8.0
+    """
+    in_flight = 0.0
+    for per_s, await_ms in ((rate.r_s, rate.r_await_ms), (rate.w_s, rate.w_await_ms)):
+        if per_s > 0 and await_ms is None:
+            return None
+        in_flight += per_s * (await_ms or 0.0) / 1000.0  # no reads (writes): the kernel gives no await
+    return in_flight / min(rate.util, 1.0) if rate.util > 0 else None
+
+
+def disk_depths(diskstats: Sequence[DiskStatRate]) -> dict[str, float]:
+    """The mean requests in flight per whole disk, where the kernel's figures give it."""
+    found = {d.name: depth_in_flight(d) for d in diskstats if not d.is_partition}
+    return {disk: depth for disk, depth in found.items() if depth is not None}
+
+
+def queue_gain(view: DiskView, depth: float) -> float:
+    """How many times faster the drive serves the disk's random IO at *depth* requests in flight than
+    one at a time: the simulator's SPTF with the positioning margin that reproduces real drives'
+    queued rates (:mod:`advisor.disk.simulate`; reference disk.md, NCQ/RPO: about 1.8-1.9 x at QD 16
+    on a 1 % band) on random reads of the areas' mean size over the span of their bands."""
+    queued = min(round(depth), NCQ_DEPTH)
+    busy = [(c, band) for c, band in zip(view.areas, view.bands, strict=True) if c.area.iops > 0]
+    if queued < 2 or not busy or not isinstance(view.physics, ModelPhysics):
+        return 1.0
+    band = (min(b[0] for _, b in busy), max(b[1] for _, b in busy))
+    total = sum(c.area.iops for c, _ in busy)
+    block = int(sum(c.area.iops * c.area.mean_io_bytes for c, _ in busy) / total) // SECTOR_BYTES * SECTOR_BYTES
+    runs = [simulate(view.physics.model, [StreamSpec("randread", band, max(block, SECTOR_BYTES), qd=qd)],
+                     ios=QUEUE_SIMULATED_IOS, seed=1).iops for qd in (1, queued)]
+    return max(runs[1] / runs[0], 1.0) if runs[0] > 0 else 1.0
+
+
+def busy_at_depth(view: DiskView, depth: float | None) -> float:
+    """:func:`modelled_busy` with the random areas' time divided by the drive's :func:`queue_gain` at *depth*."""
+    if depth is None:
+        return modelled_busy(view)
+    gain = queue_gain(view, depth)
+    return sum(c.area.iops * ms / (1.0 if c.sequential else gain)
+               for c, ms in zip(view.areas, view.times_ms, strict=True)) / 1000.0
+
+
 def disk_utils(diskstats: Sequence[DiskStatRate]) -> dict[str, float]:
     """The kernel's busy share per whole disk (partitions share their disk's actuator)."""
     return {d.name: d.util for d in diskstats if not d.is_partition}
 
 
-def disk_time_misfits(views: Mapping[str, DiskView], utils: Mapping[str, float]) -> list[Misfit]:
+def disk_time_misfits(views: Mapping[str, DiskView], utils: Mapping[str, float],
+                      depths: Mapping[str, float] | None = None) -> list[Misfit]:
     """MODEL_DOES_NOT_FIT where the model charges more than DISK_TIME_SLACK x the time the kernel saw the disk busy.
 
     Only where the kernel measured the disk: without its busy time, a model charging more
     than the interval may be right about a disk with a deep queue (DISK_SATURATED says so).
+    Where the kernel's figures give the mean requests in flight (*depths*), the model's disk
+    time is the one at that depth (:func:`busy_at_depth`): like with like.
     """
     found = []
     for disk, view in sorted(views.items()):
         util = utils.get(disk)
         if util is None:
             continue
+        depth = (depths or {}).get(disk)
         busy, allowed = modelled_busy(view), DISK_TIME_SLACK * max(util, MIN_UTIL)
         if busy >= MIN_JUDGED_BUSY and busy > allowed:
-            found.append(Misfit(disk, "disk time", busy * 100, allowed * 100, "% of the interval",
-                                tuple(c.area.name for c in view.areas if c.area.iops > 0)))
+            busy = busy_at_depth(view, depth)  # simulated only where one at a time would refute
+            if busy > allowed:
+                found.append(Misfit(disk, DISK_TIME, busy * 100, allowed * 100, "% of the interval",
+                                    tuple(c.area.name for c in view.areas if c.area.iops > 0),
+                                    queue_depth=None if depth is None else round(depth, 1)))
     return found
 
 
-def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float]) -> dict[str, tuple[float | None, float]]:
-    """disk -> (kernel busy share or None, modelled busy) for every saturated disk."""
+def overruled_by_replay(misfits: Sequence[Misfit], replayed: frozenset[str]) -> tuple[list[Misfit], list[Misfit]]:
+    """(refutations that stand, disk-time refutations of disks whose replay fits).
+
+    The disk-time check charges one IO at a time; where a replay that models the queue fits
+    the measured times, it is the better evidence and decides for that disk."""
+    stand: list[Misfit] = []
+    overruled: list[Misfit] = []
+    for found in misfits:
+        (overruled if found.measure == DISK_TIME and found.disk in replayed else stand).append(found)
+    return stand, overruled
+
+
+def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float],
+                    overcharged: frozenset[str] = frozenset()) -> dict[str, tuple[float | None, float]]:
+    """disk -> (kernel busy share or None, modelled busy) for every saturated disk; on an
+    *overcharged* disk (its disk-time refutation overruled by the replay) the kernel's busy time alone says."""
     out = {}
     for disk, view in sorted(views.items()):
         busy, util = modelled_busy(view), utils.get(disk)
-        if (util is not None and util >= BUSY_MIN) or busy >= 1.0:
+        if (util is not None and util >= BUSY_MIN) or (busy >= 1.0 and disk not in overcharged):
             out[disk] = (util, busy)
     return out
 
 
-def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None) -> Saturation | None:
+def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None,
+               overcharged: frozenset[str] = frozenset()) -> Saturation | None:
     """What the plan gives on the saturated disks: more work at the same concurrency, and where it goes."""
-    found = saturated_disks(views, utils)
+    found = saturated_disks(views, utils, overcharged)
     if not found:
         return None
     names = {c.area.name for disk in found for c in views[disk].areas}

@@ -1,0 +1,87 @@
+"""Where a disk's trace replays within its tolerance, the replay, not the aggregate model's disk
+time, judges the disk: the refutation becomes a note and the plan is judged by the replayed gain
+(advisor.engine.saturation.overruled_by_replay, advisor.engine.replay_check.replay_fits)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from advisor.engine.advise import advise
+from advisor.engine.planner import PlanOptions
+from advisor.engine.replay_check import replay_fits, self_check
+from advisor.model import DiskStatRate, Report, Workload
+from advisor.trace.codec import Requests
+from tests.engine.test_replay_check import NOW, base_workload, model_made_requests, traced
+from tests.helpers.workloads import models
+
+QUIET_UTIL = 0.3
+"""The kernel saw the disk busy 30 % of the interval: the aggregate model, one IO at a time, charges
+the same reads about 126 %, more than DISK_TIME_SLACK x 30 %: refuted without a trace."""
+
+
+def quiet_disk() -> Workload:
+    reads = sum(rate.read_iops for rate in base_workload().rates)
+    stats = (DiskStatRate("sda", reads, 0.0, reads * 8192 / 1e6, 0.0, 8.0, 0.0, QUIET_UTIL),)
+    return dataclasses.replace(base_workload(), diskstats=stats)
+
+
+def slow(made: Requests) -> Requests:
+    """Service times 3 x what the model gives: a trace the replay cannot fit."""
+    return Requests(made.issue_s, made.service_s * 3, made.sector, made.sectors, made.op, made.process)
+
+
+def report(requests: Requests | None, min_gain: float = 0.05) -> Report:
+    work = quiet_disk()
+    traces = (traced(requests, work),) if requests is not None else ()
+    return advise(dataclasses.replace(work, traces=traces), models(), PlanOptions(min_gain=min_gain),
+                  generated_at=NOW)
+
+
+def codes(found: Report) -> set[str]:
+    return {f.code for f in found.findings}
+
+
+def test_without_a_trace_the_disk_time_refutes_the_model_and_there_is_no_plan() -> None:
+    plain = report(None)
+    (refuted,) = [f for f in plain.findings if f.code == "MODEL_DOES_NOT_FIT"]
+    assert refuted.evidence["measure"] == "disk time" and refuted.subject == "sda"
+    assert plain.plan is None and plain.no_plan is not None and plain.no_plan.code == "model-does-not-fit"
+
+
+def test_a_fitting_replay_overrules_the_disk_time_refutation_and_its_gain_is_the_verdict() -> None:
+    # the aggregate model's gain is under 50 %, the replay's over: the replay decides
+    judged = report(model_made_requests(), min_gain=0.5)
+    (check,) = judged.replay
+    assert check.fits and check.predicted_gain is not None and check.predicted_gain > 0.5
+    assert judged.plan is not None and judged.plan.predicted_gain < 0.5
+    assert judged.plan.not_worth_it is None and judged.no_plan is None
+    assert "MODEL_DOES_NOT_FIT" not in codes(judged)
+    (note,) = [n for n in check.notes if "the aggregate model charges" in n]
+    assert f"up to {check.queue_depth} requests were in flight" in note and "judges this disk" in note
+    # the modelled disk time is the over-charge: not a sign of saturation on a disk busy 30 %
+    assert judged.saturation is None and "DISK_SATURATED" not in codes(judged)
+
+
+def test_a_replayed_gain_under_the_minimum_refuses_the_plan_in_the_replays_words() -> None:
+    judged = report(model_made_requests(), min_gain=0.7)
+    (check,) = judged.replay
+    assert judged.plan is not None and check.predicted_gain is not None and check.predicted_gain < 0.7
+    assert judged.plan.not_worth_it is not None and judged.plan.not_worth_it.startswith("the replayed gain")
+
+
+def test_a_replay_that_misfits_leaves_the_refutation_standing() -> None:
+    judged = report(slow(model_made_requests()))
+    (check,) = judged.replay
+    assert check.fits is False and check.notes == ()
+    measures = {f.evidence["measure"] for f in judged.findings if f.code == "MODEL_DOES_NOT_FIT"}
+    assert measures == {"disk time", "replayed service time"}
+    assert judged.plan is None and judged.no_plan is not None and judged.no_plan.code == "model-does-not-fit"
+
+
+def test_a_disk_judged_by_its_replay_needs_every_trace_of_it_to_fit() -> None:
+    work = quiet_disk()
+    good, bad = traced(model_made_requests(), work), traced(slow(model_made_requests()), work)
+    physics = models().of("sda")
+    assert replay_fits([self_check(good, work, physics)], (good,)) == {"sda"}
+    both = (good, bad)
+    assert replay_fits([self_check(t, work, physics) for t in both], both) == frozenset()
