@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.saturation import DISK_TIME_SLACK, depth_in_flight
 from advisor.model import DiskStatRate, Report
 from tests.engine.test_replay_check import NOW, base_workload
@@ -24,7 +24,8 @@ def kernel(util: float, depth: float) -> DiskStatRate:
 
 
 def report(util: float, depth: float) -> Report:
-    return advise(dataclasses.replace(base_workload(), diskstats=(kernel(util, depth),)), models(), generated_at=NOW)
+    work = dataclasses.replace(base_workload(), diskstats=(kernel(util, depth),))
+    return advise(AdviceRequest(work, models(), generated_at=NOW))
 
 
 def disk_time(found: Report) -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from advisor.engine.advise import advise
+from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
 from advisor.engine.replay_check import replay_fits, self_check
 from advisor.model import DiskStatRate, Report, Workload
@@ -33,8 +33,8 @@ def slow(made: Requests) -> Requests:
 def report(requests: Requests | None, min_gain: float = 0.05) -> Report:
     work = quiet_disk()
     traces = (traced(requests, work),) if requests is not None else ()
-    return advise(dataclasses.replace(work, traces=traces), models(), PlanOptions(min_gain=min_gain),
-                  generated_at=NOW)
+    return advise(AdviceRequest(dataclasses.replace(work, traces=traces), models(), PlanOptions(min_gain=min_gain),
+                  generated_at=NOW))
 
 
 def codes(found: Report) -> set[str]:
