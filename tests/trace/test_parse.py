@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.trace.parse import TraceParser, clock_steps, completed_requests
+from advisor.trace.parse import DeviceStream, TraceParser, clock_steps, completed_requests
 
 NEW = [  # 6.x: with the ioprio field
     "         python3-1201    [001] ..... 100.000100: block_rq_issue: 7,0 R 8192 () 2048 + 16 none,0,0 [python3]",
@@ -151,3 +151,14 @@ def test_a_request_requeued_at_the_end_is_in_flight_and_one_never_seen_issued_is
     requests, incomplete = completed_requests(stream)
     assert requests.op.tolist() == [0] and np.allclose(requests.service_s, [0.00795])
     assert incomplete == 1 and stream.requeues == 1 and stream.orphan_completions == 0
+
+
+def test_the_trace_says_how_many_requests_were_requeued() -> None:
+    from advisor.collect.trace import _warnings
+
+    parser = TraceParser()
+    for line in REQUEUED:
+        parser.feed(line)
+    assert _warnings(parser.devices["8,0"]) == (
+        "1 requests were given back by the driver and issued again; each is one request, timed from its first issue",)
+    assert _warnings(DeviceStream()) == ()
