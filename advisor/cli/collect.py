@@ -75,7 +75,8 @@ def collect(
     interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S,
                                    help="Take two snapshots this many seconds apart and write the workload."),
     keep_snapshots: Path | None = typer.Option(None, "--keep-snapshots",
-                                               help="With --interval: also save snapshot-a.json and snapshot-b.json."),
+                                               help="With --interval: also save snapshot-a.json (as soon as it is "
+                                               "taken, before the wait) and snapshot-b.json."),
     allow_reset: bool = typer.Option(False, "--allow-reset",
                                      help="With --interval: warn instead of refusing when counters were reset."),
     statement_timeout: float = typer.Option(30.0, "--statement-timeout", min=0.1, max=MAX_STATEMENT_TIMEOUT_S,
@@ -160,11 +161,15 @@ def _interval(session: LiveSession, seconds: float, output: Path | None, keep: P
             else:
                 typer.echo(f"advisor: {step}", err=True)  # plain lines in logs and pipes
 
+        def keep_first(first: Snapshot) -> None:  # at once: the signal that the interval has begun
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                write_atomic(keep / "snapshot-a.json", encode(first))
+
         first, second, workload = sample_interval(session, seconds, progress, trace=trace, allow_reset=allow_reset,
-                                                  tick_every_s=1.0 if isinstance(status, Status) else 60.0)
+                                                  tick_every_s=1.0 if isinstance(status, Status) else 60.0,
+                                                  on_first=keep_first)
     if keep is not None:
-        keep.mkdir(parents=True, exist_ok=True)
-        write_atomic(keep / "snapshot-a.json", encode(first))
         write_atomic(keep / "snapshot-b.json", encode(second))
     write_output(encode(workload), output)
     for warning in workload.warnings:

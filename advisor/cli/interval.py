@@ -21,8 +21,13 @@ if TYPE_CHECKING:
 
 
 def sample_interval(session: LiveSession, seconds: float, progress: Callable[[str], None], *, trace: bool,
-                    allow_reset: bool, tick_every_s: float = 60.0) -> tuple[Snapshot, Snapshot, Workload]:
-    """Snapshots A and B *seconds* apart and the workload between them (with its traces when *trace*)."""
+                    allow_reset: bool, tick_every_s: float = 60.0,
+                    on_first: Callable[[Snapshot], None] | None = None) -> tuple[Snapshot, Snapshot, Workload]:
+    """Snapshots A and B *seconds* apart and the workload between them (with its traces when *trace*).
+
+    *on_first* sees snapshot A once it is taken and the trace (when asked) is running, before
+    the wait: the moment another program may start the load the interval is to measure.
+    """
     from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
     from advisor.collect.temp_watermark import TempWatermark
@@ -43,6 +48,8 @@ def sample_interval(session: LiveSession, seconds: float, progress: Callable[[st
             watermark.start()
             if trace:
                 tracer.start(first)
+            if on_first is not None:
+                on_first(first)
 
         def before_second() -> None:
             watermark.stop()

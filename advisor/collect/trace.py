@@ -95,6 +95,16 @@ def _loss(stream: DeviceStream, incomplete: int, before: DiskStat | None, after:
     )
 
 
+def _warnings(stream: DeviceStream) -> tuple[str, ...]:
+    said = []
+    if stream.other_commands:
+        said.append(f"{stream.other_commands} driver commands (neither read, write, flush nor discard) were left out")
+    if stream.requeues:
+        said.append(f"{stream.requeues} requests were given back by the driver and issued again; "
+                    "each is one request, timed from its first issue")
+    return tuple(said)
+
+
 def finish_trace(session: Session, second: Snapshot, interval_s: float) -> tuple[BlockTrace, ...]:
     """One BlockTrace per traced disk (see the module docstring)."""
     capture = session.capture
@@ -118,8 +128,7 @@ def finish_trace(session: Session, second: Snapshot, interval_s: float) -> tuple
             processes=table, files=files, extents=encode_extents(extent_rows), loss=loss,
             clock_steps=tuple(clock_steps(requests)),
             mapped_requests=int(np.count_nonzero((rows >= 0) & data_requests)),
-            warnings=(f"{stream.other_commands} driver commands (neither read, write, flush nor discard) "
-                      "were left out",) if stream.other_commands else (),
+            warnings=_warnings(stream),
         ))
     return tuple(traces)
 

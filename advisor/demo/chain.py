@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,9 +25,10 @@ from advisor.demo.embedded import EmbeddedServer, as_server_user, owned_dir
 from advisor.errors import AdvisorError, ExitCode
 
 _DB_MARKER = re.compile(r"^--\s*run the next statements connected to database\s+(.+?)\s*$", re.M | re.I)
-_PROGRESS = "advisor: "  # how advisor starts its plain progress and warning lines on stderr
-_WARNING = "advisor: warning: "
+_WARNING = "advisor: warning: "  # how advisor starts its warning lines on stderr
 _LOCATION = re.compile(r"LOCATION\s+'((?:[^']|'')*)'", re.I)
+FIRST_SNAPSHOT_TIMEOUT_S = 600.0  # a snapshot of the demo's server takes seconds; a loaded host, minutes
+FIRST_SNAPSHOT_POLL_S = 0.05
 
 
 @dataclass
@@ -66,34 +68,35 @@ class Chain:
         """``advisor collect --interval SECONDS --trace`` running while the block runs.
 
         The collect runs in the background as a DBA would start it (``&``); the block begins
-        once the collect has taken its first snapshot and started its trace, which it says on
-        stderr as ``watching for N s`` (its progress line off a terminal), and the block's end
-        waits for the second snapshot. *warnings* receives the collect's warnings (why there is
-        no trace, among others) once it is done.
+        once the collect has taken its first snapshot and started its trace, which it signals
+        by writing ``snapshot-a.json`` into *keep* (``--keep-snapshots``: written atomically
+        then, before its wait). The block's end waits for the second snapshot. A collect that
+        ends before writing it is reported with its own error line; one that writes nothing
+        within :data:`FIRST_SNAPSHOT_TIMEOUT_S` is stopped. *warnings* receives the collect's
+        warnings (why there is no trace, among others) once it is done.
         """
         args = ["collect", "--dsn", server.dsn(), "--interval", f"{seconds:g}", "--trace",
                 "--keep-snapshots", str(keep), "-o", str(output)]
         shown = "advisor " + " ".join(_shell_word(a) for a in args)
         self.echo(f"$ {shown} &")
         self.commands.append(shown)
+        first = keep / "snapshot-a.json"
+        first.unlink(missing_ok=True)  # one of an earlier run is no signal
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], cwd=self.workdir, text=True,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert proc.stderr is not None
-        said: list[str] = []
-        try:
-            for line in proc.stderr:  # until the interval begins (or the collect ends early)
-                said.append(line)
-                if line.startswith(f"{_PROGRESS}watching for "):
-                    break
-            yield
-            _, rest = proc.communicate(timeout=seconds + 600)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as said:
+            proc = subprocess.Popen([sys.executable, "-m", "advisor", *args], cwd=self.workdir, text=True,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=said)
+            try:
+                _wait_for_file(first, proc, FIRST_SNAPSHOT_TIMEOUT_S, shown)
+                yield
+                proc.wait(timeout=seconds + 600)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            said.seek(0)
+            lines = said.read().splitlines()
         self.timings["collect --trace"] = self.timings.get("collect --trace", 0.0) + time.monotonic() - start
-        lines = [line.rstrip("\n") for line in [*said, *rest.splitlines(keepends=True)]]
         if proc.returncode not in (0, int(ExitCode.PARTIAL)):
             raise AdvisorError(f"'{shown}' failed: {lines[-1] if lines else f'exit {proc.returncode}'}")
         for line in lines:
@@ -119,6 +122,16 @@ class Chain:
         if render:
             self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
         return data
+
+
+def _wait_for_file(path: Path, proc: subprocess.Popen[str], timeout_s: float, shown: str) -> None:
+    """Return once *path* exists or *proc* has ended (its exit is checked after); raise when
+    neither happens within *timeout_s*."""
+    deadline = time.monotonic() + timeout_s
+    while not path.exists() and proc.poll() is None:
+        if time.monotonic() > deadline:
+            raise AdvisorError(f"'{shown}' wrote no {path.name} within {timeout_s:g} s")
+        time.sleep(FIRST_SNAPSHOT_POLL_S)
 
 
 def _shell_word(text: str) -> str:

@@ -3,7 +3,9 @@
 Everything goes through a private tracefs instance (``instances/advisor-<pid>``): its own
 ring buffer, its own event switches and filters, so another tracer on the host (perf,
 blktrace, a second collect) is neither disturbed nor read. Only ``block_rq_issue`` and
-``block_rq_complete`` are enabled, filtered on the traced disks' device numbers, with the
+``block_rq_complete`` are enabled, and ``block_rq_requeue`` where the kernel has it (a
+request the driver gave back and the block layer issues again; without it each issue is
+read as a request, see :mod:`advisor.trace.parse`), filtered on the traced disks' device numbers, with the
 ``mono`` clock (the collect's own ``time.monotonic``) and ``overwrite`` off, so a full
 buffer drops new events and counts them instead of silently losing old ones. The
 instance is removed when the ``with`` block ends, however it ends (Ctrl-C included). Only
@@ -30,7 +32,8 @@ from advisor.trace.parse import TraceParser
 from advisor.units import MIB
 
 TRACEFS_MOUNTS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
-EVENTS = ("block_rq_issue", "block_rq_complete")
+REQUIRED_EVENTS = ("block_rq_issue", "block_rq_complete")
+OPTIONAL_EVENTS = ("block_rq_requeue",)
 BUFFER_KB_PER_CPU = 16384  # ~200,000 events per cpu before the reader must have caught up
 BUFFER_KB_TOTAL = 262144  # on a many-cpu host the buffers together stay under 256 MiB of kernel memory
 BUFFER_KB_LEAST = 1024
@@ -148,18 +151,19 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
     instance = root / "instances" / f"advisor-{os.getpid()}"
     capture = Capture()
     reader: _Reader | None = None
+    events = traced_events(root)
     try:
-        if not all((root / "events" / "block" / event).is_dir() for event in EVENTS):
+        if not all((root / "events" / "block" / event).is_dir() for event in REQUIRED_EVENTS):
             raise TraceUnavailable("this kernel has no block_rq_issue/block_rq_complete tracepoints")
         try:
             instance.mkdir()
         except OSError as exc:
             raise TraceUnavailable(f"cannot make a tracefs instance in {root}: {exc.strerror}") from exc
         try:
-            _configure(instance, devices)
+            _configure(instance, devices, events)
             reader = _Reader(instance / "trace_pipe", capture.parser)
             reader.start()
-            for event in EVENTS:
+            for event in events:
                 _write(instance / "events" / "block" / event / "enable", "1")
         except OSError as exc:
             raise TraceUnavailable(f"cannot set up the tracefs instance: {exc.strerror or exc}") from exc
@@ -167,7 +171,7 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
         yield capture
     finally:
         with contextlib.suppress(OSError):
-            for event in EVENTS:
+            for event in events:
                 _write(instance / "events" / "block" / event / "enable", "0")
         capture.ended_s = time.monotonic()
         if reader is not None:
@@ -184,13 +188,19 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
         raise reader.failure
 
 
-def _configure(instance: Path, devices: dict[str, tuple[int, int]]) -> None:
+def traced_events(root: Path) -> tuple[str, ...]:
+    """The block events a trace enables under tracefs *root*: the required ones, and the
+    optional ones this kernel has."""
+    return REQUIRED_EVENTS + tuple(e for e in OPTIONAL_EVENTS if (root / "events" / "block" / e).is_dir())
+
+
+def _configure(instance: Path, devices: dict[str, tuple[int, int]], events: tuple[str, ...]) -> None:
     _write(instance / "trace_clock", "mono")
     _write(instance / "options" / "overwrite", "0")
     cpus = os.cpu_count() or 1
     _write(instance / "buffer_size_kb", str(max(BUFFER_KB_LEAST, min(BUFFER_KB_PER_CPU, BUFFER_KB_TOTAL // cpus))))
     wanted = " || ".join(f"dev == {kernel_dev(major, minor)}" for major, minor in devices.values())
-    for event in EVENTS:
+    for event in events:
         _write(instance / "events" / "block" / event / "filter", wanted)
 
 

@@ -1,4 +1,5 @@
-"""The text tracefs prints for ``block_rq_issue`` and ``block_rq_complete``, as requests.
+"""The text tracefs prints for ``block_rq_issue``, ``block_rq_complete`` and
+``block_rq_requeue``, as requests.
 
 A line is ``<comm>-<pid> [cpu] <flags> <seconds>: <event>: <major>,<minor> <rwbs> ...``;
 an issue then has ``<bytes> (<cmd>) <sector> + <sectors> [ioprio] [<comm>]``, a completion
@@ -22,6 +23,25 @@ with the oldest flush issued and not completed, whatever its sector; a completio
 sectors that no issue waits for is the end of such a flush sequence, not a device request:
 it is counted apart (:attr:`DeviceStream.sequence_ends`), not an orphan, and, as diskstats
 counts it among the writes, among the completions reconciled with diskstats.
+
+Requeues (``block_rq_requeue``, printed as a completion is, with ``[0]`` last): the driver
+gave a request back without serving it (libata defers a queued command while a non-queued
+one such as FLUSH CACHE runs, a busy SCSI host or device, error recovery retrying it), and
+the block layer issues the same request again later: a second ``block_rq_issue`` of the
+same sector and length, then one completion. A requeue takes the latest open issue of its
+device, operation, sector and length aside; the next issue with that key is its re-issue:
+no new request, the request keeps its first issue time and waits for its completion again
+(:attr:`DeviceStream.requeues` counts them). The first issue, because the block layer
+itself keeps it one request from there: the requeue path ends no accounting, diskstats
+counts it once when it completes and keeps it in flight meanwhile (so the busy time,
+``io_ticks``, runs across the requeue), and on a SATA disk the wait between the two
+issues is the drive's (its flush running), which the replay's drive model charges to a
+request issued during a flush (:mod:`advisor.disk.replay`). Timing from the re-issue, as
+the kernel's own latency statistics do (``io_start_time_ns`` is set again at each issue),
+would hide that wait. A requeue with no open issue of its key is of a request the trace
+never saw issued (requeued before the driver started it, or issued before the trace
+began): nothing to set aside, its issue is read as a first one. Without the requeue
+events (a kernel or a trace without them) each issue is a request, as before.
 """
 
 from __future__ import annotations
@@ -72,6 +92,8 @@ class DeviceStream:
     process: array[int] = field(default_factory=lambda: array("q"))
     fua: array[int] = field(default_factory=lambda: array("b"))  # 1: a write the cache may not absorb
     open_issues: dict[tuple[int, int, int], deque[int]] = field(default_factory=dict)
+    requeued: dict[tuple[int, int, int], deque[int]] = field(default_factory=dict)  # waiting for their re-issue
+    requeues: int = 0  # requests of the trace given back by the driver and issued again (or still waiting)
     orphan_completions: int = 0  # completions of requests issued before the trace began
     sequence_ends: int = 0  # empty pre-flush writes completed by their flush (see the module docstring)
     completions: int = 0  # of reads and writes, sequence ends included (what diskstats counts as reads and writes)
@@ -91,7 +113,8 @@ class TraceParser:
         if " block_rq_" not in line or line.startswith("#"):
             return
         issue = line.find(": block_rq_issue: ")
-        at = issue if issue >= 0 else line.find(": block_rq_complete: ")
+        requeue = -1 if issue >= 0 else line.find(": block_rq_requeue: ")
+        at = issue if issue >= 0 else requeue if requeue >= 0 else line.find(": block_rq_complete: ")
         if at < 0:
             return
         head, body = line[:at], line[line.index(": ", at + 2) + 2:].rstrip("\n")
@@ -111,7 +134,14 @@ class TraceParser:
             stream.other_commands += 1
             return
         key = (FLUSH, 0, 0) if op == FLUSH else (op, sector, sectors)
+        if requeue >= 0:
+            self._requeue(stream, key)
+            return
         if issue >= 0:
+            again = stream.requeued.get(key)
+            if again:
+                stream.open_issues.setdefault(key, deque()).append(again.popleft())
+                return
             task = head.split(" [", 1)[0].strip()
             pid = task.rpartition("-")[2]
             process = self.processes.setdefault((int(pid) if pid.isdigit() else -1, last), len(self.processes))
@@ -133,6 +163,14 @@ class TraceParser:
             stream.complete_s[waiting.popleft()] = stamp
         else:
             stream.orphan_completions += 1
+
+    @staticmethod
+    def _requeue(stream: DeviceStream, key: tuple[int, int, int]) -> None:
+        """Set the latest open issue of *key* aside until its re-issue (see the module docstring)."""
+        waiting = stream.open_issues.get(key)
+        if waiting:
+            stream.requeued.setdefault(key, deque()).append(waiting.pop())
+            stream.requeues += 1
 
 
 def completed_requests(stream: DeviceStream) -> tuple[Requests, int]:

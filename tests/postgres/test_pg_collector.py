@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from advisor.collectors.postgres import PostgresCollector
 from advisor.model import load_snapshot
-from tests.helpers.cli import run_advisor
+from tests.helpers.cli import run_advisor, start_advisor
 from tests.helpers.pg import PgServer
 from tests.helpers.pg_checks import collect_context
 
@@ -82,6 +83,28 @@ def test_cli_interval_writes_workload_and_snapshots(shared_server: PgServer, tmp
     assert {r.file_id for r in workload.rates} == {f.file_id for f in a.files} & {f.file_id for f in b.files}
     shown = run_advisor("workload", str(out), "--top", "0")
     assert shown.returncode == 0 and "Per tablespace" in shown.stdout and "public.hot" in shown.stdout
+
+
+def test_kept_snapshot_a_appears_before_the_wait_ends(shared_server: PgServer, tmp_path: Path) -> None:
+    # the typed signal a program starting the load waits for (the demo does): not a progress line
+    out, keep = tmp_path / "workload.json", tmp_path / "keep"
+    proc = start_advisor("collect", "--dsn", shared_server.dsn, "--interval", "4", "-o", str(out),
+                         "--keep-snapshots", str(keep), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (keep / "snapshot-a.json").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the collect was over before snapshot A was kept"
+        assert not (keep / "snapshot-b.json").exists() and not out.exists()
+        first = load_snapshot(keep / "snapshot-a.json")
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    from advisor.model import load_workload
+
+    assert load_workload(out).started_at == first.taken_at == load_snapshot(keep / "snapshot-a.json").taken_at
 
 
 def test_session_is_read_only_and_named(shared_server: PgServer) -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from advisor.collect.trace import finish_trace, tracing_disks
 from advisor.model import load_workload, save
-from advisor.storage.blocktrace import TRACEFS_MOUNTS, find_tracefs
+from advisor.storage import blocktrace
+from advisor.storage.blocktrace import TRACEFS_MOUNTS, find_tracefs, traced_events
 from advisor.trace.codec import decode_extents, decode_requests
 from advisor.trace.extents import ExtentIndex
 from tests.helpers.loopdisk import ScratchDisk, is_root, scratch_disk, write_file
@@ -117,3 +118,23 @@ def test_fsyncs_give_flushes_paired_with_their_own_completions(two_files: tuple[
     assert trace.loss.missing_requests == 0 and trace.loss.excess_requests == 0
     assert (requests.sectors[flushes] == 0).all() and (requests.service_s[flushes] >= 0).all()
     assert ((requests.op == 1) & (requests.sectors > 0)).sum() >= 2 * commits
+
+
+def test_the_requeue_event_is_traced_where_the_kernel_has_it_and_not_needed(
+        two_files: tuple[ScratchDisk, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    _, a, b = two_files
+    root = find_tracefs()[0]
+    has_requeue = (root / "events" / "block" / "block_rq_requeue").is_dir()
+    assert ("block_rq_requeue" in traced_events(root)) == has_requeue
+    snapshot = file_snapshot({"one": [a], "two": [b]})
+    if has_requeue:
+        with tracing_disks(snapshot):
+            instance = root / "instances" / f"advisor-{os.getpid()}"
+            assert (instance / "events" / "block" / "block_rq_requeue" / "enable").read_text().strip() == "1"
+    # a kernel without the tracepoint: the trace is taken with the two required events alone
+    monkeypatch.setattr(blocktrace, "OPTIONAL_EVENTS", ("block_rq_no_such_event",))
+    assert traced_events(root) == blocktrace.REQUIRED_EVENTS
+    with tracing_disks(snapshot) as session:
+        closed_loop_readers([(a, 20), (b, 10)])
+    (trace,) = finish_trace(session, snapshot, 1.0)
+    assert trace.mapped_requests == 30 and trace.loss.missing_requests == 0 and trace.loss.excess_requests == 0
