@@ -26,13 +26,13 @@ from psycopg.rows import class_row
 from advisor import __version__
 from advisor.engine.advise import Models
 from advisor.fleet.model import (
-    RANKED_VERDICTS,
     FleetReport,
     InstanceAdvice,
-    Verdict,
+    Sums,
     WindowAdvice,
     rank_key,
-    summed_verdict,
+    summed_window,
+    window_advice,
 )
 from advisor.fleet.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
 from advisor.fleet.workloads import SIZED, all_workloads, shown_source
@@ -135,34 +135,25 @@ class WindowRow:
     name: str = ""
 
 
-def _verdict(stored: str, planned: bool, saved: float, gain: float | None, min_gain: float) -> Verdict:
-    """The stored verdict judged again at *min_gain* (summaries are made at the default)."""
-    if not planned or saved <= 0 or stored not in RANKED_VERDICTS:
-        return stored  # type: ignore[return-value]  # a verdict the summariser wrote
-    return "saves" if (gain if gain is not None else 0.0) >= min_gain else "no change worth making"
-
-
 def _window(row: WindowRow, label: str, min_gain: float) -> WindowAdvice:
-    return WindowAdvice(label, row.started_at.isoformat(), row.ended_at.isoformat(), row.interval_s, row.db_iops,
-                        row.io_wait_share, row.planned, row.before_ms, row.after_ms, row.saved_s_per_h,
-                        row.saved_share, tuple(row.findings), row.note, "snapshots" if row.source == "snapshots"
-                        else shown_source(row.source.removeprefix(WORKLOAD)),
-                        _verdict(row.verdict, row.planned, row.saved_s_per_h, row.predicted_gain, min_gain),
-                        row.read_s_per_h)
+    """A stored summary as a row, its verdict judged again at *min_gain* on its gain (summaries are made at the
+    default)."""
+    return window_advice(
+        label, row.started_at.isoformat(), row.ended_at.isoformat(),
+        source="snapshots" if row.source == "snapshots" else shown_source(row.source.removeprefix(WORKLOAD)),
+        interval_s=row.interval_s, db_iops=row.db_iops, io_wait_share=row.io_wait_share,
+        read_s_per_h=row.read_s_per_h, verdict=row.verdict, min_gain=min_gain,  # type: ignore[arg-type]
+        gain=row.predicted_gain, planned=row.planned, before_ms=row.before_ms, after_ms=row.after_ms,
+        saved_s_per_h=row.saved_s_per_h, saved_share=row.saved_share, findings=tuple(row.findings), note=row.note)
 
 
 def _period(row: PeriodRow, min_gain: float) -> WindowAdvice:
-    first, last, seconds, ios, wait_s, read_s = row.first_at, row.last_at, row.seconds, row.ios, row.wait_s, row.read_s
-    planned, before_s, saved_s, not_io_bound, note = row.planned, row.before_s, row.saved_s, row.not_io_bound, row.note
-    hours = seconds / 3600.0 if seconds else 0.0
-    share = saved_s / before_s if before_s > 0 else 0.0
-    verdict: Verdict = summed_verdict(saved_s, share, min_gain) if planned else "no plan"
-    return WindowAdvice(
-        "period", first.isoformat(), last.isoformat(), seconds, ios / seconds if seconds else 0.0,
-        wait_s / seconds if wait_s is not None and seconds else None, planned, None, None,
-        round(saved_s / hours, 4) if hours else 0.0, round(share, 4),
-        ("NOT_IO_BOUND",) if not planned and not_io_bound else (), note or "", "snapshots", verdict,
-        round(read_s / seconds, 4) if read_s is not None and seconds else None)
+    """An instance's snapshot intervals summed by SQL, judged as every sum is (:func:`summed_window`)."""
+    sums = Sums(row.seconds, row.ios, row.wait_s, row.read_s, row.planned, row.before_s, row.saved_s)
+    return summed_window("period", row.first_at.isoformat(), row.last_at.isoformat(), sums,
+                         verdict="saves" if row.planned else "no plan", min_gain=min_gain, source="snapshots",
+                         findings=("NOT_IO_BOUND",) if not row.planned and row.not_io_bound else (),
+                         note=row.note or "")
 
 
 def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, since: dt.datetime,

@@ -35,7 +35,7 @@ from advisor.engine.advise import Models, advise
 from advisor.errors import AdvisorError
 from advisor.fleet.documents import Documents, Unreadable, fetch
 from advisor.fleet.model import WindowAdvice
-from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.window import Judging, judged_gain, judged_window, window_request
 from advisor.fleet.workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
@@ -125,7 +125,7 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
     reset = not RESET_RULES.isdisjoint(work.resets) if left_out is None else left_out
     return (key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key, window.interval_s,
             window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, before or 0.0,
-            window.saved_s_per_h, window.saved_share, plan.predicted_gain if plan else None, window.verdict,
+            window.saved_s_per_h, window.saved_share, judged_gain(report), window.verdict,
             window.read_s_per_h, list(window.findings), window.note, reset, encode_compact(top).decode())
 
 
