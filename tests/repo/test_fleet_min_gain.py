@@ -19,7 +19,7 @@ from advisor.fleet.model import Sums, judged, summed_window
 from advisor.fleet.window import judged_gain, judged_window
 from advisor.fleet.workloads import all_workloads
 from advisor.model import Report, Workload
-from tests.engine.test_replay_decides import model_made_requests
+from tests.engine.test_replay_check import model_made_requests
 from tests.engine.test_replay_decides import report as traced_report
 from tests.helpers.workloads import AreaSpec, models, sample_workload, workload
 
@@ -102,4 +102,4 @@ def test_a_saving_that_is_none_is_never_worth_it_and_other_verdicts_stand() -> N
     assert judged("saves", 10.0, None, 0.0) == "no change worth making"
     assert judged("no change worth making", -1.0, 0.5, 0.05) == "nothing to gain"
     for verdict in ("sizes unknown", "no plan", "nothing to gain"):
-        assert judged(verdict, 10.0, 0.9, 0.05) == verdict  # type: ignore[arg-type]
+        assert judged(verdict, 10.0, 0.9, 0.05) == verdict
