@@ -279,24 +279,22 @@ def _notes(conn: psycopg.Connection[Any], params: dict[str, Any]) -> tuple[str, 
 
 
 def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
-               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, models_named: bool,
-               dsn: str, workers: int, warn: Callable[[str], None]) -> FleetReport:
-    """``fleet report``: by SQL over the summaries, or by the engine per instance on *workers* processes
-    when the summaries cannot answer (*force*, the gate overridden, or *models_named*, ``--preset`` or
-    ``--spec``: the summaries are made with the default models and gate).
+               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, asked: str | None,
+               warn: Callable[[str], None]) -> FleetReport:
+    """``fleet report``: the one ranking path, SQL over the interval summaries; the engine only for the detail.
 
-    Before ranking by summaries, a role that may write them drains the summariser's queue and
-    recomputes summaries of another engine version (*warn* gets each interval that failed); the
-    first *detail* instances are then advised again over their whole period by the engine (what
-    ``advisor report FIRST LAST`` says).
+    Before ranking, a role that may write summaries drains the summariser's queue and
+    recomputes summaries of another engine version (*warn* gets each interval that failed).
+    The summaries are made with the default models and gate (``default_summarizer``), so the
+    ranking is by those; *models* (*asked* names them: ``preset:NAME`` or ``spec:PATH``, None for
+    the default) and *force* advise only the first *detail* instances again over their whole
+    period by the engine (what ``advisor report FIRST LAST`` says with the same options), and the
+    report says so in its warnings when they differ from the recorded ones.
     """
     from advisor.errors import AdvisorError
     from advisor.fleet.instances import fleet_report
     from advisor.fleet.summaries import default_summarizer, drain, may_summarise, requeue_stale
 
-    if force or models_named:
-        return fleet_report(conn, models, since=since, until=until, windows=windows, force=force, dsn=dsn,
-                            workers=workers, min_gain=min_gain)
     summarizer = default_summarizer()
     if may_summarise(conn):
         requeue_stale(conn, summarizer)
@@ -305,11 +303,20 @@ def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datet
 
     def whole(key: str) -> WindowAdvice | None:
         try:
-            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key,
+            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key, force=force,
                                  min_gain=min_gain).instances
         except AdvisorError:
             return None
         return replace(found[0].period, label="whole period") if found and found[0].period else None
 
-    return ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
-                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
+    ranked = ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
+                                   min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
+    options = [f"--{asked.partition(':')[0]}"] if asked is not None and asked != summarizer.models_key else []
+    options += ["--force"] if force else []
+    if options:  # the ranking cannot follow them: say by what it is made
+        which = " and ".join(options) + (" apply" if len(options) > 1 else " applies")
+        ranked = replace(ranked, warnings=(
+            *ranked.warnings, "ranked by the interval summaries, made with the recorded models "
+            f"({summarizer.models_key}) and the IO-bound gate; {which} to the detail only (the first {detail} "
+            "instances advised over the whole period by the engine)"))
+    return ranked
