@@ -38,7 +38,7 @@ from tests.helpers.pg import PgServer, available_versions, running_postgres  # n
 FORMATS = ("terminal", "json", "markdown", "html")
 RANKINGS: tuple[tuple[str, list[str]], ...] = (
     ("summaries", []), ("engine", ["--force"]), ("preset", ["--preset", "class-7200-desktop"]))
-"""The ranking's two paths: SQL over the summaries (the default) and the engine per instance."""
+"""The ranking by default and with the options that change the engine (they apply to the detail rows only)."""
 FIXTURES = TREE / "tests" / "oracle" / "fixtures"
 SAMPLES = TREE / "advisor" / "samples"
 UNTIL = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).replace(microsecond=0).isoformat()

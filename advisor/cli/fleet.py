@@ -32,8 +32,6 @@ MIN_GAIN = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted g
                         "'no change worth making' (not ranked as a saving).")
 FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
 OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
-MAX_WORKERS = 64
-"""Each worker is a process and a repository session: beyond this, sessions and memory run out first."""
 
 
 def _window(since: str, until: str | None) -> tuple[dt.datetime, dt.datetime]:
@@ -96,17 +94,16 @@ def report(
     preset: str | None = PRESET, spec: Path | None = SPEC, force: bool = FORCE, min_gain: float = MIN_GAIN,
     limit: int = typer.Option(50, "--limit", min=0, help="Rows in terminal/markdown/html (0: all)."),
     detail: int = typer.Option(3, "--detail", min=0, max=50,
-                               help="First instances also advised over the whole period as one interval."),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS,
-                                help="Processes advising instances (0: one per CPU), each with its own session."),
+                               help="First instances also advised over the whole period as one interval "
+                               "(with --preset/--spec/--force)."),
     fmt: OutputFormat = FORMAT, output: Path | None = OUTPUT,
 ) -> None:
-    """Every instance advised over its busiest windows and the whole period, ranked.
+    """Every instance ranked by its interval summaries; the first --detail also advised over the whole period.
 
     Snapshots and stored workloads (AWR/Statspack imports, collect --interval) are both evidence.
+    The summaries are made with the default drive models and gate: --preset, --spec and --force
+    apply to the detail (stderr says so).
     """
-    import os
-
     from advisor.engine.disk_models import load_models
     from advisor.fleet.rank import rank_fleet
 
@@ -115,8 +112,7 @@ def report(
     with _open(repo) as conn:
         result = rank_fleet(conn, models, since=start, until=end, windows=windows, min_gain=min_gain / 100,
                             detail=detail, shown=None if fmt is OutputFormat.json or not limit else limit,
-                            force=force, models_named=bool(preset or spec), dsn=repo,
-                            workers=workers or min(os.cpu_count() or 1, MAX_WORKERS),
+                            force=force, asked=f"preset:{preset}" if preset else f"spec:{spec}" if spec else None,
                             warn=lambda line: typer.echo(f"advisor: warning: {line}", err=True))
     if not result.instances:
         typer.echo(f"advisor: no snapshots or workloads in the repository between {result.since} and "

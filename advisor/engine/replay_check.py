@@ -250,10 +250,25 @@ def misfit(check: ReplayCheck, model: str) -> Finding:
     )
 
 
+def judging_checks(checks: Sequence[ReplayCheck]) -> list[ReplayCheck]:
+    """The checks that judge a plan: replayed under the planned layout and not refused."""
+    return [c for c in checks if c.refused is None and c.planned_ms is not None]
+
+
+def replayed_gain(checks: Sequence[ReplayCheck]) -> float | None:
+    """The replayed gain a plan is judged by (:func:`verdict`): the requests-weighted gain of the
+    disks it lays out; None when no check judges it or a self-check failed (the plan is refused)."""
+    judged = judging_checks(checks)
+    if not judged or any(not c.fits for c in judged):
+        return None
+    weight = sum(c.requests for c in judged)
+    return sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
+
+
 def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     """*plan* judged by the replay where one exists: refused on a failed self-check, else by
-    the replayed gain of the disks it lays out (requests-weighted), against *min_gain*."""
-    judged = [c for c in checks if c.refused is None and c.planned_ms is not None]
+    the replayed gain of the disks it lays out (requests-weighted, :func:`replayed_gain`), against *min_gain*."""
+    judged = judging_checks(checks)
     if not judged:
         return plan
     failed = [c for c in judged if not c.fits]
@@ -261,8 +276,8 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     if failed:
         failure = "the replay's self-check failed on " + ", ".join(c.disk for c in failed) + " (MODEL_DOES_NOT_FIT)"
         return msgspec.structs.replace(plan, not_worth_it=failure)
-    weight = sum(c.requests for c in judged)
-    gain = sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
+    gain = replayed_gain(judged)
+    assert gain is not None  # judged checks that all fit
     notes.append(f"The replay of the traced requests predicts {gain:.1%} (the aggregate model: "
                  f"{plan.predicted_gain:.1%}); the verdict follows the replay.")
     reason: str | None = None

@@ -1,4 +1,5 @@
-"""Every instance of the repository advised over its busiest windows and the whole period.
+"""Instances advised by the engine over their busiest windows and the whole period: ``fleet show``
+and the detail rows of ``fleet report`` (whose ranking is SQL over the summaries, :mod:`advisor.fleet.rank`).
 
 Per instance, the repository's per-snapshot totals (extracted at push time) give the IO
 count of every consecutive snapshot pair without opening a document; the ``windows`` pairs
@@ -21,7 +22,6 @@ making, nothing to gain, no plan) is :func:`advisor.fleet.model.rank_key`'s.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -291,88 +291,18 @@ def _advise_all(conn: psycopg.Connection[Any], lines: Sequence[_Timeline], model
     return results
 
 
-_CHUNK = 8
-"""Instances handed out at a time: small enough to keep every process busy to the end."""
-
-
-@functools.cache
-def _worker_session(dsn: str) -> psycopg.Connection[Any]:
-    """A worker process's own session, opened by its first chunk and kept for the next ones."""
-    from advisor.repo.connection import connect
-
-    return connect(dsn)
-
-
-def _advise_chunk(dsn: str, lines: Sequence[_Timeline], models: Models, windows: int,
-                  judging: Judging) -> list[InstanceAdvice]:
-    """In a worker process: advise *lines* on the process's own session."""
-    try:
-        return _advise_all(_worker_session(dsn), lines, models, windows, judging, None, False)
-    except psycopg.Error as exc:
-        raise translate(exc, "reading the repository") from None
-
-
-def _in_parallel(conn: psycopg.Connection[Any], dsn: str, lines: list[_Timeline], models: Models, windows: int,
-                 judging: Judging, workers: int) -> list[InstanceAdvice]:
-    """Advise the instances in this process and in ``workers - 1`` more, a few at a time.
-
-    This process works from the first moment (a worker process takes about a second to
-    start: a fresh interpreter importing the engine), and each takes the next chunk when it
-    is done, so a process slowed by other work on the machine does not hold up the end.
-    Workers come from a forkserver: a forked copy would share this process's database session.
-    """
-    import multiprocessing
-    import threading
-    from collections import deque
-    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-
-    queue = deque(lines[n:n + _CHUNK] for n in range(0, len(lines), _CHUNK))
-    lock = threading.Lock()
-
-    def take() -> list[_Timeline] | None:
-        with lock:
-            return queue.popleft() if queue else None
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["advisor.fleet.instances"])
-    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=context) as pool, \
-            ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="fleet-feed") as feeders:
-        def feed() -> list[InstanceAdvice]:
-            """Keep one worker process busy with one chunk after another."""
-            done: list[InstanceAdvice] = []
-            while (chunk := take()) is not None:
-                done += pool.submit(_advise_chunk, dsn, chunk, models, windows, judging).result()
-            return done
-
-        fed = [feeders.submit(feed) for _ in range(workers - 1)]
-        results: list[InstanceAdvice] = []
-        try:
-            while (chunk := take()) is not None:
-                results += _advise_all(conn, chunk, models, windows, judging, None, False)
-        finally:
-            with lock:
-                queue.clear()  # on an error here, the feeders stop after their current chunk
-        for future in fed:
-            results += future.result()
-    return results
-
-
 def fleet_report(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
                  windows: int = 2, force: bool = False, only: str | None = None,
-                 keep: Callable[[str, Report], None] | None = None, dsn: str | None = None,
-                 workers: int = 1, min_gain: float = MIN_GAIN) -> FleetReport:
-    """Advise every instance with snapshots or workloads in [since, until] and rank them.
+                 keep: Callable[[str, Report], None] | None = None, min_gain: float = MIN_GAIN) -> FleetReport:
+    """Advise every instance (or *only* one) with snapshots or workloads in [since, until] by the engine.
 
-    With a *dsn* and ``workers > 1`` the instances are advised by that many processes, each
-    with its own session (the engine is CPU bound; one instance takes about 50 ms).
+    ``fleet show`` (its one instance) and ``fleet report``'s detail rows use it; the ranking itself
+    is made by SQL over the interval summaries (:func:`advisor.fleet.rank.rank_fleet`).
     """
     judging = Judging(force, min_gain, dt.datetime.now(dt.UTC))
     try:
         lines = _timelines(conn, since, until, only)
-        if dsn and workers > 1 and len(lines) >= 4 * workers and keep is None:
-            results = _in_parallel(conn, dsn, lines, models, windows, judging, workers)
-        else:
-            results = _advise_all(conn, lines, models, windows, judging, keep, strict=only is not None)
+        results = _advise_all(conn, lines, models, windows, judging, keep, strict=only is not None)
     except psycopg.Error as exc:
         raise translate(exc, "reading the repository") from None
     ranked = sorted(results, key=rank_key)

@@ -100,10 +100,79 @@ def verdict(report: Report) -> Verdict:
     return report.outcome.verdict if report.outcome is not None else "no plan"
 
 
-def summed_verdict(saved_s: float, saved_share: float, min_gain: float) -> Verdict:
-    """The verdict of a sum of planned intervals (a period, all of an instance's workloads): each interval has
-    its own plan, so the sum is judged as one plan is (:func:`advisor.engine.worth.outcome`) by its saving."""
-    return "nothing to gain" if saved_s <= 0 else "no change worth making" if saved_share < min_gain else "saves"
+def judged(verdict: Verdict, saved_s: float, gain: float | None, min_gain: float) -> Verdict:
+    """The fleet's one ``--min-gain`` rule, for a window, a summed period and all of an instance's workloads.
+
+    A *verdict* that is not a saving (sizes unknown, no plan, nothing to gain) stands. A saving
+    is judged as ``advisor report --min-gain`` judges a plan (:func:`advisor.engine.worth.outcome`):
+    "nothing to gain" when it saves no disk time, "saves" when its predicted *gain* is at least
+    *min_gain*, else "no change worth making". *gain* is the plan's ``predicted_gain`` (the
+    replay's where the report has one, :func:`advisor.fleet.window.judged_gain`); for a sum of
+    intervals it is :func:`summed_gain`. None (a plan the replay refused) is never worth it.
+    """
+    if verdict not in RANKED_VERDICTS:
+        return verdict
+    if saved_s <= 0:
+        return "nothing to gain"
+    return "saves" if gain is not None and gain >= min_gain else "no change worth making"
+
+
+def summed_gain(saved_s: float, before_s: float) -> float | None:
+    """The predicted gain of a sum of planned intervals: the disk time saved over the modelled time before.
+
+    A plan's predicted gain is ``1 - after / before`` of the IO-weighted mean service time, that is
+    the time its requests save over the time they take today. Summed over intervals (each with its
+    own plan), the saved seconds over the before seconds is that same ratio over all their requests:
+    the request-weighted predicted gain (each interval's gain weighted by its modelled disk time).
+    None when nothing was modelled.
+    """
+    return saved_s / before_s if before_s > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Sums:
+    """Intervals added up: a period of snapshot intervals (SQL over the summaries) or an instance's workloads."""
+
+    seconds: float  # length of the intervals summed
+    ios: float  # database IOs over them
+    wait_s: float | None  # IO wait share x seconds; None: some interval's share is unknown
+    read_s: float | None  # read seconds per hour x seconds; None: some interval's read time is unknown
+    planned: bool  # some interval (a period) or every one (workloads) has a plan
+    before_s: float  # modelled disk time before the plans, over the planned intervals
+    saved_s: float  # disk time their plans save
+
+
+def window_advice(label: str, started_at: str, ended_at: str, *, source: str, interval_s: float, db_iops: float,
+                  io_wait_share: float | None, read_s_per_h: float | None, verdict: Verdict, min_gain: float | None,
+                  gain: float | None = None, planned: bool = False, before_ms: float | None = None,
+                  after_ms: float | None = None, saved_s_per_h: float = 0.0, saved_share: float = 0.0,
+                  findings: tuple[str, ...] = (), note: str = "") -> WindowAdvice:
+    """Every ranking row is made here: one advised window (the engine's report or its stored summary) or a sum.
+
+    With *min_gain* the *verdict* is judged again at it on *gain* (:func:`judged`: summaries are made at
+    the default minimum); None keeps the verdict of a report made at the asked minimum.
+    """
+    if min_gain is not None:
+        verdict = judged(verdict, saved_s_per_h, gain, min_gain)
+    return WindowAdvice(label, started_at, ended_at, interval_s, db_iops, io_wait_share, planned, before_ms, after_ms,
+                        saved_s_per_h, saved_share, findings, note, source, verdict, read_s_per_h)
+
+
+def summed_window(label: str, started_at: str, ended_at: str, sums: Sums, *, verdict: Verdict, min_gain: float,
+                  source: str, findings: tuple[str, ...], note: str) -> WindowAdvice:
+    """A sum of intervals as one row: rates per second and saved seconds per hour of the summed intervals,
+    judged on :func:`summed_gain`. *verdict* is "saves" when the sum is planned (the rule decides), else why not
+    (no saving is shown for "sizes unknown": a workload's saving is not known)."""
+    seconds = sums.seconds
+    hours = seconds / 3600.0 if seconds else 0.0
+    gain = summed_gain(sums.saved_s, sums.before_s)
+    return window_advice(
+        label, started_at, ended_at, source=source, interval_s=seconds, db_iops=sums.ios / seconds if seconds else 0.0,
+        io_wait_share=sums.wait_s / seconds if sums.wait_s is not None and seconds else None,
+        read_s_per_h=round(sums.read_s / seconds, 4) if sums.read_s is not None and seconds else None,
+        verdict=verdict, min_gain=min_gain, gain=gain, planned=sums.planned,
+        saved_s_per_h=round(sums.saved_s / hours, 4) if hours and verdict != "sizes unknown" else 0.0,
+        saved_share=round(gain or 0.0, 4) if verdict != "sizes unknown" else 0.0, findings=findings, note=note)
 
 
 def read_time_s_per_h(work: Workload) -> float | None:

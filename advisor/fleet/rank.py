@@ -26,13 +26,13 @@ from psycopg.rows import class_row
 from advisor import __version__
 from advisor.engine.advise import Models
 from advisor.fleet.model import (
-    RANKED_VERDICTS,
     FleetReport,
     InstanceAdvice,
-    Verdict,
+    Sums,
     WindowAdvice,
     rank_key,
-    summed_verdict,
+    summed_window,
+    window_advice,
 )
 from advisor.fleet.summaries import AGGREGATES, ENGINE_VERSION, WORKLOAD
 from advisor.fleet.workloads import SIZED, all_workloads, shown_source
@@ -135,34 +135,25 @@ class WindowRow:
     name: str = ""
 
 
-def _verdict(stored: str, planned: bool, saved: float, gain: float | None, min_gain: float) -> Verdict:
-    """The stored verdict judged again at *min_gain* (summaries are made at the default)."""
-    if not planned or saved <= 0 or stored not in RANKED_VERDICTS:
-        return stored  # type: ignore[return-value]  # a verdict the summariser wrote
-    return "saves" if (gain if gain is not None else 0.0) >= min_gain else "no change worth making"
-
-
 def _window(row: WindowRow, label: str, min_gain: float) -> WindowAdvice:
-    return WindowAdvice(label, row.started_at.isoformat(), row.ended_at.isoformat(), row.interval_s, row.db_iops,
-                        row.io_wait_share, row.planned, row.before_ms, row.after_ms, row.saved_s_per_h,
-                        row.saved_share, tuple(row.findings), row.note, "snapshots" if row.source == "snapshots"
-                        else shown_source(row.source.removeprefix(WORKLOAD)),
-                        _verdict(row.verdict, row.planned, row.saved_s_per_h, row.predicted_gain, min_gain),
-                        row.read_s_per_h)
+    """A stored summary as a row, its verdict judged again at *min_gain* on its gain (summaries are made at the
+    default)."""
+    return window_advice(
+        label, row.started_at.isoformat(), row.ended_at.isoformat(),
+        source="snapshots" if row.source == "snapshots" else shown_source(row.source.removeprefix(WORKLOAD)),
+        interval_s=row.interval_s, db_iops=row.db_iops, io_wait_share=row.io_wait_share,
+        read_s_per_h=row.read_s_per_h, verdict=row.verdict, min_gain=min_gain,  # type: ignore[arg-type]
+        gain=row.predicted_gain, planned=row.planned, before_ms=row.before_ms, after_ms=row.after_ms,
+        saved_s_per_h=row.saved_s_per_h, saved_share=row.saved_share, findings=tuple(row.findings), note=row.note)
 
 
 def _period(row: PeriodRow, min_gain: float) -> WindowAdvice:
-    first, last, seconds, ios, wait_s, read_s = row.first_at, row.last_at, row.seconds, row.ios, row.wait_s, row.read_s
-    planned, before_s, saved_s, not_io_bound, note = row.planned, row.before_s, row.saved_s, row.not_io_bound, row.note
-    hours = seconds / 3600.0 if seconds else 0.0
-    share = saved_s / before_s if before_s > 0 else 0.0
-    verdict: Verdict = summed_verdict(saved_s, share, min_gain) if planned else "no plan"
-    return WindowAdvice(
-        "period", first.isoformat(), last.isoformat(), seconds, ios / seconds if seconds else 0.0,
-        wait_s / seconds if wait_s is not None and seconds else None, planned, None, None,
-        round(saved_s / hours, 4) if hours else 0.0, round(share, 4),
-        ("NOT_IO_BOUND",) if not planned and not_io_bound else (), note or "", "snapshots", verdict,
-        round(read_s / seconds, 4) if read_s is not None and seconds else None)
+    """An instance's snapshot intervals summed by SQL, judged as every sum is (:func:`summed_window`)."""
+    sums = Sums(row.seconds, row.ios, row.wait_s, row.read_s, row.planned, row.before_s, row.saved_s)
+    return summed_window("period", row.first_at.isoformat(), row.last_at.isoformat(), sums,
+                         verdict="saves" if row.planned else "no plan", min_gain=min_gain, source="snapshots",
+                         findings=("NOT_IO_BOUND",) if not row.planned and row.not_io_bound else (),
+                         note=row.note or "")
 
 
 def ranked_from_summaries(conn: psycopg.Connection[Any], models_key: str, *, since: dt.datetime,
@@ -288,24 +279,22 @@ def _notes(conn: psycopg.Connection[Any], params: dict[str, Any]) -> tuple[str, 
 
 
 def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datetime, until: dt.datetime,
-               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, models_named: bool,
-               dsn: str, workers: int, warn: Callable[[str], None]) -> FleetReport:
-    """``fleet report``: by SQL over the summaries, or by the engine per instance on *workers* processes
-    when the summaries cannot answer (*force*, the gate overridden, or *models_named*, ``--preset`` or
-    ``--spec``: the summaries are made with the default models and gate).
+               windows: int, min_gain: float, detail: int, shown: int | None, force: bool, asked: str | None,
+               warn: Callable[[str], None]) -> FleetReport:
+    """``fleet report``: the one ranking path, SQL over the interval summaries; the engine only for the detail.
 
-    Before ranking by summaries, a role that may write them drains the summariser's queue and
-    recomputes summaries of another engine version (*warn* gets each interval that failed); the
-    first *detail* instances are then advised again over their whole period by the engine (what
-    ``advisor report FIRST LAST`` says).
+    Before ranking, a role that may write summaries drains the summariser's queue and
+    recomputes summaries of another engine version (*warn* gets each interval that failed).
+    The summaries are made with the default models and gate (``default_summarizer``), so the
+    ranking is by those; *models* (*asked* names them: ``preset:NAME`` or ``spec:PATH``, None for
+    the default) and *force* advise only the first *detail* instances again over their whole
+    period by the engine (what ``advisor report FIRST LAST`` says with the same options), and the
+    report says so in its warnings when they differ from the recorded ones.
     """
     from advisor.errors import AdvisorError
     from advisor.fleet.instances import fleet_report
     from advisor.fleet.summaries import default_summarizer, drain, may_summarise, requeue_stale
 
-    if force or models_named:
-        return fleet_report(conn, models, since=since, until=until, windows=windows, force=force, dsn=dsn,
-                            workers=workers, min_gain=min_gain)
     summarizer = default_summarizer()
     if may_summarise(conn):
         requeue_stale(conn, summarizer)
@@ -314,11 +303,20 @@ def rank_fleet(conn: psycopg.Connection[Any], models: Models, *, since: dt.datet
 
     def whole(key: str) -> WindowAdvice | None:
         try:
-            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key,
+            found = fleet_report(conn, models, since=since, until=until, windows=0, only=key, force=force,
                                  min_gain=min_gain).instances
         except AdvisorError:
             return None
         return replace(found[0].period, label="whole period") if found and found[0].period else None
 
-    return ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
-                                 min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
+    ranked = ranked_from_summaries(conn, summarizer.models_key, since=since, until=until, windows=windows,
+                                   min_gain=min_gain, detail=detail, advise_period=whole, shown=shown)
+    options = [f"--{asked.partition(':')[0]}"] if asked is not None and asked != summarizer.models_key else []
+    options += ["--force"] if force else []
+    if options:  # the ranking cannot follow them: say by what it is made
+        which = " and ".join(options) + (" apply" if len(options) > 1 else " applies")
+        ranked = replace(ranked, warnings=(
+            *ranked.warnings, "ranked by the interval summaries, made with the recorded models "
+            f"({summarizer.models_key}) and the IO-bound gate; {which} to the detail only (the first {detail} "
+            "instances advised over the whole period by the engine)"))
+    return ranked

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 
@@ -35,7 +35,7 @@ from advisor.engine.advise import Models, advise
 from advisor.errors import AdvisorError
 from advisor.fleet.documents import Documents, Unreadable, fetch
 from advisor.fleet.model import WindowAdvice
-from advisor.fleet.window import Judging, judged_window, window_request
+from advisor.fleet.window import Judging, judged_gain, judged_window, window_request
 from advisor.fleet.workloads import db_iops, decode_workload, fetch_workloads, shown_source
 from advisor.model import Report, Snapshot, Workload
 from advisor.model.jsonio import encode_compact
@@ -98,17 +98,44 @@ class Drained:
         """Interval summaries this drain wrote and left in the table (one rewritten at a batch edge counts once)."""
         return len(self.written)
 
-    def wrote(self, rows: list[tuple[Any, ...]]) -> None:
-        """*rows* (instance, start, end, source, ...) were written."""
-        self.written |= {(r[0], _instant(r[1]), _instant(r[2]), r[3]) for r in rows}
+    def wrote(self, rows: list[SummaryRow]) -> None:
+        """*rows* were written."""
+        self.written |= {(r.instance_id, _instant(r.started_at), _instant(r.ended_at), r.source) for r in rows}
 
     def deleted(self, key: str, spans: list[tuple[Any, Any]], source: str) -> None:
         """The summaries of *key* over *spans* (start, end) of *source* were deleted."""
         self.written -= {(key, _instant(start), _instant(end), source) for start, end in spans}
 
 
+class SummaryRow(NamedTuple):
+    """One row of ``advisor.interval_summaries`` as it is written (by COPY, in this column order)."""
+
+    instance_id: str
+    started_at: str | dt.datetime
+    ended_at: str | dt.datetime
+    source: str  # "snapshots", or WORKLOAD + the stored workload's source
+    engine_version: str
+    models_key: str
+    interval_s: float
+    db_iops: float
+    io_wait_share: float | None
+    planned: bool
+    before_ms: float | None
+    after_ms: float | None
+    before_s_per_h: float  # modelled disk time before the plan; 0 without one
+    saved_s_per_h: float
+    saved_share: float
+    predicted_gain: float | None  # the gain the verdict is judged on (the replay's where there is one)
+    verdict: str
+    read_s_per_h: float | None
+    findings: list[str]
+    note: str
+    reset: bool  # across a restart, a stats reset or a clock step: left out of sums and rollups
+    top_areas: str  # json: the TOP_AREAS busiest areas
+
+
 def summary_of(key: str, label: str, work: Workload, report: Report, rate: float, source: str,
-               summarizer: Summarizer, left_out: bool | None = None) -> tuple[Any, ...]:
+               summarizer: Summarizer, left_out: bool | None = None) -> SummaryRow:
     """One interval's row: the fleet's judgement of *report* plus its disk time, areas and reset mark.
 
     *left_out*: whether the interval's counters are not comparable, decided from its snapshots
@@ -123,18 +150,17 @@ def summary_of(key: str, label: str, work: Workload, report: Report, rate: float
             "write_iops": round(a.write_iops, 3), "read_mb_s": round(a.read_mb_s, 4), "io_share": round(a.io_share, 4)}
            for a in areas]
     reset = not RESET_RULES.isdisjoint(work.resets) if left_out is None else left_out
-    return (key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key, window.interval_s,
-            window.db_iops, window.io_wait_share, window.planned, window.before_ms, window.after_ms, before or 0.0,
-            window.saved_s_per_h, window.saved_share, plan.predicted_gain if plan else None, window.verdict,
-            window.read_s_per_h, list(window.findings), window.note, reset, encode_compact(top).decode())
+    return SummaryRow(key, work.started_at, work.ended_at, source, ENGINE_VERSION, summarizer.models_key,
+                      window.interval_s, window.db_iops, window.io_wait_share, window.planned, window.before_ms,
+                      window.after_ms, before or 0.0, window.saved_s_per_h, window.saved_share, judged_gain(report),
+                      window.verdict, window.read_s_per_h, list(window.findings), window.note, reset,
+                      encode_compact(top).decode())
 
 
-_COLUMNS = ("instance_id, started_at, ended_at, source, engine_version, models_key, interval_s, db_iops, "
-            "io_wait_share, planned, before_ms, after_ms, before_s_per_h, saved_s_per_h, saved_share, predicted_gain, "
-            "verdict, read_s_per_h, findings, note, reset, top_areas")
+_COLUMNS = ", ".join(SummaryRow._fields)
 
 
-def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer) -> tuple[Any, ...]:
+def snapshot_interval(key: str, a: Snapshot, b: Snapshot, summarizer: Summarizer) -> SummaryRow:
     """The summary of the interval from *a* to *b*, as ``advisor report A B`` advises it."""
     work = diff(a, b, allow_reset=True, always_refuse=("identity",))
     report = advise(window_request(work, summarizer.models, Judging()))
@@ -181,7 +207,7 @@ def drain(conn: psycopg.Connection[Any], summarizer: Summarizer, known: Known | 
 def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.datetime, dt.datetime, str]],
               summarizer: Summarizer, known: Known, done: Drained) -> None:
     taken = sorted({ended for ended, _started, source in arrivals if source == "snapshots"})
-    rows: list[tuple[Any, ...]] = []
+    rows: list[SummaryRow] = []
     touched: set[dt.datetime] = set()
     if taken:
         rows += _snapshot_rows(conn, key, taken, summarizer, known, done, touched)
@@ -196,7 +222,8 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
         no_sizes = missing_sizes_line(work)
         report = advise(window_request(work, summarizer.models, Judging(), no_plan=no_sizes))
         summary = summary_of(key, "workload", work, report, db_iops(work), shown_source(row.source), summarizer)
-        rows.append((key, row.started_at, row.ended_at, WORKLOAD + row.source, *summary[4:]))  # its row's key
+        rows.append(summary._replace(started_at=row.started_at, ended_at=row.ended_at,
+                                     source=WORKLOAD + row.source))  # its row's key
         conn.execute("DELETE FROM advisor.interval_summaries WHERE instance_id = %(k)s AND ended_at = %(e)s "
                      "AND started_at = %(s)s AND source = %(src)s",
                      {"k": key, "e": row.ended_at, "s": row.started_at, "src": WORKLOAD + row.source})
@@ -204,18 +231,18 @@ def _instance(conn: psycopg.Connection[Any], key: str, arrivals: list[tuple[dt.d
     if not rows:
         _rollups(conn, key, touched)
         return
-    for month in {_month_of(r[2]) for r in rows}:
+    for month in {_month_of(r.ended_at) for r in rows}:
         conn.execute("SELECT advisor.ensure_month('interval_summaries', %(at)s)", {"at": month})
     with conn.cursor().copy(f"COPY advisor.interval_summaries ({_COLUMNS}) FROM STDIN") as copy:
         for r in rows:
             copy.write_row(r)
     done.wrote(rows)
-    touched |= {_instant(r[2]) for r in rows if r[3] == "snapshots"}
+    touched |= {_instant(r.ended_at) for r in rows if r.source == "snapshots"}
     _rollups(conn, key, touched)
 
 
 def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datetime], summarizer: Summarizer,
-                   known: Known, done: Drained, touched: set[dt.datetime]) -> list[tuple[Any, ...]]:
+                   known: Known, done: Drained, touched: set[dt.datetime]) -> list[SummaryRow]:
     """Delete the summaries the arrivals at *taken* touch and advise the intervals they close or open."""
     timeline = [t for (t,) in conn.execute(
         "SELECT taken_at FROM advisor.snapshots WHERE instance_id = %(k)s AND taken_at >= coalesce("
@@ -249,7 +276,7 @@ def _snapshot_rows(conn: psycopg.Connection[Any], key: str, taken: list[dt.datet
 
 
 def _advised(key: str, a: Snapshot, b: Snapshot, a_at: dt.datetime, b_at: dt.datetime, summarizer: Summarizer,
-             done: Drained) -> tuple[Any, ...] | None:
+             done: Drained) -> SummaryRow | None:
     try:
         return snapshot_interval(key, a, b, summarizer)
     except AdvisorError as exc:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from advisor.engine.advise import AdviceRequest, Models
 from advisor.engine.planner import PlanOptions
+from advisor.engine.replay_check import judging_checks, replayed_gain
 from advisor.engine.worth import MIN_GAIN
-from advisor.fleet.model import WindowAdvice, read_time_s_per_h, verdict
+from advisor.fleet.model import WindowAdvice, read_time_s_per_h, verdict, window_advice
 from advisor.model import Report, Workload
 
 
@@ -47,18 +48,31 @@ def window_request(work: Workload, models: Models, judging: Judging, *, scripts:
     return AdviceRequest(work, models, options, generated_at=judging.at)
 
 
+def judged_gain(report: Report) -> float | None:
+    """The gain ``advisor report --min-gain`` judges *report*'s plan by: the replay's where the report
+    has one that judges the plan (:func:`advisor.engine.replay_check.replayed_gain`: None when its
+    self-check refused the plan), else the plan's ``predicted_gain``; None without a plan."""
+    if report.plan is None:
+        return None
+    if judging_checks(report.replay):
+        return replayed_gain(report.replay)
+    return report.plan.predicted_gain
+
+
 def judged_window(label: str, work: Workload, report: Report, rate: float, started: str, ended: str,
                   source: str) -> WindowAdvice:
-    """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model)."""
-    plan = report.plan
-    codes = tuple(dict.fromkeys(f.code for f in report.findings))
+    """One advised interval as a ranking row: its saving only when the plan has one (see fleet_model); the
+    verdict is the report's own, made at the asked minimum gain."""
+    plan, done = report.plan, report.outcome
+    findings = tuple(dict.fromkeys(f.code for f in report.findings))
     read = read_time_s_per_h(work)
-    if plan is None or report.outcome is None:
-        note = report.no_plan.words if report.no_plan is not None else "no plan"
-        return WindowAdvice(label, started, ended, work.interval_s, rate, work.wait.io_wait_share, False, None, None,
-                            0.0, 0.0, codes, note, source, verdict(report), read)
-    return WindowAdvice(
-        label, started, ended, work.interval_s, rate, work.wait.io_wait_share, True,
-        plan.predicted_before_ms, plan.predicted_after_ms, report.outcome.saved_s_per_h or 0.0,
-        report.outcome.saved_share or 0.0, codes, plan.not_worth_it or "", source, verdict(report), read,
-    )
+    if plan is None or done is None:
+        return window_advice(label, started, ended, source=source, interval_s=work.interval_s, db_iops=rate,
+                             io_wait_share=work.wait.io_wait_share, read_s_per_h=read, verdict=verdict(report),
+                             min_gain=None, findings=findings,
+                             note=report.no_plan.words if report.no_plan is not None else "no plan")
+    return window_advice(label, started, ended, source=source, interval_s=work.interval_s, db_iops=rate,
+                         io_wait_share=work.wait.io_wait_share, read_s_per_h=read, verdict=verdict(report),
+                         min_gain=None, gain=judged_gain(report), planned=True, before_ms=plan.predicted_before_ms,
+                         after_ms=plan.predicted_after_ms, saved_s_per_h=done.saved_s_per_h or 0.0,
+                         saved_share=done.saved_share or 0.0, findings=findings, note=plan.not_worth_it or "")

@@ -19,13 +19,13 @@ as a workload of the row's own instance and interval; any other row is skipped b
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import psycopg
 
 from advisor.errors import BadInput
-from advisor.fleet.model import Verdict, WindowAdvice, summed_verdict
+from advisor.fleet.model import Sums, Verdict, WindowAdvice, summed_window
 from advisor.model import Workload
 from advisor.repo.documents import instance_id, load_bytes
 
@@ -121,32 +121,26 @@ def all_workloads(windows: list[WindowAdvice], min_gain: float) -> WindowAdvice 
     """The instance's whole evidence when it is workloads only: their sums per hour of their intervals.
 
     A verdict holds for the sum only when every workload has one that ranks: one workload
-    without sizes makes the sum ``sizes unknown`` (its saving is not known).
+    without sizes makes the sum ``sizes unknown`` (its saving is not known). The sum is judged
+    as a period is (:func:`advisor.fleet.model.summed_window`).
     """
     if not windows:
         return None
-    hours = sum(w.interval_s for w in windows) / 3600.0
-    saved_s = sum(w.saved_s_per_h * w.interval_s / 3600.0 for w in windows)
-    before_s = sum(w.saved_s_per_h * w.interval_s / 3600.0 / w.saved_share for w in windows if w.saved_share)
-    reads = [w.read_s_per_h for w in windows]
-    read = (sum((r or 0.0) * w.interval_s / 3600.0 for r, w in zip(reads, windows, strict=True)) / hours
-            if all(r is not None for r in reads) else None)
-    waits = [w.io_wait_share for w in windows]
-    wait = (sum((s or 0.0) * w.interval_s for s, w in zip(waits, windows, strict=True)) / (hours * 3600.0)
-            if all(s is not None for s in waits) else None)
+    seconds = sum(w.interval_s for w in windows)
+    reads, waits = [w.read_s_per_h for w in windows], [w.io_wait_share for w in windows]
+    sums = Sums(
+        seconds, sum(w.db_iops * w.interval_s for w in windows),
+        sum((s or 0.0) * w.interval_s for s, w in zip(waits, windows, strict=True))
+        if all(s is not None for s in waits) else None,
+        sum((r or 0.0) * w.interval_s for r, w in zip(reads, windows, strict=True))
+        if all(r is not None for r in reads) else None,
+        all(w.planned for w in windows),
+        sum(w.saved_s_per_h * w.interval_s / 3600.0 / w.saved_share for w in windows if w.saved_share),
+        sum(w.saved_s_per_h * w.interval_s / 3600.0 for w in windows))
     verdicts = {w.verdict for w in windows}
-    saved_share = saved_s / before_s if before_s > 0 else 0.0
-    verdict: Verdict = next(v for v in ("sizes unknown", "no plan") if v in verdicts) \
-        if verdicts & {"sizes unknown", "no plan"} else "saves"
-    if verdict == "saves":  # every workload planned: the sum is judged as one plan is
-        verdict = summed_verdict(saved_s, saved_share, min_gain)
-    worst = verdict
-    sources = ", ".join(sorted({w.source for w in windows}))
-    return WindowAdvice(
-        "all workloads", min(w.started_at for w in windows), max(w.ended_at for w in windows), hours * 3600.0,
-        sum(w.db_iops * w.interval_s for w in windows) / (hours * 3600.0), wait, all(w.planned for w in windows),
-        None, None, round(saved_s / hours, 4) if verdict != "sizes unknown" else 0.0,
-        round(saved_share, 4) if verdict != "sizes unknown" else 0.0,
-        tuple(dict.fromkeys(f for w in windows for f in w.findings)),
-        next((w.note for w in windows if w.verdict == worst and w.note), ""), sources, verdict,
-        round(read, 4) if read is not None else None)
+    verdict: Verdict = next((v for v in ("sizes unknown", "no plan") if v in verdicts), "saves")
+    summed = summed_window(
+        "all workloads", min(w.started_at for w in windows), max(w.ended_at for w in windows), sums,
+        verdict=verdict, min_gain=min_gain, source=", ".join(sorted({w.source for w in windows})),
+        findings=tuple(dict.fromkeys(f for w in windows for f in w.findings)), note="")
+    return replace(summed, note=next((w.note for w in windows if w.verdict == summed.verdict and w.note), ""))

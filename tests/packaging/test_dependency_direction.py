@@ -7,7 +7,8 @@ import no database driver; ``disk`` never imports ``engine`` (the ``DiskPhysics`
 lives with the disk models), so there is no cycle between them; advisor reaches its
 collectors only through the registry; the engine reads no clock (time is an input); the
 repository never imports the fleet that ranks its rows (a push is handed the summarizer), and
-the fleet's two ranking paths are chosen in one place (``fleet/rank.py`` ``rank_fleet``).
+the fleet ranks one way: SQL over the interval summaries (``fleet/rank.py`` ``rank_fleet``), the
+engine only for one instance at a time (the detail rows, ``fleet show``).
 """
 
 from __future__ import annotations
@@ -78,11 +79,17 @@ def test_the_repository_never_imports_the_fleet() -> None:
 
 
 RANKINGS = ("advisor.fleet.rank.ranked_from_summaries", "advisor.fleet.instances.fleet_report")
-"""The two ways to rank: SQL over the summaries, the engine per instance (``--force``/``--preset``)."""
+"""The ranking (SQL over the summaries) and the engine per instance (the detail rows, ``fleet show``)."""
 
 
-def test_the_ranking_path_is_chosen_in_one_place() -> None:
-    """Only the fleet reaches either ranking; a command asks ``rank_fleet`` (or ``fleet show``), which chooses."""
+def _calls(node: ast.AST, name: str) -> list[ast.Call]:
+    return [c for c in ast.walk(node) if isinstance(c, ast.Call)
+            and (isinstance(c.func, ast.Name) and c.func.id == name
+                 or isinstance(c.func, ast.Attribute) and c.func.attr == name)]
+
+
+def test_only_the_fleet_reaches_the_ranking_or_the_engine_per_instance() -> None:
+    """A command asks ``rank_fleet`` (or ``fleet show``); nothing else reaches either."""
     found = {}
     for path in advisor_modules():
         module = module_name(path)
@@ -90,6 +97,23 @@ def test_the_ranking_path_is_chosen_in_one_place() -> None:
         if hits and module not in ("advisor.fleet.rank", "advisor.fleet.show"):
             found[module] = hits
     assert found == {}
+
+
+def test_one_ranking_path_sql_over_the_summaries_the_engine_only_for_detail_rows() -> None:
+    """``rank_fleet`` ranks by ``ranked_from_summaries`` alone; the engine (``fleet_report``) is called
+    only in the function that advises one instance's detail row, and every call names one instance."""
+    tree = ast.parse((REPO / "advisor" / "fleet" / "rank.py").read_text())
+    (rank,) = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "rank_fleet"]
+    (ranking,) = _calls(rank, "ranked_from_summaries")
+    detail = {k.arg: k.value for k in ranking.keywords}.get("advise_period")
+    assert isinstance(detail, ast.Name), "the detail rows are advised by a function handed to the ranking"
+    nested = {n.name: n for n in ast.walk(rank) if isinstance(n, ast.FunctionDef) and n is not rank}
+    engine_in = {name for name, f in nested.items() if _calls(f, "fleet_report")}
+    assert engine_in == {detail.id} and len(_calls(rank, "fleet_report")) == len(_calls(nested[detail.id],
+                                                                                         "fleet_report"))
+    for path in advisor_modules():
+        for call in _calls(ast.parse(path.read_text(), str(path)), "fleet_report"):
+            assert "only" in {k.arg for k in call.keywords}, f"{path}:{call.lineno} advises every instance"
 
 
 def test_advisor_reaches_collectors_only_through_the_registry() -> None:

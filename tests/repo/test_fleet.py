@@ -69,8 +69,7 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
                                     "WHERE c.relname = 'snapshots'") == 2
 
     until = (START + dt.timedelta(days=1)).isoformat()
-    done = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", "json",
-                       "--workers", "2")
+    done = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", "json")
     assert done.returncode == 0, done.stderr
     fleet = json.loads(done.stdout)
     assert fleet["document"] == "fleet-report" and len(fleet["instances"]) == INSTANCES
@@ -104,6 +103,17 @@ def test_fleet_ranks_instances_by_predicted_saving(repo_server: PgServer, repo: 
     assert top["detail"]["saved_s_per_h"] == pytest.approx(_saved(whole), rel=1e-3)
     assert list(top["detail"]["findings"]) == list(dict.fromkeys(f["code"] for f in whole["findings"]))
     assert [r["detail"] is not None for r in ranked] == [True] * 3 + [False] * (INSTANCES - 3)
+
+    # one ranking path: --force ranks by the same summaries (and says so); it applies to the detail rows only
+    forced = run_advisor("fleet", "report", "--repo", repo, "--since", "3d", "--until", until, "-f", "json",
+                         "--force", "--detail", str(INSTANCES))
+    assert forced.returncode == 0, forced.stderr
+    again = json.loads(forced.stdout)["instances"]
+    assert [(r["instance_id"], r["period"]) for r in again] == [(r["instance_id"], r["period"]) for r in ranked]
+    assert "ranked by the interval summaries, made with the recorded models (preset:class-7200-desktop) and the " \
+           "IO-bound gate; --force applies to the detail only" in forced.stderr
+    assert any(r["detail"]["planned"] for r in again if "NOT_IO_BOUND" in r["period"]["findings"]), \
+        "--force plans the detail of an instance the gate left without a plan"
 
     markers = (("markdown", "| 1 | "), ("html", "<table class=\"fleet\">"), ("terminal", "host/name, evidence"))
     for fmt, marker in markers:
