@@ -45,8 +45,9 @@ from advisor.repo.comparable import not_comparable
 from advisor.repo.connection import translate
 from advisor.sizes.need import missing_sizes_line
 
-ENGINE_VERSION = f"{__version__}/summary-1"
-"""Stored with every summary: one made by another engine is recomputed, never mixed."""
+ENGINE_VERSION = f"{__version__}/summary-2"
+"""Stored with every summary: one made by another engine is recomputed, never mixed (2: the gain a
+summary stores is the one its verdict is judged on, the replay's where a trace judges the plan)."""
 RESET_RULES: frozenset[ResetRule] = frozenset({"identity", "recovery", "stats-reset", "restart", "instance"})
 """Rules of :func:`advisor.rates.workload.diff` (``Workload.resets``) that make a stored workload's counters not
 comparable (a snapshot pair is judged from its snapshots: :mod:`advisor.repo.comparable`)."""

@@ -218,16 +218,7 @@ def test_staged_plan_applies_in_place_on_an_emulated_disk(work: Path) -> None:
         done = _psql_file(server, plan / "postgres_drop_old.sql")
         assert done.returncode == 0, done.stderr
 
-        assert _fingerprint(server) == before
-        amcheck = subprocess.run([str(client_tool(server.bindir, "pg_amcheck")), "-h", "127.0.0.1", "-p",
-                                  str(server.port), "-U", "postgres", "--install-missing", "--heapallindexed",
-                                  "-d", "app"], capture_output=True, text=True, timeout=600, check=False)
-        assert amcheck.returncode == 0, amcheck.stdout + amcheck.stderr
-        _record("checks.txt", f"{before}\n{amcheck.stdout}{amcheck.stderr}")
-        locations = server.psql("SELECT pg_tablespace_location(t.oid) FROM pg_class c JOIN pg_tablespace t "
-                                "ON t.oid = c.reltablespace WHERE c.relname IN ('ta', 'tb', 'tc')", "app")
-        assert all(loc.startswith(str(planned)) for loc in locations.split()), locations
-        assert os.readlink(server.datadir / "pg_wal").startswith(str(planned))
+        _verify_moved(server, before, planned)
         assert not any(spare.iterdir()) or all(not any(p.iterdir()) for p in spare.iterdir())
 
         # measure again on the new layout
@@ -319,8 +310,8 @@ def test_staged_plan_applies_through_the_disks_free_space(work: Path) -> None:
         assert not [m for m in _mounted_from(device) if not m.startswith(str(planned))]
 
 
-def _check_after(server: PgServer, before: dict[str, str], planned: Path, dsn: str, work: Path) -> None:
-    """Rows, checksums and pg_amcheck as before; the tables and pg_wal on the planned partitions; measured again."""
+def _verify_moved(server: PgServer, before: dict[str, str], planned: Path) -> None:
+    """Rows, checksums and pg_amcheck as before; the tables and pg_wal on the planned partitions."""
     assert _fingerprint(server) == before
     amcheck = subprocess.run([str(client_tool(server.bindir, "pg_amcheck")), "-h", "127.0.0.1", "-p",
                               str(server.port), "-U", "postgres", "--install-missing", "--heapallindexed",
@@ -331,6 +322,11 @@ def _check_after(server: PgServer, before: dict[str, str], planned: Path, dsn: s
                             "ON t.oid = c.reltablespace WHERE c.relname IN ('ta', 'tb', 'tc')", "app")
     assert all(loc.startswith(str(planned)) for loc in locations.split()), locations
     assert os.readlink(server.datadir / "pg_wal").startswith(str(planned))
+
+
+def _check_after(server: PgServer, before: dict[str, str], planned: Path, dsn: str, work: Path) -> None:
+    """:func:`_verify_moved`, then measured again."""
+    _verify_moved(server, before, planned)
     assert _advisor("collect", "--dsn", dsn, "-o", "c.json", cwd=work).returncode in (0, 4)
     _load(server, [planned])
     assert _advisor("collect", "--dsn", dsn, "-o", "d.json", cwd=work).returncode in (0, 4)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from pathlib import Path
 
@@ -17,44 +18,19 @@ pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
 
 
 def test_collect_traces_the_database_disk_and_report_replays_it(tmp_path: Path) -> None:
-    if not is_root():
-        pytest.skip("tracing the block layer needs root")
-    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
-        pytest.skip("tracefs with the block tracepoints is not available here")
-    versions = available_versions()
-    if not versions:
-        pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
-    with scratch_disk(256 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
-        mount = disk.partitions[0].mountpoint
-        assert mount is not None
-        with running_postgres(max(versions), mount, fsync=True) as server:
-            server.psql("CREATE TABLE t (id int, body text); INSERT INTO t SELECT g, md5(g::text) FROM "
-                        "generate_series(1, 20000) g; CHECKPOINT;")
-            stop = threading.Event()
-
-            def load() -> None:  # commits (WAL writes and flushes) and checkpoints (data writes) all along
-                while not stop.is_set():
-                    server.psql("INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 500) g; CHECKPOINT;")
-
-            worker = threading.Thread(target=load)
-            worker.start()
-            out = tmp_path / "workload.json"
-            try:
-                done = run_advisor("collect", "--dsn", server.dsn, "--interval", "3", "--trace", "-o", str(out))
-            finally:
-                stop.set()
-                worker.join()
+    out = tmp_path / "workload.json"
+    done, name = _under_load(tmp_path, "collect", "--interval", "3", "--trace", "-o", str(out))
     assert done.returncode == 0, done.stderr
-    assert f"trace of {disk.name}: " in done.stderr
+    assert f"trace of {name}: " in done.stderr
     (trace,) = load_workload(out).traces
-    assert trace.disk == disk.name and trace.requests > 0 and 0 < trace.mapped_requests <= trace.requests
+    assert trace.disk == name and trace.requests > 0 and 0 < trace.mapped_requests <= trace.requests
     assert 2.5 < trace.ended_s - trace.started_s < 30
     assert trace.loss.missing_requests is not None
     assert any(path.endswith("pg_wal") for path in trace.files)
     report = run_advisor("report", "--workload", str(out), "--format", "markdown", "--force")
     assert report.returncode == 0, report.stderr
     assert "## Replay of the traced requests" in report.stdout
-    assert f"replay of {disk.name}: " in report.stdout or f"replay: trace of {disk.name}" in report.stdout
+    assert f"replay of {name}: " in report.stdout or f"replay: trace of {name}" in report.stdout
 
 
 def test_trace_needs_an_interval() -> None:
@@ -64,6 +40,24 @@ def test_trace_needs_an_interval() -> None:
 
 def test_report_on_a_live_instance_traces_the_interval_and_replays_it(tmp_path: Path) -> None:
     """``report --dsn --interval N --trace``: the collect's interval and trace (the same code), then the replay."""
+    out = tmp_path / "report.json"
+    done, name = _under_load(tmp_path, "report", "--interval", "3", "--trace", "--preset", "class-7200-desktop",
+                             "--force", "--format", "json", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"advisor: trace of {name}: " in done.stderr  # the collect's own line, from the same code
+    replay = json.loads(out.read_text())["replay"]
+    assert [check["disk"] for check in replay] == [name]
+    assert replay[0]["refused"] is not None or replay[0]["requests"] > 0
+
+
+def test_report_trace_needs_a_live_instance(tmp_path: Path) -> None:
+    done = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--trace")
+    assert done.returncode == 6 and "--trace goes with --dsn" in done.stderr
+
+
+def _under_load(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """``advisor ARGS --dsn DSN`` on a PostgreSQL on a loop disk while commits (WAL writes and
+    flushes) and checkpoints (data writes) run all along; the command's result and the disk's name."""
     if not is_root():
         pytest.skip("tracing the block layer needs root")
     if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
@@ -85,20 +79,8 @@ def test_report_on_a_live_instance_traces_the_interval_and_replays_it(tmp_path: 
 
             worker = threading.Thread(target=load)
             worker.start()
-            out = tmp_path / "report.json"
             try:
-                done = run_advisor("report", "--dsn", server.dsn, "--interval", "3", "--trace", "--preset",
-                                   "class-7200-desktop", "--force", "--format", "json", "-o", str(out))
+                return run_advisor(args[0], "--dsn", server.dsn, *args[1:]), disk.name
             finally:
                 stop.set()
                 worker.join()
-    assert done.returncode == 0, done.stderr
-    assert f"advisor: trace of {disk.name}: " in done.stderr  # the collect's own line, from the same code
-    replay = json.loads(out.read_text())["replay"]
-    assert [check["disk"] for check in replay] == [disk.name]
-    assert replay[0]["refused"] is not None or replay[0]["requests"] > 0
-
-
-def test_report_trace_needs_a_live_instance(tmp_path: Path) -> None:
-    done = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--trace")
-    assert done.returncode == 6 and "--trace goes with --dsn" in done.stderr
