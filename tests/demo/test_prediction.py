@@ -19,7 +19,7 @@ from advisor.demo.summary import DemoSummary, render_text
 from advisor.engine.advise import AdviceRequest, advise
 from advisor.render.json import render_json
 from advisor.trace.codec import Requests
-from tests.engine.test_replay_check import base_workload, model_made_requests, traced
+from tests.helpers.model_trace import base_workload, model_made_requests, traced
 from tests.helpers.workloads import models
 
 NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)

@@ -11,7 +11,7 @@ import pytest
 from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.saturation import DISK_TIME_SLACK, depth_in_flight
 from advisor.model import DiskStatRate, Report
-from tests.engine.test_replay_check import NOW, base_workload
+from tests.helpers.model_trace import NOW, base_workload
 from tests.helpers.workloads import models
 
 READS = sum(rate.read_iops for rate in base_workload().rates)

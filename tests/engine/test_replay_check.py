@@ -4,71 +4,21 @@ follows the replay; times the model cannot produce are MODEL_DOES_NOT_FIT; every
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import io
 import json
 
-import numpy as np
 import pytest
 from rich.console import Console
 
-from advisor.disk.replay import Stream, replay
 from advisor.engine.advise import AdviceRequest, advise
-from advisor.model import BlockTrace, Report, TraceLoss, Workload
+from advisor.model import Report
 from advisor.render.html import render_html
 from advisor.render.json import render_json
 from advisor.render.markdown import render_markdown
 from advisor.render.terminal import render_terminal
-from advisor.trace.codec import TRACE_ENCODING, ExtentTable, Requests, encode_extents, encode_requests
-from tests.helpers.workloads import DISK_BYTES, AreaSpec, model, models, workload
-
-NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
-ZONES = {"hot": (0.80, 0.82), "cold": (0.05, 0.07)}
-READERS = {"hot": 4, "cold": 1}
-PER_READER = 150
-
-
-def base_workload() -> Workload:
-    return workload([AreaSpec("hot", size_gb=10, read_iops=100, zone=ZONES["hot"]),
-                     AreaSpec("cold", size_gb=10, read_iops=25, zone=ZONES["cold"])])
-
-
-def model_made_requests() -> Requests:
-    """Closed-loop random 8 KiB reads of 5 processes, timed by the model itself (a perfect disk)."""
-    rng = np.random.default_rng(7)
-    offsets: list[np.ndarray] = []
-    process: list[np.ndarray] = []
-    for area, readers in READERS.items():
-        lo, hi = (int(z * DISK_BYTES) for z in ZONES[area])
-        for _ in range(readers):
-            offsets.append(rng.integers(lo // 8192, hi // 8192, PER_READER) * 8192)
-            process.append(np.full(PER_READER, len(process)))
-    count = len(offsets) * PER_READER
-    order = np.argsort(np.tile(np.arange(PER_READER), len(offsets)), kind="stable")  # interleave the processes
-    offset = np.concatenate(offsets)[order].astype(np.int64)
-    proc = np.concatenate(process)[order].astype(np.int64)
-    issue = (np.arange(count) // len(offsets)).astype(np.float64) * 0.2  # a guess: each read done before the next
-    guess = Stream(offset, np.full(count, 8192, dtype=np.int64), np.zeros(count, dtype=np.int64), proc,
-                   issue, issue + 0.1)
-    timed = replay(model(DISK_BYTES), guess, DISK_BYTES)
-    return Requests(timed.issue_s + 100.0, timed.service_s, offset // 512, np.full(count, 16, dtype=np.int64),
-                    np.zeros(count, dtype=np.int64), proc)
-
-
-def traced(requests: Requests, work: Workload) -> BlockTrace:
-    paths = tuple(rate.path for rate in work.rates)
-    lo = [int(ZONES[path.split("/")[2]][0] * DISK_BYTES) for path in paths]
-    hi = [int(ZONES[path.split("/")[2]][1] * DISK_BYTES) for path in paths]
-    order = np.argsort(lo)
-    table = ExtentTable(order.astype(np.int64), np.zeros(len(paths), dtype=np.int64),
-                        np.array(lo, dtype=np.int64)[order], (np.array(hi) - np.array(lo)).astype(np.int64)[order])
-    started = float(requests.issue_s.min())
-    return BlockTrace(disk="sda", device_number="8:0", disk_size_bytes=DISK_BYTES, clock="mono", started_s=started,
-                      ended_s=float(requests.complete_s.max()), interval_s=float(np.ptp(requests.complete_s)),
-                      requests=len(requests), encoding=TRACE_ENCODING, data=encode_requests(requests, started),
-                      files=paths, extents=encode_extents(table), mapped_requests=len(requests),
-                      loss=TraceLoss(diskstats_requests=len(requests), traced_completions=len(requests),
-                                     missing_requests=0))
+from advisor.trace.codec import Requests
+from tests.helpers.model_trace import NOW, base_workload, model_made_requests, traced
+from tests.helpers.workloads import DISK_BYTES, model, models
 
 
 def test_a_trace_the_model_made_fits_and_the_replay_decides_the_plan() -> None:

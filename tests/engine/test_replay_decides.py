@@ -4,37 +4,17 @@ time, judges the disk: the refutation becomes a note and the plan is judged by t
 
 from __future__ import annotations
 
-import dataclasses
-
-from advisor.engine.advise import AdviceRequest, advise
-from advisor.engine.planner import PlanOptions
 from advisor.engine.replay_check import replay_fits, self_check
-from advisor.model import DiskStatRate, Report, Workload
+from advisor.model import Report
 from advisor.trace.codec import Requests
-from tests.engine.test_replay_check import NOW, base_workload, model_made_requests, traced
+from tests.helpers.model_trace import model_made_requests, quiet_disk, traced
+from tests.helpers.model_trace import quiet_disk_report as report
 from tests.helpers.workloads import models
-
-QUIET_UTIL = 0.3
-"""The kernel saw the disk busy 30 % of the interval: the aggregate model, one IO at a time, charges
-the same reads about 126 %, more than DISK_TIME_SLACK x 30 %: refuted without a trace."""
-
-
-def quiet_disk() -> Workload:
-    reads = sum(rate.read_iops for rate in base_workload().rates)
-    stats = (DiskStatRate("sda", reads, 0.0, reads * 8192 / 1e6, 0.0, 8.0, 0.0, QUIET_UTIL),)
-    return dataclasses.replace(base_workload(), diskstats=stats)
 
 
 def slow(made: Requests) -> Requests:
     """Service times 3 x what the model gives: a trace the replay cannot fit."""
     return Requests(made.issue_s, made.service_s * 3, made.sector, made.sectors, made.op, made.process)
-
-
-def report(requests: Requests | None, min_gain: float = 0.05) -> Report:
-    work = quiet_disk()
-    traces = (traced(requests, work),) if requests is not None else ()
-    return advise(AdviceRequest(dataclasses.replace(work, traces=traces), models(), PlanOptions(min_gain=min_gain),
-                  generated_at=NOW))
 
 
 def codes(found: Report) -> set[str]:

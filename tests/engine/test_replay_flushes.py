@@ -11,7 +11,7 @@ from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Mechanism
 from advisor.engine.advise import AdviceRequest, advise
 from advisor.trace.codec import Requests
-from tests.engine.test_replay_check import NOW, ZONES, base_workload, traced
+from tests.helpers.model_trace import NOW, ZONES, base_workload, traced
 from tests.helpers.workloads import DISK_BYTES, model, models
 
 COMMITS = 120

@@ -15,8 +15,12 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
+from advisor.storage.blocktrace import TRACEFS_MOUNTS
 from advisor.storage.layout import build_layout
+from tests.helpers.loopdisk import is_root
 from tests.helpers.threads import run_at_once
 from tests.helpers.workloads import server
 
@@ -65,3 +69,11 @@ def traced_workload(snapshot: Snapshot, reads: dict[str, int], seconds: float,
                   for f in snapshot.files)
     return Workload(server(), "2026-11-27T10:00:00+00:00", "2026-11-27T10:01:00+00:00", seconds, rates,
                     wait=WaitProfile(io_wait_share=0.8, samples=60), layout=snapshot.layout, traces=traces)
+
+
+def tracefs_or_skip() -> None:
+    """Skip unless root with tracefs and the block tracepoints (any of the places it is mounted)."""
+    if not is_root():
+        pytest.skip("tracing the block layer needs root")
+    if not any((root / "events" / "block" / "block_rq_issue").is_dir() for root in TRACEFS_MOUNTS):
+        pytest.skip("tracefs with the block tracepoints is not available here")

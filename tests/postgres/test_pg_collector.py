@@ -177,15 +177,10 @@ def test_wal_symlink_is_resolved(tmp_path: Path) -> None:
 
 def test_cli_interval_samples_the_temp_directorys_high_water_mark(shared_server: PgServer, tmp_path: Path) -> None:
     """A sort spills to a temp file that lives for two seconds of the interval and is gone at its end."""
-    import subprocess
-    import sys
-
     from advisor.model import load_workload
 
     out = tmp_path / "workload.json"
-    collect = subprocess.Popen([sys.executable, "-P", "-m", "advisor", "collect", "--dsn", shared_server.dsn,
-                                "--interval", "4", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    collect = start_advisor("collect", "--dsn", shared_server.dsn, "--interval", "4", "-o", str(out))
     try:
         time.sleep(1.0)
         shared_server.psql("SET work_mem = '64kB'; BEGIN; DECLARE spill CURSOR FOR SELECT g, md5(g::text) FROM "

@@ -19,8 +19,8 @@ from advisor.fleet.model import Sums, judged, summed_window
 from advisor.fleet.window import judged_gain, judged_window
 from advisor.fleet.workloads import all_workloads
 from advisor.model import Report, Workload
-from tests.engine.test_replay_check import model_made_requests
-from tests.engine.test_replay_decides import report as traced_report
+from tests.helpers.model_trace import model_made_requests
+from tests.helpers.model_trace import quiet_disk_report as traced_report
 from tests.helpers.workloads import AreaSpec, models, sample_workload, workload
 
 NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)

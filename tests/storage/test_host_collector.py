@@ -93,9 +93,10 @@ def test_audit_places_pg18_tablespaces_on_outer_and_inner(three_zone_disk: Scrat
         # hot is larger than a quarter of shared_buffers (16 MB), so scans read through a ring
         # buffer and every scan counts as block reads, not hits.
         pg.psql(
-            "CREATE TABLE hot (id int, pad text) TABLESPACE fast;"
+            # no autovacuum: an ANALYZE of cold between the snapshots would read the slow tablespace
+            "CREATE TABLE hot (id int, pad text) WITH (autovacuum_enabled = off) TABLESPACE fast;"
             "INSERT INTO hot SELECT g, repeat('h', 200) FROM generate_series(1, 100000) g;"
-            "CREATE TABLE cold (id int, pad text) TABLESPACE slow;"
+            "CREATE TABLE cold (id int, pad text) WITH (autovacuum_enabled = off) TABLESPACE slow;"
             "INSERT INTO cold SELECT g, repeat('c', 200) FROM generate_series(1, 20000) g;"
             "CHECKPOINT;"
         )

@@ -14,20 +14,13 @@ import pytest
 from advisor.collect.trace import finish_trace, tracing_disks
 from advisor.model import load_workload, save
 from advisor.storage import blocktrace
-from advisor.storage.blocktrace import TRACEFS_MOUNTS, find_tracefs, traced_events
+from advisor.storage.blocktrace import find_tracefs, traced_events
 from advisor.trace.codec import decode_extents, decode_requests
 from advisor.trace.extents import ExtentIndex
-from tests.helpers.loopdisk import ScratchDisk, is_root, scratch_disk, write_file
-from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload
+from tests.helpers.loopdisk import ScratchDisk, scratch_disk, write_file
+from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload, tracefs_or_skip
 
 pytestmark = pytest.mark.root
-
-
-def tracefs_or_skip() -> None:
-    if not is_root():
-        pytest.skip("tracing the block layer needs root")
-    if not any((root / "events" / "block" / "block_rq_issue").is_dir() for root in TRACEFS_MOUNTS):
-        pytest.skip("tracefs with the block tracepoints is not available here")
 
 
 @pytest.fixture(scope="module")

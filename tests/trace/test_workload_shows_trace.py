@@ -16,8 +16,7 @@ from advisor.engine.trace_figures import NO_FILE, trace_figures
 from advisor.model import save
 from tests.helpers.cli import run_advisor
 from tests.helpers.loopdisk import scratch_disk, write_file
-from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload
-from tests.trace.test_trace_loop import tracefs_or_skip
+from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload, tracefs_or_skip
 
 pytestmark = pytest.mark.root
 
