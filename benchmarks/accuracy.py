@@ -40,8 +40,10 @@ from benchmarks.accuracy_table import compare, render  # noqa: E402
 from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
 
 
-def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any) -> dict[str, Any]:
-    """One workload in its own directory; an AdvisorError becomes the workload's error, not the suite's."""
+def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any, keep: Path | None = None) -> dict[str, Any]:
+    """One workload in its own directory; an AdvisorError becomes the workload's error, not the suite's.
+    With *keep*, the directory's documents (snapshots, traced workloads, reports, the emulated
+    drives' records) are copied to ``keep/<workload>/`` before the directory is removed."""
     root = Path(tempfile.mkdtemp(prefix="advisor-demo-accuracy-", dir=parent)).resolve()
     claim(root)
     started = time.monotonic()
@@ -56,6 +58,10 @@ def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any) -> dic
         result["error"] = str(exc)
         echo(f"  {w.name} failed: {exc}")
     finally:
+        if keep is not None:
+            (keep / w.name).mkdir(parents=True, exist_ok=True)
+            for document in root.glob("*.json"):
+                shutil.copy(document, keep / w.name / document.name)
         shutil.rmtree(root, ignore_errors=True)
     result["leftovers"] = leftovers(root)
     result["elapsed_s"] = round(time.monotonic() - started, 1)
@@ -82,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="copy each workload's snapshots, traced workloads, reports and the emulated drives' "
+                             "request records (io-trace-*.json) to DIR/WORKLOAD")
     parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="JSON",
                         help="print the table of earlier --json files (in order) and run nothing")
     args = parser.parse_args(argv)
@@ -90,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
     cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs,
-                     advise_from_bench=args.bench)
+                     advise_from_bench=args.bench, keep_records=args.keep is not None)
     console = Console(stderr=True)
 
     def echo(text: str) -> None:
@@ -101,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     with interruptible():
         for name in names:
             workload = WORKLOADS[name].quick() if args.quick else WORKLOADS[name].concrete()
-            results.append(run_one(workload, cfg, args.workdir, echo))
+            results.append(run_one(workload, cfg, args.workdir, echo, args.keep))
     comparisons = [compare(r) for r in results]
     info["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
     render(comparisons, Console(width=160))

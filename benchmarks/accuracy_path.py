@@ -48,6 +48,7 @@ class PathConfig:
     advise_from_bench: bool = False  # True: report --disk with bench --quick profiles, as the tutorial does
     disk_bytes: int = 8 * GIB
     runs_per_side: int = 2
+    keep_records: bool = False  # True: each run's emulated-drive records written to the workload's directory
 
 
 @dataclass
@@ -187,8 +188,11 @@ def group_time_ms(group: ClientGroup, result: pgbench.PgbenchResult) -> float | 
     return result.latency_ms if group.metric == "transaction" else result.read_latency_ms
 
 
-def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str) -> dict[str, Any]:
-    """One measured run: every group at once, each emulated disk traced, the load noted around it."""
+def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str,
+                 keep_records: bool = False) -> dict[str, Any]:
+    """One measured run: every group at once, each emulated disk traced, the load noted around it;
+    with *keep_records*, each disk's records also go to ``io-trace-<side>-run-<n>-<disk>.json`` in
+    *root* (to line them up with the block layer's trace and the replay, request by request)."""
     earlier = _relation_files(layout)
     load_before = os.getloadavg()
     with ExitStack() as tracing:
@@ -198,6 +202,11 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
         elapsed = time.monotonic() - started
     load_after = os.getloadavg()
     indexes = _indexes(layout, earlier)
+    if keep_records:
+        for d, box in zip(layout.disks, boxes, strict=True):
+            rows = [[r.op, r.offset_bytes, r.length_bytes, r.arrived_s, r.replied_s, r.model_s] for r in box[0].records]
+            (root / f"io-trace-{label.replace(' ', '-')}-{_disk_name(d)}.json").write_text(
+                json.dumps({"time_scale": d.scale, "dropped": box[0].dropped, "io_trace": rows}))
     groups = {}
     for group in layout.workload.groups:
         result = results[group.name]
@@ -237,7 +246,8 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
     traced = root / f"workload-{side}-traced.json" if tracing_available() else None
     collector = _start_traced_collect(layout.server, chain, traced, w.seconds * cfg.runs_per_side) \
         if traced else None
-    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}") for i in range(cfg.runs_per_side)]
+    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records)
+            for i in range(cfg.runs_per_side)]
     if collector is not None:
         _, err = collector.communicate(timeout=300)
         if collector.returncode not in (0, 4):
