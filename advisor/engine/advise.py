@@ -405,7 +405,8 @@ def advise(request: AdviceRequest) -> Report:
         raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
     checked = [self_check(trace, workload, models.of(trace.disk)) for trace in workload.traces]
-    analysis = analyse(workload, models, flat_disks(opts.target), cache_kept, replay_fits(checked, workload.traces))
+    fitting = replay_fits(checked, workload.traces)
+    analysis = analyse(workload, models, flat_disks(opts.target), cache_kept, fitting)
     plan, no_plan = make_plan(workload, analysis, models, opts)
     replayed, findings = _replay(workload, models, plan, analysis, checked)
     if plan is not None and replayed:
@@ -415,7 +416,8 @@ def advise(request: AdviceRequest) -> Report:
     if opts.target:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan,
-                           frozenset(m.disk for m in analysis.overruled if m.disk is not None))
+                           frozenset(m.disk for m in analysis.overruled if m.disk is not None),
+                           {c.disk: c.traced_busy for c in replayed if c.traced_busy is not None}, fitting)
     if saturated is not None:
         analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server

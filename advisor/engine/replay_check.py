@@ -37,6 +37,7 @@ from advisor.disk.replay import Replayed, Stream, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.engine.model_fit import Misfit
+from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
@@ -97,6 +98,27 @@ def _area_of_requests(trace: BlockTrace, rates: Sequence[FileRate],
     return [file_area[f] if f >= 0 else None for f in files.tolist()], area_files
 
 
+def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
+    """Share of the span from the first issue to the last completion with at least one request in flight.
+
+    The kernel's busy share (io_ticks) is over the collect's whole interval, whose first and last
+    seconds may see no workload (connecting, starting the clients): a disk busy all the time the
+    workload ran can show under 90 % there. The trace's span is the time requests were sent.
+
+    >>> busy_share(np.array([0.0, 0.5, 3.0]), np.array([1.0, 2.0, 4.0]))
+    0.75
+    """
+    if not len(issue_s):
+        return None
+    order = np.argsort(issue_s, kind="stable")
+    starts, ends = issue_s[order], np.maximum.accumulate(complete_s[order])
+    span = float(ends[-1] - starts[0])
+    if span <= 0:
+        return None
+    gaps = np.maximum(starts[1:] - ends[:-1], 0.0)  # idle between the reach so far and the next issue
+    return round(1.0 - float(gaps.sum()) / span, 4)
+
+
 def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
 
@@ -123,6 +145,7 @@ class SelfCheck:
     deviation: float | None
     fits: bool
     notes: tuple[str, ...]
+    busy: float | None  # :func:`busy_share` of the sound requests as measured
 
 
 def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
@@ -195,7 +218,8 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     measured_ms, replayed_ms = _mean_ms(requests.service_s, timed), _mean_ms(today.service_s, timed)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    return SelfCheck(physics, requests, stream, today, data, timed, measured_ms, replayed_ms, deviation, fits, notes)
+    return SelfCheck(physics, requests, stream, today, data, timed, measured_ms, replayed_ms, deviation, fits, notes,
+                     busy_share(requests.issue_s, requests.complete_s))
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate]) -> ReplayCheck:
@@ -217,10 +241,13 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            area_rows.append(ReplayArea(area, int(mask.sum()), _per_request_ms(requests.service_s, mask, flushes),
-                                        _per_request_ms(today.service_s, mask, flushes),
+            measured, replayed = _per_request_ms(requests.service_s, mask, flushes), _per_request_ms(
+                today.service_s, mask, flushes)
+            off = round(replayed / measured - 1.0, 4) if measured > 0 else None
+            area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
                                         _per_request_ms(planned.service_s, mask, flushes) if planned is not None
-                                        else None, flushes=int(flushes.sum())))
+                                        else None, flushes=int(flushes.sum()), deviation=off,
+                                        fits=None if off is None else abs(off) <= REPLAY_TOLERANCE))
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
@@ -229,8 +256,38 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         aggregate_gain=plan.predicted_gain if plan is not None and moved is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=round(today.span_s, 4), planned_span_s=round(planned.span_s, 4) if planned else None,
-        areas=tuple(area_rows), notes=notes,
+        areas=tuple(area_rows), traced_busy=checked.busy, notes=notes + _area_misfits(checked, area_rows),
     )
+
+
+AREA_WEIGHT_NOTED = 0.1
+"""An area holding this share of the disk's measured time or more is named when the replay misjudges it."""
+
+
+def _area_misfits(checked: SelfCheck, rows: Sequence[ReplayArea]) -> tuple[str, ...]:
+    """A note per area of weight whose replayed time misses its measured time beyond the tolerance, on a
+    disk whose self-check fits (MODEL_DOES_NOT_FIT says it of every area on one that does not).
+
+    The disk's self-check compares the mean of every request; an area can miss while the mean
+    fits, and its planned figure is then no prediction. On a saturated disk it weighs more: the
+    areas share one queue, and the replay keeps each area's traced requests, so it cannot say
+    which area takes the time a faster layout frees (docs/report.md)."""
+    total = sum(r.measured_ms * r.requests for r in rows)
+    if not checked.fits:  # the disk's own misfit says it for every area
+        return ()
+    queue = (f"; the disk is saturated (busy {checked.busy:.0%} of the traced span), so the areas share its queue "
+             "and the replay cannot say which of them takes the time a faster layout frees"
+             if checked.busy is not None and checked.busy >= BUSY_MIN else "")
+    notes = []
+    for row in rows:
+        if row.fits is not False or total <= 0 or row.measured_ms * row.requests / total < AREA_WEIGHT_NOTED:
+            continue
+        assert row.deviation is not None  # fits is only False with a deviation
+        notes.append(
+            f"{row.area}: replayed {row.replayed_ms:.2f} ms per request, measured {row.measured_ms:.2f} ms "
+            f"({row.deviation:+.0%}, tolerance ±{REPLAY_TOLERANCE:.0%}): the model does not describe this area's "
+            "requests, and its planned time is no prediction" + queue)
+    return tuple(notes)
 
 
 def misfit(check: ReplayCheck, model: str) -> Finding:

@@ -1,6 +1,7 @@
 """A saturated disk: what a faster layout gives there, and when the model charges more time than there was.
 
-A disk busy 90 % of the interval or more (the kernel's io_ticks, diskstats ``util``), or whose
+A disk busy 90 % of the interval or more (the kernel's io_ticks, diskstats ``util``; or of a trace's
+span, where the workload was traced: the interval's first and last seconds may be idle), or whose
 areas' rates times their modelled service times add up to the whole interval, has a queue.
 Its clients then wait mostly for each other, so a layout that cuts the mean service time
 does not shorten each wait much: at the same concurrency the disk does more work per
@@ -174,24 +175,34 @@ def overruled_by_replay(misfits: Sequence[Misfit], replayed: frozenset[str]) -> 
 
 
 def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float],
-                    overcharged: frozenset[str] = frozenset()) -> dict[str, tuple[float | None, float]]:
-    """disk -> (kernel busy share or None, modelled busy) for every saturated disk; on an
-    *overcharged* disk (its disk-time refutation overruled by the replay) the kernel's busy time alone says."""
+                    overcharged: frozenset[str] = frozenset(),
+                    traced: Mapping[str, float] | None = None) -> dict[str, tuple[float | None, float]]:
+    """disk -> (kernel busy share or None, modelled busy) for every saturated disk: busy :data:`BUSY_MIN` of
+    the interval by the kernel or of a trace's span (*traced*, :func:`advisor.engine.replay_check.busy_share`),
+    or modelled busy for the whole interval; on an *overcharged* disk (its disk-time refutation overruled by
+    the replay) the measured busy shares alone say."""
     out = {}
     for disk, view in sorted(views.items()):
-        busy, util = modelled_busy(view), utils.get(disk)
-        if (util is not None and util >= BUSY_MIN) or (busy >= 1.0 and disk not in overcharged):
+        busy, util, in_trace = modelled_busy(view), utils.get(disk), (traced or {}).get(disk)
+        if (util is not None and util >= BUSY_MIN) or (in_trace is not None and in_trace >= BUSY_MIN) \
+                or (busy >= 1.0 and disk not in overcharged):
             out[disk] = (util, busy)
     return out
 
 
 def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: Plan | None,
-               overcharged: frozenset[str] = frozenset()) -> Saturation | None:
-    """What the plan gives on the saturated disks: more work at the same concurrency, and where it goes."""
-    found = saturated_disks(views, utils, overcharged)
+               overcharged: frozenset[str] = frozenset(), traced: Mapping[str, float] | None = None,
+               replayed: frozenset[str] = frozenset()) -> Saturation | None:
+    """What the plan gives on the saturated disks: more work at the same concurrency, and where it goes.
+
+    The work gain is the aggregate model's, over the saturated disks no replay judges: on a disk whose
+    trace replays within its tolerance (*replayed*) the aggregate model is not the evidence, and the
+    replay keeps each area's traced requests, so it does not say how much more work the clients send
+    nor who takes the freed time. Those disks are named (``replay_judges``), without a figure."""
+    found = saturated_disks(views, utils, overcharged, traced)
     if not found:
         return None
-    names = {c.area.name for disk in found for c in views[disk].areas}
+    names = {c.area.name for disk in found if disk not in replayed for c in views[disk].areas}
     times = [t for t in plan.service_times if t.area in names and t.iops > 0] if plan is not None else []
     before = sum(t.iops * t.before_ms for t in times)
     after = sum(t.iops * t.after_ms for t in times)
@@ -201,10 +212,13 @@ def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: 
         grown = {t.area: t.iops * t.after_ms / after - t.iops * t.before_ms / before for t in times}
         taker = max(sorted(grown), key=lambda a: grown[a])
     utils_known = [u for u, _ in found.values() if u is not None]
+    in_traces = [(traced or {})[d] for d in found if d in (traced or {})]
     return Saturation(
         disks=tuple(found), util=round(max(utils_known), 4) if utils_known else None,
         modelled_busy_s_per_s=round(max(b for _, b in found.values()), 4),
+        traced_busy=round(max(in_traces), 4) if in_traces else None,
         work_gain=None if gain is None else round(gain, 4), freed_time_to=taker,
+        replay_judges=tuple(d for d in found if d in replayed),
     )
 
 
@@ -212,13 +226,20 @@ def saturation_finding(sat: Saturation) -> Finding:
     """DISK_SATURATED: the disk has a queue; a plan's gain is work per second, not time per IO."""
     disks = ", ".join(sat.disks)
     busy = f"busy {sat.util:.0%} of the interval" if sat.util is not None else "no kernel busy time"
+    if sat.traced_busy is not None:
+        busy += f", {sat.traced_busy:.0%} of the traced span"
     gain = ("" if sat.work_gain is None else
             f" At the same concurrency the plan predicts {sat.work_gain:.0%} more work per second"
             + (f"; most of the freed disk time goes to {sat.freed_time_to}." if sat.freed_time_to else "."))
+    if sat.replay_judges:
+        gain += (f" The replay of its trace judges {', '.join(sat.replay_judges)}: it keeps every area's traced "
+                 "requests, so how much more work the clients send there, and which of them takes the freed "
+                 "time, is not predicted.")
     return Finding(
         code="DISK_SATURATED", severity="medium", subject=disks,
         title=f"{disks}: saturated ({busy}; the model charges {sat.modelled_busy_s_per_s:.2f} s of disk time per s)",
-        evidence={"disks": disks, "util": sat.util, "modelled_busy_s_per_s": sat.modelled_busy_s_per_s,
+        evidence={"disks": disks, "util": sat.util, "traced_busy": sat.traced_busy,
+                  "modelled_busy_s_per_s": sat.modelled_busy_s_per_s,
                   "work_gain": sat.work_gain, "freed_time_to": sat.freed_time_to},
         predicted_gain=sat.work_gain,
         action=("Requests queue on the disk, so a faster layout shortens each wait less than the service times "

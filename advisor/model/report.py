@@ -251,6 +251,8 @@ class ReplayArea(Record):
     replayed_ms: float  # the same replayed under today's layout
     planned_ms: float | None = None  # replayed under the planned layout; null without a plan on this disk
     flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
+    deviation: float | None = None  # replayed_ms / measured_ms - 1: the self-check of this area alone
+    fits: bool | None = None  # |deviation| <= the check's tolerance; null without a measured time
 
 
 class ReplayCheck(Record):
@@ -278,12 +280,14 @@ class ReplayCheck(Record):
     replayed_span_s: float | None = None
     planned_span_s: float | None = None
     areas: tuple[ReplayArea, ...] = ()  # per area, the requests mapped to its files
+    traced_busy: float | None = None  # share of measured_span_s with a request in flight (the disk's busy share)
     notes: tuple[str, ...] = ()  # what of the trace was unsound and how the replay dealt with it
     refused: str | None = None  # why the trace was not replayed, in one line
 
 
 class Saturation(Record):
-    """Disks with a queue (busy 90 % or more, or modelled busy for the whole interval), and what a plan gives there.
+    """Disks with a queue (busy 90 % or more by the kernel or over a trace's span, or modelled busy for the
+    whole interval), and what a plan gives there.
 
     On a saturated disk a faster layout yields more work per second at the same concurrency
     (``work_gain``: disk time per unit of the same work before / after, less 1), not a shorter
@@ -293,8 +297,10 @@ class Saturation(Record):
     disks: tuple[str, ...]
     util: Share | None  # the kernel's busy share (io_ticks), the highest of the disks; None without diskstats
     modelled_busy_s_per_s: float  # rates x modelled service times, the highest of the disks
-    work_gain: float | None = None  # None without a plan
+    traced_busy: Share | None = None  # busy share over a trace's span (collect --trace), the highest; None untraced
+    work_gain: float | None = None  # None without a plan, or where only replay-judged disks are saturated
     freed_time_to: str | None = None
+    replay_judges: tuple[str, ...] = ()  # saturated disks a fitting replay judges: no aggregate work gain for them
 
 
 class NoPlan(Record):

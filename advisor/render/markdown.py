@@ -91,5 +91,5 @@ def _replay(report: Report) -> list[str]:
     for check in report.replay:
         if check.areas:
             out += ["", f"### {_cell(check.disk)}", ""]
-            out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4})
+            out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4, 5})
     return out

@@ -8,9 +8,9 @@ trace says why in its one line. Figures only: the engine computed them
 
 from __future__ import annotations
 
-from advisor.model import ReplayCheck, Report
+from advisor.model import ReplayArea, ReplayCheck, Report
 
-AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "planned ms")
+AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "replayed vs measured", "planned ms")
 
 
 def _ms(value: float | None) -> str:
@@ -45,8 +45,15 @@ def report_headlines(report: Report) -> list[str]:
 
 def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per area of a replayed disk (AREA_HEADERS)."""
-    return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _ms(a.planned_ms))
+    return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _fit(a), _ms(a.planned_ms))
             for a in check.areas]
+
+
+def _fit(area: ReplayArea) -> str:
+    """The area's own self-check: its deviation, and DOES NOT FIT beyond the check's tolerance."""
+    if area.deviation is None:
+        return "-"
+    return f"{area.deviation:+.0%}" + (" DOES NOT FIT" if area.fits is False else "")
 
 
 def notes(report: Report) -> list[str]:

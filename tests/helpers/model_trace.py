@@ -29,8 +29,9 @@ def base_workload() -> Workload:
                      AreaSpec("cold", size_gb=10, read_iops=25, zone=ZONES["cold"])])
 
 
-def model_made_requests() -> Requests:
-    """Closed-loop random 8 KiB reads of 5 processes, timed by the model itself (a perfect disk)."""
+def model_made_requests(think_s: float = 0.1) -> Requests:
+    """Closed-loop random 8 KiB reads of 5 processes, timed by the model itself (a perfect disk), each
+    process waiting about *think_s* between a completion and its next issue (0: the disk never idles)."""
     rng = np.random.default_rng(7)
     offsets: list[np.ndarray] = []
     process: list[np.ndarray] = []
@@ -45,10 +46,11 @@ def model_made_requests() -> Requests:
     proc = np.concatenate(process)[order].astype(np.int64)
     issue = (np.arange(count) // len(offsets)).astype(np.float64) * 0.2  # a guess: each read done before the next
     guess = Stream(offset, np.full(count, 8192, dtype=np.int64), np.zeros(count, dtype=np.int64), proc,
-                   issue, issue + 0.1)
+                   issue, issue + 0.2 - think_s)
     timed = replay(model(DISK_BYTES), guess, DISK_BYTES)
-    return Requests(timed.issue_s + 100.0, timed.service_s, offset // 512, np.full(count, 16, dtype=np.int64),
-                    np.zeros(count, dtype=np.int64), proc)
+    by_issue = np.argsort(timed.issue_s, kind="stable")  # a trace is in issue order
+    return Requests(timed.issue_s[by_issue] + 100.0, timed.service_s[by_issue], offset[by_issue] // 512,
+                    np.full(count, 16, dtype=np.int64), np.zeros(count, dtype=np.int64), proc[by_issue])
 
 
 def traced(requests: Requests, work: Workload) -> BlockTrace:

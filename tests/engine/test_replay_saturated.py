@@ -1,0 +1,86 @@
+"""A saturated disk seen in its trace, and an area the replay misjudges while the disk's mean fits.
+
+The kernel's busy share covers the collect's whole interval, whose idle first and last seconds
+can hide a queue; the trace's span is when requests were sent (advisor.engine.replay_check.busy_share).
+Where a fitting replay judges a saturated disk, the aggregate model's work gain is not its
+prediction (advisor.engine.saturation.saturation). Per area, the replay says where its times
+miss the measured ones even when the disk's mean fits (ReplayArea.fits)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.engine.replay_check import REPLAY_TOLERANCE, busy_share
+from advisor.trace.codec import Requests
+from tests.helpers.model_trace import QUIET_UTIL, ZONES, model_made_requests
+from tests.helpers.model_trace import quiet_disk_report as report
+from tests.helpers.workloads import DISK_BYTES
+
+
+def test_a_trace_without_idle_time_says_the_disk_is_saturated_where_the_kernel_did_not() -> None:
+    judged = report(model_made_requests(think_s=0.0))
+    (check,) = judged.replay
+    assert check.fits and check.traced_busy is not None and check.traced_busy >= 0.9
+    assert judged.saturation is not None and judged.saturation.util == QUIET_UTIL
+    assert judged.saturation.traced_busy == check.traced_busy
+    # the replay judges the disk: no aggregate work gain is offered for it
+    assert judged.saturation.replay_judges == ("sda",) and judged.saturation.work_gain is None
+    (found,) = [f for f in judged.findings if f.code == "DISK_SATURATED"]
+    assert found.predicted_gain is None and f"{check.traced_busy:.0%} of the traced span" in found.title
+
+
+def test_a_trace_with_think_time_is_not_saturated() -> None:
+    judged = report(model_made_requests(think_s=0.1))
+    (check,) = judged.replay
+    assert check.traced_busy is not None and check.traced_busy < 0.9
+    assert judged.saturation is None
+
+
+def test_busy_share_counts_overlapping_requests_once() -> None:
+    issue = np.array([0.0, 0.1, 0.2, 5.0])
+    done = np.array([1.0, 0.5, 2.0, 6.0])
+    assert busy_share(issue, done) == round(1 - 3.0 / 6.0, 4)  # idle from 2.0 to 5.0 of 0..6
+    assert busy_share(np.array([]), np.array([])) is None
+
+
+def _scaled_in(made: Requests, zone: tuple[float, float], factor: float) -> Requests:
+    at = made.sector * 512 / DISK_BYTES
+    inside = (at >= zone[0]) & (at < zone[1])
+    return Requests(made.issue_s, np.where(inside, made.service_s * factor, made.service_s), made.sector,
+                    made.sectors, made.op, made.process)
+
+
+def _stretched_in(made: Requests, zone: tuple[float, float], factor: float) -> Requests:
+    """*made* with the requests in *zone* *factor* x slower, each later request of their process later by
+    the time its earlier ones took longer (the process's think times kept); in issue order again."""
+    at = made.sector * 512 / DISK_BYTES
+    inside = (at >= zone[0]) & (at < zone[1])
+    extra = np.where(inside, made.service_s * (factor - 1.0), 0.0)
+    issue = made.issue_s.copy()
+    for process in np.unique(made.process[inside]):
+        mine = np.flatnonzero(made.process == process)
+        issue[mine] += np.concatenate(([0.0], np.cumsum(extra[mine])[:-1]))
+    order = np.argsort(issue, kind="stable")
+    return Requests(issue[order], (made.service_s + extra)[order], made.sector[order], made.sectors[order],
+                    made.op[order], made.process[order])
+
+
+def test_an_area_the_replay_misjudges_is_named_while_the_disk_fits() -> None:
+    # the cold area's reads measured 1.5 x slower than the model serves them (and its process waited
+    # for each, so its next read came as much later): the rest of the trace is the model's own
+    judged = report(_stretched_in(model_made_requests(), ZONES["cold"], 1.5))
+    (check,) = judged.replay
+    assert check.fits  # the disk's mean is within its tolerance
+    rows = {a.area: a for a in check.areas}
+    cold, hot = rows["cold"], rows["hot"]
+    assert cold.fits is False and cold.deviation is not None and cold.deviation < -REPLAY_TOLERANCE
+    assert hot.fits is True and hot.deviation is not None and abs(hot.deviation) <= REPLAY_TOLERANCE
+    (note,) = [n for n in check.notes if n.startswith(f"{cold.area}: ")]
+    assert "no prediction" in note
+
+
+def test_a_disk_that_misfits_names_no_area_of_its_own() -> None:
+    judged = report(_scaled_in(model_made_requests(), (0.0, 1.0), 3.0))
+    (check,) = judged.replay
+    assert check.fits is False and all(a.fits is False for a in check.areas)
+    assert not [n for n in check.notes if "does not describe this area" in n]
