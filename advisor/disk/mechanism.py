@@ -76,6 +76,7 @@ class Mechanism:
         model: DiskModel,
         *,
         seed: int = 0,
+        phase: float | None = None,
         sptf_margin_ms: float = 1.0,
         write_cache: CacheMode | None = None,
         max_age_ms: float = 500.0,
@@ -88,7 +89,10 @@ class Mechanism:
             raise ValueError(f"write_cache must be off, volatile or lying, not {write_cache!r}")
         self.write_cache: CacheMode = write_cache
         self.t_rev = model.revolution_ms / 1000.0
-        self.phase = rng.random()
+        # the platter's angle under the head at time 0, in turns: the seed draws it (the one
+        # thing the seed sets) unless the caller names it (a replay spread over a revolution)
+        drawn = rng.random()
+        self.phase = drawn if phase is None else phase % 1.0
         self.overhead = model.overhead_ms / 1000.0
         self.switch = model.head_switch_ms / 1000.0
         self.cyl_switch = max(model.head_switch_ms, model.seek_track_ms) / 1000.0

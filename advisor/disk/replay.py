@@ -148,11 +148,14 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
 
 
 def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: int | None = None,
-           seed: int = 0) -> Replayed:
-    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk."""
+           seed: int = 0, phase: float | None = None) -> Replayed:
+    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk.
+
+    The platter's rotational phase at the first issue is not in a trace: *phase* (turns,
+    0 <= phase < 1) names it, else *seed* draws it (:class:`~advisor.disk.mechanism.Mechanism`)."""
     count = len(stream.issue_s)
     depth = max(1, queue_depth if queue_depth is not None else max_in_flight(stream.issue_s, stream.complete_s))
-    mech = Mechanism(sized_model(model, disk_bytes), seed=seed)
+    mech = Mechanism(sized_model(model, disk_bytes), seed=seed, phase=phase)
     origin = float(stream.issue_s.min()) if count else 0.0
     issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
     cause, previous = causes(stream)

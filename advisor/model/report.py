@@ -261,17 +261,22 @@ class ReplayCheck(Record):
     planned replay moves each area's extents to its planned zone; ``predicted_gain`` is
     1 - planned / today of the replayed mean service time, shown beside the aggregate
     model's ``aggregate_gain``. ``refused`` says in a line why a trace was not replayed.
+
+    The platter's rotational phase at the trace's start is unknown: each layout is replayed
+    under ``phases`` phases spread over a revolution, the same ones today and planned; the
+    replayed figures are the means over them, and ``deviation_low``/``deviation_high`` and
+    ``gain_low``/``gain_high`` the lowest and highest of a single phase (docs/report.md).
     """
 
     disk: str  # the traced disk
     requests: int = 0  # requests replayed (the sound part of the trace)
     queue_depth: int = 0  # most requests in flight at once in the trace: the drive's reordering window
     measured_ms: float | None = None  # mean issue-to-completion time the trace measured (reads, writes, flushes)
-    replayed_ms: float | None = None  # the same, replayed on the model under today's layout
+    replayed_ms: float | None = None  # the same, replayed on the model under today's layout (mean over the phases)
     deviation: float | None = None  # replayed / measured - 1
     tolerance: float = 0.0  # largest |deviation| for which the model fits
     fits: bool | None = None  # the self-check: |deviation| <= tolerance
-    planned_ms: float | None = None  # replayed under the planned layout
+    planned_ms: float | None = None  # replayed under the planned layout (mean over the same phases)
     predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms
     aggregate_gain: float | None = None  # the plan's aggregate-model gain, for comparison
     measured_span_s: float | None = None  # first issue to last completion: the time the traced work took
@@ -280,6 +285,11 @@ class ReplayCheck(Record):
     areas: tuple[ReplayArea, ...] = ()  # per area, the requests mapped to its files
     notes: tuple[str, ...] = ()  # what of the trace was unsound and how the replay dealt with it
     refused: str | None = None  # why the trace was not replayed, in one line
+    phases: int | None = None  # rotational phases each layout was replayed under; null: none, or one (older)
+    deviation_low: float | None = None  # the lowest deviation of a single phase; null: one phase
+    deviation_high: float | None = None  # the highest per-phase deviation
+    gain_low: float | None = None  # the lowest gain of a single phase; null: one phase, or no plan
+    gain_high: float | None = None  # the highest per-phase gain
 
 
 class Saturation(Record):
