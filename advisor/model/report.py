@@ -248,8 +248,8 @@ class ReplayArea(Record):
     area: str  # the area's name, as in the areas table
     requests: int  # its reads and writes in the trace
     measured_ms: float  # issue-to-completion time the trace measured per read or write, its flushes' included
-    replayed_ms: float  # the same replayed under today's layout
-    planned_ms: float | None = None  # replayed under the planned layout; null without a plan on this disk
+    replayed_ms: float  # the same replayed under today's layout (mean over the phases)
+    planned_ms: float | None = None  # replayed under the planned layout (same phases); null without a plan on this disk
     flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
 
 
@@ -285,7 +285,7 @@ class ReplayCheck(Record):
     areas: tuple[ReplayArea, ...] = ()  # per area, the requests mapped to its files
     notes: tuple[str, ...] = ()  # what of the trace was unsound and how the replay dealt with it
     refused: str | None = None  # why the trace was not replayed, in one line
-    phases: int | None = None  # rotational phases each layout was replayed under; null: none, or one (older)
+    phases: int | None = None  # rotational phases replayed per layout; null: refused, or an older document (one phase)
     deviation_low: float | None = None  # the lowest deviation of a single phase; null: one phase
     deviation_high: float | None = None  # the highest per-phase deviation
     gain_low: float | None = None  # the lowest gain of a single phase; null: one phase, or no plan
