@@ -8,6 +8,7 @@ import dataclasses
 import json
 
 import numpy as np
+import pytest
 
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.replay import replay
@@ -83,3 +84,17 @@ def test_a_report_written_before_the_phases_still_loads_and_shows_no_spread() ->
     assert check.replayed_ms == report.replay[0].replayed_ms
     line = headlines(check)[0]
     assert f"({check.deviation:+.1%}, tolerance ±15%)" in line and "phases" not in line
+
+
+def test_a_trace_over_the_request_cap_gets_fewer_phases_and_a_note_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    import advisor.engine.replay_check as replay_check
+
+    monkeypatch.setattr(replay_check, "PHASED_REQUESTS", 3 * 200)  # the 200-request stream: three phases
+    (check,) = _report().replay
+    assert check.phases == 3 and check.fits and check.deviation_low is not None and check.gain_low is not None
+    assert ("trace of sda: 200 requests, replayed under 3 rotational phases rather than 8 (at most 600 requests "
+            "replayed per layout)") in check.notes
+    monkeypatch.setattr(replay_check, "PHASED_REQUESTS", 100)
+    (single,) = _report().replay
+    assert single.phases == 1 and single.deviation_low is None and single.gain_low is None
+    assert "phases" not in " ".join(headlines(single))
