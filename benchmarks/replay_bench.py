@@ -10,7 +10,8 @@ time (the lowest and highest phase against the mean: what a single replay would 
 The streams are `benchmarks/trace_size.py`'s mixed shape (random 8 KiB OLTP reads and
 writes, two 128 KiB sequential scans) on a 2 TB drive, issued by 8 closed-loop processes
 (8 ms traced service, 1 ms think), replayed on the class-7200-desktop preset through the
-engine's own helper. The replay is a Python event loop, linear in requests.
+engine's own helper, which locates the stream's extents once for all its phases (K = 1 locates
+them on the way, as a single replay does). The replay is a Python event loop, linear in requests.
 
     .venv/bin/python benchmarks/replay_bench.py [--runs 3] [--sizes 5000,50000,500000]
 """

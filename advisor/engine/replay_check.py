@@ -41,8 +41,9 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from advisor.disk.mechanism import Geometry
 from advisor.disk.physics import DiskPhysics, ModelPhysics
-from advisor.disk.replay import Replayed, Stream, replay
+from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.engine.model_fit import Misfit
@@ -84,24 +85,27 @@ def _stream(requests: Requests) -> Stream:
                   requests.process, requests.issue_s, requests.complete_s, requests.fua)
 
 
-def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float) -> Replayed:
+def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float,
+            extents: dict[tuple[int, int], Geometry] | None = None) -> Replayed:
     """The replay on the clock the disk runs on: at time scale S the traced times are read S
     times slower (the drive's own clock, as the emulator's virtual clock) and the replayed ones
     S times faster again, so queueing behind the traced arrivals is the disk's."""
     scale = physics.time_scale
     if scale == 1.0:
-        return replay(physics.model, stream, disk_bytes, phase=phase)
+        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
                   stream.issue_s * scale, stream.complete_s * scale, stream.fua)
-    done = replay(physics.model, slow, disk_bytes, phase=phase)
+    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 
 def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int,
                    phases: Sequence[float]) -> tuple[Replayed, ...]:
     """*stream* replayed once per rotational phase of *phases*, in their order: today's layout and
-    the planned one are replayed under the same phases, so the k-th of each pair up."""
-    return tuple(_replay(physics, stream, disk_bytes, phase) for phase in phases)
+    the planned one are replayed under the same phases, so the k-th of each pair up. The extents
+    are located once for all the phases (the geometry does not depend on the phase)."""
+    extents = located(physics.model, stream, disk_bytes) if len(phases) > 1 else None
+    return tuple(_replay(physics, stream, disk_bytes, phase, extents) for phase in phases)
 
 
 def _phase_means(replays: Sequence[Replayed], mask: np.ndarray) -> np.ndarray:
