@@ -76,6 +76,8 @@ class Mechanism:
         model: DiskModel,
         *,
         seed: int = 0,
+        phase: float | None = None,
+        located: dict[tuple[int, int], Geometry] | None = None,
         sptf_margin_ms: float = 1.0,
         write_cache: CacheMode | None = None,
         max_age_ms: float = 500.0,
@@ -88,7 +90,10 @@ class Mechanism:
             raise ValueError(f"write_cache must be off, volatile or lying, not {write_cache!r}")
         self.write_cache: CacheMode = write_cache
         self.t_rev = model.revolution_ms / 1000.0
-        self.phase = rng.random()
+        # the platter's angle under the head at time 0, in turns: the seed draws it (the one
+        # thing the seed sets) unless the caller names it (a replay spread over a revolution)
+        drawn = rng.random()
+        self.phase = drawn if phase is None else phase % 1.0
         self.overhead = model.overhead_ms / 1000.0
         self.switch = model.head_switch_ms / 1000.0
         self.cyl_switch = max(model.head_switch_ms, model.seek_track_ms) / 1000.0
@@ -120,8 +125,10 @@ class Mechanism:
         self.ra_cyl = 0
         self.dirty: list[tuple[int, int]] = []
         self.dirty_bytes = 0
-        self._geo_cache: dict[tuple[int, int], Geometry] = {}
-        self._geo_limit = 65536
+        # extents already located: *located* when given (:meth:`located`, shared by mechanisms of
+        # the same model, the geometry being the same whatever the phase), else found on the way
+        self._geo_cache: dict[tuple[int, int], Geometry] = {} if located is None else located
+        self._geo_limit = max(65536, 2 * len(self._geo_cache))
         self._chooser: ReadChooser | None = None  # built on the first choice among several
 
     def read_chooser(self) -> ReadChooser:
@@ -129,6 +136,11 @@ class Mechanism:
         if self._chooser is None:
             self._chooser = ReadChooser(self)
         return self._chooser
+
+    def located(self) -> dict[tuple[int, int], Geometry]:
+        """What :meth:`locate` has computed and :meth:`prime` has primed, by (offset, length): hand
+        it to another Mechanism of the same model (``located=``) to spare it locating them again."""
+        return self._geo_cache
 
     def geometry_lookup(self) -> Callable[[tuple[int, int]], Geometry | None]:
         """Look-up of what :meth:`locate` has computed or :meth:`prime` has primed, by (offset, length).

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from advisor.disk.emulator.timing import sized_model
-from advisor.disk.mechanism import Mechanism, Request
+from advisor.disk.mechanism import Geometry, Mechanism, Request
 from advisor.disk.model import DiskModel
 from advisor.trace.links import cross_links
 
@@ -147,12 +147,27 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     return cause, previous
 
 
+def located(model: DiskModel, stream: Stream, disk_bytes: int) -> dict[tuple[int, int], Geometry]:
+    """Every extent of *stream* located at once (numpy) on *model* stretched over *disk_bytes*: a
+    drive's geometry does not depend on its rotational phase, so the replays of one stream under
+    several phases share it (:func:`replay`'s *located*) rather than each locate every request."""
+    mech = Mechanism(sized_model(model, disk_bytes))
+    for length in np.unique(stream.length_bytes).tolist():
+        mech.prime(stream.offset_bytes[stream.length_bytes == length], int(length))
+    return mech.located()
+
+
 def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: int | None = None,
-           seed: int = 0) -> Replayed:
-    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk."""
+           seed: int = 0, phase: float | None = None,
+           located: dict[tuple[int, int], Geometry] | None = None) -> Replayed:
+    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk.
+
+    The platter's rotational phase at the first issue is not in a trace: *phase* (turns,
+    0 <= phase < 1) names it, else *seed* draws it (:class:`~advisor.disk.mechanism.Mechanism`).
+    *located*: the stream's extents already located (:func:`located`), for a faster replay."""
     count = len(stream.issue_s)
     depth = max(1, queue_depth if queue_depth is not None else max_in_flight(stream.issue_s, stream.complete_s))
-    mech = Mechanism(sized_model(model, disk_bytes), seed=seed)
+    mech = Mechanism(sized_model(model, disk_bytes), seed=seed, phase=phase, located=located)
     origin = float(stream.issue_s.min()) if count else 0.0
     issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
     cause, previous = causes(stream)

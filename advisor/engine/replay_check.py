@@ -13,6 +13,15 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
 
+Rotational phases: where the platter stood when the trace began is not in the trace, and on
+a queue the drive reorders (a scan that streams from the read-ahead or starves behind the
+other reads) one phase can move the replayed mean by tens of percent. Each layout is
+therefore replayed under several phases spread evenly over a revolution
+(:func:`replay_phases`, :func:`phased_replays`), today's and the planned layout under the
+same ones (paired). The self-check compares the measured mean with the mean over the phases,
+the gain is 1 - mean planned / mean today, and the check keeps the lowest and highest
+per-phase deviation and gain: the spread one replay would have drawn from.
+
 Cache flushes: each flush belongs to the write it follows (:mod:`advisor.trace.links`),
 and its time counts in that write's area. An area's row is the time of its reads and writes **and of the flushes
 they own**, per read or write, measured and replayed alike: a commit's WAL time is its
@@ -32,8 +41,9 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from advisor.disk.mechanism import Geometry
 from advisor.disk.physics import DiskPhysics, ModelPhysics
-from advisor.disk.replay import Replayed, Stream, replay
+from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
 from advisor.engine.model_fit import Misfit
@@ -48,23 +58,65 @@ from advisor.trace.soundness import assess
 REPLAY_TOLERANCE = 0.15
 """Largest |replayed / measured - 1| of the mean service time for which the model fits."""
 
+REPLAY_PHASES = 8
+"""Rotational phases a trace is replayed under, evenly spread over a revolution (each layout)."""
+
+PHASED_REQUESTS = 800_000
+"""Most requests the replays of one layout replay in all: a trace of more than
+PHASED_REQUESTS / REPLAY_PHASES (100,000) requests gets fewer phases, at least one, so the
+replays of a layout cost at most about 20 s on a loaded 2-core host at 24 µs a request
+(benchmarks/replay_bench.py); from 400,001 requests on, one phase, as before phases."""
+
+
+def replay_phases(requests: int) -> tuple[float, ...]:
+    """The rotational phases (turns) a trace of *requests* is replayed under: REPLAY_PHASES, fewer
+    for a big trace (PHASED_REQUESTS), evenly spread from 0 so they cover the revolution.
+
+    >>> replay_phases(1000)
+    (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
+    >>> replay_phases(300_000)
+    (0.0, 0.5)
+    """
+    count = max(1, min(REPLAY_PHASES, PHASED_REQUESTS // max(requests, 1)))
+    return tuple(k / count for k in range(count))
+
 
 def _stream(requests: Requests) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
                   requests.process, requests.issue_s, requests.complete_s, requests.fua)
 
 
-def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int) -> Replayed:
+def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float,
+            extents: dict[tuple[int, int], Geometry] | None = None) -> Replayed:
     """The replay on the clock the disk runs on: at time scale S the traced times are read S
     times slower (the drive's own clock, as the emulator's virtual clock) and the replayed ones
     S times faster again, so queueing behind the traced arrivals is the disk's."""
     scale = physics.time_scale
     if scale == 1.0:
-        return replay(physics.model, stream, disk_bytes)
+        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
                   stream.issue_s * scale, stream.complete_s * scale, stream.fua)
-    done = replay(physics.model, slow, disk_bytes)
+    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
+
+
+def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int,
+                   phases: Sequence[float]) -> tuple[Replayed, ...]:
+    """*stream* replayed once per rotational phase of *phases*, in their order: today's layout and
+    the planned one are replayed under the same phases, so the k-th of each pair up. The extents
+    are located once for all the phases (the geometry does not depend on the phase)."""
+    extents = located(physics.model, stream, disk_bytes) if len(phases) > 1 else None
+    return tuple(_replay(physics, stream, disk_bytes, phase, extents) for phase in phases)
+
+
+def _phase_means(replays: Sequence[Replayed], mask: np.ndarray) -> np.ndarray:
+    """Each phase's mean time of the requests of *mask* (seconds)."""
+    return np.array([float(r.service_s[mask].mean()) for r in replays])
+
+
+def _spread(values: np.ndarray) -> tuple[float, float] | None:
+    """The lowest and highest of per-phase figures, rounded as the check's; None for one phase."""
+    return (round(float(values.min()), 4), round(float(values.max()), 4)) if len(values) > 1 else None
 
 
 def _planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[int]],
@@ -123,9 +175,11 @@ def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
 
 
-def _per_request_ms(values: np.ndarray, requests: np.ndarray, flushes: np.ndarray) -> float:
-    """The time of *requests* and of the *flushes* they own, per request (ms)."""
-    return round(float(values[requests | flushes].sum() / requests.sum()) * 1000.0, 4)
+def _per_request_ms(values: Sequence[np.ndarray], requests: np.ndarray, flushes: np.ndarray) -> float:
+    """The time of *requests* and of the *flushes* they own, per request (ms), the mean over the
+    phases of *values* (each phase's times; one element for the measured times)."""
+    per_phase = [float(v[requests | flushes].sum() / requests.sum()) for v in values]
+    return round(sum(per_phase) / len(per_phase) * 1000.0, 4)
 
 
 @dataclass(frozen=True)
@@ -137,12 +191,14 @@ class SelfCheck:
     physics: ModelPhysics
     requests: Requests
     stream: Stream
-    today: Replayed
+    phases: tuple[float, ...]  # the rotational phases replayed (turns), the planned replay's too
+    today: tuple[Replayed, ...]  # one replay per phase
     data: np.ndarray  # the reads and writes
     timed: np.ndarray  # what the self-check compares: reads, writes and (timed) flushes
     measured_ms: float
-    replayed_ms: float
-    deviation: float | None
+    replayed_ms: float  # the mean over the phases
+    deviation: float | None  # of the mean over the phases
+    deviations: tuple[float, float] | None  # the lowest and highest per-phase deviation
     fits: bool
     notes: tuple[str, ...]
     busy: float | None  # :func:`busy_share` of the sound requests as measured
@@ -206,7 +262,12 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return _refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")
-    today = _replay(physics, stream, trace.disk_size_bytes)
+    phases = replay_phases(len(requests))
+    if len(phases) < REPLAY_PHASES:
+        notes += (f"trace of {trace.disk}: {len(requests):,} requests, replayed under {len(phases)} rotational "
+                  f"phase{'s' if len(phases) > 1 else ''} rather than {REPLAY_PHASES} (at most "
+                  f"{PHASED_REQUESTS:,} requests replayed per layout)",)
+    today = phased_replays(physics, stream, trace.disk_size_bytes, phases)
     flushes_timed = requests.op == FLUSH
     if trace.encoding == FIRST_ENCODING and flushes_timed.any():
         notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
@@ -215,11 +276,14 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
                   "reads and writes alone (collect the trace again for its flushes)",)
         flushes_timed = np.zeros(len(requests), dtype=np.bool_)
     timed = data | flushes_timed  # what the self-check and the gain compare (module docstring)
-    measured_ms, replayed_ms = _mean_ms(requests.service_s, timed), _mean_ms(today.service_s, timed)
+    measured_ms = _mean_ms(requests.service_s, timed)
+    per_phase_ms = _phase_means(today, timed) * 1000.0
+    replayed_ms = round(float(per_phase_ms.mean()), 4)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
+    deviations = _spread(per_phase_ms / measured_ms - 1.0) if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    return SelfCheck(physics, requests, stream, today, data, timed, measured_ms, replayed_ms, deviation, fits, notes,
-                     busy_share(requests.issue_s, requests.complete_s))
+    return SelfCheck(physics, requests, stream, phases, today, data, timed, measured_ms, replayed_ms, deviation,
+                     deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s))
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate]) -> ReplayCheck:
@@ -229,11 +293,16 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     flushes_timed = timed & ~data
     areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
     moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
-    planned = _replay(physics, stream.moved(moved), trace.disk_size_bytes) if moved is not None else None
+    planned = (phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases)
+               if moved is not None else None)
     if plan is not None and moved is None:
         elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
         notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
-    planned_ms = _mean_ms(planned.service_s, timed) if planned is not None else None
+    planned_ms = gains = None
+    if planned is not None:
+        planned_phase_ms = _phase_means(planned, timed)
+        planned_ms = round(float(planned_phase_ms.mean()) * 1000.0, 4)
+        gains = _spread(1.0 - planned_phase_ms / _phase_means(today, timed))
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)
     owned = owners >= 0
@@ -241,23 +310,31 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            measured, replayed = _per_request_ms(requests.service_s, mask, flushes), _per_request_ms(
-                today.service_s, mask, flushes)
+            measured = _per_request_ms([requests.service_s], mask, flushes)
+            replayed = _per_request_ms([r.service_s for r in today], mask, flushes)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
-                                        _per_request_ms(planned.service_s, mask, flushes) if planned is not None
-                                        else None, flushes=int(flushes.sum()), deviation=off,
+                                        _per_request_ms([r.service_s for r in planned], mask, flushes)
+                                        if planned is not None else None, flushes=int(flushes.sum()), deviation=off,
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE))
+    deviations = checked.deviations
     return ReplayCheck(
-        disk=trace.disk, requests=len(requests), queue_depth=today.queue_depth, measured_ms=checked.measured_ms,
+        disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
         tolerance=REPLAY_TOLERANCE, fits=checked.fits, planned_ms=planned_ms,
         predicted_gain=round(1.0 - planned_ms / replayed_ms, 4) if planned_ms is not None and replayed_ms else None,
         aggregate_gain=plan.predicted_gain if plan is not None and moved is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
-        replayed_span_s=round(today.span_s, 4), planned_span_s=round(planned.span_s, 4) if planned else None,
+        replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
         areas=tuple(area_rows), traced_busy=checked.busy, notes=notes + _area_misfits(checked, area_rows),
+        phases=len(checked.phases),
+        deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
+        gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
     )
+
+
+def _mean_span_s(replays: Sequence[Replayed]) -> float:
+    return round(sum(r.span_s for r in replays) / len(replays), 4)
 
 
 AREA_WEIGHT_NOTED = 0.1

@@ -248,8 +248,8 @@ class ReplayArea(Record):
     area: str  # the area's name, as in the areas table
     requests: int  # its reads and writes in the trace
     measured_ms: float  # issue-to-completion time the trace measured per read or write, its flushes' included
-    replayed_ms: float  # the same replayed under today's layout
-    planned_ms: float | None = None  # replayed under the planned layout; null without a plan on this disk
+    replayed_ms: float  # the same replayed under today's layout (mean over the phases)
+    planned_ms: float | None = None  # replayed under the planned layout (same phases); null without a plan on this disk
     flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
     deviation: float | None = None  # replayed_ms / measured_ms - 1: the self-check of this area alone
     fits: bool | None = None  # |deviation| <= the check's tolerance; null without a measured time
@@ -263,17 +263,22 @@ class ReplayCheck(Record):
     planned replay moves each area's extents to its planned zone; ``predicted_gain`` is
     1 - planned / today of the replayed mean service time, shown beside the aggregate
     model's ``aggregate_gain``. ``refused`` says in a line why a trace was not replayed.
+
+    The platter's rotational phase at the trace's start is unknown: each layout is replayed
+    under ``phases`` phases spread over a revolution, the same ones today and planned; the
+    replayed figures are the means over them, and ``deviation_low``/``deviation_high`` and
+    ``gain_low``/``gain_high`` the lowest and highest of a single phase (docs/report.md).
     """
 
     disk: str  # the traced disk
     requests: int = 0  # requests replayed (the sound part of the trace)
     queue_depth: int = 0  # most requests in flight at once in the trace: the drive's reordering window
     measured_ms: float | None = None  # mean issue-to-completion time the trace measured (reads, writes, flushes)
-    replayed_ms: float | None = None  # the same, replayed on the model under today's layout
+    replayed_ms: float | None = None  # the same, replayed on the model under today's layout (mean over the phases)
     deviation: float | None = None  # replayed / measured - 1
     tolerance: float = 0.0  # largest |deviation| for which the model fits
     fits: bool | None = None  # the self-check: |deviation| <= tolerance
-    planned_ms: float | None = None  # replayed under the planned layout
+    planned_ms: float | None = None  # replayed under the planned layout (mean over the same phases)
     predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms
     aggregate_gain: float | None = None  # the plan's aggregate-model gain, for comparison
     measured_span_s: float | None = None  # first issue to last completion: the time the traced work took
@@ -283,6 +288,11 @@ class ReplayCheck(Record):
     traced_busy: float | None = None  # share of measured_span_s with a request in flight (the disk's busy share)
     notes: tuple[str, ...] = ()  # what of the trace was unsound and how the replay dealt with it
     refused: str | None = None  # why the trace was not replayed, in one line
+    phases: int | None = None  # rotational phases replayed per layout; null: refused, or an older document (one phase)
+    deviation_low: float | None = None  # the lowest deviation of a single phase; null: one phase
+    deviation_high: float | None = None  # the highest per-phase deviation
+    gain_low: float | None = None  # the lowest gain of a single phase; null: one phase, or no plan
+    gain_high: float | None = None  # the highest per-phase gain
 
 
 class Saturation(Record):

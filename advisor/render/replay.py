@@ -1,7 +1,8 @@
 """The replay of a traced workload in every format: one headline per disk, a table per area.
 
 The headline says the self-check (replayed against measured, the tolerance, whether the
-model fits) and, under a plan, the replayed gain beside the aggregate model's; a refused
+model fits) and, under a plan, the replayed gain beside the aggregate model's, each with the
+lowest and highest of a single rotational phase when several were replayed; a refused
 trace says why in its one line. Figures only: the engine computed them
 (:mod:`advisor.engine.replay_check`).
 """
@@ -17,18 +18,27 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _phases(check: ReplayCheck, low: float | None, high: float | None) -> str:
+    """``; 8 phases -2.0% to +28.0%``: the spread of one phase's figure, or nothing for one phase."""
+    if check.phases is None or check.phases < 2 or low is None or high is None:
+        return ""
+    return f"; {check.phases} phases {low:+.1%} to {high:+.1%}"
+
+
 def headlines(check: ReplayCheck) -> list[str]:
     """What the replay of one disk found, in one or two lines."""
     if check.refused is not None:
         return [f"replay: {check.refused}"]
     verdict = "the model fits" if check.fits else "MODEL_DOES_NOT_FIT"
     deviation = "-" if check.deviation is None else f"{check.deviation:+.1%}"
+    spread = _phases(check, check.deviation_low, check.deviation_high)
     lines = [f"replay of {check.disk}: {check.requests:,} traced requests, at most {check.queue_depth} in flight; "
              f"measured {_ms(check.measured_ms)} ms, replayed today {_ms(check.replayed_ms)} ms "
-             f"({deviation}, tolerance ±{check.tolerance:.0%}): {verdict}"]
+             f"({deviation}{spread}, tolerance ±{check.tolerance:.0%}): {verdict}"]
     if check.planned_ms is not None:
         gain = ("-" if check.predicted_gain is None else f"{check.predicted_gain:.1%} faster"
                 if check.predicted_gain >= 0 else f"{-check.predicted_gain:.1%} slower")
+        gain += _phases(check, check.gain_low, check.gain_high)
         aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
         span = ""
         if check.replayed_span_s is not None and check.planned_span_s is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.disk.replay import Stream, causes, max_in_flight, replay
+from advisor.disk.replay import Stream, causes, located, max_in_flight, replay
 from advisor.disk.simulate import StreamSpec, simulate
 from tests.helpers.workloads import model
 
@@ -73,3 +73,25 @@ def test_moving_the_requests_outward_shortens_them_and_keeps_the_think_time() ->
     # each process waits its 5 ms between a completion and its next issue in both
     gaps = before.issue_s[2:] - before.complete_s[:-2]
     assert np.median(gaps) >= 0.005 - 1e-9
+
+
+def test_the_seed_sets_only_the_phase_and_extents_located_once_replay_the_same() -> None:
+    """A replay under a named phase is the replay whose seed drew that phase, and the extents
+    located once for several phases (the engine's phased replay) change no time."""
+    import random
+
+    from tests.helpers.model_trace import phase_bound_stream
+    from tests.helpers.workloads import DISK_BYTES
+
+    stream = phase_bound_stream()
+    drive = model(DISK_BYTES)
+    seeded = replay(drive, stream, DISK_BYTES, seed=3)
+    named = replay(drive, stream, DISK_BYTES, phase=random.Random(3).random())
+    assert np.array_equal(seeded.complete_s, named.complete_s)
+    shared = located(drive, stream, DISK_BYTES)
+    for phase in (0.0, 0.5):
+        plain = replay(drive, stream, DISK_BYTES, phase=phase)
+        primed = replay(drive, stream, DISK_BYTES, phase=phase, located=shared)
+        assert np.array_equal(plain.complete_s, primed.complete_s)
+    assert not np.array_equal(replay(drive, stream, DISK_BYTES, phase=0.0).complete_s,
+                              replay(drive, stream, DISK_BYTES, phase=0.5).complete_s)

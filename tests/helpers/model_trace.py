@@ -53,6 +53,32 @@ def model_made_requests(think_s: float = 0.1) -> Requests:
                     np.full(count, 16, dtype=np.int64), np.zeros(count, dtype=np.int64), proc[by_issue])
 
 
+PHASE_BOUND_GAP_BYTES = 4 << 20
+"""The two spots of :func:`phase_bound_stream`, this far apart in the hot area (a short seek)."""
+
+
+def phase_bound_stream(count: int = 200) -> Stream:
+    """Reads that alternate between two spots of the hot area, each issued by its own process a
+    whole number of revolutions after the last, on an idle drive: every read to a spot finds the
+    platter at the same angle, so the whole stream's mean time rests on the rotational phase
+    the replay starts at (a single phase strays by about ±40 % from the mean over phases)."""
+    turn_s = model(DISK_BYTES).revolution_ms / 1000.0
+    spot = int(ZONES["hot"][0] * DISK_BYTES) // 8192 * 8192
+    offset = np.where(np.arange(count) % 2 == 0, spot, spot + PHASE_BOUND_GAP_BYTES).astype(np.int64)
+    issue = (np.arange(count) * 7 * turn_s).astype(np.float64)  # 7 turns apart: the drive is idle at each
+    return Stream(offset, np.full(count, 8192, dtype=np.int64), np.zeros(count, dtype=np.int64),
+                  np.arange(count, dtype=np.int64), issue, issue + 0.02)
+
+
+def expected_requests(stream: Stream, phases: int = 64) -> Requests:
+    """*stream* timed as the model expects it whatever the phase: each request's time the mean of
+    its replays under *phases* phases spread over a revolution (a disk the model describes)."""
+    runs = [replay(model(DISK_BYTES), stream, DISK_BYTES, phase=k / phases) for k in range(phases)]
+    service = np.mean([run.service_s for run in runs], axis=0)
+    return Requests(stream.issue_s + 100.0, service, stream.offset_bytes // 512, stream.length_bytes // 512,
+                    stream.op, stream.process)
+
+
 def traced(requests: Requests, work: Workload) -> BlockTrace:
     paths = tuple(rate.path for rate in work.rates)
     lo = [int(ZONES[path.split("/")[2]][0] * DISK_BYTES) for path in paths]
