@@ -22,6 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from advisor.units import MIB
 from benchmarks.accuracy_trace import mean_of_runs
 
 REPLAY_OVERALL_POINTS = 10.0
@@ -137,7 +138,9 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
             "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused")}
                                   for c in report.get("replay") or []], "disk_busy": busy,
-            "applied_from": result.get("applied_from")}
+            "applied_from": result.get("applied_from"),
+            "apply": {k: (result.get("apply") or {}).get(k) for k in ("path", "seconds", "moved_bytes")}
+            if result.get("apply") else None}
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:
@@ -196,6 +199,11 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
                              f"{check['queue_depth']} ({'fits' if check['fits'] else 'DOES NOT FIT'})")
         if c.get("applied_from"):
             notes.append(f"applied {c['applied_from']}")
+        if c.get("apply"):
+            staged = str(c["apply"]["path"]).startswith("staged")
+            notes.append(f"applied {'in stages' if staged else 'to ' + str(c['apply']['path'])} in "
+                         f"{c['apply']['seconds']:.0f} s" + (f" ({c['apply']['moved_bytes'] / MIB:.0f} MiB moved)"
+                                                             if c["apply"].get("moved_bytes") else ""))
         if c["skipped_after"]:
             notes.append(f"not applied: {c['skipped_after']}")
         if c["doubt"]:
