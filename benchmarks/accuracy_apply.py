@@ -187,10 +187,10 @@ def apply_staged(layout: Layout, plan: dict[str, Any], scripts: Path, root: Path
             "tables_checked": len(rows_after)}
 
 
-def check_placed(layout: Layout, plan: dict[str, Any], files: dict[str, list[Path]]) -> int:
-    """Every extent of every area's files inside the planned partition its placement names; returns
-    the files checked. Temp areas have no lasting files: their tablespace's directory is checked
-    (an empty directory is located as its partition)."""
+def check_placed(plan: dict[str, Any], files: dict[str, list[Path]]) -> int:
+    """Every extent of every area's files (*files*: area → paths) inside the planned partition its
+    placement names; returns the paths checked. A path without extents (an empty directory is
+    located as its partition) must be on that partition."""
     parts = {str(p["label"]): p for p in plan["partitions"]}
     nodes = {label: f"{p['disk']}p{p['number']}" for label, p in parts.items()}
     checked = 0
@@ -199,7 +199,7 @@ def check_placed(layout: Layout, plan: dict[str, Any], files: dict[str, list[Pat
         if part is None:
             raise ApplyFailed(f"{area}'s planned partition {placement['target']} is not in the plan")
         start, end = int(part["start_bytes"]), int(part["start_bytes"]) + int(part["size_bytes"])
-        paths = files.get(area) or _temp_dir(layout, area)
+        paths = files.get(area, [])
         for location in locate([str(p) for p in paths], keep_extents=True):
             if location.disk != part["disk"]:
                 raise ApplyFailed(f"{area}: {location.path} is on {location.disk}, not on {part['disk']}")
@@ -214,11 +214,13 @@ def check_placed(layout: Layout, plan: dict[str, Any], files: dict[str, list[Pat
     return checked
 
 
+def temp_dirs(layout: Layout) -> dict[str, list[Path]]:
+    """Each temp area's directory now (temp files come and go: the directory is what stays)."""
+    return {spec.name: _temp_dir(layout, spec.name) for spec in layout.workload.areas if spec.temp}
+
+
 def _temp_dir(layout: Layout, area: str) -> list[Path]:
-    """A temp area's directory now: the first of ``temp_tablespaces`` (the plan's script renames it);
-    nothing for an area that is not temp (no files: nothing to check)."""
-    if not any(spec.name == area and spec.temp for spec in layout.workload.areas):
-        return []
+    """The first of ``temp_tablespaces`` (the plan's script renames the tablespace), located."""
     setting = layout.server.psql("SHOW temp_tablespaces", dbname=layout.workload.groups[0].database)
     first = setting.split(",")[0].strip().strip('"')
     location = layout.server.psql(f"SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname = '{first}'") \

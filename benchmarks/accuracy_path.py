@@ -2,10 +2,11 @@
 
 The machinery is the demo's (:mod:`advisor.demo`): the emulated disk, its partitions and
 ext4 file systems, the embedded PostgreSQL 18, the advisor commands run as a DBA types
-them, the plan's own scripts applied. What this adds is the workload (several pgbench
-client groups at once, from :mod:`accuracy_workloads`), two measured runs on each side, the
-per-area figures of the emulated disk (:mod:`accuracy_trace`), the load average around each
-run, and the re-advice on the layout the plan produced (stable advice: no further move).
+them. The plan is applied with its own in-place stages (:mod:`accuracy_apply`). What this
+adds is the workload (several pgbench client groups at once, from
+:mod:`accuracy_workloads`), two measured runs on each side, the per-area figures of the
+emulated disk (:mod:`accuracy_trace`), the load average around each run, and the re-advice
+on the layout the plan produced (stable advice: no further move).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.iotrace import IoTrace, recording
 from advisor.errors import AdvisorError
 from advisor.units import GIB
-from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan
+from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -299,7 +300,7 @@ def apply(layout: Layout, chain: Chain, plan: dict[str, Any], inputs: list[str],
     staged, scripts = staged_plan(chain, inputs, disk_args, root, mount_root, plan)
     moved = sum(p.stat().st_size for paths in _relation_files(layout).values() for p in paths if p.exists())
     record = apply_staged(layout, staged, scripts, root, mount_root, stack, echo, moved)
-    record["files_checked"] = check_placed(layout, staged, _relation_files(layout))
+    record["files_checked"] = check_placed(staged, {**_relation_files(layout), **temp_dirs(layout)})
     return record
 
 
