@@ -127,8 +127,13 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     stable = None
     if again is not None or result.get("report_after") is not None:
         gain = (again or {}).get("predicted_gain")
-        stable = {"regain": gain, "not_worth_it": (again or {}).get("not_worth_it"),
-                  "stable": gain is None or gain < STABLE_GAIN}
+        # the report's own verdict counts too: where a replay judges, its gain decides, not the aggregate's
+        recommended = again is not None and again.get("not_worth_it") is None
+        replayed = [c["predicted_gain"] for c in (result.get("report_after") or {}).get("replay") or []
+                    if c.get("predicted_gain") is not None and not c.get("refused")]
+        stable = {"regain": gain, "replay_regain": replayed[0] if len(replayed) == 1 else None,
+                  "not_worth_it": (again or {}).get("not_worth_it"),
+                  "stable": (gain is None or gain < STABLE_GAIN) and not recommended}
     loads = [x for r in before + after for x in (r["load_before"][0], r["load_after"][0])]
     busy = {disk: [_mean([r["disks"][disk]["busy_share"] for r in runs if disk in r["disks"]])
                    for runs in (before, after)] for disk in (before[0]["disks"] if before else {})}
@@ -211,7 +216,8 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         stable = c["stable_advice"]
         if stable is not None:
             verdict = "stable" if stable["stable"] else "NOT STABLE"
-            notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])} ({verdict})")
+            replayed = f", replay {_pct(stable['replay_regain'])}" if stable.get("replay_regain") is not None else ""
+            notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])}{replayed} ({verdict})")
         for disk, shares in (c.get("disk_busy") or {}).items():
             notes.append(f"{disk} busy " + " -> ".join(f"{x * 100:.0f} %" for x in shares if x is not None))
         if c["load_1min"]:
