@@ -152,14 +152,17 @@ def apply_staged(layout: Layout, plan: dict[str, Any], scripts: Path, root: Path
     Returns the record of the apply: path, seconds per stage and in all, the space each stage
     needs (the stages' own figures: the spare's includes 10 % of room), *moved_bytes* (the areas'
     files on the disk before, each copied to the spare and back), the scripts run."""
-    (disk_index, disk), = [(i, d) for i, d in enumerate(layout.disks)
-                           if Path(d.device).name == plan["partitions"][0]["disk"]]
+    staged_disk = plan["partitions"][0]["disk"]
+    found = [(i, d) for i, d in enumerate(layout.disks) if Path(d.device).name == staged_disk]
+    if not found:
+        raise ApplyFailed(f"the plan stages {staged_disk}, which is none of the emulated disks")
+    disk_index, disk = found[0]
     name = Path(disk.device).name
     planned = sorted((p for p in plan["partitions"] if p["disk"] == name), key=lambda p: int(p["start_bytes"]))
     nodes = [f"{disk.device}p{p['number']}" for p in planned]
     stack.callback(_release, layout.server, mount_root, nodes)
-    rows_before = row_counts(layout.server, layout.workload.databases)
     layout.server.restart({"debug_io_direct": ""})  # the copies read through the page cache, as a DBA's would
+    rows_before = row_counts(layout.server, layout.workload.databases)
     log, ran, stages = root / "apply.log", [], []
     started = time.monotonic()
     for stage in plan["stages"]:
