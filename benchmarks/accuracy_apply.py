@@ -173,19 +173,20 @@ def apply_staged(layout: Layout, plan: dict[str, Any], scripts: Path, root: Path
                 ran.append(script)
         stages.append({"number": stage["number"], "title": stage["title"], "needs_bytes": stage["needs_bytes"],
                        "where": stage["needs_where"], "seconds": round(time.monotonic() - stage_started, 1)})
+    seconds = round(time.monotonic() - started, 1)
+    rows_after = row_counts(layout.server, layout.workload.databases)  # still through the page cache
     layout.server.psql("CHECKPOINT")
     layout.server.restart({"debug_io_direct": "data"})
     layout.partitions[disk_index] = {
         str(p["label"]): Area(str(p["label"]), mount_root / str(p["label"]), node, int(p["start_bytes"]),
                               int(p["size_bytes"])) for p, node in zip(planned, nodes, strict=True)}
-    rows_after = row_counts(layout.server, layout.workload.databases)
     changed = sorted(t for t in rows_before.keys() | rows_after.keys() if rows_before.get(t) != rows_after.get(t))
     if changed:
         raise ApplyFailed(f"row counts changed by the apply: {', '.join(changed[:3])}"
                           f" ({rows_before.get(changed[0])} -> {rows_after.get(changed[0])} rows)")
-    echo(f"  applied in {time.monotonic() - started:.0f} s: " + "; ".join(
+    echo(f"  applied in {seconds:.0f} s: " + "; ".join(
         f"stage {s['number']} {s['seconds']:.0f} s" for s in stages) + f"; {len(rows_after)} tables' rows unchanged")
-    return {"path": STAGED, "seconds": round(time.monotonic() - started, 1), "stages": stages,
+    return {"path": STAGED, "seconds": seconds, "stages": stages,
             "moved_bytes": moved_bytes, "scripts": ran,
             "tables_checked": len(rows_after)}
 
