@@ -2,12 +2,12 @@
 
 Each workload of :mod:`accuracy_workloads` goes through the tutorial's path on emulated
 7200 rpm disks (:mod:`accuracy_path`): a deliberately bad layout, collect, run, collect,
-report, apply the plan's own scripts, run again (two measured runs each side), and a
-report on the applied layout (stable advice). The table (:mod:`accuracy_table`) prints,
-per workload and per area, the measured time saved beside the predicted one, with the
-issue's targets met or MISSED, the load average around the runs and the run-to-run noise;
-``--json`` writes everything measured. Results are per workload: one that fails is
-reported with its error and the others still run.
+report, apply the plan with its own in-place stages (:mod:`accuracy_apply`), run again
+(two measured runs each side), and a report on the applied layout (stable advice). The
+table (:mod:`accuracy_table`) prints, per workload and per area, the measured time saved
+beside the predicted one, with the issue's targets met or MISSED, the load average around
+the runs and the run-to-run noise; ``--json`` writes everything measured. Results are per
+workload: one that fails is reported with its error and the others still run.
 
 Run as root (loop devices, FUSE):   make accuracy          (every workload, about 40 minutes)
     .venv/bin/python benchmarks/accuracy.py --workload tpcb-qd1 --quick --json out.json

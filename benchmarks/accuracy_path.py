@@ -2,10 +2,11 @@
 
 The machinery is the demo's (:mod:`advisor.demo`): the emulated disk, its partitions and
 ext4 file systems, the embedded PostgreSQL 18, the advisor commands run as a DBA types
-them, the plan's own scripts applied. What this adds is the workload (several pgbench
-client groups at once, from :mod:`accuracy_workloads`), two measured runs on each side, the
-per-area figures of the emulated disk (:mod:`accuracy_trace`), the load average around each
-run, and the re-advice on the layout the plan produced (stable advice: no further move).
+them. The plan is applied with its own in-place stages (:mod:`accuracy_apply`). What this
+adds is the workload (several pgbench client groups at once, from
+:mod:`accuracy_workloads`), two measured runs on each side, the per-area figures of the
+emulated disk (:mod:`accuracy_trace`), the load average around each run, and the re-advice
+on the layout the plan produced (stable advice: no further move).
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from advisor.demo import pgbench
-from advisor.demo.chain import Chain, apply_plan
+from advisor.demo.chain import Chain
 from advisor.demo.embedded import EmbeddedServer, embedded_postgres, owned_dir
-from advisor.demo.layout import Area, mount_planned, partition_and_mount
+from advisor.demo.layout import Area, partition_and_mount
 from advisor.demo.scenario import SERVER_SETTINGS, mark_rotational
 from advisor.disk.emulator.device import EmulatedDisk, emulated_disk
 from advisor.disk.emulator.iotrace import IoTrace, recording
 from advisor.errors import AdvisorError
 from advisor.units import GIB
+from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -286,19 +288,20 @@ def disk_arguments(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, ec
     return ["--disk", *profiles]
 
 
-def apply(layout: Layout, plan: dict[str, Any], root: Path, echo: Echo) -> list[str]:
-    """Map the planned partitions onto the existing ones and run the plan's own scripts."""
-    planned_root = root / "planned"
-    for disk, parts in zip(layout.disks, layout.partitions, strict=True):
-        mine = [p for p in plan.get("partitions", []) if p.get("disk") == _disk_name(disk)]
-        if mine:
-            mapping = mount_planned(mine, parts, disk.size_bytes, planned_root)
-            echo(f"  planned partitions on {_disk_name(disk)} -> existing: {mapping}")
-    layout.server.restart({"debug_io_direct": ""})
-    applied = apply_plan(layout.server, plan.get("scripts", []), root / "apply.log", echo)
-    layout.server.psql("CHECKPOINT")
-    layout.server.restart({"debug_io_direct": "data"})
-    return applied
+def apply(layout: Layout, chain: Chain, plan: dict[str, Any], inputs: list[str], disk_args: list[str],
+          root: Path, stack: ExitStack, echo: Echo) -> dict[str, Any]:
+    """The plan applied as a DBA would on this fully partitioned disk in use: its own stages
+    (:mod:`accuracy_apply`), then each area's files checked inside their planned partition.
+    A plan over several disks cannot be staged: directories on the existing partitions instead."""
+    disks = sorted({str(p.get("disk")) for p in plan.get("partitions", [])})
+    if len(disks) != 1:
+        return apply_directories(layout, plan, root, echo, f"the plan spans {len(disks)} disks; --in-place stages one")
+    mount_root = root / "planned"
+    staged, scripts = staged_plan(chain, inputs, disk_args, root, mount_root, plan)
+    moved = sum(p.stat().st_size for paths in _relation_files(layout).values() for p in paths if p.exists())
+    record = apply_staged(layout, staged, scripts, root, mount_root, stack, echo, moved)
+    record["files_checked"] = check_placed(staged, {**_relation_files(layout), **temp_dirs(layout)})
+    return record
 
 
 def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, echo: Echo) -> dict[str, Any]:
@@ -328,7 +331,15 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
         out["skipped_after"] = "the report has no plan to apply" if not plan else plan["not_worth_it"]
         echo(f"  not applied: {out['skipped_after']}")
         return out
-    out["applied_scripts"] = apply(layout, plan, root, echo)
+    inputs = (["--snapshot", str(before.first), str(before.second)] if before.traced is None or out.get("applied_from")
+              else ["--workload", str(before.traced)])
+    try:
+        out["apply"] = apply(layout, chain, plan, inputs, disk_args, root, stack, echo)
+    except AdvisorError as exc:  # one line in the JSON; the measurements before stay
+        out["error"] = f"apply: {exc}"
+        echo(f"  not applied: {exc}")
+        return out
+    out["applied_scripts"] = out["apply"]["scripts"]
     after = measure_side(layout, chain, cfg, root, "after", echo)
     out["after"] = after.runs
     advise(chain, after, disk_args, root, "planned-after", out, "report_after")

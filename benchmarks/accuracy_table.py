@@ -22,6 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from advisor.units import MIB
 from benchmarks.accuracy_trace import mean_of_runs
 
 REPLAY_OVERALL_POINTS = 10.0
@@ -126,8 +127,13 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     stable = None
     if again is not None or result.get("report_after") is not None:
         gain = (again or {}).get("predicted_gain")
-        stable = {"regain": gain, "not_worth_it": (again or {}).get("not_worth_it"),
-                  "stable": gain is None or gain < STABLE_GAIN}
+        # the report's own verdict counts too: where a replay judges, its gain decides, not the aggregate's
+        recommended = again is not None and again.get("not_worth_it") is None
+        replayed = [c["predicted_gain"] for c in (result.get("report_after") or {}).get("replay") or []
+                    if c.get("predicted_gain") is not None and not c.get("refused")]
+        stable = {"regain": gain, "replay_regain": replayed[0] if len(replayed) == 1 else None,
+                  "not_worth_it": (again or {}).get("not_worth_it"),
+                  "stable": (gain is None or gain < STABLE_GAIN) and not recommended}
     loads = [x for r in before + after for x in (r["load_before"][0], r["load_after"][0])]
     busy = {disk: [_mean([r["disks"][disk]["busy_share"] for r in runs if disk in r["disks"]])
                    for runs in (before, after)] for disk in (before[0]["disks"] if before else {})}
@@ -137,7 +143,9 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
             "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused")}
                                   for c in report.get("replay") or []], "disk_busy": busy,
-            "applied_from": result.get("applied_from")}
+            "applied_from": result.get("applied_from"),
+            "apply": {k: (result.get("apply") or {}).get(k) for k in ("path", "seconds", "moved_bytes")}
+            if result.get("apply") else None}
 
 
 def _status(predicted: float | None, measured: float | None, points: float, doubt: list[str]) -> str:
@@ -196,6 +204,11 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
                              f"{check['queue_depth']} ({'fits' if check['fits'] else 'DOES NOT FIT'})")
         if c.get("applied_from"):
             notes.append(f"applied {c['applied_from']}")
+        if c.get("apply"):
+            staged = str(c["apply"]["path"]).startswith("staged")
+            notes.append(f"applied {'in stages' if staged else 'to ' + str(c['apply']['path'])} in "
+                         f"{c['apply']['seconds']:.0f} s" + (f" ({c['apply']['moved_bytes'] / MIB:.0f} MiB moved)"
+                                                             if c["apply"].get("moved_bytes") else ""))
         if c["skipped_after"]:
             notes.append(f"not applied: {c['skipped_after']}")
         if c["doubt"]:
@@ -203,7 +216,8 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         stable = c["stable_advice"]
         if stable is not None:
             verdict = "stable" if stable["stable"] else "NOT STABLE"
-            notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])} ({verdict})")
+            replayed = f", replay {_pct(stable['replay_regain'])}" if stable.get("replay_regain") is not None else ""
+            notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])}{replayed} ({verdict})")
         for disk, shares in (c.get("disk_busy") or {}).items():
             notes.append(f"{disk} busy " + " -> ".join(f"{x * 100:.0f} %" for x in shares if x is not None))
         if c["load_1min"]:
