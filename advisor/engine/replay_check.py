@@ -44,14 +44,12 @@ import numpy as np
 from advisor.disk.mechanism import Geometry
 from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
-from advisor.engine.areas import area_of_path
-from advisor.engine.hot_objects import relation_objects
 from advisor.engine.model_fit import Misfit
+from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
-from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents
-from advisor.trace.extents import ExtentIndex, laid_end_to_end
+from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
 from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
 
@@ -117,37 +115,6 @@ def _phase_means(replays: Sequence[Replayed], mask: np.ndarray) -> np.ndarray:
 def _spread(values: np.ndarray) -> tuple[float, float] | None:
     """The lowest and highest of per-phase figures, rounded as the check's; None for one phase."""
     return (round(float(values.min()), 4), round(float(values.max()), 4)) if len(values) > 1 else None
-
-
-def _planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[int]],
-                     offsets: np.ndarray) -> np.ndarray | None:
-    """Each request's byte under the plan, or None when the plan does not lay out this disk."""
-    if plan.tiers is not None or not any(p.disk == trace.disk for p in plan.partitions):
-        return None
-    on_disk = {a for p in plan.partitions if p.disk == trace.disk for a in p.areas}
-    placed = [pl for pl in plan.placements if pl.area in on_disk and pl.area in area_files]
-    table = decode_extents(trace.extents, len(trace.files))
-    group, within = laid_end_to_end(table, [area_files[pl.area] for pl in placed])
-    starts = np.array([int(pl.zone_start * trace.disk_size_bytes) // SECTOR_BYTES * SECTOR_BYTES
-                       for pl in placed] + [0], dtype=np.int64)
-    rows = ExtentIndex(table).lookup(offsets)
-    safe = np.maximum(rows, 0)
-    moves = (rows >= 0) & (group[safe] >= 0)
-    target = starts[group[safe]] + within[safe] + offsets - table.disk_byte[safe]
-    return np.where(moves, target, offsets)
-
-
-def _area_of_requests(trace: BlockTrace, rates: Sequence[FileRate],
-                      offsets: np.ndarray) -> tuple[list[str | None], dict[str, list[int]]]:
-    by_path = area_of_path(rates, relation_objects(rates))
-    file_area = [by_path.get(path) for path in trace.files]
-    area_files: dict[str, list[int]] = {}
-    for index, area in enumerate(file_area):
-        if area is not None:
-            area_files.setdefault(area, []).append(index)
-    table = decode_extents(trace.extents, len(trace.files))
-    files = ExtentIndex(table).files(offsets)
-    return [file_area[f] if f >= 0 else None for f in files.tolist()], area_files
 
 
 def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
@@ -291,8 +258,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     notes, replayed_ms, deviation, physics = checked.notes, checked.replayed_ms, checked.deviation, checked.physics
     owners = flush_owners(requests)
     flushes_timed = timed & ~data
-    areas, area_files = _area_of_requests(trace, rates, stream.offset_bytes)
-    moved = _planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
+    areas, area_files = area_of_requests(trace, rates, stream.offset_bytes)
+    moved = planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
     planned = (phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases)
                if moved is not None else None)
     if plan is not None and moved is None:

@@ -114,10 +114,6 @@ def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str,
 @pytest.mark.pg
 @pytest.mark.slow
 @pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
-@pytest.mark.xfail(raises=FurtherMoveAdvised, strict=False, reason=(
-    "on the exact planned layout the traced re-advice's replay lays each area end to end from its planned zone "
-    "start, while ext4 put pg_wal's segments about 1.7 % of the disk further in (2.2-3.0 % for a zone from "
-    "0.5 %): the replay gains +9.5 % from that (the aggregate model -15.5 %) and recommends the same layout again"))
 def test_advice_on_the_layout_the_plan_produced_recommends_no_further_move(quick_result: dict[str, Any]) -> None:
     _assert_no_further_move(quick_result)
 

@@ -1,0 +1,50 @@
+"""Where the planned replay puts each request: an area moves to its planned zone, laid end to end
+from its start, unless its files already lie inside that zone (the plan puts it in that partition;
+where the file system put it inside is not the plan's to choose)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import msgspec
+import numpy as np
+
+from advisor.engine.advise import AdviceRequest, advise
+from advisor.engine.replay_layout import area_files_of, planned_offsets
+from advisor.model import Plan
+from advisor.trace.codec import SECTOR_BYTES
+from tests.helpers.model_trace import NOW, ZONES, base_workload, model_made_requests, traced
+from tests.helpers.workloads import DISK_BYTES, models
+
+
+def _setup() -> tuple[Plan, np.ndarray, np.ndarray, dict[str, list[int]], object]:
+    work = base_workload()
+    trace = traced(model_made_requests(), work)
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(trace,)), models(), generated_at=NOW))
+    assert report.plan is not None
+    offsets = model_made_requests().sector * SECTOR_BYTES
+    at = offsets / DISK_BYTES
+    cold = (at >= ZONES["cold"][0]) & (at < ZONES["cold"][1])
+    return report.plan, offsets, cold, area_files_of(trace, work.rates), trace
+
+
+def test_every_area_outside_its_planned_zone_moves_there() -> None:
+    plan, offsets, cold, files, trace = _setup()
+    moved = planned_offsets(trace, plan, files, offsets)  # type: ignore[arg-type]
+    assert moved is not None
+    for area, mask in (("cold", cold), ("hot", ~cold)):
+        (placed,) = [p for p in plan.placements if p.area == area]
+        lo, hi = placed.zone_start * DISK_BYTES, placed.zone_end * DISK_BYTES
+        inside_before = (offsets[mask] >= lo) & (offsets[mask] < hi)
+        assert not inside_before.all()  # the plan moves it
+        assert ((moved[mask] >= lo) & (moved[mask] < hi)).all()
+
+
+def test_an_area_already_inside_its_planned_zone_stays_where_it_is() -> None:
+    plan, offsets, cold, files, trace = _setup()
+    around = tuple(dataclasses.replace(p, zone_start=ZONES["cold"][0] - 0.01, zone_end=ZONES["cold"][1] + 0.01)
+                   if p.area == "cold" else p for p in plan.placements)
+    moved = planned_offsets(trace, msgspec.structs.replace(plan, placements=around), files, offsets)  # type: ignore[arg-type]
+    assert moved is not None
+    assert (moved[cold] == offsets[cold]).all()  # in its partition already: not laid from the zone's start
+    assert (moved[~cold] != offsets[~cold]).any()  # the other area still moves
