@@ -30,7 +30,8 @@ REPLAY_AREA_POINTS = 15.0
 AGGREGATE_OVERALL_POINTS = 15.0
 STABLE_GAIN = 0.05  # --min-gain's default: below it the report says "no change worth making"
 # Findings by which a report says its aggregate prediction is not to be trusted.
-DOUBT_CODES = frozenset({"MODEL_DOES_NOT_FIT", "DISK_SATURATED"})
+AGGREGATE_REFUTED = "aggregate refuted, the replay judges"
+DOUBT_CODES = frozenset({"MODEL_DOES_NOT_FIT", "DISK_SATURATED", AGGREGATE_REFUTED})
 
 
 def _saved(before: float | None, after: float | None) -> float | None:
@@ -93,6 +94,10 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     plan = (result.get("report_untraced") or {}).get("plan") if result.get("applied_from") else report.get("plan")
     judged = (result.get("report_untraced") or {}) if result.get("applied_from") else report  # whose plan ran
     codes = {f["code"] for f in judged.get("findings", [])}
+    # a disk-time refutation a fitting replay overruled is the report doubting its aggregate model too: the
+    # aggregate figure beside the replay's is then a comparison, not the report's prediction
+    if any(c.get("aggregate_refuted") for c in judged.get("replay") or []):
+        codes.add(AGGREGATE_REFUTED)
     doubt = sorted(codes & DOUBT_CODES)
     before, after = result.get("before", []), result.get("after", [])
     primary = [g for g, spec in result["groups"].items() if spec["primary"]]

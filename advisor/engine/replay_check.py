@@ -189,7 +189,7 @@ def replay_fits(checks: Sequence[SelfCheck | ReplayCheck], traces: Sequence[Bloc
 
 def with_overruled(check: ReplayCheck, overruled: Misfit) -> ReplayCheck:
     """*check* with a note of why the aggregate model's disk-time refutation of its disk is a note, not a verdict."""
-    return msgspec.structs.replace(check, notes=(*check.notes,
+    return msgspec.structs.replace(check, aggregate_refuted=True, notes=(*check.notes,
         f"{check.disk}: the aggregate model charges {overruled.measured:.0f} % of the interval in disk time, "
         f"more than the {overruled.allowed:.0f} % it may (DISK_TIME_SLACK x the kernel's busy time): it "
         f"serves one IO at a time, while up to {check.queue_depth} requests were in flight and the drive "

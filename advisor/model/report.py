@@ -281,6 +281,7 @@ class ReplayCheck(Record):
     planned_ms: float | None = None  # replayed under the planned layout (mean over the same phases)
     predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms
     aggregate_gain: float | None = None  # the plan's aggregate-model gain, for comparison
+    aggregate_refuted: bool = False  # the aggregate model refuted by its disk time here; this replay judges instead
     measured_span_s: float | None = None  # first issue to last completion: the time the traced work took
     replayed_span_s: float | None = None
     planned_span_s: float | None = None

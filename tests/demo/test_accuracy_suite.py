@@ -20,7 +20,7 @@ from rich.console import Console
 from advisor.cli.demo import emulation_possible
 from advisor.disk.emulator.iotrace import IoTrace, TraceRecord
 from benchmarks.accuracy_path import tracing_available
-from benchmarks.accuracy_table import AGGREGATE_OVERALL_POINTS, STABLE_GAIN, compare, render
+from benchmarks.accuracy_table import AGGREGATE_OVERALL_POINTS, AGGREGATE_REFUTED, STABLE_GAIN, compare, render
 from benchmarks.accuracy_trace import UNATTRIBUTED, ExtentIndex, attribute, busy_seconds
 
 CAN_EMULATE = emulation_possible()
@@ -160,6 +160,19 @@ def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
     assert overall["replay_status"] == "met" and overall["aggregate_status"] == "met"
     assert hot["measured"] == pytest.approx(0.25) and hot["replay"] == pytest.approx(0.25)
     assert "replay" in _rendered([comparison]).splitlines()[2]
+
+
+def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> None:
+    # the aggregate model's disk-time refutation overruled: its figure beside the replay's is a comparison
+    replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.4, "deviation": 0.02, "fits": True,
+              "aggregate_refuted": True, "areas": []}
+    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.50, replay=replay))
+    overall = comparison["rows"][0]
+    assert overall["aggregate_status"] == "not confident" and overall["replay_status"] == "met"
+    assert AGGREGATE_REFUTED in comparison["doubt"]
+    upheld = {**replay, "aggregate_refuted": False}
+    without = compare(_result(measured_after_ms=8.0, predicted_gain=0.50, replay=upheld))
+    assert without["rows"][0]["aggregate_status"] == "MISSED"
 
 
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:

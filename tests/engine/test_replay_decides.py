@@ -32,7 +32,7 @@ def test_a_fitting_replay_overrules_the_disk_time_refutation_and_its_gain_is_the
     # the aggregate model's gain is under 50 %, the replay's over: the replay decides
     judged = report(model_made_requests(), min_gain=0.5)
     (check,) = judged.replay
-    assert check.fits and check.predicted_gain is not None and check.predicted_gain > 0.5
+    assert check.fits and check.predicted_gain is not None and check.predicted_gain > 0.5 and check.aggregate_refuted
     assert judged.plan is not None and judged.plan.predicted_gain < 0.5
     assert judged.plan.not_worth_it is None and judged.no_plan is None
     assert "MODEL_DOES_NOT_FIT" not in codes(judged)
@@ -52,7 +52,7 @@ def test_a_replayed_gain_under_the_minimum_refuses_the_plan_in_the_replays_words
 def test_a_replay_that_misfits_leaves_the_refutation_standing() -> None:
     judged = report(slow(model_made_requests()))
     (check,) = judged.replay
-    assert check.fits is False and check.notes == ()
+    assert check.fits is False and check.notes == () and not check.aggregate_refuted
     measures = {f.evidence["measure"] for f in judged.findings if f.code == "MODEL_DOES_NOT_FIT"}
     assert measures == {"disk time", "replayed service time"}
     assert judged.plan is None and judged.no_plan is not None and judged.no_plan.code == "model-does-not-fit"
