@@ -82,9 +82,24 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
         return None
     today = sum(c["replayed_ms"] * c["requests"] for c in checks)
     planned = sum(c["planned_ms"] * c["requests"] for c in checks)
-    areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"]}
+    areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"],
+              "fits": a.get("fits") is not False and c.get("fits") is not False}
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
-    return {"predicted_gain": _saved(today, planned), "service_times": areas}
+    return {"predicted_gain": _saved(today, planned), "service_times": areas,
+            "fits": all(c.get("fits") is not False for c in checks)}
+
+
+REPLAY_MISFIT = "the replay's self-check failed"
+"""Why a replay's figure is not judged as a prediction: the report said its model does not fit (the disk's
+self-check, MODEL_DOES_NOT_FIT) or, for one area, that the area's planned time is no prediction."""
+
+
+def _replay_area_doubt(replay: dict[str, Any] | None, area: str) -> list[str]:
+    for row in (replay or {}).get("service_times") or []:
+        name = str(row.get("area"))
+        if (name == area or name.endswith(f"({area})")) and not row.get("fits", True):
+            return [REPLAY_MISFIT]
+    return []
 
 
 def compare(result: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +124,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                "as_applied": as_applied, "replay": (replay or {}).get("predicted_gain"),
                "noise": _mean([noise(before, g) for g in primary] + [noise(after, g) for g in primary])}
     overall["aggregate_status"] = _status(overall["aggregate"], measured, AGGREGATE_OVERALL_POINTS, doubt)
-    overall["replay_status"] = _status(overall["replay"], measured, REPLAY_OVERALL_POINTS, [])
+    replay_doubt = [] if replay is None or replay["fits"] else [REPLAY_MISFIT]
+    overall["replay_status"] = _status(overall["replay"], measured, REPLAY_OVERALL_POINTS, replay_doubt)
     rows = [overall, {"area": "disk time / transaction", "measured": _saved(disk_ms_per_transaction(before, primary),
                                                                          disk_ms_per_transaction(after, primary))
                       if after else None, "aggregate": None, "as_applied": None, "replay": None,
@@ -126,7 +142,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
         row: dict[str, Any] = {"area": name, "measured": measured_area, "aggregate": _predicted_area(plan, name),
                                "as_applied": None, "replay": _predicted_area(replay, name), "noise": None}
         row["aggregate_status"] = ""  # the issue sets the aggregate model no per-area target
-        row["replay_status"] = _status(row["replay"], row["measured"], REPLAY_AREA_POINTS, [])
+        row["replay_status"] = _status(row["replay"], row["measured"], REPLAY_AREA_POINTS,
+                                       replay_doubt or _replay_area_doubt(replay, name))
         rows.append(row)
     again = (result.get("report_after") or {}).get("plan")
     stable = None

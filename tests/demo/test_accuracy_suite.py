@@ -175,6 +175,21 @@ def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> Non
     assert without["rows"][0]["aggregate_status"] == "MISSED"
 
 
+def test_a_replay_whose_self_check_failed_is_not_judged_as_a_prediction() -> None:
+    replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 4.0, "deviation": 0.3, "fits": False,
+              "areas": [{"area": "hot", "requests": 100, "measured_ms": 6.0, "replayed_ms": 8.0, "planned_ms": 4.0}]}
+    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay))
+    overall = comparison["rows"][0]
+    hot = next(row for row in comparison["rows"] if row["area"] == "hot")
+    assert overall["replay"] == pytest.approx(0.5) and overall["replay_status"] == "not confident"
+    assert hot["replay_status"] == "not confident"
+    # the disk fits, one area does not: that area alone is not judged
+    fitting = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": False}]}
+    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=fitting))
+    assert comparison["rows"][0]["replay_status"] == "MISSED"
+    assert next(row for row in comparison["rows"] if row["area"] == "hot")["replay_status"] == "not confident"
+
+
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:
     index = ExtentIndex(starts=[0, 8192], ends=[8192, 16384], areas=["a", "b"], residual=[(1 << 20, 2 << 20, "tmp")])
     assert [index.area_of(o) for o in (0, 8191, 8192, 16384, 1 << 20, 3 << 20)] == \

@@ -190,7 +190,8 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
     """One thread per outstanding IO (sequential, commit, QD1, and QD N without AIO)."""
     depth = 1 if job.pattern != "randread" else max(1, job.depth)
     count, block = len(job.regions) * depth, job.block_size
-    with contextlib.ExitStack() as release:
+    release = contextlib.ExitStack()
+    try:
         slices: list[memoryview | None] = [None] * count  # a commit writes from its own page
         if job.pattern != "commit":
             # one block of (huge) pages for every reader, a slice each
@@ -204,6 +205,12 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
         workers = [_Worker(fd, job, region, seed + 7919 * n, start, stop, slices[n])
                    for n, region in enumerate(regions)]
         _run_all(workers, stop)
+    finally:
+        # every slice released before the buffer is closed, whatever a signal's handler raises meanwhile: an
+        # exception between two of the stack's callbacks skipped the rest, and closing the buffer with a slice
+        # still exported raised BufferError in place of the caller's exception
+        with _signals_held():
+            release.close()
     failed = next((w.error for w in workers if w.error is not None), None)
     if failed is not None:
         raise failed
