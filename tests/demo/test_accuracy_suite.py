@@ -150,12 +150,21 @@ def test_a_report_that_doubts_its_model_is_not_confident_rather_than_missed() ->
     assert "MODEL_DOES_NOT_FIT" in _rendered([comparison])
 
 
+def _hot_replay(planned_ms: float, hot_measured_ms: float, hot_planned_ms: float, fits: bool) -> dict[str, Any]:
+    """A replayed disk of one area, ``hot``: 8 ms a request today."""
+    return {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": planned_ms, "fits": fits,
+            "deviation": 0.02 if fits else 0.3,
+            "areas": [{"area": "hot", "requests": 100, "measured_ms": hot_measured_ms, "replayed_ms": 8.0,
+                       "planned_ms": hot_planned_ms}]}
+
+
+def _overall_and_hot(comparison: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    return comparison["rows"][0], next(row for row in comparison["rows"] if row["area"] == "hot")
+
+
 def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
-    replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.24, "deviation": 0.02, "fits": True,
-              "areas": [{"area": "hot", "requests": 100, "measured_ms": 7.9, "replayed_ms": 8.0, "planned_ms": 6.0}]}
-    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay))
-    overall = comparison["rows"][0]
-    hot = next(row for row in comparison["rows"] if row["area"] == "hot")
+    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=_hot_replay(6.24, 7.9, 6.0, True)))
+    overall, hot = _overall_and_hot(comparison)
     assert overall["replay"] == pytest.approx(0.22) and overall["measured"] == pytest.approx(0.20)
     assert overall["replay_status"] == "met" and overall["aggregate_status"] == "met"
     assert hot["measured"] == pytest.approx(0.25) and hot["replay"] == pytest.approx(0.25)
@@ -176,18 +185,14 @@ def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> Non
 
 
 def test_a_replay_whose_self_check_failed_is_not_judged_as_a_prediction() -> None:
-    replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 4.0, "deviation": 0.3, "fits": False,
-              "areas": [{"area": "hot", "requests": 100, "measured_ms": 6.0, "replayed_ms": 8.0, "planned_ms": 4.0}]}
-    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay))
-    overall = comparison["rows"][0]
-    hot = next(row for row in comparison["rows"] if row["area"] == "hot")
+    replay = _hot_replay(4.0, 6.0, 4.0, fits=False)
+    overall, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay)))
     assert overall["replay"] == pytest.approx(0.5) and overall["replay_status"] == "not confident"
     assert hot["replay_status"] == "not confident"
     # the disk fits, one area does not: that area alone is not judged
     fitting = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": False}]}
-    comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=fitting))
-    assert comparison["rows"][0]["replay_status"] == "MISSED"
-    assert next(row for row in comparison["rows"] if row["area"] == "hot")["replay_status"] == "not confident"
+    overall, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=fitting)))
+    assert overall["replay_status"] == "MISSED" and hot["replay_status"] == "not confident"
 
 
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:
