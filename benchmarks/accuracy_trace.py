@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from advisor.disk.emulator.iotrace import IoTrace
 from advisor.storage.locate import locate
+from advisor.trace.intervals import union_seconds
 
 UNATTRIBUTED = "unattributed"
 
@@ -128,14 +131,9 @@ def attribute(trace: IoTrace, index: ExtentIndex, seconds: float, time_scale: fl
 
 def busy_seconds(trace: IoTrace) -> float:
     """Seconds when at least one request was in the modelled disk (union of service intervals)."""
-    total, reach = 0.0, float("-inf")
-    for record in sorted(trace.records, key=lambda r: r.replied_s - r.model_s):
-        start, end = record.replied_s - record.model_s, record.replied_s
-        if end <= reach:
-            continue
-        total += end - max(start, reach)
-        reach = end
-    return total
+    replied = np.array([record.replied_s for record in trace.records], dtype=np.float64)
+    served = np.array([record.model_s for record in trace.records], dtype=np.float64)
+    return union_seconds(replied - served, replied)
 
 
 def mean_of_runs(runs: Iterable[dict[str, Any]], area: str) -> float | None:

@@ -43,8 +43,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from advisor.demo.summary import Measurement
 from advisor.disk.emulator.iotrace import IoTrace, TraceRecord
+from advisor.trace.intervals import union_seconds
 
 COVERAGE_TOLERANCE = 0.10  # the trace must account for the measured time within 10 %
 
@@ -85,13 +88,9 @@ def busy_union_s(records: tuple[TraceRecord, ...], start: float, end: float) -> 
     ...               R("flush", 0, 0, 3.0, 3.1, 0.1)), 0.0, 10.0)
     0.9
     """
-    total, reach = 0.0, start
-    for rec in sorted(records, key=lambda r: r.arrived_s):
-        lo, hi = max(rec.arrived_s, reach), min(rec.arrived_s + rec.model_s, end)
-        if hi > lo:
-            total += hi - lo
-        reach = max(reach, hi)
-    return round(total, 9)
+    arrived = np.array([rec.arrived_s for rec in records], dtype=np.float64)
+    served = arrived + np.array([rec.model_s for rec in records], dtype=np.float64)
+    return round(union_seconds(arrived, served, start, end), 9)
 
 
 def _select_count(measurement: Measurement) -> int:

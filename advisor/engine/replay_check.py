@@ -50,6 +50,7 @@ from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
+from advisor.trace.intervals import union_seconds
 from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
 
@@ -129,13 +130,8 @@ def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
     """
     if not len(issue_s):
         return None
-    order = np.argsort(issue_s, kind="stable")
-    starts, ends = issue_s[order], np.maximum.accumulate(complete_s[order])
-    span = float(ends[-1] - starts[0])
-    if span <= 0:
-        return None
-    gaps = np.maximum(starts[1:] - ends[:-1], 0.0)  # idle between the reach so far and the next issue
-    return round(1.0 - float(gaps.sum()) / span, 4)
+    span = float(complete_s.max() - issue_s.min())
+    return round(union_seconds(issue_s, complete_s) / span, 4) if span > 0 else None
 
 
 def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:

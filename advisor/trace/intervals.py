@@ -1,0 +1,32 @@
+"""How long a disk was busy: the length of the union of its requests' intervals.
+
+The trace's busy share (:func:`advisor.engine.replay_check.busy_share`), the demo's modelled
+disk time (:mod:`advisor.demo.timesplit`) and the accuracy suite's busy share of the emulated
+drive all ask it, of intervals that overlap whenever requests are in flight together.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def union_seconds(starts: FloatArray, ends: FloatArray, lo: float = -np.inf, hi: float = np.inf) -> float:
+    """Seconds covered by at least one interval [start, end], each clipped to [*lo*, *hi*].
+
+    >>> union_seconds(np.array([0.0, 0.5, 3.0]), np.array([1.0, 2.0, 4.0]))
+    3.0
+    >>> union_seconds(np.array([0.0, 0.5, 3.0]), np.array([1.0, 2.0, 4.0]), lo=0.75, hi=3.5)
+    1.75
+    """
+    first, last = np.clip(starts, lo, hi), np.clip(ends, lo, hi)
+    keep = last > first
+    first, last = first[keep], last[keep]
+    if not len(first):
+        return 0.0
+    order = np.argsort(first, kind="stable")
+    first, last = first[order], last[order]
+    reach = np.concatenate(([-np.inf], np.maximum.accumulate(last)[:-1]))  # the furthest end before each
+    return float(np.maximum(last - np.maximum(first, reach), 0.0).sum())
