@@ -21,7 +21,6 @@ that overlaps its zone most, and the record says so.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import subprocess
@@ -33,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.demo.chain import Chain, apply_plan, tablespace_locations
 from advisor.demo.embedded import SERVER_USER, EmbeddedServer, as_server_user, owned_dir
-from advisor.demo.layout import Area, mount_planned
+from advisor.demo.layout import Area, mount_planned, unmount
+from advisor.disk.emulator.system import mount_table
 from advisor.errors import AdvisorError
 from advisor.storage.locate import locate
 from advisor.storage.nodes import remove_made_nodes
@@ -109,10 +109,7 @@ def _run_script(server: EmbeddedServer, path: Path, log: Path, echo: Echo) -> No
 
 
 def _mounted_below(root: Path) -> list[str]:
-    with contextlib.suppress(OSError):
-        return [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()
-                if line.split()[1].startswith(str(root) + "/")]
-    return []
+    return [mountpoint for _, mountpoint, _ in mount_table() if mountpoint.startswith(str(root) + "/")]
 
 
 def _release(server: EmbeddedServer, mount_root: Path, nodes: Sequence[str]) -> None:
@@ -121,12 +118,7 @@ def _release(server: EmbeddedServer, mount_root: Path, nodes: Sequence[str]) -> 
     if server.postmaster_pid() is not None:
         server.stop("immediate")
     for mountpoint in reversed(_mounted_below(mount_root)):
-        for attempt in range(40):
-            if subprocess.run(["umount", mountpoint], capture_output=True, check=False).returncode == 0:
-                break
-            time.sleep(0.05 * (attempt + 1))
-        else:
-            subprocess.run(["umount", "-l", mountpoint], capture_output=True, check=False)
+        unmount(Path(mountpoint))
     remove_made_nodes(nodes)
 
 

@@ -68,7 +68,8 @@ def plan(size_bytes: int, fractions: Sequence[tuple[str, float]]) -> list[tuple[
     return out
 
 
-def _unmount(mountpoint: Path) -> None:
+def unmount(mountpoint: Path) -> None:
+    """Unmount *mountpoint*, retrying while it is busy (a process just leaving it), lazily at last."""
     for attempt in range(40):
         done = subprocess.run(["umount", str(mountpoint)], capture_output=True, text=True, check=False)
         if done.returncode == 0 or "not mounted" in done.stderr or "no mount point" in done.stderr:
@@ -96,7 +97,7 @@ def partition_and_mount(device: str, root: Path, stack: ExitStack,
         mountpoint.mkdir(exist_ok=True)
         stack.callback(_rmdir_quiet, mountpoint)
         _run(["mount", "-t", "ext4", "-o", "noatime", node, str(mountpoint)])
-        stack.callback(_unmount, mountpoint)
+        stack.callback(unmount, mountpoint)
         areas[label] = Area(label, mountpoint, node, start, length)
     return areas
 
