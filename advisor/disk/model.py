@@ -39,6 +39,11 @@ from advisor.disk.zbr import FloatArray, ZoneTable, lba_of_stroke, rate_factor, 
 from advisor.errors import BadInput
 from advisor.units import DISK_MB, DRIVE_RPM_RANGE, KIB, MIB
 
+MAX_CYLINDERS = 5_000_000
+"""More cylinders than any drive has (the densest have about 500,000 tracks per surface): a model
+beyond it comes from figures that are not a disk's, and its seek table alone would take
+32 bytes a cylinder."""
+
 WriteCache = Literal["off", "volatile", "battery"]
 WRITE_CACHE_MODES: tuple[str, ...] = ("off", "volatile", "battery")
 
@@ -79,6 +84,9 @@ class DiskModel:
         object.__setattr__(self, "_table", table)
         layout = self._derived_cylinders(table)
         cylinders = self.cylinders or layout
+        if max(cylinders, layout) > MAX_CYLINDERS:
+            raise BadInput(f"drive {self.name!r}: its capacity, rates and rpm imply {max(cylinders, layout):,} "
+                           f"cylinders, more than any drive's {MAX_CYLINDERS:,}: these are not a disk's figures")
         object.__setattr__(self, "_cylinders", cylinders)
         object.__setattr__(self, "_layout_cylinders", layout)
         try:

@@ -9,6 +9,7 @@ import pytest
 
 from advisor.disk import predict
 from advisor.disk.fit import fit_profile, fit_zones
+from advisor.disk.model import MAX_CYLINDERS
 from advisor.disk.presets import get_model
 from advisor.disk.synth import synthesize_profile
 from advisor.errors import BadInput
@@ -87,3 +88,22 @@ def test_a_profile_whose_rotation_is_no_drives_is_refused_naming_the_file(tmp_pa
         load_models([path], None, None)
     message = str(raised.value)
     assert message.startswith(f"{path}: ") and "50100" in message and "class-15k" not in message
+
+
+def test_a_flat_noisy_zone_curve_fits_a_drive_of_sane_geometry() -> None:
+    """A cached scratch file's zone curve (rates ±90 % around one level, as a CI host measured)
+    sent the old fit's R_OD to its 1e-6 MB/s floor: a drive of 17.6 billion cylinders whose seek
+    table asked for 523 GiB. The fit stays within the measured rates, and the model is a disk's."""
+    rates = [1136.6, 1221.3, 1472.8, 182.9, 1460.8, 1746.1, 513.6, 1150.8, 1168.0, 1854.3]
+    zones = tuple(ZonePoint(i / 9, r * 1e6) for i, r in enumerate(rates))
+    measured = synthesize_profile(KNOWN["desktop"], ios=300, seed=4)
+    profile = dataclasses.replace(measured, zones=zones, size_bytes=1 << 30, rpm=None)
+    r_od, rho = fit_zones([(z.fraction, z.bytes_per_s / 1e6) for z in zones])
+    assert min(rates) < r_od < max(rates) and 1.0 <= rho <= 4.0
+    model = fit_profile(profile, report_qd=False).model
+    assert 2 <= model.total_cylinders < MAX_CYLINDERS
+
+
+def test_a_model_of_billions_of_cylinders_is_refused_in_one_line() -> None:
+    with pytest.raises(BadInput, match="cylinders, more than any drive"):
+        get_model("class-7200-desktop").with_changes(r_od_mb_s_decimal=1e-6, cylinders=None)
