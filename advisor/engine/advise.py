@@ -28,7 +28,7 @@ from advisor.engine.findings import DiskView, disk_view, placement_findings
 from advisor.engine.findings_disk import cache_lies, commit_bound, misaligned, placement_unknown, solid_state
 from advisor.engine.gate import GateResult, gate_for_wait, not_io_bound_finding
 from advisor.engine.hot_objects import group_with_objects
-from advisor.engine.model_fit import Misfit, misfit_finding, model_misfits
+from advisor.engine.model_fit import Misfit, fit_misfits, misfit_finding, model_misfits
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
@@ -73,6 +73,16 @@ class Models:
     profiles: Mapping[str, DiskProfile] = field(default_factory=dict)
     basis: str = ""
     """Which model judges which disk and why, in words (``Report.model_basis``; empty: not said)."""
+    fit_errors: Mapping[str, float] = field(default_factory=dict)
+    """Per disk with a fitted bench profile, the fitted model's RMS relative error over the figures it was fitted to."""
+    default_fit_error: float | None = None
+    """The same for the default model, when one profile judges every disk."""
+
+    def fit_error(self, disk: str | None) -> float | None:
+        """The RMS error of the model fitted to *disk*'s bench profile (None: no profile was fitted)."""
+        if disk is not None and disk in self.per_disk:
+            return self.fit_errors.get(disk)
+        return self.default_fit_error
 
     def of(self, disk: str | None) -> DiskPhysics:
         """The physics of *disk* (the default when it has none of its own)."""
@@ -135,7 +145,9 @@ def analyse(workload: Workload, models: Models, flat_disks: frozenset[str] = fro
         views[disk] = disk_view(disk, sizes.get(disk, physics.capacity_bytes), physics, classified)
     # a finding may rest on a disk's model only where the measurements do not refute it
     rotating = {c.area.disk for c in classified} - ssd_disks - flat_disks
-    misfits = model_misfits(classified, {d: models.of(d) for d in rotating})
+    fit_errors = {d: e for d in rotating if d is not None and (e := models.fit_error(d)) is not None}
+    misfits = fit_misfits(classified, fit_errors)
+    misfits += model_misfits(classified, {d: models.of(d) for d in rotating if d not in {m.disk for m in misfits}})
     misfits += disk_time_misfits({d: v for d, v in views.items() if d not in {m.disk for m in misfits}},
                                  disk_utils(workload.diskstats), disk_depths(workload.diskstats))
     misfits, overruled = overruled_by_replay(misfits, replayed)

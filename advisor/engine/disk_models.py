@@ -60,28 +60,35 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     default: DiskPhysics = ModelPhysics(base, time_scale=time_scale)
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
+    fit_errors: dict[str, float] = {}
+    default_fit_error: float | None = None
     paths = list(disk or [])
     for path in paths:
-        profile, physics = _profile_physics(path, base if (preset or spec) else None)
+        profile, physics, fit_error = _profile_physics(path, base if (preset or spec) else None)
         name = posixpath.basename(profile.device or profile.target) or profile.target
         per_disk[name] = physics
         profiles[name] = profile
+        if fit_error is not None:
+            fit_errors[name] = fit_error
         if len(paths) == 1 and not preset and not spec:
-            default = physics
+            default, default_fit_error = physics, fit_error
     if profiles:
         measured = ", ".join(f"{name} measured by advisor bench ({_fit_kind(p)})" for name, p in profiles.items())
         alone = len(profiles) == 1 and not (preset or spec)
         basis = measured + (f"; other disks: {basis}" if not alone else
                             f" (--time-scale {time_scale:g} not applied: a profile measured the disk as it runs)"
                             if time_scale != 1.0 else "")
-    return Models(default=default, per_disk=per_disk, profiles=profiles, basis=basis)
+    return Models(default=default, per_disk=per_disk, profiles=profiles, basis=basis, fit_errors=fit_errors,
+                  default_fit_error=default_fit_error)
 
 
 def _fit_kind(profile: DiskProfile) -> str:
     return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
 
 
-def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics]:
+def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics, float | None]:
+    """The profile, the physics that judges its disk, and the fitted model's RMS relative error over
+    the figures it was fitted to (None: solid state, nothing fitted)."""
     from advisor.disk.fit import fit_profile
     from advisor.disk.physics import ModelPhysics
     from advisor.model import load_disk_profile
@@ -92,7 +99,7 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
 
         # no zones or seeks to fit: the model only carries the size; SOLID_STATE stops the zone plan
         flat = (base or get_model(DEFAULT_PRESET)).with_changes(name=f"solid-state {profile.target}")
-        return profile, ModelPhysics(flat, solid_state=True)
+        return profile, ModelPhysics(flat, solid_state=True), None
     try:
         fitted = fit_profile(profile, base)
     except BadInput as exc:  # the profile is what is wrong: name it
@@ -101,4 +108,4 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
         raise
     except (ValueError, ArithmeticError) as exc:
         raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
-    return profile, ModelPhysics(fitted.model)
+    return profile, ModelPhysics(fitted.model), fitted.rms_error

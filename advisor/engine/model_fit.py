@@ -18,6 +18,12 @@ measurements can refute a model of a disk:
 * **throughput**: bytes per second above :data:`RATE_SLACK` x the fastest zone's
   sequential rate, which no queue can beat.
 
+A model fitted to a bench profile is refuted before any of these when it misses the
+profile's own figures (**bench fit**: an RMS relative error above :data:`FIT_TOLERANCE`):
+the fitter finds the closest drive, and on a cached scratch file or flash the closest drive
+is no description (a noisy curve of a CI host's scratch file was fitted at 55 % RMS error, a
+15,000 rpm "drive" whose random IOPS were 96 % under the measured ones).
+
 Busy time and throughput count the reads the disk saw: with the kernel's diskstats the
 page cache's share is already taken out (:mod:`advisor.engine.calibrate`); without them
 (an imported report) a read a cache served also counts, so the finding says that a cache
@@ -48,13 +54,18 @@ SMALL_IO_BYTES = 4096
 RATE_SLACK = 1.2
 """Throughput above 1.2 x the fastest zone's rate cannot come from the modelled platters."""
 
+FIT_TOLERANCE = 0.25
+"""Largest RMS relative error of a model fitted to a bench profile over the figures it was
+fitted to (zone rates, band, full-stroke and cross-surface IOPS) for the model to describe the
+disk: real drives' profiles fit within about 5 % (docs/bench.md: 4.8 %; a simulated drive: 0.2 %)."""
+
 
 @dataclass(frozen=True)
 class Misfit:
     """One measurement the model of one disk cannot produce."""
 
     disk: str | None  # None: the default model, for areas on no located disk
-    measure: str  # "commits", "random IOPS" or "throughput"
+    measure: str  # "bench fit", "commits", "random IOPS", "throughput" or "disk time"
     measured: float
     allowed: float
     unit: str
@@ -105,6 +116,17 @@ def _rate_misfit(disk: str, members: Sequence[Classified], physics: DiskPhysics)
                   tuple(c.area.name for c in members))
 
 
+def fit_misfits(classified: Sequence[Classified], fit_errors: Mapping[str, float]) -> list[Misfit]:
+    """A misfit per disk whose model was fitted to a bench profile it misses by more than
+    :data:`FIT_TOLERANCE` (*fit_errors*: disk -> RMS relative error of the fit)."""
+    found = []
+    for disk, error in sorted(fit_errors.items()):
+        if error > FIT_TOLERANCE:
+            areas = tuple(c.area.name for c in classified if c.area.disk == disk)
+            found.append(Misfit(disk, "bench fit", error * 100.0, FIT_TOLERANCE * 100.0, "% RMS error", areas))
+    return found
+
+
 def model_misfits(classified: Sequence[Classified], physics_of: Mapping[str | None, DiskPhysics]) -> list[Misfit]:
     """Every measurement that refutes the model assumed for a disk.
 
@@ -134,6 +156,9 @@ _WHAT_ANSWERED = {
     "commits": "a write cache (battery-backed or lying), an array, flash or a virtual disk acknowledges the syncs",
     "random IOPS": "a cache, an array of several disks, flash or a virtual disk served these IOs",
     "throughput": "a cache, an array of several disks, flash or a virtual disk delivered these bytes",
+    "bench fit": ("no drive of zones, seeks and one revolution gives the figures advisor bench measured on "
+                  "it (a cache, flash, an array or a virtual disk answered, or the bench's runs were too noisy: "
+                  "its warnings say which)"),
     "disk time": ("the disk served these IOs in less time than the model charges them one at a time (a deep "
                   "queue the drive reorders, a cache, or IO sizes and patterns the workload does not show)"),
 }
@@ -142,11 +167,15 @@ _WHAT_ANSWERED = {
 def misfit_finding(misfit: Misfit, model: str) -> Finding:
     """MODEL_DOES_NOT_FIT: what was measured, what the model allows, what was withheld."""
     where = misfit.disk or "the unlocated files' disk"
+    title = (f"{where}: the model {model} fitted to the bench profile misses its figures by {misfit.measured:.0f} % "
+             f"(RMS relative error; a drive's profile fits within {misfit.allowed:.0f} %)"
+             if misfit.measure == "bench fit" else
+             f"{where}: {misfit.measure} {misfit.measured:,.0f} {misfit.unit} measured, "
+             f"{misfit.ratio:.1f}x what the assumed model {model} allows ({misfit.allowed:,.1f} {misfit.unit})"
+             + ("" if misfit.queue_depth is None else f", at {misfit.queue_depth:.1f} requests in flight"))
     return Finding(
         code="MODEL_DOES_NOT_FIT", severity="medium", subject=misfit.disk or "(default model)",
-        title=(f"{where}: {misfit.measure} {misfit.measured:,.0f} {misfit.unit} measured, "
-               f"{misfit.ratio:.1f}x what the assumed model {model} allows ({misfit.allowed:,.1f} {misfit.unit})"
-               + ("" if misfit.queue_depth is None else f", at {misfit.queue_depth:.1f} requests in flight")),
+        title=title,
         evidence={
             "disk": misfit.disk, "model": model, "measure": misfit.measure,
             "measured": round(misfit.measured, 3), "allowed": round(misfit.allowed, 3),

@@ -156,6 +156,7 @@ class SelfCheck:
     stream: Stream
     phases: tuple[float, ...]  # the rotational phases replayed (turns), the planned replay's too
     today: tuple[Replayed, ...]  # one replay per phase
+    today_phase_ms: np.ndarray  # each phase's mean time of the timed requests (ms), for the gain's spread
     data: np.ndarray  # the reads and writes
     timed: np.ndarray  # what the self-check compares: reads, writes and (timed) flushes
     measured_ms: float
@@ -245,8 +246,8 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     deviations = _spread(per_phase_ms / measured_ms - 1.0) if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    return SelfCheck(physics, requests, stream, phases, today, data, timed, measured_ms, replayed_ms, deviation,
-                     deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s))
+    return SelfCheck(physics, requests, stream, phases, today, per_phase_ms, data, timed, measured_ms, replayed_ms,
+                     deviation, deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s))
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate]) -> ReplayCheck:
@@ -263,9 +264,9 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
     planned_ms = gains = None
     if planned is not None:
-        planned_phase_ms = _phase_means(planned, timed)
-        planned_ms = round(float(planned_phase_ms.mean()) * 1000.0, 4)
-        gains = _spread(1.0 - planned_phase_ms / _phase_means(today, timed))
+        planned_phase_ms = _phase_means(planned, timed) * 1000.0
+        planned_ms = round(float(planned_phase_ms.mean()), 4)
+        gains = _spread(1.0 - planned_phase_ms / checked.today_phase_ms)
     area_rows = []
     names = np.array([a or "" for a in areas], dtype=object)
     owned = owners >= 0

@@ -105,6 +105,43 @@ def test_measured_profile_is_fitted_and_used_for_its_disk(workload_file: Path, t
     assert not {"HOT_ON_INNER", "CROSS_SURFACE"} & {f["code"] for f in flat["findings"]}
 
 
+def test_a_profile_its_fitted_model_misses_refutes_the_model_for_its_disk(workload_file: Path,
+                                                                          tmp_path: Path) -> None:
+    """A scratch file's profile on a cached virtual disk, classified "unknown" (no mechanical sign, not
+    clearly flash either): the closest drive missed its figures by 55-180 % RMS, and the report planned
+    zones on that drive without a word. Now the fit's own error refutes the model before it predicts."""
+    from dataclasses import replace
+
+    from advisor.disk.presets import get_model
+    from advisor.disk.synth import synthesize_profile
+    from advisor.engine.model_fit import FIT_TOLERANCE
+    from advisor.model.disk import ZonePoint
+
+    drive = replace(synthesize_profile(get_model("class-7200-desktop"), ios=600, depths=(1,)), device="/dev/sda",
+                    target="/dev/sda")
+    rates = [1136.6, 1221.3, 1472.8, 182.9, 1460.8, 1746.1, 513.6, 1150.8, 1168.0, 1854.3]  # MB/s, as cached
+    cached = replace(drive, rpm=None, classification="unknown", zones=tuple(
+        ZonePoint(i / 9, r * 1e6) for i, r in enumerate(rates)),
+        band_iops=dict.fromkeys(drive.band_iops, 12000.0), full_stroke_iops=11500.0, cross_surface_iops=20000.0)
+    found = {}
+    for name, profile in (("drive", drive), ("cached", cached)):
+        path = tmp_path / f"{name}.json"
+        save(profile, path)
+        done = run_advisor("report", "--workload", str(workload_file), "--disk", str(path), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        found[name] = json.loads(done.stdout)
+    fits = [f for f in found["drive"]["findings"] if f["code"] == "MODEL_DOES_NOT_FIT"]
+    assert not [f for f in fits if f["evidence"]["measure"] == "bench fit"]
+    refuted = [f for f in found["cached"]["findings"]
+               if f["code"] == "MODEL_DOES_NOT_FIT" and f["evidence"]["measure"] == "bench fit"]
+    assert [f["subject"] for f in refuted] == ["sda"]
+    assert refuted[0]["evidence"]["measured"] > 100 * FIT_TOLERANCE
+    assert "misses its figures by" in refuted[0]["title"]
+    assert not {"HOT_ON_INNER", "CROSS_SURFACE", "HOT_DATA_SPREAD"} & {f["code"] for f in found["cached"]["findings"]}
+    partitions = (found["cached"]["plan"] or {}).get("partitions", [])
+    assert not [p for p in partitions if p["disk"] == "sda"], "a zone plan rests on a refuted model"
+
+
 def test_output_into_a_fifo_writes_through_it_and_keeps_it(workload_file: Path, tmp_path: Path) -> None:
     import stat
     import threading
