@@ -117,8 +117,10 @@ are written in the data area, so what a commit's flush destages is the log page;
 written at high rates beside the commits would add its own destage time to the flushes,
 which the model does not count.
 
-`advisor disk fit` fits `R_OD` and ρ to the zone curve (linear least squares on `R²`,
-then Gauss–Newton) and the seek triple and overhead to the band, full-stroke and
+`advisor disk fit` fits `R_OD` and ρ to the zone curve (least squares on `log R`: `R_OD` in
+closed form for each ρ, ρ searched over its range 1..4, so a flat or noisy curve such as a
+cached scratch file's cannot drive the fit to a drive of billions of cylinders; a model
+whose figures imply more than 5 million cylinders is refused as not a disk's) and the seek triple and overhead to the band, full-stroke and
 cross-surface IOPS (Nelder–Mead on relative errors of the service times). When the rpm is
 not known, each common spindle speed is tried and the best fit kept.
 """
