@@ -34,7 +34,6 @@ emulated disk).
 from __future__ import annotations
 
 import heapq
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -164,65 +163,10 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
 
     The platter's rotational phase at the first issue is not in a trace: *phase* (turns,
     0 <= phase < 1) names it, else *seed* draws it (:class:`~advisor.disk.mechanism.Mechanism`).
-    *located*: the stream's extents already located (:func:`located`), for a faster replay."""
-    count = len(stream.issue_s)
-    depth = max(1, queue_depth if queue_depth is not None else max_in_flight(stream.issue_s, stream.complete_s))
-    mech = Mechanism(sized_model(model, disk_bytes), seed=seed, phase=phase, located=located)
-    origin = float(stream.issue_s.min()) if count else 0.0
-    issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
-    cause, previous = causes(stream)
-    waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
-    ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
-    after_issue: dict[int, int] = {int(p): i for i, p in enumerate(previous.tolist()) if p >= 0}
-    after_done: dict[int, list[int]] = {}
-    for i, c in enumerate(cause.tolist()):
-        if c >= 0:
-            after_done.setdefault(c, []).append(i)
-    arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
-    heapq.heapify(arrivals)
-    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
-    out_issue, out_complete = [0.0] * count, [0.0] * count
-    host: deque[int] = deque()
-    drive: list[Request] = []
-    now, done = 0.0, 0
+    *located*: the stream's extents already located (:func:`located`), for a faster replay.
+    One drive serving every request: :func:`advisor.disk.replay_devices.replay_on_devices`."""
+    from advisor.disk.replay_devices import DriveDevice, replay_on_devices
 
-    def resolve(i: int, at: float) -> None:
-        ready[i] = max(ready[i], at)
-        waiting[i] -= 1
-        if not waiting[i]:
-            heapq.heappush(arrivals, (ready[i], i))
-
-    in_flight = 0  # at the drive: queued there or being served
-    while done < count:
-        if not drive:
-            now = max(now, arrivals[0][0])
-        while arrivals and arrivals[0][0] <= now:
-            at, i = heapq.heappop(arrivals)
-            nxt = after_issue.get(i)
-            if nxt is not None:
-                resolve(nxt, at + issue[nxt] - issue[i])
-            if in_flight < depth:  # the drive had room when it arrived: issued then
-                out_issue[i] = at
-                drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
-                in_flight += 1
-            else:
-                host.append(i)
-        chosen = next_request(mech, drive, now)
-        req = drive.pop(chosen)
-        i = req.tag
-        if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
-            finish = now  # no media work to model
-        else:
-            finish = mech.service(req.op, req.offset_bytes, req.length_bytes, now)
-        now = max(now, finish)
-        out_complete[i] = finish
-        done += 1
-        in_flight -= 1
-        while host and in_flight < depth:  # the block layer hands the drive the next in line
-            j = host.popleft()
-            out_issue[j] = now
-            drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
-            in_flight += 1
-        for j in after_done.get(i, ()):
-            resolve(j, finish + max(0.0, issue[j] - complete[i]))
-    return Replayed(np.array(out_issue), np.array(out_complete), depth)
+    depth = None if queue_depth is None else max(1, queue_depth)
+    drive = DriveDevice(model, disk_bytes, depth, located)
+    return replay_on_devices(stream, np.zeros(len(stream.issue_s), dtype=np.int64), (drive,), phase=phase, seed=seed)

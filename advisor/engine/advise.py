@@ -420,7 +420,7 @@ def advise(request: AdviceRequest) -> Report:
     fitting = replay_fits(checked, workload.traces)
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept, fitting)
     plan, no_plan = make_plan(workload, analysis, models, opts)
-    replayed, findings = _replay(workload, models, plan, analysis, checked)
+    replayed, findings = _replay(workload, models, plan, analysis, checked, opts.target)
     if plan is not None and replayed:
         plan = verdict(plan, replayed, opts.min_gain)
     if findings:
@@ -458,10 +458,11 @@ def advise(request: AdviceRequest) -> Report:
 
 
 def _replay(workload: Workload, models: Models, plan: Plan | None, analysis: Analysis,
-            checked: Sequence[SelfCheck | ReplayCheck]) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
+            checked: Sequence[SelfCheck | ReplayCheck],
+            targets: Sequence[DeviceModel]) -> tuple[tuple[ReplayCheck, ...], list[Finding]]:
     """The replay of every trace the workload carries, and MODEL_DOES_NOT_FIT where it fails."""
     rates = analysis.calibration.rates
-    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates, early)
+    checks = tuple(check_trace(trace, workload, models.of(trace.disk), plan, rates, early, targets)
                    for trace, early in zip(workload.traces, checked, strict=True))
     overruled = {m.disk: m for m in analysis.overruled}
     checks = tuple(with_overruled(c, overruled[c.disk]) if c.disk in overruled else c for c in checks)

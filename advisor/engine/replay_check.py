@@ -8,7 +8,10 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
    the self-check. Beyond :data:`REPLAY_TOLERANCE` the model does not describe this disk
    under this workload (MODEL_DOES_NOT_FIT) and the plan is not carried out on its word;
 2. under the planned layout: each area's extents laid end to end from its planned zone
-   start (files in order, each file in file order), every other request where it was.
+   start (files in order, each file in file order), every other request where it was. Under
+   a tier plan (``--target``) each request goes to its area's device of the inventory, a
+   drive or a flat device (:mod:`advisor.engine.replay_tiers`,
+   :mod:`advisor.disk.replay_devices`).
 
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
@@ -42,10 +45,13 @@ import msgspec
 import numpy as np
 
 from advisor.disk.mechanism import Geometry
+from advisor.disk.media.build import DeviceModel
 from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
+from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
+from advisor.engine.replay_tiers import tier_route
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
@@ -195,16 +201,18 @@ def with_overruled(check: ReplayCheck, overruled: Misfit) -> ReplayCheck:
 
 
 def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, plan: Plan | None,
-                rates: Sequence[FileRate] | None = None, checked: SelfCheck | ReplayCheck | None = None) -> ReplayCheck:
+                rates: Sequence[FileRate] | None = None, checked: SelfCheck | ReplayCheck | None = None,
+                targets: Sequence[DeviceModel] = ()) -> ReplayCheck:
     """The replay of one trace (see the module docstring); *rates* are the ones the engine made
     its areas of (the calibrated rates: they decide which objects are placed alone); *checked*
-    the trace's :func:`self_check` when already made. A trace whose data cannot be read is
-    refused in a line: the rest of the report does not need it."""
+    the trace's :func:`self_check` when already made; *targets* the inventory's devices a tier
+    plan (``--target``) places areas on. A trace whose data cannot be read is refused in a
+    line: the rest of the report does not need it."""
     today = self_check(trace, workload, physics) if checked is None else checked
     if isinstance(today, ReplayCheck):
         return today
     try:
-        return _judged(trace, today, plan, workload.rates if rates is None else rates)
+        return _judged(trace, today, plan, workload.rates if rates is None else rates, targets)
     except BadInput as exc:
         return _refused(trace, today.notes, f"trace of {trace.disk}: {exc.one_line()}; no replay")
 
@@ -250,27 +258,42 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
                      deviation, deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s))
 
 
-def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate]) -> ReplayCheck:
+def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
+            targets: Sequence[DeviceModel]) -> ReplayCheck:
     requests, stream, today, data, timed = checked.requests, checked.stream, checked.today, checked.data, checked.timed
     notes, replayed_ms, deviation, physics = checked.notes, checked.replayed_ms, checked.deviation, checked.physics
     owners = flush_owners(requests)
     flushes_timed = timed & ~data
     areas, area_files = area_of_requests(trace, rates, stream.offset_bytes)
-    moved = planned_offsets(trace, plan, area_files, stream.offset_bytes) if plan is not None else None
-    planned = (phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases)
-               if moved is not None else None)
-    if plan is not None and moved is None:
-        elsewhere = ", ".join(sorted({p.disk for p in plan.partitions})) or "devices of an inventory"
-        notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
+    names = np.array([a or "" for a in areas], dtype=object)
+    owned = owners >= 0
+    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
+    planned: tuple[Replayed, ...] | None = None
+    if plan is not None and plan.tiers is not None:
+        route = (f"trace of {trace.disk}: no inventory given" if not targets else
+                 f"trace of {trace.disk}: its model runs at --time-scale {physics.time_scale:g}, the inventory's "
+                 "devices on their own clock" if physics.time_scale != 1.0 else
+                 tier_route(trace, plan, targets, area_files, [n or None for n in names.tolist()],
+                            stream.offset_bytes))
+        if isinstance(route, str):
+            notes += (f"{route}; no replay under the tier plan",)
+        else:
+            notes += route.notes
+            planned = tuple(replay_on_devices(stream.moved(route.offset_bytes), route.device, route.devices,
+                                              phase=phase) for phase in checked.phases)
+    elif plan is not None:
+        moved = planned_offsets(trace, plan, area_files, stream.offset_bytes)
+        if moved is not None:
+            planned = phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases)
+        else:
+            elsewhere = ", ".join(sorted({p.disk for p in plan.partitions}))
+            notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
     planned_ms = gains = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
         planned_ms = round(float(planned_phase_ms.mean()), 4)
         gains = _spread(1.0 - planned_phase_ms / checked.today_phase_ms)
     area_rows = []
-    names = np.array([a or "" for a in areas], dtype=object)
-    owned = owners >= 0
-    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
@@ -287,7 +310,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
         tolerance=REPLAY_TOLERANCE, fits=checked.fits, planned_ms=planned_ms,
         predicted_gain=round(1.0 - planned_ms / replayed_ms, 4) if planned_ms is not None and replayed_ms else None,
-        aggregate_gain=plan.predicted_gain if plan is not None and moved is not None else None,
+        aggregate_gain=plan.predicted_gain if plan is not None and planned is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
         areas=tuple(area_rows), traced_busy=checked.busy, notes=notes + _area_misfits(checked, area_rows),

@@ -34,14 +34,22 @@ def planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[in
     table = decode_extents(trace.extents, len(trace.files))
     placed = [pl for pl in plan.placements if pl.area in on_disk and pl.area in area_files
               and not _inside(table, area_files[pl.area], pl.zone_start, pl.zone_end, trace.disk_size_bytes)]
-    group, within = laid_end_to_end(table, [area_files[pl.area] for pl in placed])
-    starts = np.array([int(pl.zone_start * trace.disk_size_bytes) // SECTOR_BYTES * SECTOR_BYTES
-                       for pl in placed] + [0], dtype=np.int64)
+    laid = laid_out(table, [area_files[pl.area] for pl in placed],
+                    [int(pl.zone_start * trace.disk_size_bytes) for pl in placed], offsets)
+    return np.where(laid >= 0, laid, offsets)
+
+
+def laid_out(table: ExtentTable, groups: Sequence[Sequence[int]], starts: Sequence[int],
+             offsets: np.ndarray) -> np.ndarray:
+    """Each request's byte when each group of files (an area) is laid end to end from its start
+    byte (rounded down to a sector); -1 for a request to no file of the groups."""
+    group, within = laid_end_to_end(table, groups)
+    first = np.array([start // SECTOR_BYTES * SECTOR_BYTES for start in starts] + [0], dtype=np.int64)
     rows = ExtentIndex(table).lookup(offsets)
     safe = np.maximum(rows, 0)
     moves = (rows >= 0) & (group[safe] >= 0)
-    target = starts[group[safe]] + within[safe] + offsets - table.disk_byte[safe]
-    return np.where(moves, target, offsets)
+    target = first[group[safe]] + within[safe] + offsets - table.disk_byte[safe]
+    return np.where(moves, target, -1)
 
 
 def _inside(table: ExtentTable, files: Sequence[int], zone_start: float, zone_end: float, disk_bytes: int) -> bool:

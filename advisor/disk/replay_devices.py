@@ -1,0 +1,169 @@
+"""Replay one traced stream across several devices: a plan that moves areas to other devices.
+
+A tier plan (``advisor plan --target``) sends each area to a device of an inventory: some to
+drives, at a zone of their own, some to flash or a cloud volume. The traced requests keep
+their order and their dependencies (:func:`advisor.disk.replay.causes`: each process a closed
+loop, flushes and cross-process links kept), and each is served where its area goes:
+
+* on a **drive**, by its own :class:`~advisor.disk.mechanism.Mechanism` exactly as
+  :func:`advisor.disk.replay.replay` serves one disk (SPTF among the requests it holds, at
+  most its queue depth of them, flushes as barriers, read-ahead and write cache). With one
+  drive and every request routed to it the result is :func:`~advisor.disk.replay.replay`'s,
+  to the bit (tested): the drives are that loop, interleaved in time;
+* on a **flat** device (solid state, an array measured as a black box, a cloud volume), by
+  its latency: a read or write its QD1 time plus the bytes beyond one block at its rate, a
+  flush one write's time, no queue. The IOPS ceiling a flat device shares among its areas
+  is the aggregate model's to check (it refuses a load above it); under it, a queue on flash
+  adds little next to a drive's milliseconds.
+
+A request waits for its causes wherever they were served, so a commit whose WAL write moved
+to flash releases its process sooner, and the reads that stay on a drive meet fewer
+neighbours in its queue.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from advisor.disk.emulator.timing import sized_model
+from advisor.disk.mechanism import Geometry, Mechanism, Request
+from advisor.disk.model import DiskModel
+from advisor.disk.replay import IntArray, Replayed, Stream, causes, max_in_flight, next_request
+
+
+@dataclass(frozen=True)
+class DriveDevice:
+    """A drive a plan sends requests to: its model stretched over *disk_bytes*, holding at most
+    *depth* requests (None: the most the requests routed to it had in flight in the trace)."""
+
+    model: DiskModel
+    disk_bytes: int
+    depth: int | None = None
+    located: dict[tuple[int, int], Geometry] | None = field(default=None, compare=False)
+    """Its requests' extents already located (:func:`advisor.disk.replay.located`), for speed."""
+
+
+@dataclass(frozen=True)
+class FlatDevice:
+    """A device with no position cost, as the replay serves it: each request its latency, no queue."""
+
+    read_s: float  # QD1 time of one block's read
+    write_s: float  # QD1 time of one block's write; a flush costs one write
+    bytes_per_s: float  # sequential rate: the bytes beyond one block
+    block_bytes: int = 4096
+
+    def service_s(self, op: str, length_bytes: int) -> float:
+        """The time of one request of *op* and *length_bytes*."""
+        if op == "discard" or (op != "flush" and length_bytes == 0):
+            return 0.0
+        base = self.read_s if op == "read" else self.write_s
+        return base + max(0, length_bytes - self.block_bytes) / self.bytes_per_s
+
+
+@dataclass
+class _Drive:
+    """One drive's state in the replay: the loop of :func:`advisor.disk.replay.replay`, kept apart."""
+
+    mech: Mechanism
+    depth: int
+    drive: list[Request] = field(default_factory=list)
+    host: deque[int] = field(default_factory=deque)
+    in_flight: int = 0
+    decide_at: float = 0.0  # when it next chooses: its head free, or the first arrival to an empty drive
+
+
+def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDevice | FlatDevice], *,
+                      phase: float | None = None, seed: int = 0) -> Replayed:
+    """Replay *stream*, request ``i`` served on ``devices[route[i]]`` (see the module docstring).
+
+    *phase* (turns) is every drive's rotational phase at the first issue (else *seed* draws it).
+    The replayed queue depth is the deepest drive's."""
+    count = len(stream.issue_s)
+    if len(route) != count or (count and (int(route.min()) < 0 or int(route.max()) >= len(devices))):
+        raise ValueError("every request needs a device of *devices*")
+    origin = float(stream.issue_s.min()) if count else 0.0
+    issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
+    where = route.tolist()
+    drives: dict[int, _Drive] = {}
+    for index, device in enumerate(devices):
+        if isinstance(device, DriveDevice):
+            mine = route == index
+            depth = device.depth if device.depth is not None else \
+                max_in_flight(stream.issue_s[mine], stream.complete_s[mine])
+            mech = Mechanism(sized_model(device.model, device.disk_bytes), seed=seed, phase=phase,
+                             located=device.located)
+            drives[index] = _Drive(mech, max(1, depth))
+    cause, previous = causes(stream)
+    waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
+    ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
+    after_issue: dict[int, int] = {int(p): i for i, p in enumerate(previous.tolist()) if p >= 0}
+    after_done: dict[int, list[int]] = {}
+    for i, c in enumerate(cause.tolist()):
+        if c >= 0:
+            after_done.setdefault(c, []).append(i)
+    arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
+    heapq.heapify(arrivals)
+    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
+    out_issue, out_complete = [0.0] * count, [0.0] * count
+    done = 0
+
+    def resolve(i: int, at: float) -> None:
+        ready[i] = max(ready[i], at)
+        waiting[i] -= 1
+        if not waiting[i]:
+            heapq.heappush(arrivals, (ready[i], i))
+
+    def finished(i: int, finish: float) -> None:
+        nonlocal done
+        out_complete[i] = finish
+        done += 1
+        for j in after_done.get(i, ()):
+            resolve(j, finish + max(0.0, issue[j] - complete[i]))
+
+    while done < count:
+        busy = [(d.decide_at, k) for k, d in drives.items() if d.drive]
+        decide_at, chosen_drive = min(busy) if busy else (float("inf"), -1)
+        if arrivals and arrivals[0][0] <= decide_at:
+            at, i = heapq.heappop(arrivals)
+            nxt = after_issue.get(i)
+            if nxt is not None:
+                resolve(nxt, at + issue[nxt] - issue[i])
+            device = devices[where[i]]
+            if isinstance(device, FlatDevice):
+                out_issue[i] = at
+                finished(i, at + device.service_s(ops[i], lengths[i]))
+                continue
+            state = drives[where[i]]
+            if not state.drive:
+                state.decide_at = max(state.decide_at, at)
+            if state.in_flight < state.depth:  # the drive had room when it arrived: issued then
+                out_issue[i] = at
+                state.drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
+                state.in_flight += 1
+            else:
+                state.host.append(i)
+            continue
+        state = drives[chosen_drive]
+        now = state.decide_at
+        req = state.drive.pop(next_request(state.mech, state.drive, now))
+        i = req.tag
+        if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
+            finish = now  # no media work to model
+        else:
+            finish = state.mech.service(req.op, req.offset_bytes, req.length_bytes, now)
+        now = max(now, finish)
+        state.decide_at = now
+        state.in_flight -= 1
+        while state.host and state.in_flight < state.depth:  # the block layer hands the drive the next in line
+            j = state.host.popleft()
+            out_issue[j] = now
+            state.drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
+            state.in_flight += 1
+        finished(i, finish)
+    depth = max((d.depth for d in drives.values()), default=0)
+    return Replayed(np.array(out_issue), np.array(out_complete), depth)
