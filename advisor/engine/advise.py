@@ -429,7 +429,8 @@ def advise(request: AdviceRequest) -> Report:
         analysis = replace(analysis, findings=analysis.findings + tier_findings(analysis, opts, plan))
     saturated = saturation(analysis.views, disk_utils(workload.diskstats), plan,
                            frozenset(m.disk for m in analysis.overruled if m.disk is not None),
-                           {c.disk: c.traced_busy for c in replayed if c.traced_busy is not None}, fitting)
+                           {c.disk: c.traced_busy for c in replayed if c.traced_busy is not None}, fitting,
+                           workload.wait.io_wait_share)
     if saturated is not None:
         analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
     server = workload.server

@@ -303,6 +303,9 @@ class Saturation(Record):
     On a saturated disk a faster layout yields more work per second at the same concurrency
     (``work_gain``: disk time per unit of the same work before / after, less 1), not a shorter
     time per IO; ``freed_time_to`` is the area whose share of the disk time grows most.
+    ``work_gain_bound`` is the most any layout can give at the same concurrency: the database's
+    time that is not IO wait stays, so work per second rises at most 1 / (1 - IO share) times
+    (Amdahl); ``work_gain`` never exceeds it.
     """
 
     disks: tuple[str, ...]
@@ -312,6 +315,7 @@ class Saturation(Record):
     work_gain: float | None = None  # None without a plan, or where only replay-judged disks are saturated
     freed_time_to: str | None = None
     replay_judges: tuple[str, ...] = ()  # saturated disks a fitting replay judges: no aggregate work gain for them
+    work_gain_bound: float | None = None  # the most the DB time not spent on IO allows (None: IO share unknown)
 
 
 class NoPlan(Record):
