@@ -120,9 +120,10 @@ which the model does not count.
 `advisor disk fit` fits `R_OD` and ρ to the zone curve (least squares on `log R`: `R_OD` in
 closed form for each ρ, ρ searched over its range 1..4, so a flat or noisy curve such as a
 cached scratch file's cannot drive the fit to a drive of billions of cylinders; a model
-whose figures imply more than 5 million cylinders is refused as not a disk's) and the seek triple and overhead to the band, full-stroke and
-cross-surface IOPS (Nelder–Mead on relative errors of the service times). When the rpm is
-not known, each common spindle speed is tried and the best fit kept.
+whose figures imply more than 5 million cylinders is refused as not a disk's) and the seek
+triple and overhead to the band, full-stroke and cross-surface IOPS (Nelder–Mead on relative
+errors of the service times). When the rpm is not known, each common spindle speed is tried
+and the best fit kept.
 """
 
 ANOMALY = """\
