@@ -33,7 +33,7 @@ import numpy as np
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Geometry, Mechanism, Request
 from advisor.disk.model import DiskModel
-from advisor.disk.replay import IntArray, Replayed, Stream, causes, max_in_flight, next_request
+from advisor.disk.replay_stream import IntArray, Replayed, Stream, causes, max_in_flight, next_request
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from advisor.disk.media.build import DeviceModel
 from advisor.disk.media.cloud import CloudVolume
 from advisor.disk.media.solid import SolidState
 from advisor.disk.physics import ModelPhysics
-from advisor.disk.replay import IntArray
 from advisor.disk.replay_devices import DriveDevice, FlatDevice
+from advisor.disk.replay_stream import IntArray
 from advisor.engine.replay_layout import laid_out
 from advisor.model import BlockTrace, Plan
 from advisor.model.inventory import instance_names
