@@ -51,7 +51,7 @@ from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
-from advisor.engine.replay_tiers import tier_route
+from advisor.engine.replay_tiers import TierRoute, tier_route
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
@@ -261,33 +261,15 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
             targets: Sequence[DeviceModel]) -> ReplayCheck:
     requests, stream, today, data, timed = checked.requests, checked.stream, checked.today, checked.data, checked.timed
-    notes, replayed_ms, deviation, physics = checked.notes, checked.replayed_ms, checked.deviation, checked.physics
+    notes, replayed_ms, deviation = checked.notes, checked.replayed_ms, checked.deviation
     owners = flush_owners(requests)
     flushes_timed = timed & ~data
     areas, area_files = area_of_requests(trace, rates, stream.offset_bytes)
     names = np.array([a or "" for a in areas], dtype=object)
     owned = owners >= 0
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
-    planned: tuple[Replayed, ...] | None = None
-    if plan is not None and plan.tiers is not None:
-        route = (f"trace of {trace.disk}: no inventory given" if not targets else
-                 f"trace of {trace.disk}: its model runs at --time-scale {physics.time_scale:g}, the inventory's "
-                 "devices on their own clock" if physics.time_scale != 1.0 else
-                 tier_route(trace, plan, targets, area_files, [n or None for n in names.tolist()],
-                            stream.offset_bytes))
-        if isinstance(route, str):
-            notes += (f"{route}; no replay under the tier plan",)
-        else:
-            notes += route.notes
-            planned = tuple(replay_on_devices(stream.moved(route.offset_bytes), route.device, route.devices,
-                                              phase=phase) for phase in checked.phases)
-    elif plan is not None:
-        moved = planned_offsets(trace, plan, area_files, stream.offset_bytes)
-        if moved is not None:
-            planned = phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases)
-        else:
-            elsewhere = ", ".join(sorted({p.disk for p in plan.partitions}))
-            notes += (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
+    planned, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
+    notes += said
     planned_ms = gains = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
@@ -318,6 +300,35 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
     )
+
+
+def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: Sequence[DeviceModel],
+             area_files: dict[str, list[int]], owners_area: list[str | None]
+             ) -> tuple[tuple[Replayed, ...] | None, tuple[str, ...]]:
+    """The replays under *plan* (one per phase of the self-check), or None and the note why there are none.
+
+    A zone plan lays out this disk's areas in place; a tier plan sends each request to its area's
+    device of the inventory (*targets*)."""
+    if plan is None:
+        return None, ()
+    stream, physics = checked.stream, checked.physics
+    if plan.tiers is None:
+        moved = planned_offsets(trace, plan, area_files, stream.offset_bytes)
+        if moved is None:
+            elsewhere = ", ".join(sorted({p.disk for p in plan.partitions}))
+            return None, (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
+        return phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases), ()
+    if not targets:
+        route: TierRoute | str = f"trace of {trace.disk}: no inventory given"
+    elif physics.time_scale != 1.0:
+        route = (f"trace of {trace.disk}: its model runs at --time-scale {physics.time_scale:g}, the inventory's "
+                 "devices on their own clock")
+    else:
+        route = tier_route(trace, plan, targets, area_files, owners_area, stream.offset_bytes)
+    if isinstance(route, str):
+        return None, (f"{route}; no replay under the tier plan",)
+    return tuple(replay_on_devices(stream.moved(route.offset_bytes), route.device, route.devices, phase=phase)
+                 for phase in checked.phases), route.notes
 
 
 def _mean_span_s(replays: Sequence[Replayed]) -> float:

@@ -58,8 +58,7 @@ def tier_route(trace: BlockTrace, plan: Plan, targets: Sequence[DeviceModel], ar
     traced = sorted({a for a in owners_area if a})
     unplaced = [a for a in traced if a not in where]
     if unplaced:
-        return (f"trace of {trace.disk}: the tier plan places no device for {', '.join(unplaced[:4])}; "
-                "no replay under it")
+        return f"trace of {trace.disk}: the tier plan places no device for {', '.join(unplaced[:4])}"
     model_of = {name: m for m in targets for name in instance_names(m.device)}
     names = sorted({where[a] for a in traced} | {p.disk for p in plan.partitions if p.disk in model_of})
     missing = [n for n in names if n not in model_of]

@@ -94,3 +94,27 @@ def test_without_the_inventory_or_on_a_scaled_clock_the_tier_replay_is_refused_i
     work = dataclasses.replace(work, traces=(trace,))
     bare = check_trace(trace, work, models().of("sda"), found.plan)
     assert bare.planned_ms is None and any("no inventory given; no replay under the tier plan" in n for n in bare.notes)
+
+
+def test_an_area_the_tier_plan_leaves_without_a_device_stops_the_tier_replay() -> None:
+    import msgspec
+
+    from advisor.engine.replay_check import check_trace
+
+    found = tier_report(InventoryDevice("nvme0", "nvme", 64 * GB, preset="nvme-gen4"),
+                        InventoryDevice("hdd", "hdd", 500 * GB, preset="class-7200-desktop"))
+    assert found.plan is not None and found.plan.tiers is not None
+    tiers = msgspec.structs.replace(found.plan.tiers, assignments=tuple(
+        a for a in found.plan.tiers.assignments if a.area != "cold"))
+    plan = msgspec.structs.replace(found.plan, tiers=tiers)
+    work = quiet_disk()
+    trace = traced(model_made_requests(), work)
+    work = dataclasses.replace(work, traces=(trace,))
+    targets = tuple(build_device_model(d, Path(".")) for d in (
+        InventoryDevice("nvme0", "nvme", 64 * GB, preset="nvme-gen4"),
+        InventoryDevice("hdd", "hdd", 500 * GB, preset="class-7200-desktop")))
+    check = check_trace(trace, work, models().of("sda"), plan, targets=targets)
+    assert check.planned_ms is None and check.predicted_gain is None
+    assert any("places no device for cold; no replay under the tier plan" in n for n in check.notes)
+    whole = check_trace(trace, work, models().of("sda"), found.plan, targets=targets)
+    assert whole.planned_ms is not None  # the same plan with every area placed is replayed
