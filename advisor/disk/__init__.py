@@ -11,6 +11,10 @@ Public API (stable; other parts of advisor build on it):
   read-ahead, write cache): ``service(op, offset, length, start_s) -> finish_s`` and
   ``choose(pending, now_s) -> index`` (SPTF with margin).
 * :func:`advisor.disk.simulate.simulate` — streams on one drive → IOPS, MB/s, latencies.
+* :func:`advisor.disk.replay.replay` — a traced request stream replayed on one drive, order
+  and dependencies kept; :func:`advisor.disk.replay_devices.replay_on_devices` the same across
+  several devices (drives and flat ones: a tier plan); :mod:`advisor.disk.replay_stream` the
+  stream, the replayed times and each request's cause they share.
 * :mod:`advisor.disk.predict` — microsecond analytic expectations for the optimizer.
 * :func:`advisor.disk.fit.fit_profile` — a :class:`~advisor.model.DiskProfile` → DiskModel.
 
