@@ -65,6 +65,14 @@ class FlatDevice:
         return base + max(0, length_bytes - self.block_bytes) / self.bytes_per_s
 
 
+INFINITY = float("inf")
+
+
+def _flat(device: DriveDevice | FlatDevice) -> FlatDevice:
+    assert isinstance(device, FlatDevice)
+    return device
+
+
 @dataclass
 class _Drive:
     """One drive's state in the replay: the loop of :func:`advisor.disk.replay.replay`, kept apart."""
@@ -89,7 +97,8 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
     origin = float(stream.issue_s.min()) if count else 0.0
     issue, complete = (stream.issue_s - origin).tolist(), (stream.complete_s - origin).tolist()
     where = route.tolist()
-    drives: dict[int, _Drive] = {}
+    states: list[_Drive] = []
+    by_device: list[_Drive | None] = []
     for index, device in enumerate(devices):
         if isinstance(device, DriveDevice):
             mine = route == index
@@ -97,7 +106,14 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
                 max_in_flight(stream.issue_s[mine], stream.complete_s[mine])
             mech = Mechanism(sized_model(device.model, device.disk_bytes), seed=seed, phase=phase,
                              located=device.located)
-            drives[index] = _Drive(mech, max(1, depth))
+            states.append(_Drive(mech, max(1, depth)))
+            by_device.append(states[-1])
+        else:
+            by_device.append(None)
+    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
+    state_of = [by_device[k] for k in where]
+    flat_s = ([0.0 if state_of[i] is not None else _flat(devices[where[i]]).service_s(ops[i], lengths[i])
+               for i in range(count)] if len(states) < len(devices) else [])
     cause, previous = causes(stream)
     waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
     ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
@@ -108,7 +124,6 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
             after_done.setdefault(c, []).append(i)
     arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
     heapq.heapify(arrivals)
-    offsets, lengths, ops = stream.offset_bytes.tolist(), stream.length_bytes.tolist(), stream.op_names()
     out_issue, out_complete = [0.0] * count, [0.0] * count
     done = 0
 
@@ -126,44 +141,49 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
             resolve(j, finish + max(0.0, issue[j] - complete[i]))
 
     while done < count:
-        busy = [(d.decide_at, k) for k, d in drives.items() if d.drive]
-        decide_at, chosen_drive = min(busy) if busy else (float("inf"), -1)
-        if arrivals and arrivals[0][0] <= decide_at:
+        # the drive that chooses next: the earliest of those holding requests (the first in order on a tie)
+        chosen: _Drive | None = None
+        decide_at = INFINITY
+        for state in states:
+            if state.drive and state.decide_at < decide_at:
+                chosen, decide_at = state, state.decide_at
+        while arrivals and arrivals[0][0] <= decide_at:  # what arrives before it chooses, routed
             at, i = heapq.heappop(arrivals)
             nxt = after_issue.get(i)
             if nxt is not None:
                 resolve(nxt, at + issue[nxt] - issue[i])
-            device = devices[where[i]]
-            if isinstance(device, FlatDevice):
+            state = state_of[i]
+            if state is None:  # a flat device: served at its latency, no queue
                 out_issue[i] = at
-                finished(i, at + device.service_s(ops[i], lengths[i]))
+                finished(i, at + flat_s[i])
                 continue
-            state = drives[where[i]]
             if not state.drive:
                 state.decide_at = max(state.decide_at, at)
+                if state.decide_at < decide_at:
+                    chosen, decide_at = state, state.decide_at
             if state.in_flight < state.depth:  # the drive had room when it arrived: issued then
                 out_issue[i] = at
                 state.drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
                 state.in_flight += 1
             else:
                 state.host.append(i)
+        if chosen is None:
             continue
-        state = drives[chosen_drive]
-        now = state.decide_at
-        req = state.drive.pop(next_request(state.mech, state.drive, now))
+        now = chosen.decide_at
+        req = chosen.drive.pop(next_request(chosen.mech, chosen.drive, now))
         i = req.tag
         if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
             finish = now  # no media work to model
         else:
-            finish = state.mech.service(req.op, req.offset_bytes, req.length_bytes, now)
+            finish = chosen.mech.service(req.op, req.offset_bytes, req.length_bytes, now)
         now = max(now, finish)
-        state.decide_at = now
-        state.in_flight -= 1
-        while state.host and state.in_flight < state.depth:  # the block layer hands the drive the next in line
-            j = state.host.popleft()
+        chosen.decide_at = now
+        chosen.in_flight -= 1
+        while chosen.host and chosen.in_flight < chosen.depth:  # the block layer hands the drive the next in line
+            j = chosen.host.popleft()
             out_issue[j] = now
-            state.drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
-            state.in_flight += 1
+            chosen.drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
+            chosen.in_flight += 1
         finished(i, finish)
-    depth = max((d.depth for d in drives.values()), default=0)
+    depth = max((d.depth for d in states), default=0)
     return Replayed(np.array(out_issue), np.array(out_complete), depth)
