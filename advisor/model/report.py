@@ -294,6 +294,8 @@ class ReplayCheck(Record):
     deviation_high: float | None = None  # the highest per-phase deviation
     gain_low: float | None = None  # the lowest gain of a single phase; null: one phase, or no plan
     gain_high: float | None = None  # the highest per-phase gain
+    overlapped: int | None = None  # requests that went out before their process's previous one completed in
+    # today's replay (the mean over the phases) where the trace had that one complete first; null: not counted
 
 
 class Saturation(Record):

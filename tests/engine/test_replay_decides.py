@@ -65,3 +65,22 @@ def test_a_disk_judged_by_its_replay_needs_every_trace_of_it_to_fit() -> None:
     assert replay_fits([self_check(good, work, physics)], (good,)) == {"sda"}
     both = (good, bad)
     assert replay_fits([self_check(t, work, physics) for t in both], both) == frozenset()
+
+
+def test_the_replay_counts_requests_it_overlapped_that_the_trace_did_not() -> None:
+    """The perfect disk's trace replays request for request: no process gets a second request in
+    flight, and no note. A replay that issued a process's next request before its previous one
+    completed, where the trace had them one after the other, is counted (docs/accuracy.md)."""
+    import numpy as np
+
+    from advisor.engine.replay_check import SelfCheck, overlapped
+
+    work = quiet_disk()
+    checked = self_check(traced(model_made_requests(), work), work, models().of("sda"))
+    assert isinstance(checked, SelfCheck)
+    assert checked.overlapped == 0 and not [n for n in checked.notes if "went out before" in n]
+    process = np.array([0, 0, 0, 1])
+    issue, complete = np.array([0.0, 1.0, 2.0, 0.0]), np.array([1.0, 2.0, 3.0, 5.0])
+    early = np.array([0.0, 0.5, 1.5, 0.0])  # the 2nd and 3rd out before their predecessor completed
+    assert overlapped(process, issue, complete, early, complete) == 2
+    assert overlapped(process, issue, complete, issue, complete) == 0
