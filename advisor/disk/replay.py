@@ -39,19 +39,9 @@ from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Geometry, Mechanism
 from advisor.disk.model import DiskModel
 from advisor.disk.replay_devices import DriveDevice, replay_on_devices
-from advisor.disk.replay_stream import (
-    OPS,
-    FloatArray,
-    IntArray,
-    Replayed,
-    Stream,
-    causes,
-    max_in_flight,
-    next_request,
-)
+from advisor.disk.replay_stream import Replayed, Stream, causes, max_in_flight
 
-__all__ = ["OPS", "FloatArray", "IntArray", "Replayed", "Stream", "causes", "located", "max_in_flight",
-           "next_request", "replay"]
+__all__ = ["Replayed", "Stream", "causes", "located", "max_in_flight", "replay"]
 
 
 def located(model: DiskModel, stream: Stream, disk_bytes: int) -> dict[tuple[int, int], Geometry]:

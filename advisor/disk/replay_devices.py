@@ -75,7 +75,7 @@ def _flat(device: DriveDevice | FlatDevice) -> FlatDevice:
 
 @dataclass
 class _Drive:
-    """One drive's state in the replay: the loop of :func:`advisor.disk.replay.replay`, kept apart."""
+    """One drive's state in the replay: what it holds, what waits for it, and when it next chooses."""
 
     mech: Mechanism
     depth: int

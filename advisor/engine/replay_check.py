@@ -144,26 +144,30 @@ def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
 
 
 def overlapped(process: np.ndarray, issue_s: np.ndarray, complete_s: np.ndarray,
-               replayed_issue_s: np.ndarray, replayed_complete_s: np.ndarray) -> int:
-    """Requests issued before the previous request of their process completed in the replay, where
-    the trace had that one complete first: more in flight per process than the disk saw.
+               replays: Sequence[Replayed]) -> int:
+    """Requests issued before the previous request of their process completed in a replay, where
+    the trace had that one complete first, the mean over *replays*: more in flight per process
+    than the disk saw.
 
     A request linked to another process's request waits in the replay for that link alone
     (:mod:`advisor.disk.replay`); when the replay serves the link sooner than the process's own
     last request, the process has two requests out where the trace had one (docs/accuracy.md:
     TPC-B's synchronous clients had three or four), and the replay's queue is deeper than the
-    disk's was.
+    disk's was. The pairs of successive requests of a process are found once for all replays.
 
     >>> p = np.array([0, 0, 1, 1]); i = np.array([0.0, 2.0, 0.0, 2.0]); c = np.array([1.0, 3.0, 1.0, 3.0])
-    >>> overlapped(p, i, c, np.array([0.0, 0.5, 0.0, 2.0]), np.array([1.0, 3.0, 1.0, 3.0]))
-    1
+    >>> overlapped(p, i, c, [Replayed(np.array([0.0, 0.5, 0.0, 2.0]), c, 1), Replayed(i, c, 1)])
+    0
+    >>> overlapped(p, i, c, [Replayed(np.array([0.0, 0.5, 0.0, 0.5]), c, 1)])
+    2
     """
     order = np.lexsort((issue_s, process))
     same = process[order][1:] == process[order][:-1]
     before, after = order[:-1][same], order[1:][same]
-    traced_apart = issue_s[after] >= complete_s[before]
-    replayed_over = replayed_issue_s[after] < replayed_complete_s[before]
-    return int((traced_apart & replayed_over).sum())
+    apart = issue_s[after] >= complete_s[before]
+    before, after = before[apart], after[apart]
+    counts = [int((r.issue_s[after] < r.complete_s[before]).sum()) for r in replays]
+    return round(sum(counts) / len(counts)) if counts else 0
 
 
 def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
@@ -281,8 +285,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     deviations = _spread(per_phase_ms / measured_ms - 1.0) if measured_ms > 0 else None
     fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
-    over = round(sum(overlapped(requests.process, requests.issue_s, requests.complete_s, r.issue_s, r.complete_s)
-                     for r in today) / len(today))
+    over = overlapped(requests.process, requests.issue_s, requests.complete_s, today)
     if over >= OVERLAP_NOTED * len(requests):
         notes += (f"trace of {trace.disk}: in the replay {over:,} requests ({over / len(requests):.0%}) went out "
                   "before their process's previous request completed, which the trace had complete first: the "

@@ -39,12 +39,11 @@ from advisor.units import DISK_MB
 
 @dataclass(frozen=True)
 class TierRoute:
-    """Per request its device (an index into *devices*) and its byte there; the devices' names."""
+    """Per request its device (an index into *devices*) and its byte there, and what the route assumed."""
 
     device: IntArray
     offset_bytes: IntArray
     devices: tuple[DriveDevice | FlatDevice, ...]
-    names: tuple[str, ...]
     notes: tuple[str, ...]
 
 
@@ -67,8 +66,7 @@ def tier_route(trace: BlockTrace, plan: Plan, targets: Sequence[DeviceModel], ar
     notes: list[str] = []
     devices = tuple(_device(model_of[n], n, notes) for n in names)
     index = {n: k for k, n in enumerate(names)}
-    area = np.array([a or "" for a in owners_area], dtype=object)
-    route = np.array([index[where[a]] if a else -1 for a in area.tolist()], dtype=np.int64)
+    route = np.array([index[where[a]] if a else -1 for a in owners_area], dtype=np.int64)
     if (route >= 0).any():
         busiest = int(np.bincount(route[route >= 0], minlength=len(names)).argmax())
     else:
@@ -82,7 +80,7 @@ def tier_route(trace: BlockTrace, plan: Plan, targets: Sequence[DeviceModel], ar
                  "on its device, the file systems' own (journal, metadata) on "
                  f"{names[busiest]}, the device that takes most of them; flat devices serve each request at "
                  "their latency, without a queue")
-    return TierRoute(route, position.astype(np.int64), devices, tuple(names), tuple(dict.fromkeys(notes)))
+    return TierRoute(route, position.astype(np.int64), devices, tuple(dict.fromkeys(notes)))
 
 
 def _capacity(model: DeviceModel) -> int:
@@ -90,7 +88,7 @@ def _capacity(model: DeviceModel) -> int:
 
 
 def _device(model: DeviceModel, name: str, notes: list[str]) -> DriveDevice | FlatDevice:
-    if model.zoned is not None and isinstance(model.zoned, ModelPhysics):
+    if isinstance(model.zoned, ModelPhysics):
         if model.smr is not None:
             notes.append(f"{name}: {model.medium} replayed as the drive its reads are modelled by; its shingled "
                          "writes are the aggregate model's")

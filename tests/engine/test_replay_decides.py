@@ -73,6 +73,7 @@ def test_the_replay_counts_requests_it_overlapped_that_the_trace_did_not() -> No
     completed, where the trace had them one after the other, is counted (docs/accuracy.md)."""
     import numpy as np
 
+    from advisor.disk.replay import Replayed
     from advisor.engine.replay_check import SelfCheck, overlapped
 
     work = quiet_disk()
@@ -82,5 +83,6 @@ def test_the_replay_counts_requests_it_overlapped_that_the_trace_did_not() -> No
     process = np.array([0, 0, 0, 1])
     issue, complete = np.array([0.0, 1.0, 2.0, 0.0]), np.array([1.0, 2.0, 3.0, 5.0])
     early = np.array([0.0, 0.5, 1.5, 0.0])  # the 2nd and 3rd out before their predecessor completed
-    assert overlapped(process, issue, complete, early, complete) == 2
-    assert overlapped(process, issue, complete, issue, complete) == 0
+    assert overlapped(process, issue, complete, [Replayed(early, complete, 1)]) == 2
+    assert overlapped(process, issue, complete, [Replayed(issue, complete, 1)]) == 0
+    assert overlapped(process, issue, complete, [Replayed(early, complete, 1)] * 3) == 2  # the mean over replays
