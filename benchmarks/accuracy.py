@@ -49,7 +49,8 @@ def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any, keep: 
     started = time.monotonic()
     result: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
                               "runs_per_side": cfg.runs_per_side, "seconds_per_run": w.seconds,
-                              "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric}
+                              "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
+                                              "database": g.database}
                                          for g in w.groups}, "areas": []}
     try:
         with ExitStack() as stack:

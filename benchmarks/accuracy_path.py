@@ -312,7 +312,8 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     out: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
                            "seconds_per_run": w.seconds, "runs_per_side": cfg.runs_per_side,
                            "areas": [_area_dict(a, layout) for a in w.areas],
-                           "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric}
+                           "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
+                                              "database": g.database}
                                       for g in w.groups}}
     before = measure_side(layout, chain, cfg, root, "before", echo)
     out["before"] = before.runs

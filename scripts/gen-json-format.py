@@ -357,14 +357,14 @@ def table(cls: type) -> str:
     return "\n".join(lines) + "\n"
 
 
-MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.Workload,
-        model.FileRate, model.CoverageCheck, model.InstanceShare, model.SizesSource, model.ReadEvidence,
+MAIN = (model.Snapshot, model.ServerInfo, model.FileIO, model.CollectorRun, model.WaitProfile, model.SessionSeen,
+        model.Workload, model.FileRate, model.CoverageCheck, model.InstanceShare, model.SizesSource, model.ReadEvidence,
         model.EventHistogram)
 SEGMENTS = (model.SegmentIO, model.SegmentRate)
 REPORT = (model.Report, model.ServerSummary, model.DiskSummary, model.LayoutSummary, model.LayoutDisk,
           model.LayoutPartition, model.AreaRow, model.Finding, model.Plan, model.PlannedPartition,
           model.AreaPlacement, model.ServiceTime, model.Script, model.ReplayCheck, model.ReplayArea,
-          model.MigrationStage, model.NoPlan, model.Outcome)
+          model.ReplayIssuer, model.MigrationStage, model.NoPlan, model.Outcome)
 TRACE = (model.BlockTrace, model.TraceProcess, model.TraceLoss)
 AUDIT = (model.AuditReport, model.AuditMaps, model.DiskMap, model.MapRow)
 PROFILE = (model.DiskProfile, model.ZonePoint, model.Latency)

@@ -11,13 +11,13 @@ counters, and the reconciliation with /proc/diskstats over the same interval.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from advisor.model import BlockTrace, DiskStat, Snapshot, TraceLoss, TraceProcess
+from advisor.model import BlockTrace, DiskStat, SessionSeen, Snapshot, TraceLoss, TraceProcess
 from advisor.storage import diskstats
 from advisor.storage.blocktrace import Capture, TraceUnavailable, tracing
 from advisor.storage.locate import Locator, merge
@@ -105,11 +105,24 @@ def _warnings(stream: DeviceStream) -> tuple[str, ...]:
     return tuple(said)
 
 
+def named_processes(processes: tuple[TraceProcess, ...], sessions: Sequence[SessionSeen]) -> tuple[TraceProcess, ...]:
+    """*processes* with the database and role of each pid the collector saw among the server's
+    processes while it sampled the interval (kernel threads and pids it never saw stay unnamed).
+
+    >>> named_processes((TraceProcess(7, "postgres"), TraceProcess(9, "jbd2/sda1-8")),
+    ...                 [SessionSeen(7, "ledger", "client backend")])[0].database
+    'ledger'
+    """
+    by_pid = {s.pid: s for s in sessions}
+    return tuple(replace(p, database=by_pid[p.pid].database, role=by_pid[p.pid].role or None) if p.pid in by_pid
+                 else p for p in processes)
+
+
 def finish_trace(session: Session, second: Snapshot, interval_s: float) -> tuple[BlockTrace, ...]:
     """One BlockTrace per traced disk (see the module docstring)."""
     capture = session.capture
     processes = sorted(capture.parser.processes.items(), key=lambda item: item[1])
-    table = tuple(TraceProcess(pid, comm) for (pid, comm), _ in processes)
+    table = named_processes(tuple(TraceProcess(pid, comm) for (pid, comm), _ in processes), second.wait.sessions)
     extents = _extents(second, set(session.disks))
     before = {row.name: row for row in session.stats_before}
     after = {row.name: row for row in session.stats_after or []}

@@ -50,6 +50,7 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
+from advisor.engine.replay_issuers import issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_tiers import TierRoute, tier_route
 from advisor.engine.saturation import BUSY_MIN
@@ -172,13 +173,6 @@ def overlapped(process: np.ndarray, issue_s: np.ndarray, complete_s: np.ndarray,
 
 def _mean_ms(values: np.ndarray, mask: np.ndarray) -> float:
     return round(float(values[mask].mean()) * 1000.0, 4)
-
-
-def _per_request_ms(values: Sequence[np.ndarray], requests: np.ndarray, flushes: np.ndarray) -> float:
-    """The time of *requests* and of the *flushes* they own, per request (ms), the mean over the
-    phases of *values* (each phase's times; one element for the measured times)."""
-    per_phase = [float(v[requests | flushes].sum() / requests.sum()) for v in values]
-    return round(sum(per_phase) / len(per_phase) * 1000.0, 4)
 
 
 @dataclass(frozen=True)
@@ -316,14 +310,16 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            measured = _per_request_ms([requests.service_s], mask, flushes)
-            replayed = _per_request_ms([r.service_s for r in today], mask, flushes)
+            measured = per_request_ms([requests.service_s], mask, flushes)
+            replayed = per_request_ms([r.service_s for r in today], mask, flushes)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
-                                        _per_request_ms([r.service_s for r in planned], mask, flushes)
+                                        per_request_ms([r.service_s for r in planned], mask, flushes)
                                         if planned is not None else None, flushes=int(flushes.sum()), deviation=off,
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE))
     deviations = checked.deviations
+    issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
+                          [r.service_s for r in today], [r.service_s for r in planned] if planned is not None else None)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
@@ -336,7 +332,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
-        overlapped=checked.overlapped,
+        overlapped=checked.overlapped, issuers=issuers,
     )
 
 

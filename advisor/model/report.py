@@ -255,6 +255,25 @@ class ReplayArea(Record):
     fits: bool | None = None  # |deviation| <= the check's tolerance; null without a measured time
 
 
+IssuerKind = Literal["database", "server process", "not the server"]
+
+
+class ReplayIssuer(Record):
+    """Whose requests they were, in a trace replay: one database's sessions, one server process serving none
+    (the checkpointer, the WAL writer), or the processes that are not the server's (the kernel's flushers
+    and file system journal). Needs the trace's processes named (``TraceProcess.database``/``role``)."""
+
+    issuer: str  # the database's name, the server process's role, or "not the server" (kernel threads)
+    kind: IssuerKind
+    processes: int  # distinct pids that issued its requests in the trace
+    requests: int  # its reads and writes in the trace
+    measured_ms: float  # issue-to-completion time the trace measured per read or write, its flushes' included
+    replayed_ms: float  # the same replayed under today's layout (mean over the phases)
+    planned_ms: float | None = None  # replayed under the planned layout (same phases); null without a plan
+    flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
+    deviation: float | None = None  # replayed_ms / measured_ms - 1: the self-check of its requests alone
+
+
 class ReplayCheck(Record):
     """A disk's traced requests replayed on its model (``collect --trace``; docs/report.md).
 
@@ -296,6 +315,7 @@ class ReplayCheck(Record):
     gain_high: float | None = None  # the highest per-phase gain
     overlapped: int | None = None  # requests that went out before their process's previous one completed in
     # today's replay (the mean over the phases) where the trace had that one complete first; null: not counted
+    issuers: tuple[ReplayIssuer, ...] = ()  # per database or server process, where the trace names its pids
 
 
 class Saturation(Record):

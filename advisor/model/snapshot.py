@@ -204,6 +204,18 @@ class CollectorRun(Record):
     reason: str | None = None
 
 
+class SessionSeen(Record):
+    """A server process seen while the interval was sampled: whose requests a block-layer trace holds.
+
+    PostgreSQL: a pg_stat_activity row (its pid, database and ``backend_type``). Only these three
+    columns are read: never a user, an address or a query.
+    """
+
+    pid: int  # the server process's pid, the kernel's pid of its requests
+    database: str | None = None  # its database (None: a process serving none, as the checkpointer)
+    role: str = ""  # what it is: "client backend", "checkpointer", "walwriter", "parallel worker", ...
+
+
 class WaitProfile(Record):
     """How much of the database's time goes to IO: the response-time gate's input.
 
@@ -223,6 +235,7 @@ class WaitProfile(Record):
     sampled_io_wait_share: float | None = None  # PostgreSQL: from pg_stat_activity samples
     io_time_parts_s: dict[str, float] = field(default_factory=dict)  # data reads, data writes, WAL
     notes: tuple[str, ...] = ()  # timing settings to turn on, caveats of the share
+    sessions: tuple[SessionSeen, ...] = ()  # the server's processes seen while sampling (names a trace's pids)
 
 
 class Snapshot(Record):

@@ -16,10 +16,16 @@ from advisor.model.record import Record, field
 
 
 class TraceProcess(Record):
-    """A process that issued requests: the kernel's pid and command name at issue time."""
+    """A process that issued requests: the kernel's pid and command name at issue time, and, where
+    the collector saw the pid among the server's processes while it sampled the interval
+    (``WaitProfile.sessions``), the database it served and what it is (every PostgreSQL process
+    has the command name ``postgres``; a kernel thread, the file system's journal or a flusher,
+    has neither)."""
 
     pid: int  # thread id of the issuing task (the kernel's pid)
     comm: str  # its command name, as the kernel keeps it (15 characters)
+    database: str | None = None  # the database the server process served (None: none, or not seen)
+    role: str | None = None  # the server's name for the process ("client backend", "checkpointer"); None: not seen
 
 
 class TraceLoss(Record):

@@ -95,12 +95,21 @@ def _replay(report: Report) -> str:
     """The traced requests replayed: headlines, notes and a table per disk."""
     if not report.replay:
         return ""
-    from advisor.render.replay import AREA_HEADERS, area_rows, notes, report_headlines
+    from advisor.render.replay import (
+        AREA_HEADERS,
+        ISSUER_HEADERS,
+        area_rows,
+        issuer_table_rows,
+        notes,
+        report_headlines,
+    )
     from advisor.render.tables import html_table
 
     lines = "".join(f"<p>{escape(line)}</p>" for line in report_headlines(report) + notes(report))
     tables = "".join(f"<h3>{escape(c.disk)}</h3>{html_table(AREA_HEADERS, area_rows(c))}"
                      for c in report.replay if c.areas)
+    tables += "".join(f"<h3>{escape(c.disk)}: whose requests</h3>{html_table(ISSUER_HEADERS, issuer_table_rows(c))}"
+                      for c in report.replay if c.issuers)
     return f"<h2>Replay of the traced requests</h2>{lines}{tables}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from advisor.model import Report
-from advisor.render.replay import AREA_HEADERS, area_rows, report_headlines
+from advisor.render.replay import AREA_HEADERS, ISSUER_HEADERS, area_rows, issuer_table_rows, report_headlines
 from advisor.render.replay import notes as replay_notes
 from advisor.render.safe import markdown_cell, markdown_line, shown
 from advisor.render.tables import code_span, markdown_table
@@ -92,4 +92,7 @@ def _replay(report: Report) -> list[str]:
         if check.areas:
             out += ["", f"### {_cell(check.disk)}", ""]
             out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4, 5})
+        if check.issuers:
+            out += ["", f"### {_cell(check.disk)}: whose requests", ""]
+            out += markdown_table(ISSUER_HEADERS, issuer_table_rows(check), right={1, 2, 3, 4, 5, 6, 7})
     return out

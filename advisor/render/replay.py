@@ -1,4 +1,5 @@
-"""The replay of a traced workload in every format: one headline per disk, a table per area.
+"""The replay of a traced workload in every format: one headline per disk, a table per area, and
+one per issuer (database or server process) where the trace names its processes.
 
 The headline says the self-check (replayed against measured, the tolerance, whether the
 model fits) and, under a plan, the replayed gain beside the aggregate model's, each with the
@@ -12,6 +13,8 @@ from __future__ import annotations
 from advisor.model import ReplayArea, ReplayCheck, Report
 
 AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "replayed vs measured", "planned ms")
+ISSUER_HEADERS = ("issued by", "processes", "requests", "measured ms", "replayed ms", "replayed vs measured",
+                  "planned ms", "planned vs today")
 
 
 def _ms(value: float | None) -> str:
@@ -57,6 +60,19 @@ def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per area of a replayed disk (AREA_HEADERS)."""
     return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _fit(a), _ms(a.planned_ms))
             for a in check.areas]
+
+
+def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
+    """One row per issuer of a replayed disk (ISSUER_HEADERS): a database, a server process, or the kernel's."""
+    rows: list[tuple[str, ...]] = []
+    for who in check.issuers:
+        name = who.issuer if who.kind != "server process" else f"{who.issuer} (no database)"
+        change = ("-" if who.planned_ms is None or not who.replayed_ms
+                  else f"{who.planned_ms / who.replayed_ms - 1.0:+.1%}")
+        deviation = "-" if who.deviation is None else f"{who.deviation:+.0%}"
+        rows.append((name, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
+                     deviation, _ms(who.planned_ms), change))
+    return rows
 
 
 def _fit(area: ReplayArea) -> str:

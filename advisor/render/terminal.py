@@ -205,16 +205,20 @@ def _replay_tables(console: Console, report: Report) -> None:
     are in the summary panel)."""
     from rich.table import Table
 
-    from advisor.render.replay import AREA_HEADERS, area_rows, notes
+    from advisor.render.replay import AREA_HEADERS, ISSUER_HEADERS, area_rows, issuer_table_rows, notes
 
     for note in notes(report):
         console.print(rich_text(note, "dim"))
     for check in report.replay:
-        if not check.areas:
-            continue
-        table = Table(title=f"Replay of the traced requests: {shown(check.disk)}", expand=True)
-        for index, column in enumerate(AREA_HEADERS):
-            table.add_column(column, justify="right" if index else "left")
-        for row in area_rows(check):
-            table.add_row(rich_text(row[0]), *row[1:])
-        console.print(table)
+        for title, headers, rows in ((f"Replay of the traced requests: {shown(check.disk)}", AREA_HEADERS,
+                                      area_rows(check)),
+                                     (f"Whose requests: {shown(check.disk)}", ISSUER_HEADERS,
+                                      issuer_table_rows(check))):
+            if not rows:
+                continue
+            table = Table(title=title, expand=True)
+            for index, column in enumerate(headers):
+                table.add_column(column, justify="right" if index else "left")
+            for row in rows:
+                table.add_row(rich_text(row[0]), *row[1:])
+            console.print(table)

@@ -60,7 +60,8 @@ def _mount_tracefs(target: Path) -> bool:
     return bool(target.is_dir() and libc.mount(b"tracefs", str(target).encode(), b"tracefs", 0, None) == 0)
 
 
-def _umount(target: Path) -> None:
+def unmount_tracefs(target: Path) -> None:
+    """Unmount the tracefs :func:`find_tracefs` mounted on *target*."""
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     libc.umount2(str(target).encode(), 0)
 
@@ -183,7 +184,7 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
                 capture.overrun, capture.dropped_events = _loss(instance)
             _remove(instance)
         if mounted:
-            _umount(root)
+            unmount_tracefs(root)
     if reader is not None and reader.failure is not None:
         raise reader.failure
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from advisor.collect.context import CollectContext
@@ -31,6 +32,7 @@ from advisor.collectors.postgres.rows import (
     IoRow,
     PrivilegesRow,
     ServerRow,
+    SessionRow,
     SettingRow,
     TablespaceRow,
     TempFilesRow,
@@ -39,7 +41,7 @@ from advisor.collectors.postgres.rows import (
 )
 from advisor.collectors.postgres.session import PgSession, run_query
 from advisor.errors import PrivilegeMissing
-from advisor.model import FileIO, ServerInfo, WaitProfile
+from advisor.model import FileIO, ServerInfo, SessionSeen, WaitProfile
 from advisor.secrets import mask_settings
 
 Jsonable = str | int | float | bool | None
@@ -119,7 +121,15 @@ def wait_sample(session: PgSession) -> ActivityRow:
     return rows[0]
 
 
-def wait_profile(samples: list[ActivityRow]) -> WaitProfile:
+def session_sample(session: PgSession, seen: dict[int, SessionSeen]) -> None:
+    """Add the server's processes pg_stat_activity shows now to *seen* (by pid; a pid seen again
+    serving another database or in another role is the later process, the operating system
+    having given it the number again)."""
+    for row in run_query(session.conn, SessionRow, "sessions", session.major):
+        seen[row.pid] = SessionSeen(row.pid, row.datname, row.backend_type or "")
+
+
+def wait_profile(samples: list[ActivityRow], sessions: Iterable[SessionSeen] = ()) -> WaitProfile:
     """Share of active sessions waiting on IO over *samples* (None when nothing was active)."""
     active = sum(s.active for s in samples)
     waiting = sum(s.io_waiting for s in samples)
@@ -128,13 +138,17 @@ def wait_profile(samples: list[ActivityRow]) -> WaitProfile:
         samples=len(samples),
         active_sessions=active / len(samples) if samples else None,
         source="pg_stat_activity",
+        sessions=tuple(sorted(sessions, key=lambda s: s.pid)),
     )
 
 
 def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitProfile:
-    """Sample pg_stat_activity every *every_s* seconds for *seconds* (the workload interval)."""
+    """Sample pg_stat_activity every *every_s* seconds for *seconds* (the workload interval): the
+    wait profile, and the server's processes seen (they name the pids of a block-layer trace)."""
     deadline = time.monotonic() + seconds
+    seen: dict[int, SessionSeen] = {}
     samples = [wait_sample(session)]
+    session_sample(session, seen)
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -142,7 +156,8 @@ def observe(session: PgSession, seconds: float, every_s: float = 0.5) -> WaitPro
         time.sleep(min(every_s, remaining))
         if deadline - time.monotonic() > -every_s:
             samples.append(wait_sample(session))
-    return wait_profile(samples)
+            session_sample(session, seen)
+    return wait_profile(samples, seen.values())
 
 
 def collect(session: PgSession, context: CollectContext) -> None:

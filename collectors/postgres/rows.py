@@ -205,6 +205,15 @@ class ActivityRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRow:
+    """A server process seen while sampling (sessions.v*.sql): it names a traced pid."""
+
+    pid: int
+    datname: str | None
+    backend_type: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class SizesRow:
     """sizes.v*.sql: run by hand with psql for a workload without sizes; read by advisor.sizes."""
 
@@ -241,6 +250,7 @@ ROWS: dict[str, type] = {
     "tempfiles": TempFilesRow,
     "waldir": WalDirRow,
     "activity": ActivityRow,
+    "sessions": SessionRow,
     "sizes": SizesRow,
     "own_io": OwnIoRow,
 }

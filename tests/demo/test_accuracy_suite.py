@@ -171,6 +171,27 @@ def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
     assert "replay" in _rendered([comparison]).splitlines()[2]
 
 
+def test_a_workload_of_several_databases_shows_each_databases_measured_and_replayed_gain() -> None:
+    result = _result(measured_after_ms=8.0, predicted_gain=0.21, replay={
+        **_hot_replay(6.24, 7.9, 6.0, True),
+        "issuers": [{"issuer": "shop", "kind": "database", "requests": 60, "replayed_ms": 10.0, "planned_ms": 7.0},
+                    {"issuer": "shop", "kind": "database", "requests": 0, "replayed_ms": 0.0, "planned_ms": 0.0},
+                    {"issuer": "checkpointer", "kind": "server process", "requests": 40, "replayed_ms": 5.0,
+                     "planned_ms": 5.0}]})
+    for side, ms in (("before", 20.0), ("after", 19.0)):
+        for run in result[side]:
+            run["groups"]["h"] = {"time_ms": ms, "transactions": 10}
+    result["groups"] = {"g": {"primary": True, "database": "shop"}, "h": {"primary": True, "database": "books"}}
+    rows = {row["area"]: row for row in compare(result)["rows"]}
+    shop, books = rows["g (database shop)"], rows["h (database books)"]
+    assert shop["measured"] == pytest.approx(0.20) and shop["replay"] == pytest.approx(0.30)
+    assert books["measured"] == pytest.approx(0.05) and books["replay"] is None  # no issuer row for it
+    assert shop["replay_status"] == "" and "checkpointer" not in " ".join(rows)  # no target; databases only
+    one = _result(measured_after_ms=8.0, predicted_gain=0.21)
+    one["groups"] = {"g": {"primary": True, "database": "shop"}}
+    assert not any("database" in row["area"] for row in compare(one)["rows"])  # one database: no such rows
+
+
 def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> None:
     # the aggregate model's disk-time refutation overruled: its figure beside the replay's is a comparison
     replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.4, "deviation": 0.02, "fits": True,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
-from advisor.storage.blocktrace import TRACEFS_MOUNTS
+from advisor.storage.blocktrace import TraceUnavailable, find_tracefs, unmount_tracefs
 from advisor.storage.layout import build_layout
 from tests.helpers.loopdisk import is_root
 from tests.helpers.threads import run_at_once
@@ -72,8 +72,17 @@ def traced_workload(snapshot: Snapshot, reads: dict[str, int], seconds: float,
 
 
 def tracefs_or_skip() -> None:
-    """Skip unless root with tracefs and the block tracepoints (any of the places it is mounted)."""
+    """Skip unless root with tracefs and the block tracepoints, where it is mounted or as the tracer itself
+    mounts it (a fresh machine has it unmounted: checking only the mount point skipped every trace test)."""
     if not is_root():
         pytest.skip("tracing the block layer needs root")
-    if not any((root / "events" / "block" / "block_rq_issue").is_dir() for root in TRACEFS_MOUNTS):
-        pytest.skip("tracefs with the block tracepoints is not available here")
+    try:
+        root, mounted = find_tracefs()
+    except TraceUnavailable as exc:
+        pytest.skip(f"no tracefs here: {exc}")
+    try:
+        if not (root / "events" / "block" / "block_rq_issue").is_dir():
+            pytest.skip("tracefs has no block tracepoints here")
+    finally:
+        if mounted:  # as the tracer leaves it: it mounts tracefs again when it runs
+            unmount_tracefs(root)

@@ -13,6 +13,7 @@ from advisor.model import load_workload
 from tests.helpers.cli import run_advisor
 from tests.helpers.loopdisk import is_root, scratch_disk
 from tests.helpers.pg import available_versions, running_postgres
+from tests.helpers.traced import tracefs_or_skip
 
 pytestmark = [pytest.mark.root, pytest.mark.pg, pytest.mark.slow]
 
@@ -27,10 +28,16 @@ def test_collect_traces_the_database_disk_and_report_replays_it(tmp_path: Path) 
     assert 2.5 < trace.ended_s - trace.started_s < 30
     assert trace.loss.missing_requests is not None
     assert any(path.endswith("pg_wal") for path in trace.files)
+    # the pids the collector saw among the server's processes are named; the kernel's threads are not
+    roles = {p.role for p in trace.processes}
+    assert roles & {"checkpointer", "client backend", "walwriter", "background writer"}, trace.processes
+    assert all(p.role is None for p in trace.processes if p.comm != "postgres")
     report = run_advisor("report", "--workload", str(out), "--format", "markdown", "--force")
     assert report.returncode == 0, report.stderr
     assert "## Replay of the traced requests" in report.stdout
     assert f"replay of {name}: " in report.stdout or f"replay: trace of {name}" in report.stdout
+    if f"replay of {name}: " in report.stdout:
+        assert f"### {name}: whose requests" in report.stdout
 
 
 def test_trace_needs_an_interval() -> None:
@@ -60,8 +67,7 @@ def _under_load(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     flushes) and checkpoints (data writes) run all along; the command's result and the disk's name."""
     if not is_root():
         pytest.skip("tracing the block layer needs root")
-    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
-        pytest.skip("tracefs with the block tracepoints is not available here")
+    tracefs_or_skip()
     versions = available_versions()
     if not versions:
         pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")

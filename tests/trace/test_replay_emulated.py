@@ -32,7 +32,7 @@ from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE
 from advisor.trace.parse import completed_requests
 from tests.helpers.emulated import emulator_leaks, memory_dir, require_fuse_and_loop, write_gpt
 from tests.helpers.loopdisk import write_file
-from tests.helpers.traced import BLOCK, closed_loop_readers, file_snapshot, traced_workload
+from tests.helpers.traced import BLOCK, closed_loop_readers, file_snapshot, traced_workload, tracefs_or_skip
 
 pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.alone]
 
@@ -42,8 +42,7 @@ FILE_BYTES = 48 << 20
 
 def test_the_replay_fits_the_emulated_disk_and_the_plan_gains(tmp_path: Path) -> None:
     require_fuse_and_loop()
-    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
-        pytest.skip("tracefs with the block tracepoints is not available here")
+    tracefs_or_skip()
     model = get_model(PRESET)
     mounts = [tmp_path / "outer", tmp_path / "inner"]
     with memory_dir(tmp_path) as directory, emulated_disk(model, 1 << 30, directory / "disk.img",
@@ -94,8 +93,7 @@ def test_the_replay_fits_readers_and_committing_writers_on_the_emulated_disk(tmp
     # must charge that wait (a flush is sent to an idle drive and holds back what follows)
     # and keep each flush after the write it makes durable.
     require_fuse_and_loop()
-    if not Path("/sys/kernel/tracing/events/block/block_rq_issue").is_dir():
-        pytest.skip("tracefs with the block tracepoints is not available here")
+    tracefs_or_skip()
     model = get_model(PRESET)
     size = 1 << 30
     with memory_dir(tmp_path) as directory, emulated_disk(model, size, directory / "disk.img", cache="volatile",

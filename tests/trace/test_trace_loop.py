@@ -14,7 +14,7 @@ import pytest
 from advisor.collect.trace import finish_trace, tracing_disks
 from advisor.model import load_workload, save
 from advisor.storage import blocktrace
-from advisor.storage.blocktrace import find_tracefs, traced_events
+from advisor.storage.blocktrace import find_tracefs, traced_events, unmount_tracefs
 from advisor.trace.codec import decode_extents, decode_requests
 from advisor.trace.extents import ExtentIndex
 from tests.helpers.loopdisk import ScratchDisk, scratch_disk, write_file
@@ -37,15 +37,26 @@ def two_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Scratc
         yield disk, a, b
 
 
+@pytest.fixture
+def tracefs_root() -> Iterator[Path]:
+    """The tracefs root, mounted for the test when it was not, and unmounted again (a machine keeps what it had)."""
+    root, mounted = find_tracefs()
+    try:
+        yield root
+    finally:
+        if mounted:
+            unmount_tracefs(root)
+
+
 def test_requests_are_traced_mapped_to_their_files_stored_and_read_back(
-        two_files: tuple[ScratchDisk, Path, Path], tmp_path: Path) -> None:
+        two_files: tuple[ScratchDisk, Path, Path], tmp_path: Path, tracefs_root: Path) -> None:
     disk, a, b = two_files
     snapshot = file_snapshot({"one": [a], "two": [b]})
     started = time.monotonic()
     with tracing_disks(snapshot) as session:
         reads = closed_loop_readers([(a, 120), (b, 60)])
     seconds = time.monotonic() - started
-    instance = find_tracefs()[0] / "instances" / f"advisor-{os.getpid()}"
+    instance = tracefs_root / "instances" / f"advisor-{os.getpid()}"
     assert not instance.exists(), "the tracefs instance must be removed"
     (trace,) = finish_trace(session, snapshot, seconds)
     assert trace.disk == disk.name and trace.disk_size_bytes == disk.size_bytes
@@ -70,10 +81,10 @@ def test_requests_are_traced_mapped_to_their_files_stored_and_read_back(
     assert b"advisor-1-a.dat" not in path.read_bytes()  # positions and times, never the files' contents
 
 
-def test_ctrl_c_removes_the_instance(two_files: tuple[ScratchDisk, Path, Path]) -> None:
+def test_ctrl_c_removes_the_instance(two_files: tuple[ScratchDisk, Path, Path], tracefs_root: Path) -> None:
     _, a, b = two_files
     snapshot = file_snapshot({"one": [a], "two": [b]})
-    instance = find_tracefs()[0] / "instances" / f"advisor-{os.getpid()}"
+    instance = tracefs_root / "instances" / f"advisor-{os.getpid()}"
     with pytest.raises(KeyboardInterrupt), tracing_disks(snapshot):
         assert instance.is_dir()
         raise KeyboardInterrupt
@@ -114,9 +125,9 @@ def test_fsyncs_give_flushes_paired_with_their_own_completions(two_files: tuple[
 
 
 def test_the_requeue_event_is_traced_where_the_kernel_has_it_and_not_needed(
-        two_files: tuple[ScratchDisk, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+        two_files: tuple[ScratchDisk, Path, Path], monkeypatch: pytest.MonkeyPatch, tracefs_root: Path) -> None:
     _, a, b = two_files
-    root = find_tracefs()[0]
+    root = tracefs_root
     has_requeue = (root / "events" / "block" / "block_rq_requeue").is_dir()
     assert ("block_rq_requeue" in traced_events(root)) == has_requeue
     snapshot = file_snapshot({"one": [a], "two": [b]})

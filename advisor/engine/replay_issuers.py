@@ -1,0 +1,93 @@
+"""Whose requests a replay served: per database, per server process, and the kernel's own.
+
+The replay's areas say where the requests went; a DBA with several databases on one disk also
+asks whose work gains. A trace names each request's pid, and ``collect --trace`` names the
+pids the collector saw among the server's processes while it sampled the interval
+(:func:`advisor.collect.trace.named_processes`): the database each served and what it is. The
+requests are then grouped by issuer:
+
+* a process that served a database (a client backend, a parallel worker, an autovacuum
+  worker): that **database**;
+* a server process serving none (the checkpointer, the WAL writer, the background writer,
+  PostgreSQL 18's IO workers, which read for every database): its **role**;
+* a process the server never showed: **not the server** (the kernel's flushers and the file
+  system's journal, or a process that came and went between two samples).
+
+A cache flush is issued by the block layer's worker, not by whoever waits for it: it counts with
+the write it follows (its owner, :func:`advisor.trace.links.flush_owners`), as in the areas.
+
+The figures are the replay's, per read or write with the flushes they own: measured, replayed
+today, replayed under the plan. The replay keeps every traced request, so on a saturated disk
+these say how much faster each issuer's requests are served at the same work, not how much
+more work each one would send (docs/report.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from advisor.model import ReplayIssuer, TraceProcess
+from advisor.model.report import IssuerKind
+
+NOT_THE_SERVER = "not the server"
+
+
+def issuer_of(process: TraceProcess) -> tuple[str, IssuerKind] | None:
+    """(issuer, kind) of a named process; None for one the collector did not see.
+
+    >>> issuer_of(TraceProcess(7, "postgres", "ledger", "client backend"))
+    ('ledger', 'database')
+    >>> issuer_of(TraceProcess(8, "postgres", None, "checkpointer"))
+    ('checkpointer', 'server process')
+    """
+    if process.role is None:
+        return None
+    if process.database is not None:
+        return process.database, "database"
+    return process.role, "server process"
+
+
+def named(processes: Sequence[TraceProcess]) -> bool:
+    """Whether the collector named any process of the trace (else no issuer rows: they would all be unknown)."""
+    return any(p.role is not None for p in processes)
+
+
+def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
+                flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
+                planned: Sequence[np.ndarray] | None) -> tuple[ReplayIssuer, ...]:
+    """One row per issuer of the requests (see the module docstring), in order of measured time, most first.
+
+    *process* indexes *processes* per request; *owners* is each flush's owning write (-1: none);
+    *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
+    the traced times, *today* and *planned* each phase's replayed times (None: no plan)."""
+    if not named(processes):
+        return ()
+    unnamed: tuple[str, IssuerKind] = (NOT_THE_SERVER, "not the server")
+    labels = [issuer_of(p) or unnamed for p in processes]
+    names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
+    owned = owners >= 0
+    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
+    rows = []
+    for issuer in sorted({n for n in names.tolist() if n}):
+        mask, flushes = data & (names == issuer), flushes_timed & (names == issuer)
+        if not mask.any():
+            continue
+        kind = next(kind for name, kind in labels if name == issuer)
+        measured = per_request_ms([measured_s], mask, flushes)
+        replayed = per_request_ms(today, mask, flushes)
+        rows.append(ReplayIssuer(
+            issuer=issuer, kind=kind,
+            processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
+            replayed_ms=replayed, planned_ms=per_request_ms(planned, mask, flushes) if planned is not None else None,
+            flushes=int(flushes.sum()),
+            deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None))
+    return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
+
+
+def per_request_ms(values: Sequence[np.ndarray], requests: np.ndarray, flushes: np.ndarray) -> float:
+    """The time of *requests* and of the *flushes* they own, per request (ms), the mean over the
+    phases of *values* (each phase's times; one element for the measured times)."""
+    per_phase = [float(v[requests | flushes].sum() / requests.sum()) for v in values]
+    return round(sum(per_phase) / len(per_phase) * 1000.0, 4)

@@ -1,0 +1,64 @@
+"""Whose requests a replay served: per database, per server process serving none, and the kernel's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.engine.replay_issuers import NOT_THE_SERVER, issuer_rows
+from advisor.model import TraceProcess
+from advisor.trace.codec import FLUSH, READ, WRITE
+
+PROCESSES = (
+    TraceProcess(10, "postgres", "ledger", "client backend"),
+    TraceProcess(11, "postgres", "catalogue", "client backend"),
+    TraceProcess(12, "postgres", "ledger", "parallel worker"),
+    TraceProcess(13, "postgres", None, "checkpointer"),
+    TraceProcess(14, "kworker/0:1H"),  # the block layer's flush worker: never one of the server's
+    TraceProcess(15, "jbd2/sda1-8"),
+)
+# the ledger commits (write, then a flush the kworker issues), the catalogue reads, the parallel
+# worker reads for the ledger, the checkpointer writes, the journal writes
+PROCESS = np.array([0, 4, 1, 2, 3, 5, 1])
+OP = np.array([WRITE, FLUSH, READ, READ, WRITE, WRITE, READ])
+OWNERS = np.array([-1, 0, -1, -1, -1, -1, -1])  # the flush follows the ledger's write
+DATA = OP != FLUSH
+MEASURED = np.array([2.0, 10.0, 8.0, 4.0, 1.0, 3.0, 6.0]) / 1000
+TODAY = [MEASURED * 0.9, MEASURED * 1.1]  # two phases
+PLANNED = [MEASURED * 0.45, MEASURED * 0.55]
+
+
+def _rows(planned: list[np.ndarray] | None = PLANNED) -> dict[str, object]:
+    rows = issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, planned)
+    return {r.issuer: r for r in rows}
+
+
+def test_a_database_holds_its_sessions_requests_and_the_flushes_their_writes_own() -> None:
+    rows = _rows()
+    ledger = rows["ledger"]
+    assert ledger.kind == "database" and ledger.processes == 2 and ledger.requests == 2 and ledger.flushes == 1
+    # the write (2 ms), its flush (10 ms) and the parallel worker's read (4 ms), per read or write
+    assert ledger.measured_ms == pytest.approx(8.0)
+    assert ledger.replayed_ms == pytest.approx(8.0)  # the mean of the two phases (0.9 and 1.1 times)
+    assert ledger.planned_ms == pytest.approx(4.0) and ledger.deviation == pytest.approx(0.0)
+    catalogue = rows["catalogue"]
+    assert (catalogue.requests, catalogue.processes, catalogue.measured_ms) == (2, 1, pytest.approx(7.0))
+
+
+def test_a_server_process_serving_no_database_and_the_kernels_threads_are_their_own_rows() -> None:
+    rows = _rows()
+    assert rows["checkpointer"].kind == "server process" and rows["checkpointer"].requests == 1
+    kernel = rows[NOT_THE_SERVER]
+    assert kernel.kind == "not the server" and kernel.requests == 1 and kernel.measured_ms == pytest.approx(3.0)
+    assert "kworker/0:1H" not in rows  # the flush worker's request is the ledger's
+
+
+def test_rows_come_most_measured_time_first_and_without_a_plan_have_no_planned_time() -> None:
+    rows = issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, None)
+    assert [r.issuer for r in rows] == ["ledger", "catalogue", NOT_THE_SERVER, "checkpointer"]
+    assert all(r.planned_ms is None for r in rows)
+
+
+def test_a_trace_whose_processes_nobody_named_has_no_rows() -> None:
+    unnamed = tuple(TraceProcess(p.pid, p.comm) for p in PROCESSES)
+    assert issuer_rows(unnamed, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, PLANNED) == ()
