@@ -63,10 +63,11 @@ def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
 
 
 def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
-    """One row per issuer of a replayed disk (ISSUER_HEADERS): a database, a server process, or the kernel's."""
+    """One row per issuer of a replayed disk (ISSUER_HEADERS): a database, a server process serving none (its
+    role: "checkpointer"), or "not the server" (the kernel's threads)."""
     rows: list[tuple[str, ...]] = []
     for who in check.issuers:
-        name = who.issuer if who.kind != "server process" else f"{who.issuer} (no database)"
+        name = who.issuer
         change = ("-" if who.planned_ms is None or not who.replayed_ms
                   else f"{who.planned_ms / who.replayed_ms - 1.0:+.1%}")
         deviation = "-" if who.deviation is None else f"{who.deviation:+.0%}"
