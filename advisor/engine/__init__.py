@@ -25,6 +25,7 @@ Module map, in the order ``advise`` runs them:
   writes their scripts (``stage_oracle`` the Oracle ones), ``stages`` the path through a spare.
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the
   self-check) and under the plan (the verdict and the gain where a trace exists);
+  ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
   ``replay_layout``: where each traced request lies under the plan, and whose area it is;
   ``replay_tiers``: which device of an inventory serves each traced request under a tier plan;
   ``trace_figures``: what a workload's traces hold, for ``advisor workload`` to show.

@@ -52,6 +52,7 @@ from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_issuers import issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
+from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
@@ -197,6 +198,7 @@ class SelfCheck:
     notes: tuple[str, ...]
     busy: float | None  # :func:`busy_share` of the sound requests as measured
     overlapped: int  # :func:`overlapped` in today's replays, the mean over the phases
+    starved: Starved  # the timed requests that starved, measured and replayed (:mod:`.replay_starved`)
 
 
 def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
@@ -285,8 +287,11 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
                   "before their process's previous request completed, which the trace had complete first: the "
                   "replay held more requests in flight than the disk saw (on a saturated disk its self-check then "
                   "varies between traces of the same workload; docs/accuracy.md)",)
+    tail = starved(requests.service_s, [r.service_s for r in today], timed)
+    said = starved_note(trace.disk, tail, deviation, REPLAY_TOLERANCE)
+    notes += (said,) if said else ()
     return SelfCheck(physics, requests, stream, phases, today, per_phase_ms, data, timed, measured_ms, replayed_ms,
-                     deviation, deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s), over)
+                     deviation, deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s), over, tail)
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
@@ -332,7 +337,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
-        overlapped=checked.overlapped, issuers=issuers,
+        overlapped=checked.overlapped, issuers=issuers, starved_measured=round(checked.starved.measured, 4),
+        starved_replayed=round(checked.starved.replayed, 4), deviation_unstarved=checked.starved.deviation_without,
     )
 
 

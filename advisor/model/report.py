@@ -316,6 +316,9 @@ class ReplayCheck(Record):
     overlapped: int | None = None  # requests that went out before their process's previous one completed in
     # today's replay (the mean over the phases) where the trace had that one complete first; null: not counted
     issuers: tuple[ReplayIssuer, ...] = ()  # per database or server process, where the trace names its pids
+    starved_measured: float | None = None  # share of the timed requests that waited 200 ms or more, as traced
+    starved_replayed: float | None = None  # the same in today's replay (the mean over the phases)
+    deviation_unstarved: float | None = None  # replayed / measured - 1 of the mean of the requests that did not starve
 
 
 class Saturation(Record):
