@@ -26,7 +26,9 @@ IntArray = npt.NDArray[np.int64]
 class Stream:
     """A traced stream: per request its position, size, op (index into :data:`OPS`),
     process, and the traced issue and completion times (seconds, any origin); *fua* marks
-    the writes with Force Unit Access (to the media before they complete; None: none)."""
+    the writes with Force Unit Access (to the media before they complete; None: none);
+    *elsewhere_s* per request the latest completion of its process on another traced disk before
+    its issue (:func:`advisor.trace.cross_disk.latest_elsewhere`, -inf: none; None: one disk)."""
 
     offset_bytes: IntArray
     length_bytes: IntArray
@@ -35,10 +37,12 @@ class Stream:
     issue_s: FloatArray
     complete_s: FloatArray
     fua: npt.NDArray[np.bool_] | None = None
+    elsewhere_s: FloatArray | None = None
 
     def moved(self, offset_bytes: IntArray) -> Stream:
         """The same stream with requests at other positions (a planned layout)."""
-        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua)
+        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua,
+                      self.elsewhere_s)
 
     def op_names(self) -> list[str]:
         """Each request's operation as the :class:`~advisor.disk.mechanism.Mechanism` names it."""
@@ -92,7 +96,12 @@ def next_request(mech: Mechanism, drive: list[Request], now: float) -> int:
 
 def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     """Per request: its cause (see the module docstring), and the previous request of its
-    process when that one was still in flight at this issue; each -1 when there is none."""
+    process when that one was still in flight at this issue; each -1 when there is none.
+
+    A request whose process completed a request on another traced disk after this cause
+    (``stream.elsewhere_s``) waited for that disk, which this replay does not move: it keeps
+    only its link across processes on this disk (a flush still follows its write), else it has
+    no cause here and goes out when the trace issued it."""
     count = len(stream.issue_s)
     cause = np.full(count, -1, dtype=np.int64)
     previous = np.full(count, -1, dtype=np.int64)
@@ -100,8 +109,9 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     last_done: dict[int, int] = {}
     last_issued: dict[int, int] = {}
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
-    links = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
-                        stream.complete_s).tolist()
+    link_of = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
+                          stream.complete_s)
+    links = link_of.tolist()
     for i in range(count):
         p, t = process[i], issue[i]
         heap = outstanding.setdefault(p, [])
@@ -116,4 +126,8 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
             previous[i] = before
         last_issued[p] = i
         heapq.heappush(heap, (complete[i], i))
+    if stream.elsewhere_s is not None:
+        here = np.where(cause >= 0, stream.complete_s[np.maximum(cause, 0)], -np.inf)
+        there = stream.elsewhere_s > here
+        cause, previous = np.where(there, link_of, cause), np.where(there, -1, previous)
     return cause, previous

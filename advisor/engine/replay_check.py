@@ -58,6 +58,7 @@ from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
+from advisor.trace.cross_disk import latest_elsewhere
 from advisor.trace.intervals import union_seconds
 from advisor.trace.links import flush_owners
 from advisor.trace.soundness import assess
@@ -91,9 +92,32 @@ def replay_phases(requests: int) -> tuple[float, ...]:
     return tuple(k / count for k in range(count))
 
 
-def _stream(requests: Requests) -> Stream:
+def _stream(requests: Requests, elsewhere_s: np.ndarray | None = None) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
-                  requests.process, requests.issue_s, requests.complete_s, requests.fua)
+                  requests.process, requests.issue_s, requests.complete_s, requests.fua, elsewhere_s)
+
+
+def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload) -> np.ndarray | None:
+    """Per request of *trace*, its process's latest completion on another disk the workload traced on
+    the same clock (:func:`advisor.trace.cross_disk.latest_elsewhere`); None when it traced no other disk."""
+    others = []
+    for other in workload.traces:
+        if other.disk == trace.disk or other.clock != trace.clock:
+            continue
+        sound = assess(other, workload.layout).requests
+        if sound is not None and len(sound) and _named(other, sound):
+            table = np.array([p.pid for p in other.processes], dtype=np.int64)
+            others.append((table[sound.process], sound.complete_s))
+    if not others or not _named(trace, requests):
+        return None
+    pids = np.array([p.pid for p in trace.processes], dtype=np.int64)[requests.process]
+    return latest_elsewhere(pids, requests.issue_s, others)
+
+
+def _named(trace: BlockTrace, requests: Requests) -> bool:
+    """Whether every request's process indexes the trace's process table (a pid to match across disks)."""
+    return bool(len(requests.process) == 0 or (requests.process.min() >= 0
+                                                and requests.process.max() < len(trace.processes)))
 
 
 def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float,
@@ -105,7 +129,8 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
     if scale == 1.0:
         return replay(physics.model, stream, disk_bytes, phase=phase, located=extents)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
-                  stream.issue_s * scale, stream.complete_s * scale, stream.fua)
+                  stream.issue_s * scale, stream.complete_s * scale, stream.fua,
+                  None if stream.elsewhere_s is None else stream.elsewhere_s * scale)
     done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
@@ -257,7 +282,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
         return _refused(trace, notes, f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                         "replay on; no replay")
     requests = sound.requests
-    stream = _stream(requests)
+    stream = _stream(requests, caused_elsewhere(trace, requests, workload))
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return _refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")
