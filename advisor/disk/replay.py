@@ -8,7 +8,8 @@ processes, :func:`advisor.trace.links.cross_links`): in the replay it is issued
 this issue). A request issued while the previous one of its process was still in flight
 (asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
 A request with neither (the first of a
-process) is issued when the trace issued it. A disk that serves faster therefore gets the
+process, or one that waited for the process's request on another traced disk,
+:mod:`advisor.trace.cross_disk`) is issued when the trace issued it. A disk that serves faster therefore gets the
 next request sooner, as the database would send it, and a process with several requests
 in flight keeps them in flight.
 
