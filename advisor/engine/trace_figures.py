@@ -8,6 +8,8 @@ time over the span, Little's law) and the most at once. Per area (the engine's a
 the replay maps requests to them, :func:`engine.areas.area_of_path`): the read and write
 requests in its files, their mean size, and the share of reads. Requests in no database
 file's extents get a row of their own; cache flushes have no sector and belong to no area.
+Where the collect named the trace's processes, how many served each database or were which
+server process, and how many it did not name.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
+from advisor.engine.replay_issuers import issuer_of, named
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, TraceLoss, Workload
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents, decode_requests
@@ -56,6 +59,8 @@ class TraceDiskFigures:
     notes: tuple[str, ...]  # what of it is unsound and how a replay deals with it
     refused: str | None  # why a replay may not use it at all
     areas: tuple[TraceAreaFigures, ...] = ()
+    issuers: tuple[tuple[str, int], ...] = ()  # (database or server role, processes), most first; none: unnamed
+    unnamed_processes: int = 0  # processes the server did not name (kernel threads, or not seen while sampling)
 
 
 def in_flight(requests: Requests) -> tuple[float | None, int]:
@@ -94,6 +99,22 @@ def _areas(trace: BlockTrace, workload: Workload, requests: Requests) -> tuple[T
     return tuple(rows)
 
 
+def _issuers(trace: BlockTrace) -> tuple[tuple[tuple[str, int], ...], int]:
+    """Processes per issuer (:func:`advisor.engine.replay_issuers.issuer_of`), most first, and how many the
+    server did not name; nothing when it named none (a trace collected before, or from Oracle)."""
+    if not named(trace.processes):
+        return (), 0
+    counts: dict[str, int] = {}
+    unnamed = 0
+    for process in trace.processes:
+        found = issuer_of(process)
+        if found is None:
+            unnamed += 1
+        else:
+            counts[found[0]] = counts.get(found[0], 0) + 1
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))), unnamed
+
+
 def trace_figures(workload: Workload) -> list[TraceDiskFigures]:
     """The figures of every trace *workload* carries (none without ``collect --trace``)."""
     figures = []
@@ -108,9 +129,11 @@ def trace_figures(workload: Workload) -> list[TraceDiskFigures]:
                                             f"trace of {trace.disk}: {exc.one_line()}"))
             continue
         mean, most = in_flight(requests)
+        issuers, unnamed = _issuers(trace)
         figures.append(TraceDiskFigures(
             disk=trace.disk, requests=trace.requests, span_s=trace.ended_s - trace.started_s,
             interval_s=trace.interval_s, loss=trace.loss, loss_words=loss_line(trace),
             flushes=int(np.count_nonzero(requests.op == FLUSH)), mean_in_flight=mean, max_in_flight=most,
-            replayable=sound.requests is not None, notes=tuple(sound.notes), refused=sound.refused, areas=areas))
+            replayable=sound.requests is not None, notes=tuple(sound.notes), refused=sound.refused, areas=areas,
+            issuers=issuers, unnamed_processes=unnamed))
     return figures

@@ -58,6 +58,10 @@ class TraceDiskFigures(Protocol):
     @property
     def max_in_flight(self) -> int: ...
     @property
+    def issuers(self) -> tuple[tuple[str, int], ...]: ...
+    @property
+    def unnamed_processes(self) -> int: ...
+    @property
     def notes(self) -> Sequence[str]: ...
     @property
     def refused(self) -> str | None: ...
@@ -135,6 +139,10 @@ def trace_lines(trace: TraceDiskFigures) -> list[str]:
         f"at the edges; missing {fmt_count(loss.missing_requests)}, excess {fmt_count(loss.excess_requests)}",
         f"  lost: {trace.loss_words or 'nothing'}",
     ]
+    if trace.issuers:
+        named = ", ".join(f"{name} {count}" for name, count in trace.issuers)
+        lines.append(f"  processes: {named}; {trace.unnamed_processes} not named by the server (kernel threads, or "
+                     "not seen while sampling)")
     if trace.refused is not None:
         lines.append(f"  unsound: {trace.refused}")
     else:

@@ -3,6 +3,7 @@ traced through tracefs, stored in a workload document and shown per disk and per
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
 import threading
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.collect.trace import finish_trace, tracing_disks
+from advisor.collect.trace import finish_trace, named_processes, tracing_disks
 from advisor.engine.trace_figures import NO_FILE, trace_figures
-from advisor.model import save
+from advisor.model import SessionSeen, save
 from tests.helpers.cli import run_advisor
 from tests.helpers.loopdisk import scratch_disk, write_file
 from tests.helpers.traced import closed_loop_readers, file_snapshot, traced_workload, tracefs_or_skip
@@ -50,8 +51,13 @@ def test_the_page_shows_requests_in_flight_loss_soundness_and_each_areas_mix(tmp
             writer.join()
         seconds = time.monotonic() - started
         (trace,) = finish_trace(session, snapshot, seconds)
+    # name one traced process as the collect names a server's (its pid seen among the sessions)
+    first = trace.processes[0]
+    trace = dataclasses.replace(trace, processes=named_processes(trace.processes,
+                                                                 [SessionSeen(first.pid, "shop", "client backend")]))
     work = traced_workload(snapshot, reads, seconds, (trace,))
     (figures,) = trace_figures(work)
+    assert figures.issuers == (("shop", 1),) and figures.unnamed_processes == len(trace.processes) - 1
     assert figures.disk == disk.name and figures.requests == trace.requests
     areas = {row.area: row for row in figures.areas}
     # every O_DIRECT read and write reached the disk as one request of its own size
@@ -71,6 +77,7 @@ def test_the_page_shows_requests_in_flight_loss_soundness_and_each_areas_mix(tmp
     assert f"at most {figures.max_in_flight}" in page
     assert f"{trace.loss.traced_completions:,} completions traced" in page
     assert "sound: a replay may use it" in page
+    assert f"processes: shop 1; {len(trace.processes) - 1} not named by the server" in page
     table = page[page.index(f"Traced requests of {disk.name} per area"):]
     row = next(line.split() for line in table.splitlines() if line.split()[:1] == ["two"])
     assert row[1:] == ["90", f"{(60 * 8 + 30 * 16) / 90:.1f}", "67%", "33%"]
