@@ -6,8 +6,9 @@ pids the collector saw among the server's processes while it sampled the interva
 (:func:`advisor.collect.trace.named_processes`): the database each served and what it is. The
 requests are then grouped by issuer:
 
-* a process that served a database (a client backend, a parallel worker, an autovacuum
-  worker): that **database**;
+* a client backend: its **database**; another process that served a database (a parallel
+  worker, an autovacuum worker): the database and its role, ``postgres (parallel worker)``,
+  so a parallel scan's workers are not taken for the sessions that wait on them;
 * a server process serving none (the checkpointer, the WAL writer, the background writer,
   PostgreSQL 18's IO workers, which read for every database): its **role**;
 * a process the server never showed: **not the server** (the kernel's flushers and the file
@@ -32,6 +33,7 @@ from advisor.model import ReplayIssuer, TraceProcess
 from advisor.model.report import IssuerKind
 
 NOT_THE_SERVER = "not the server"
+CLIENT = "client backend"
 
 
 def issuer_of(process: TraceProcess) -> tuple[str, IssuerKind] | None:
@@ -39,13 +41,15 @@ def issuer_of(process: TraceProcess) -> tuple[str, IssuerKind] | None:
 
     >>> issuer_of(TraceProcess(7, "postgres", "ledger", "client backend"))
     ('ledger', 'database')
+    >>> issuer_of(TraceProcess(9, "postgres", "ledger", "parallel worker"))
+    ('ledger (parallel worker)', 'database')
     >>> issuer_of(TraceProcess(8, "postgres", None, "checkpointer"))
     ('checkpointer', 'server process')
     """
     if process.role is None:
         return None
     if process.database is not None:
-        return process.database, "database"
+        return (process.database if process.role == CLIENT else f"{process.database} ({process.role})"), "database"
     return process.role, "server process"
 
 

@@ -36,11 +36,13 @@ def _rows(planned: list[np.ndarray] | None = PLANNED) -> dict[str, object]:
 def test_a_database_holds_its_sessions_requests_and_the_flushes_their_writes_own() -> None:
     rows = _rows()
     ledger = rows["ledger"]
-    assert ledger.kind == "database" and ledger.processes == 2 and ledger.requests == 2 and ledger.flushes == 1
-    # the write (2 ms), its flush (10 ms) and the parallel worker's read (4 ms), per read or write
-    assert ledger.measured_ms == pytest.approx(8.0)
-    assert ledger.replayed_ms == pytest.approx(8.0)  # the mean of the two phases (0.9 and 1.1 times)
-    assert ledger.planned_ms == pytest.approx(4.0) and ledger.deviation == pytest.approx(0.0)
+    assert ledger.kind == "database" and ledger.processes == 1 and ledger.requests == 1 and ledger.flushes == 1
+    # the write (2 ms) and its flush (10 ms), per write
+    assert ledger.measured_ms == pytest.approx(12.0)
+    assert ledger.replayed_ms == pytest.approx(12.0)  # the mean of the two phases (0.9 and 1.1 times)
+    assert ledger.planned_ms == pytest.approx(6.0) and ledger.deviation == pytest.approx(0.0)
+    worker = rows["ledger (parallel worker)"]  # not taken for the sessions that wait on it
+    assert worker.kind == "database" and worker.requests == 1 and worker.measured_ms == pytest.approx(4.0)
     catalogue = rows["catalogue"]
     assert (catalogue.requests, catalogue.processes, catalogue.measured_ms) == (2, 1, pytest.approx(7.0))
 
@@ -55,7 +57,8 @@ def test_a_server_process_serving_no_database_and_the_kernels_threads_are_their_
 
 def test_rows_come_most_measured_time_first_and_without_a_plan_have_no_planned_time() -> None:
     rows = issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, None)
-    assert [r.issuer for r in rows] == ["ledger", "catalogue", NOT_THE_SERVER, "checkpointer"]
+    assert [r.issuer for r in rows] == ["catalogue", "ledger", "ledger (parallel worker)", NOT_THE_SERVER,
+                                        "checkpointer"]
     assert all(r.planned_ms is None for r in rows)
 
 
