@@ -66,8 +66,8 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
     *process* indexes *processes* per request; *owners* is each flush's owning write (-1: none);
     *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
     the traced times, *today* and *planned* each phase's replayed times (None: no plan)."""
-    if not named(processes):
-        return ()
+    if not named(processes) or (len(process) and (int(process.min()) < 0 or int(process.max()) >= len(processes))):
+        return ()  # nothing named, or a process column that does not index the table: no issuer to tell
     unnamed: tuple[str, IssuerKind] = (NOT_THE_SERVER, "not the server")
     labels = [issuer_of(p) or unnamed for p in processes]
     names = np.array([labels[k][0] for k in process.tolist()], dtype=object)

@@ -65,3 +65,8 @@ def test_rows_come_most_measured_time_first_and_without_a_plan_have_no_planned_t
 def test_a_trace_whose_processes_nobody_named_has_no_rows() -> None:
     unnamed = tuple(TraceProcess(p.pid, p.comm) for p in PROCESSES)
     assert issuer_rows(unnamed, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, PLANNED) == ()
+
+
+def test_a_process_column_that_does_not_index_the_table_gives_no_rows_rather_than_fail() -> None:
+    short = PROCESSES[:3]  # the trace's column names processes 3-5 too
+    assert issuer_rows(short, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, PLANNED) == ()
