@@ -11,8 +11,9 @@ requests are then grouped by issuer:
   so a parallel scan's workers are not taken for the sessions that wait on them;
 * a server process serving none (the checkpointer, the WAL writer, the background writer,
   PostgreSQL 18's IO workers, which read for every database): its **role**;
-* a process the server never showed: **not the server** (the kernel's flushers and the file
-  system's journal, or a process that came and went between two samples).
+* a process the server never showed: **not named** (the kernel's flushers and the file
+  system's journal, or a server process that came and went between two samples: which of
+  them it was the trace cannot say, so none is called the server's or not).
 
 A cache flush is issued by the block layer's worker, not by whoever waits for it: it counts with
 the write it follows (its owner, :func:`advisor.trace.links.flush_owners`), as in the areas.
@@ -32,7 +33,7 @@ import numpy as np
 from advisor.model import ReplayIssuer, TraceProcess
 from advisor.model.report import IssuerKind
 
-NOT_THE_SERVER = "not the server"
+NOT_NAMED = "not named"
 CLIENT = "client backend"
 
 
@@ -68,7 +69,7 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
     the traced times, *today* and *planned* each phase's replayed times (None: no plan)."""
     if not named(processes) or (len(process) and (int(process.min()) < 0 or int(process.max()) >= len(processes))):
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
-    unnamed: tuple[str, IssuerKind] = (NOT_THE_SERVER, "not the server")
+    unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
     labels = [issuer_of(p) or unnamed for p in processes]
     names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
     owned = owners >= 0

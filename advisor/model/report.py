@@ -255,15 +255,15 @@ class ReplayArea(Record):
     fits: bool | None = None  # |deviation| <= the check's tolerance; null without a measured time
 
 
-IssuerKind = Literal["database", "server process", "not the server"]
+IssuerKind = Literal["database", "server process", "not named"]
 
 
 class ReplayIssuer(Record):
     """Whose requests they were, in a trace replay: one database's sessions, one server process serving none
-    (the checkpointer, the WAL writer), or the processes that are not the server's (the kernel's flushers
+    (the checkpointer, the WAL writer), or the processes the server did not name (the kernel's flushers
     and file system journal). Needs the trace's processes named (``TraceProcess.database``/``role``)."""
 
-    issuer: str  # the database's name, the server process's role, or "not the server" (kernel threads)
+    issuer: str  # the database's name, the server process's role, or "not named" (kernel threads, not seen)
     kind: IssuerKind
     processes: int  # distinct pids that issued its requests in the trace
     requests: int  # its reads and writes in the trace

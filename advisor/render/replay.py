@@ -64,7 +64,7 @@ def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
 
 def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per issuer of a replayed disk (ISSUER_HEADERS): a database, a server process serving none (its
-    role: "checkpointer"), or "not the server" (the kernel's threads)."""
+    role: "checkpointer"), or "not named" (the kernel's threads, a connection not seen while sampling)."""
     rows: list[tuple[str, ...]] = []
     for who in check.issuers:
         name = who.issuer

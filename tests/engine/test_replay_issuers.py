@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.engine.replay_issuers import NOT_THE_SERVER, issuer_rows
+from advisor.engine.replay_issuers import NOT_NAMED, issuer_rows
 from advisor.model import TraceProcess
 from advisor.trace.codec import FLUSH, READ, WRITE
 
@@ -50,14 +50,14 @@ def test_a_database_holds_its_sessions_requests_and_the_flushes_their_writes_own
 def test_a_server_process_serving_no_database_and_the_kernels_threads_are_their_own_rows() -> None:
     rows = _rows()
     assert rows["checkpointer"].kind == "server process" and rows["checkpointer"].requests == 1
-    kernel = rows[NOT_THE_SERVER]
-    assert kernel.kind == "not the server" and kernel.requests == 1 and kernel.measured_ms == pytest.approx(3.0)
+    kernel = rows[NOT_NAMED]
+    assert kernel.kind == "not named" and kernel.requests == 1 and kernel.measured_ms == pytest.approx(3.0)
     assert "kworker/0:1H" not in rows  # the flush worker's request is the ledger's
 
 
 def test_rows_come_most_measured_time_first_and_without_a_plan_have_no_planned_time() -> None:
     rows = issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, None)
-    assert [r.issuer for r in rows] == ["catalogue", "ledger", "ledger (parallel worker)", NOT_THE_SERVER,
+    assert [r.issuer for r in rows] == ["catalogue", "ledger", "ledger (parallel worker)", NOT_NAMED,
                                         "checkpointer"]
     assert all(r.planned_ms is None for r in rows)
 
