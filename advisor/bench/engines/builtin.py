@@ -249,26 +249,60 @@ def _run_all(workers: list[_Worker], stop: threading.Event) -> None:
     them to stop, wait for every one started, and let it through: they read into memory that
     is freed after this returns.
 
-    Starts them with signals held (see ``_signals_held``), so a signal's exception arrives
-    after every start has returned, here. Waits on each worker's ``done`` event rather than
-    ``Thread.join``: a ``join`` interrupted by an exception from a signal handler (Python
-    3.11) marks a still-running thread stopped, and a later ``join`` or ``is_alive`` then says
-    it has ended while it still reads.
+    The workers are started, and waited for, by a thread of their own (:class:`_Starter`):
+    Python runs a signal's handler in the main thread only, whichever thread the kernel gave
+    the signal to, so holding signals in this thread (``_signals_held``) did not keep an
+    exception out of a ``Thread.start`` here when another thread of the process (a test
+    runner's) took the signal, and a reader started but not yet counted kept reading into the
+    buffer being freed (BufferError). The starter cannot be interrupted; only its own start can,
+    and that one is accounted for. Waits on events rather than ``Thread.join``: a ``join``
+    interrupted by an exception from a signal handler (Python 3.11) marks a still-running
+    thread stopped.
     """
-    started: list[_Worker] = []
+    starter = _Starter(workers)
     try:
         with _signals_held():
-            for worker in workers:
-                worker.start()
-                started.append(worker)
-        for worker in started:
-            while not worker.done.wait(0.1):
-                pass
+            starter.start()
+        while not starter.finished.wait(0.1):
+            pass
     except BaseException:
         stop.set()
-        for worker in started:
-            worker.done.wait()
+        starter.wait_if_running()
         raise
+
+
+STARTER_BEGINS_S = 5.0
+"""How long a starter whose start was interrupted may take to begin before it is taken for never created."""
+
+
+class _Starter(threading.Thread):
+    """Starts the workers and waits for every one it started (see :func:`_run_all`)."""
+
+    def __init__(self, workers: list[_Worker]) -> None:
+        super().__init__(daemon=True)
+        self.workers = workers
+        self.began = threading.Event()  # set first thing in run(): it will start workers
+        self.finished = threading.Event()  # every worker it started is done
+
+    def run(self) -> None:
+        self.began.set()
+        started: list[_Worker] = []
+        try:
+            for worker in self.workers:
+                worker.start()
+                started.append(worker)
+        finally:
+            for worker in started:
+                worker.done.wait()
+            self.finished.set()
+
+    def wait_if_running(self) -> None:
+        """Wait until every worker it started is done, if it runs at all: a start interrupted by
+        an exception may have left it running (its ``run`` sets ``began`` first, microseconds
+        after the thread exists) or never created, or created with a bootstrap that failed
+        before ``run`` (Python 3.11), and then nothing was started."""
+        if self.began.wait(STARTER_BEGINS_S):
+            self.finished.wait()
 
 
 def _result(job: Job, reads: aio.Reads, io_path: str, stopped: bool) -> JobResult:
