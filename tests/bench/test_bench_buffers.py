@@ -150,11 +150,11 @@ def test_a_signal_while_the_readers_start_arrives_after_every_start(alarm_target
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A signal raised between two ``Thread.start`` calls used to stop the starting loop
     with readers already running into a buffer about to be freed (and, inside ``start``,
-    to leave a thread Python had half forgotten). The readers are now started by a thread of
-    their own, which a signal's handler (run in the main thread) cannot interrupt: every
-    reader is started, and the exception reaches the caller after every reader has stopped.
-    The signal goes to the process, as a Ctrl-C or a timer's does, and the kernel may hand it
-    to any thread that does not hold it back (under a test runner, one of its own)."""
+    to leave a thread Python had half forgotten). Signals are held while the readers start,
+    but one the kernel gives another thread of the process (a test runner's: the signal here
+    goes to the process, as a Ctrl-C or a timer's does) still has its handler run in the main
+    thread, inside a start. Whatever the readers that started, every one is waited for, and
+    the caller gets the signal's exception, not a BufferError."""
     started: list[_Worker] = []
     original_start = _Worker.start
 
@@ -169,5 +169,6 @@ def test_a_signal_while_the_readers_start_arrives_after_every_start(alarm_target
     signal.signal(signal.SIGALRM, _raise_alarm_once())
     with pytest.raises(_Alarm):
         BuiltinEngine().run(alarm_target, [_two_region_job("randread")], threading.Event())
-    assert len(started) == 4, f"the signal cut the start of the readers at {len(started)} of 4"
+    assert len(started) >= 2  # the signal came after the second start
     assert all(worker.done.is_set() for worker in started)
+    assert not [thread for thread in threading.enumerate() if isinstance(thread, _Worker)]

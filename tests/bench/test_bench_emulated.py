@@ -130,7 +130,11 @@ def _check_ratios(profile: DiskProfile) -> None:
     assert profile.band_iops["outer"] / profile.full_stroke_iops == pytest.approx(band / stroke, rel=0.10)
     assert profile.cross_surface_iops / profile.band_iops["outer"] == pytest.approx(cross / band, rel=0.10)
     assert profile.classification == "rotational", profile.classification_reason
-    assert profile.rpm is not None and profile.rpm / RATIO_SCALE == pytest.approx(7200, rel=0.15), profile.warnings
+    # the rpm within 15 %, or the bench says it cannot tell (a jittery host): never a confident wrong figure
+    if profile.rpm is None:
+        assert any("--rpm" in w for w in profile.warnings), profile.warnings
+    else:
+        assert profile.rpm / RATIO_SCALE == pytest.approx(7200, rel=0.15), profile.warnings
 
 
 def test_bench_recovers_the_seek_ratios(backing: Path) -> None:

@@ -50,8 +50,10 @@ class _Worker(threading.Thread):
         self.last_ns = 0
         self.error: OSError | None = None
         self.done = threading.Event()  # see _run_all: join() cannot be trusted once interrupted
+        self.began = threading.Event()  # set first thing in run(): this worker reads until done
 
     def run(self) -> None:
+        self.began.set()
         try:
             if self.buf is None:
                 with mmap.mmap(-1, self.job.block_size) as memory:
@@ -249,60 +251,37 @@ def _run_all(workers: list[_Worker], stop: threading.Event) -> None:
     them to stop, wait for every one started, and let it through: they read into memory that
     is freed after this returns.
 
-    The workers are started, and waited for, by a thread of their own (:class:`_Starter`):
-    Python runs a signal's handler in the main thread only, whichever thread the kernel gave
-    the signal to, so holding signals in this thread (``_signals_held``) did not keep an
-    exception out of a ``Thread.start`` here when another thread of the process (a test
-    runner's) took the signal, and a reader started but not yet counted kept reading into the
-    buffer being freed (BufferError). The starter cannot be interrupted; only its own start can,
-    and that one is accounted for. Waits on events rather than ``Thread.join``: a ``join``
-    interrupted by an exception from a signal handler (Python 3.11) marks a still-running
-    thread stopped.
+    Starts them with signals held (see ``_signals_held``), so a signal the kernel gives this
+    thread arrives after every start has returned. That does not hold a signal another thread
+    of the process took (a test runner's): Python still runs its handler here, and its
+    exception can land inside a ``Thread.start``, with the worker running but its start not
+    returned (a clean-clone CI run freed a buffer a reader still read into: BufferError). So
+    each worker is counted before its start, and on an exception every counted worker that
+    began (its ``run`` sets ``began`` first) is waited for; one that has not begun within
+    :data:`BEGINS_WITHIN_S` was never created. Waits on events rather than ``Thread.join``:
+    a ``join`` interrupted by an exception from a signal handler (Python 3.11) marks a
+    still-running thread stopped.
     """
-    starter = _Starter(workers)
+    attempted: list[_Worker] = []
     try:
         with _signals_held():
-            starter.start()
-        while not starter.finished.wait(0.1):
-            pass
+            for worker in workers:
+                attempted.append(worker)
+                worker.start()
+        for worker in attempted:
+            while not worker.done.wait(0.1):
+                pass
     except BaseException:
         stop.set()
-        starter.wait_if_running()
+        for worker in attempted:
+            if worker.began.wait(BEGINS_WITHIN_S):
+                worker.done.wait()
         raise
 
 
-STARTER_BEGINS_S = 5.0
-"""How long a starter whose start was interrupted may take to begin before it is taken for never created."""
-
-
-class _Starter(threading.Thread):
-    """Starts the workers and waits for every one it started (see :func:`_run_all`)."""
-
-    def __init__(self, workers: list[_Worker]) -> None:
-        super().__init__(daemon=True)
-        self.workers = workers
-        self.began = threading.Event()  # set first thing in run(): it will start workers
-        self.finished = threading.Event()  # every worker it started is done
-
-    def run(self) -> None:
-        self.began.set()
-        started: list[_Worker] = []
-        try:
-            for worker in self.workers:
-                worker.start()
-                started.append(worker)
-        finally:
-            for worker in started:
-                worker.done.wait()
-            self.finished.set()
-
-    def wait_if_running(self) -> None:
-        """Wait until every worker it started is done, if it runs at all: a start interrupted by
-        an exception may have left it running (its ``run`` sets ``began`` first, microseconds
-        after the thread exists) or never created, or created with a bootstrap that failed
-        before ``run`` (Python 3.11), and then nothing was started."""
-        if self.began.wait(STARTER_BEGINS_S):
-            self.finished.wait()
+BEGINS_WITHIN_S = 5.0
+"""How long a worker whose start was interrupted may take to begin before it is taken for never created
+(its thread, once created, runs ``run`` within microseconds; Python 3.11 may also fail its bootstrap)."""
 
 
 def _result(job: Job, reads: aio.Reads, io_path: str, stopped: bool) -> JobResult:
