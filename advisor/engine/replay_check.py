@@ -50,7 +50,7 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
-from advisor.engine.replay_issuers import issuer_rows, per_request_ms
+from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
@@ -105,19 +105,14 @@ def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload) 
         if other.disk == trace.disk or other.clock != trace.clock:
             continue
         sound = assess(other, workload.layout).requests
-        if sound is not None and len(sound) and _named(other, sound):
+        if sound is not None and len(sound) and indexes_table(other.processes, sound.process):
             table = np.array([p.pid for p in other.processes], dtype=np.int64)
             others.append((table[sound.process], sound.complete_s))
-    if not others or not _named(trace, requests):
+    if not others or not indexes_table(trace.processes, requests.process):
         return None
     pids = np.array([p.pid for p in trace.processes], dtype=np.int64)[requests.process]
     return latest_elsewhere(pids, requests.issue_s, others)
 
-
-def _named(trace: BlockTrace, requests: Requests) -> bool:
-    """Whether every request's process indexes the trace's process table (a pid to match across disks)."""
-    return bool(len(requests.process) == 0 or (requests.process.min() >= 0
-                                                and requests.process.max() < len(trace.processes)))
 
 
 def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float,

@@ -59,6 +59,15 @@ def named(processes: Sequence[TraceProcess]) -> bool:
     return any(p.role is not None for p in processes)
 
 
+def indexes_table(processes: Sequence[TraceProcess], process: np.ndarray) -> bool:
+    """Whether every request's *process* indexes the trace's process table (a pid to name or match).
+
+    >>> indexes_table([TraceProcess(7, "postgres")], np.array([0, 1]))
+    False
+    """
+    return bool(len(process) == 0 or (int(process.min()) >= 0 and int(process.max()) < len(processes)))
+
+
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
                 flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
                 planned: Sequence[np.ndarray] | None) -> tuple[ReplayIssuer, ...]:
@@ -67,10 +76,11 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
     *process* indexes *processes* per request; *owners* is each flush's owning write (-1: none);
     *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
     the traced times, *today* and *planned* each phase's replayed times (None: no plan)."""
-    if not named(processes) or (len(process) and (int(process.min()) < 0 or int(process.max()) >= len(processes))):
+    if not named(processes) or not indexes_table(processes, process):
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
     unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
     labels = [issuer_of(p) or unnamed for p in processes]
+    kinds = dict(labels)
     names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
     owned = owners >= 0
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
@@ -79,11 +89,10 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
         mask, flushes = data & (names == issuer), flushes_timed & (names == issuer)
         if not mask.any():
             continue
-        kind = next(kind for name, kind in labels if name == issuer)
         measured = per_request_ms([measured_s], mask, flushes)
         replayed = per_request_ms(today, mask, flushes)
         rows.append(ReplayIssuer(
-            issuer=issuer, kind=kind,
+            issuer=issuer, kind=kinds[issuer],
             processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
             replayed_ms=replayed, planned_ms=per_request_ms(planned, mask, flushes) if planned is not None else None,
             flushes=int(flushes.sum()),

@@ -67,11 +67,10 @@ def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     role: "checkpointer"), or "not named" (the kernel's threads, a connection not seen while sampling)."""
     rows: list[tuple[str, ...]] = []
     for who in check.issuers:
-        name = who.issuer
         change = ("-" if who.planned_ms is None or not who.replayed_ms
                   else f"{who.planned_ms / who.replayed_ms - 1.0:+.1%}")
         deviation = "-" if who.deviation is None else f"{who.deviation:+.0%}"
-        rows.append((name, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
+        rows.append((who.issuer, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
                      deviation, _ms(who.planned_ms), change))
     return rows
 

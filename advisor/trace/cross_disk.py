@@ -47,17 +47,14 @@ def latest_elsewhere(pids: IntArray, issue_s: FloatArray, others: Sequence[tuple
 
 def _latest_before(event_pids: IntArray, event_s: FloatArray, pids: IntArray, at_s: FloatArray) -> FloatArray:
     """Per (pid, time) query, the latest event of that pid at or before the time (-inf: none)."""
-    order = np.lexsort((event_s, event_pids))
+    order = np.lexsort((event_s, event_pids))  # by pid, then time: each pid's events one sorted run
     sorted_pids, sorted_s = event_pids[order], event_s[order]
-    # one search over (pid, time) pairs: pids are the major key, so a pid's events are contiguous
-    start = np.searchsorted(sorted_pids, pids, side="left")
-    end = np.searchsorted(sorted_pids, pids, side="right")
     latest = np.full(len(pids), -np.inf)
     for pid in np.unique(pids).tolist():
-        mask = pids == pid
-        lo, hi = int(start[mask][0]), int(end[mask][0])
+        lo, hi = np.searchsorted(sorted_pids, pid, side="left"), np.searchsorted(sorted_pids, pid, side="right")
         if lo == hi:
             continue
+        mask = pids == pid
         k = np.searchsorted(sorted_s[lo:hi], at_s[mask], side="right") - 1
         latest[mask] = np.where(k >= 0, sorted_s[lo:hi][np.maximum(k, 0)], -np.inf)
     return latest
