@@ -74,14 +74,17 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     """The replay's prediction when the report carries one (``collect --trace``), else None.
 
     Per disk the report replays the trace under today's layout and the planned one; over
-    disks, the gain is that of the summed replayed time (requests x mean), and per area
-    1 - planned / replayed. A disk whose trace was refused or not planned counts for nothing.
+    disks, the gain is each disk's (``predicted_gain``: its requests' or, saturated, its busy time's)
+    weighted by its replayed time today (requests x mean), which for the requests' gains is that
+    of the summed replayed time; per area 1 - planned / replayed. A disk whose trace was refused
+    or not planned counts for nothing.
     """
-    checks = [c for c in report.get("replay") or [] if c.get("planned_ms") is not None and c.get("replayed_ms")]
+    checks = [c for c in report.get("replay") or []
+              if c.get("planned_ms") is not None and c.get("replayed_ms") and c.get("predicted_gain") is not None]
     if not checks:
         return None
     today = sum(c["replayed_ms"] * c["requests"] for c in checks)
-    planned = sum(c["planned_ms"] * c["requests"] for c in checks)
+    planned = sum((1.0 - c["predicted_gain"]) * c["replayed_ms"] * c["requests"] for c in checks)
     areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"],
               "fits": a.get("fits") is not False and c.get("fits") is not False}
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
@@ -179,7 +182,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "rows": rows, "doubt": doubt, "stable_advice": stable, "skipped_after": result.get("skipped_after"),
             "load_1min": [min(loads), max(loads)] if loads else None, "runs_per_side": result["runs_per_side"],
             "seconds_per_run": result["seconds_per_run"], "error": result.get("error"),
-            "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused")}
+            "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused",
+                                                         "basis", "busy_deviation")}
                                   for c in report.get("replay") or []], "disk_busy": busy,
             "applied_from": result.get("applied_from"),
             "apply": {k: (result.get("apply") or {}).get(k) for k in ("path", "seconds", "moved_bytes")}
@@ -237,6 +241,11 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         for check in c.get("replay_self_check") or []:
             if check.get("refused"):
                 notes.append(f"replay on {check['disk']} refused: {check['refused']}")
+            elif check.get("basis") == "busy time" and check.get("busy_deviation") is not None:
+                notes.append(f"replay self-check {check['disk']} queued: busy time "
+                             f"{check['busy_deviation'] * 100:+.0f} % ({'fits' if check['fits'] else 'DOES NOT FIT'}; "
+                             "per request "
+                             f"{check['deviation'] * 100:+.0f} % at QD {check['queue_depth']})")
             elif check.get("deviation") is not None:
                 notes.append(f"replay self-check {check['disk']} {check['deviation'] * 100:+.0f} % at QD "
                              f"{check['queue_depth']} ({'fits' if check['fits'] else 'DOES NOT FIT'})")

@@ -42,6 +42,8 @@ class SelfCheck:
     fits: bool | None
     predicted_gain: float | None
     refused: str | None
+    basis: str = "requests"  # "busy time": a disk with a queue, judged by the drive's busy time
+    busy_deviation: float | None = None
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> SelfCheck:
@@ -49,7 +51,7 @@ class SelfCheck:
         return cls(str(row.get("disk")), int(row.get("requests") or 0), row.get("measured_ms"),
                    row.get("replayed_ms"), row.get("planned_ms"), row.get("deviation"),
                    float(row.get("tolerance") or 0.0), row.get("fits"), row.get("predicted_gain"),
-                   row.get("refused"))
+                   row.get("refused"), str(row.get("basis") or "requests"), row.get("busy_deviation"))
 
     @property
     def judged(self) -> bool:
@@ -76,6 +78,10 @@ class Prediction:
 
 
 def _self_check_failure(check: SelfCheck) -> str:
+    if check.basis == "busy time":
+        busy = f"{check.busy_deviation:+.0%}" if check.busy_deviation is not None else "unknown"
+        return (f"the replay's self-check failed on {check.disk}: with a queue, its traced requests keep the replayed "
+                f"drive busy {busy} off the measured busy time (tolerance ±{check.tolerance:.0%})")
     deviation = f"{check.deviation:+.0%}" if check.deviation is not None else "unknown"
     measured = f"{check.measured_ms:.2f} ms" if check.measured_ms is not None else "an unknown time"
     replayed = f"{check.replayed_ms:.2f} ms" if check.replayed_ms is not None else "an unknown time"

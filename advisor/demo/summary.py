@@ -204,6 +204,13 @@ def self_check_lines(prediction: dict[str, Any]) -> list[str]:
             continue
         deviation, tolerance = check.get("deviation"), check.get("tolerance") or 0.0
         within = "within" if check.get("fits") else "NOT within"
+        if check.get("basis") == "busy time":
+            lines.append(f"Replay self-check on {check.get('disk')} (a queue): its traced requests keep the "
+                         f"replayed drive busy {_pct(check.get('busy_deviation'))} off the measured busy time "
+                         f"({within} ±{tolerance * 100:.0f} %); per request {_ms(check.get('replayed_ms'))} "
+                         f"replayed, {_ms(check.get('measured_ms'))} measured ({_pct(deviation)}), under the plan "
+                         f"{_ms(check.get('planned_ms'))}")
+            continue
         lines.append(f"Replay self-check on {check.get('disk')}: {check.get('requests')} traced requests replay at "
                      f"{_ms(check.get('replayed_ms'))} each, the trace measured {_ms(check.get('measured_ms'))} "
                      f"({_pct(deviation)}, {within} ±{tolerance * 100:.0f} %); "

@@ -16,6 +16,12 @@ disk's drive model (:mod:`advisor.disk.replay`) twice:
 The gain is 1 - planned / today, both replayed, so the model's own bias cancels; it is the
 plan's verdict where a replay exists, shown beside the aggregate model's figure.
 
+A disk with a queue (busy :data:`~advisor.engine.saturation.BUSY_MIN` of the traced span or more, or
+two requests in flight on average) is judged by the drive's busy time in the same replays instead
+(:mod:`advisor.engine.replay_saturated`):
+today's against the time the trace had the disk busy (the self-check that decides ``fits``), and
+1 - planned / today of it for the gain; the per-request figures stay beside it.
+
 Rotational phases: where the platter stood when the trace began is not in the trace, and on
 a queue the drive reorders (a scan that streams from the read-ahead or starves behind the
 other reads) one phase can move the replayed mean by tens of percent. Each layout is
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -52,6 +59,7 @@ from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
+from advisor.engine.replay_saturated import BusyCheck, busy_check, busy_times, mean_in_flight, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
 from advisor.engine.saturation import BUSY_MIN
@@ -130,12 +138,13 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 
-def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int,
-                   phases: Sequence[float]) -> tuple[Replayed, ...]:
+def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int, phases: Sequence[float],
+                   extents: dict[tuple[int, int], Geometry] | None = None) -> tuple[Replayed, ...]:
     """*stream* replayed once per rotational phase of *phases*, in their order: today's layout and
     the planned one are replayed under the same phases, so the k-th of each pair up. The extents
-    are located once for all the phases (the geometry does not depend on the phase)."""
-    extents = located(physics.model, stream, disk_bytes) if len(phases) > 1 else None
+    are located once for all the phases (the geometry does not depend on the phase), unless given."""
+    if extents is None and len(phases) > 1:
+        extents = located(physics.model, stream, disk_bytes)
     return tuple(_replay(physics, stream, disk_bytes, phase, extents) for phase in phases)
 
 
@@ -219,6 +228,7 @@ class SelfCheck:
     busy: float | None  # :func:`busy_share` of the sound requests as measured
     overlapped: int  # :func:`overlapped` in today's replays, the mean over the phases
     starved: Starved  # the timed requests that starved, measured and replayed (:mod:`.replay_starved`)
+    busy_time: BusyCheck | None  # a queued disk's busy time (:mod:`.replay_saturated`), which then decides *fits*
 
 
 def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
@@ -286,7 +296,8 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
         notes += (f"trace of {trace.disk}: {len(requests):,} requests, replayed under {len(phases)} rotational "
                   f"phase{'s' if len(phases) > 1 else ''} rather than {REPLAY_PHASES} (at most "
                   f"{PHASED_REQUESTS:,} requests replayed per layout)",)
-    today = phased_replays(physics, stream, trace.disk_size_bytes, phases)
+    extents = located(physics.model, stream, trace.disk_size_bytes)
+    today = phased_replays(physics, stream, trace.disk_size_bytes, phases, extents)
     flushes_timed = requests.op == FLUSH
     if trace.encoding == FIRST_ENCODING and flushes_timed.any():
         notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
@@ -300,7 +311,9 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     replayed_ms = round(float(per_phase_ms.mean()), 4)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     deviations = _spread(per_phase_ms / measured_ms - 1.0) if measured_ms > 0 else None
-    fits = deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
+    busy = busy_share(requests.issue_s, requests.complete_s)
+    worked = busy_check(requests, today, busy, REPLAY_TOLERANCE)
+    fits = worked.fits if worked is not None else deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
     over = overlapped(requests.process, requests.issue_s, requests.complete_s, today)
     if over >= OVERLAP_NOTED * len(requests):
         notes += (f"trace of {trace.disk}: in the replay {over:,} requests ({over / len(requests):.0%}) went out "
@@ -310,8 +323,10 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
     tail = starved(requests.service_s, [r.service_s for r in today], timed)
     said = starved_note(trace.disk, tail, deviation, REPLAY_TOLERANCE)
     notes += (said,) if said else ()
+    said = request_misses_note(trace.disk, deviation, worked) if worked is not None else None
+    notes += (said,) if said else ()
     return SelfCheck(physics, requests, stream, phases, today, per_phase_ms, data, timed, measured_ms, replayed_ms,
-                     deviation, deviations, fits, notes, busy_share(requests.issue_s, requests.complete_s), over, tail)
+                     deviation, deviations, fits, notes, busy, over, tail, worked)
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
@@ -326,11 +341,18 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     planned, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
     notes += said
-    planned_ms = gains = None
+    planned_ms = gains = request_gain = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
         planned_ms = round(float(planned_phase_ms.mean()), 4)
         gains = _spread(1.0 - planned_phase_ms / checked.today_phase_ms)
+        request_gain = round(1.0 - planned_ms / replayed_ms, 4) if replayed_ms else None
+    worked, planned_busy = checked.busy_time, None
+    gain = request_gain
+    if worked is not None and planned is not None:
+        planned_busy = busy_times(planned)
+        gains = _spread(1.0 - planned_busy / worked.today_s)
+        gain = round(1.0 - float(planned_busy.mean()) / worked.replayed_s, 4)
     area_rows = []
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
@@ -349,7 +371,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
         tolerance=REPLAY_TOLERANCE, fits=checked.fits, planned_ms=planned_ms,
-        predicted_gain=round(1.0 - planned_ms / replayed_ms, 4) if planned_ms is not None and replayed_ms else None,
+        predicted_gain=gain,
         aggregate_gain=plan.predicted_gain if plan is not None and planned is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
@@ -357,9 +379,22 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
-        overlapped=checked.overlapped, issuers=issuers, starved_measured=round(checked.starved.measured, 4),
+        overlapped=checked.overlapped, issuers=issuers,
+        mean_in_flight=round(mean_in_flight(requests.issue_s, requests.complete_s), 2),
+        starved_measured=round(checked.starved.measured, 4),
         starved_replayed=round(checked.starved.replayed, 4), deviation_unstarved=checked.starved.deviation_without,
+        **_busy_fields(worked, planned_busy, request_gain),
     )
+
+
+def _busy_fields(worked: BusyCheck | None, planned: np.ndarray | None, request_gain: float | None) -> dict[str, Any]:
+    """The ReplayCheck's figures of a queued disk's busy time (none where the disk had no queue)."""
+    if worked is None:
+        return {}
+    return {"basis": "busy time", "measured_busy_s": round(worked.measured_s, 4),
+            "replayed_busy_s": round(worked.replayed_s, 4), "busy_deviation": round(worked.deviation, 4),
+            "planned_busy_s": round(float(planned.mean()), 4) if planned is not None else None,
+            "request_gain": request_gain}
 
 
 def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: Sequence[DeviceModel],
@@ -373,11 +408,11 @@ def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: 
         return None, ()
     stream, physics = checked.stream, checked.physics
     if plan.tiers is None:
-        moved = planned_offsets(trace, plan, area_files, stream.offset_bytes)
-        if moved is None:
+        offsets = planned_offsets(trace, plan, area_files, stream.offset_bytes)
+        if offsets is None:
             elsewhere = ", ".join(sorted({p.disk for p in plan.partitions}))
             return None, (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
-        return phased_replays(physics, stream.moved(moved), trace.disk_size_bytes, checked.phases), ()
+        return phased_replays(physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases), ()
     if not targets:
         route: TierRoute | str = f"trace of {trace.disk}: no inventory given"
     elif physics.time_scale != 1.0:
@@ -426,15 +461,25 @@ def _area_misfits(checked: SelfCheck, rows: Sequence[ReplayArea]) -> tuple[str, 
 
 
 def misfit(check: ReplayCheck, model: str) -> Finding:
-    """MODEL_DOES_NOT_FIT from a replay whose self-check failed."""
+    """MODEL_DOES_NOT_FIT from a replay whose self-check failed: of its requests' times, or of a
+    queued disk's busy time (``basis`` "busy time")."""
+    evidence: dict[str, float | int | str | None]
+    if check.basis == "busy time" and check.replayed_busy_s is not None and check.measured_busy_s is not None:
+        title = (f"{check.disk}: with a queue, the traced requests replayed on {model} keep the drive busy "
+                 f"{check.replayed_busy_s:.1f} s, the disk was busy {check.measured_busy_s:.1f} s "
+                 f"({check.busy_deviation:+.0%}, tolerance ±{check.tolerance:.0%})")
+        evidence = {"measure": "replayed busy time", "measured": check.measured_busy_s,
+                    "allowed": check.replayed_busy_s, "deviation": check.busy_deviation}
+    else:
+        title = (f"{check.disk}: the traced requests replayed on {model} take {check.replayed_ms:.2f} ms each, "
+                 f"the disk measured {check.measured_ms:.2f} ms ({check.deviation:+.0%}, tolerance "
+                 f"±{check.tolerance:.0%})")
+        evidence = {"measure": "replayed service time", "measured": check.measured_ms,
+                    "allowed": check.replayed_ms, "deviation": check.deviation}
     return Finding(
-        code="MODEL_DOES_NOT_FIT", severity="medium", subject=check.disk,
-        title=(f"{check.disk}: the traced requests replayed on {model} take {check.replayed_ms:.2f} ms each, "
-               f"the disk measured {check.measured_ms:.2f} ms ({check.deviation:+.0%}, tolerance "
-               f"±{check.tolerance:.0%})"),
-        evidence={"disk": check.disk, "model": model, "measure": "replayed service time",
-                  "measured": check.measured_ms, "allowed": check.replayed_ms, "deviation": check.deviation,
-                  "tolerance": check.tolerance, "requests": check.requests},
+        code="MODEL_DOES_NOT_FIT", severity="medium", subject=check.disk, title=title,
+        evidence={"disk": check.disk, "model": model, **evidence, "tolerance": check.tolerance,
+                  "requests": check.requests},
         predicted_gain=None,
         action=("The model does not describe this disk under this workload: its replayed gain is not a "
                 "prediction. Bench the device (advisor bench) and report with --disk, or name the right "
@@ -470,7 +515,10 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
         return msgspec.structs.replace(plan, not_worth_it=failure)
     gain = replayed_gain(judged)
     assert gain is not None  # judged checks that all fit
-    notes.append(f"The replay of the traced requests predicts {gain:.1%} (the aggregate model: "
+    worked = [c.disk for c in judged if c.basis == "busy time" and c.planned_busy_s is not None]
+    of_work = (f" (on {', '.join(worked)}, which had a queue: less drive busy time for the traced work, which a "
+               "queued disk turns into more work at the same concurrency)" if worked else "")
+    notes.append(f"The replay of the traced requests predicts {gain:.1%}{of_work} (the aggregate model: "
                  f"{plan.predicted_gain:.1%}); the verdict follows the replay.")
     reason: str | None = None
     if gain < min_gain:

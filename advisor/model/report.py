@@ -256,6 +256,7 @@ class ReplayArea(Record):
 
 
 IssuerKind = Literal["database", "server process", "not named"]
+ReplayBasis = Literal["requests", "busy time"]
 
 
 class ReplayIssuer(Record):
@@ -287,6 +288,14 @@ class ReplayCheck(Record):
     under ``phases`` phases spread over a revolution, the same ones today and planned; the
     replayed figures are the means over them, and ``deviation_low``/``deviation_high`` and
     ``gain_low``/``gain_high`` the lowest and highest of a single phase (docs/report.md).
+
+    A disk the trace shows with a queue (``traced_busy`` 90 % or more, or ``mean_in_flight`` 2 or
+    more) is judged by the drive's busy time in the same replays (``basis`` "busy time"): today's
+    (``replayed_busy_s``) against the time the trace had the disk busy (``measured_busy_s``;
+    ``busy_deviation``, which then decides ``fits``), and the planned one (``planned_busy_s``)
+    gives ``predicted_gain``: a queued disk turns a faster layout into more work at the same
+    concurrency, not into shorter waits. The per-request figures stay beside it (``deviation``,
+    ``request_gain``).
     """
 
     disk: str  # the traced disk
@@ -296,9 +305,9 @@ class ReplayCheck(Record):
     replayed_ms: float | None = None  # the same, replayed on the model under today's layout (mean over the phases)
     deviation: float | None = None  # replayed / measured - 1
     tolerance: float = 0.0  # largest |deviation| for which the model fits
-    fits: bool | None = None  # the self-check: |deviation| <= tolerance
+    fits: bool | None = None  # the self-check: |deviation| <= tolerance (on basis "busy time": |busy_deviation|)
     planned_ms: float | None = None  # replayed under the planned layout (mean over the same phases)
-    predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms
+    predicted_gain: float | None = None  # 1 - planned_ms / replayed_ms; on "busy time", of the busy times
     aggregate_gain: float | None = None  # the plan's aggregate-model gain, for comparison
     aggregate_refuted: bool = False  # the aggregate model refuted by its disk time here; this replay judges instead
     measured_span_s: float | None = None  # first issue to last completion: the time the traced work took
@@ -319,6 +328,13 @@ class ReplayCheck(Record):
     starved_measured: float | None = None  # share of the timed requests that waited 200 ms or more, as traced
     starved_replayed: float | None = None  # the same in today's replay (the mean over the phases)
     deviation_unstarved: float | None = None  # replayed / measured - 1 of the mean of the requests that did not starve
+    basis: ReplayBasis = "requests"  # what fits and predicted_gain rest on: the requests' times, or the busy time
+    mean_in_flight: float | None = None  # the trace's mean requests in flight (their summed time over the span)
+    measured_busy_s: float | None = None  # time the trace had a request in flight (basis "busy time")
+    replayed_busy_s: float | None = None  # the same in today's replay (the mean over the phases)
+    busy_deviation: float | None = None  # replayed_busy_s / measured_busy_s - 1: a queued disk's self-check
+    planned_busy_s: float | None = None  # the replayed busy time under the planned layout (the same phases)
+    request_gain: float | None = None  # 1 - planned_ms / replayed_ms, where predicted_gain is the busy time's
 
 
 class Saturation(Record):

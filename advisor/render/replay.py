@@ -29,9 +29,11 @@ def _phases(check: ReplayCheck, low: float | None, high: float | None) -> str:
 
 
 def headlines(check: ReplayCheck) -> list[str]:
-    """What the replay of one disk found, in one or two lines."""
+    """What the replay of one disk found, in one or two lines (three for a disk with a queue)."""
     if check.refused is not None:
         return [f"replay: {check.refused}"]
+    if check.basis == "busy time":
+        return _busy_headlines(check)
     verdict = "the model fits" if check.fits else "MODEL_DOES_NOT_FIT"
     deviation = "-" if check.deviation is None else f"{check.deviation:+.1%}"
     spread = _phases(check, check.deviation_low, check.deviation_high)
@@ -48,6 +50,34 @@ def headlines(check: ReplayCheck) -> list[str]:
             span = f"; the traced work {check.replayed_span_s:.1f} s -> {check.planned_span_s:.1f} s"
         lines.append(f"replay under the plan ({check.disk}): {_ms(check.replayed_ms)} -> {_ms(check.planned_ms)} ms, "
                      f"{gain} (aggregate model: {aggregate}){span}")
+    return lines
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def _busy_headlines(check: ReplayCheck) -> list[str]:
+    """A disk with a queue: judged by the replayed drive's busy time against the measured one."""
+    verdict = "the model fits" if check.fits else "MODEL_DOES_NOT_FIT"
+    busy = "-" if check.busy_deviation is None else f"{check.busy_deviation:+.1%}"
+    share = ("" if check.traced_busy is None or check.mean_in_flight is None else
+             f" (busy {check.traced_busy:.0%} of the traced span, {check.mean_in_flight:.1f} requests in flight)")
+    deviation = "-" if check.deviation is None else f"{check.deviation:+.1%}"
+    lines = [f"replay of {check.disk}, a queue{share}: {check.requests:,} traced requests keep the drive busy "
+             f"{_s(check.replayed_busy_s)} replayed, {_s(check.measured_busy_s)} measured ({busy}, tolerance "
+             f"±{check.tolerance:.0%}): {verdict}",
+             f"  per request (not judged where the disk had a queue): measured {_ms(check.measured_ms)} ms, replayed "
+             f"{_ms(check.replayed_ms)} ms ({deviation}{_phases(check, check.deviation_low, check.deviation_high)}), "
+             f"at most {check.queue_depth} in flight"]
+    if check.planned_ms is not None:
+        aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
+        per_request = "-" if check.request_gain is None else f"{check.request_gain:.1%}"
+        gain = "-" if check.predicted_gain is None else f"{check.predicted_gain:.1%}"
+        lines.append(f"replay under the plan ({check.disk}): the drive busy {_s(check.replayed_busy_s)} -> "
+                     f"{_s(check.planned_busy_s)} for the same work, {gain} less time per unit of work"
+                     f"{_phases(check, check.gain_low, check.gain_high)} (per request {_ms(check.replayed_ms)} -> "
+                     f"{_ms(check.planned_ms)} ms, {per_request}; aggregate model: {aggregate})")
     return lines
 
 

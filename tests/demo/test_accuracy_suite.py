@@ -153,13 +153,21 @@ def test_a_report_that_doubts_its_model_is_not_confident_rather_than_missed() ->
 def _hot_replay(planned_ms: float, hot_measured_ms: float, hot_planned_ms: float, fits: bool) -> dict[str, Any]:
     """A replayed disk of one area, ``hot``: 8 ms a request today."""
     return {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": planned_ms, "fits": fits,
-            "deviation": 0.02 if fits else 0.3,
+            "deviation": 0.02 if fits else 0.3, "predicted_gain": round(1.0 - planned_ms / 8.0, 4),
             "areas": [{"area": "hot", "requests": 100, "measured_ms": hot_measured_ms, "replayed_ms": 8.0,
                        "planned_ms": hot_planned_ms}]}
 
 
 def _overall_and_hot(comparison: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return comparison["rows"][0], next(row for row in comparison["rows"] if row["area"] == "hot")
+
+
+def test_a_queued_disks_replay_counts_with_its_busy_time_gain() -> None:
+    # a disk with a queue: the report's gain is its busy time's (10 %), not 1 - planned / replayed per request (22 %)
+    replay = {**_hot_replay(6.24, 7.9, 6.0, True), "basis": "busy time", "predicted_gain": 0.10,
+              "busy_deviation": -0.04, "request_gain": 0.22}
+    overall, _ = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay)))
+    assert overall["replay"] == pytest.approx(0.10)
 
 
 def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
@@ -195,7 +203,7 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
 def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> None:
     # the aggregate model's disk-time refutation overruled: its figure beside the replay's is a comparison
     replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.4, "deviation": 0.02, "fits": True,
-              "aggregate_refuted": True, "areas": []}
+              "predicted_gain": 0.2, "aggregate_refuted": True, "areas": []}
     comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.50, replay=replay))
     overall = comparison["rows"][0]
     assert overall["aggregate_status"] == "not confident" and overall["replay_status"] == "met"

@@ -84,3 +84,66 @@ def test_a_disk_that_misfits_names_no_area_of_its_own() -> None:
     (check,) = judged.replay
     assert check.fits is False and all(a.fits is False for a in check.areas)
     assert not [n for n in check.notes if "does not describe this area" in n]
+
+
+def _waited_before_the_drive(made: Requests, wait_s: float) -> Requests:
+    """*made* with every request issued *wait_s* earlier, its completion where it was: each waited that long in
+    front of the drive (a host's queue), so the requests' times grow while the drive's work stays the same."""
+    return Requests(made.issue_s - wait_s, made.service_s + wait_s, made.sector, made.sectors, made.op, made.process)
+
+
+def test_a_saturated_disk_is_judged_and_planned_by_its_busy_time() -> None:
+    judged = report(model_made_requests(think_s=0.0))
+    (check,) = judged.replay
+    assert check.basis == "busy time" and check.measured_busy_s is not None and check.replayed_busy_s is not None
+    # the model timed this trace itself: its replay keeps the drive busy as long as the trace had the disk
+    assert check.busy_deviation is not None and abs(check.busy_deviation) <= 0.05 and check.fits
+    assert check.planned_busy_s is not None and check.predicted_gain is not None and check.request_gain is not None
+    assert check.predicted_gain == round(1.0 - check.planned_busy_s / check.replayed_busy_s, 4)
+    # the plan moves the two areas together: the drive works less, and the verdict says which disk it judged so
+    assert check.planned_busy_s < check.replayed_busy_s
+    assert judged.plan is not None and any("on sda, which had a queue" in n for n in judged.plan.notes)
+
+
+def test_a_disk_with_think_time_keeps_the_requests_basis() -> None:
+    (check,) = report(model_made_requests(think_s=0.1)).replay
+    assert check.basis == "requests" and check.replayed_busy_s is None and check.busy_deviation is None
+    assert check.predicted_gain == round(1.0 - (check.planned_ms or 0.0) / (check.replayed_ms or 1.0), 4)
+
+
+def test_a_wait_in_front_of_the_drive_misses_per_request_but_not_in_busy_time() -> None:
+    made = model_made_requests(think_s=0.0)
+    # each request waited a third of a mean service time in front of the drive (a host's path, as on the
+    # emulated disk): the drive's throughput is what it was, the time of each request is not
+    judged = report(_waited_before_the_drive(made, 0.3 * float(np.mean(made.service_s))))
+    (check,) = judged.replay
+    # per request the replay is far under the measure (the wait before the drive is not the drive's) ...
+    assert check.deviation is not None and check.deviation < -REPLAY_TOLERANCE
+    # ... while the drive's busy time for the same work fits the measured one
+    assert check.basis == "busy time" and check.busy_deviation is not None
+    assert abs(check.busy_deviation) <= REPLAY_TOLERANCE and check.fits and judged.plan is not None
+    (note,) = [n for n in check.notes if "the disk is judged by its busy time" in n]
+    assert f"{check.deviation:+.0%}" in note
+
+
+def test_a_busy_time_the_model_cannot_give_refutes_it() -> None:
+    # three times slower everywhere, each process's next request as much later (a closed loop): the disk busy
+    # three times as long for the same work (times alone scaled with the issues kept would overlap instead)
+    judged = report(_stretched_in(model_made_requests(think_s=0.0), (0.0, 1.0), 3.0))
+    (check,) = judged.replay
+    assert check.basis == "busy time" and check.busy_deviation is not None and check.busy_deviation < -0.5
+    assert check.fits is False
+    (misfit,) = [f for f in judged.findings if f.code == "MODEL_DOES_NOT_FIT" and f.evidence["measure"] != "disk time"]
+    assert misfit.evidence["measure"] == "replayed busy time" and "with a queue" in misfit.title
+
+
+def test_a_disk_with_two_requests_in_flight_has_a_queue_whatever_its_busy_share() -> None:
+    made = model_made_requests(think_s=0.0)
+    # a pause half-way through: the disk idle a tenth of the span, the queue as deep as before when it works
+    later = made.issue_s >= float(np.median(made.issue_s))
+    paused = Requests(np.where(later, made.issue_s + 0.6, made.issue_s), made.service_s, made.sector, made.sectors,
+                      made.op, made.process)
+    (check,) = report(paused).replay
+    assert check.traced_busy is not None and check.traced_busy < 0.9
+    assert check.mean_in_flight is not None and check.mean_in_flight >= 2.0
+    assert check.basis == "busy time" and check.fits
