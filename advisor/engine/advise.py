@@ -32,7 +32,15 @@ from advisor.engine.model_fit import Misfit, fit_misfits, misfit_finding, model_
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
-from advisor.engine.replay_check import SelfCheck, check_trace, misfit, replay_fits, self_check, verdict, with_overruled
+from advisor.engine.replay_check import (
+    SelfCheck,
+    check_trace,
+    misfit,
+    replay_fits,
+    self_checks,
+    verdict,
+    with_overruled,
+)
 from advisor.engine.saturation import (
     disk_depths,
     disk_time_misfits,
@@ -416,7 +424,7 @@ def advise(request: AdviceRequest) -> Report:
     if generated_at.tzinfo is None:
         raise ValueError("generated_at must be timezone-aware")
     opts = options or PlanOptions()
-    checked = [self_check(trace, workload, models.of(trace.disk)) for trace in workload.traces]
+    checked = self_checks(workload, models.of)
     fitting = replay_fits(checked, workload.traces)
     analysis = analyse(workload, models, flat_disks(opts.target), cache_kept, fitting)
     plan, no_plan = make_plan(workload, analysis, models, opts)

@@ -44,7 +44,7 @@ alone would charge the drive with the host's delay.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +69,7 @@ from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE
 from advisor.trace.cross_disk import latest_elsewhere
 from advisor.trace.intervals import union_seconds
 from advisor.trace.links import flush_owners
-from advisor.trace.soundness import assess
+from advisor.trace.soundness import Assessment, assess
 
 REPLAY_TOLERANCE = 0.15
 """Largest |replayed / measured - 1| of the mean service time for which the model fits."""
@@ -105,14 +105,16 @@ def _stream(requests: Requests, elsewhere_s: np.ndarray | None = None) -> Stream
                   requests.process, requests.issue_s, requests.complete_s, requests.fua, elsewhere_s)
 
 
-def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload) -> np.ndarray | None:
+def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload,
+                     assessed: Sequence[Assessment] | None = None) -> np.ndarray | None:
     """Per request of *trace*, its process's latest completion on another disk the workload traced on
-    the same clock (:func:`advisor.trace.cross_disk.latest_elsewhere`); None when it traced no other disk."""
+    the same clock (:func:`advisor.trace.cross_disk.latest_elsewhere`); None when it traced no other disk.
+    *assessed*: every trace of the workload already assessed (in order), so none is decoded again."""
     others = []
-    for other in workload.traces:
+    for index, other in enumerate(workload.traces):
         if other.disk == trace.disk or other.clock != trace.clock:
             continue
-        sound = assess(other, workload.layout).requests
+        sound = (assessed[index] if assessed is not None else assess(other, workload.layout)).requests
         if sound is not None and len(sound) and indexes_table(other.processes, sound.process):
             table = np.array([p.pid for p in other.processes], dtype=np.int64)
             others.append((table[sound.process], sound.complete_s))
@@ -231,12 +233,27 @@ class SelfCheck:
     busy_time: BusyCheck | None  # a queued disk's busy time (:mod:`.replay_saturated`), which then decides *fits*
 
 
-def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
-    """The self-check of one trace, or the ReplayCheck that says in a line why it was not replayed."""
+def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
+               assessed: Sequence[Assessment] | None = None) -> SelfCheck | ReplayCheck:
+    """The self-check of one trace, or the ReplayCheck that says in a line why it was not replayed;
+    *assessed* as :func:`caused_elsewhere`'s (:func:`self_checks` passes it)."""
     try:
-        return _self_check(trace, workload, physics)
+        return _self_check(trace, workload, physics, assessed)
     except BadInput as exc:
         return _refused(trace, (), f"trace of {trace.disk}: {exc.one_line()}; no replay")
+
+
+def self_checks(workload: Workload, physics_of: Callable[[str], DiskPhysics]) -> list[SelfCheck | ReplayCheck]:
+    """The self-check of every trace of *workload*, each trace decoded and assessed once: a disk's replay
+    reads the other traced disks' completions (:func:`caused_elsewhere`), which would otherwise decode
+    each of N traces N times. A trace that cannot be decoded is refused in its own check."""
+    assessed = []
+    for trace in workload.traces:
+        try:
+            assessed.append(assess(trace, workload.layout))
+        except BadInput as exc:
+            assessed.append(Assessment(None, refused=f"trace of {trace.disk}: {exc.one_line()}; no replay"))
+    return [self_check(trace, workload, physics_of(trace.disk), assessed) for trace in workload.traces]
 
 
 def replay_fits(checks: Sequence[SelfCheck | ReplayCheck], traces: Sequence[BlockTrace]) -> frozenset[str]:
@@ -278,8 +295,10 @@ def _refused(trace: BlockTrace, notes: tuple[str, ...], why: str | None) -> Repl
     return ReplayCheck(trace.disk, notes=notes, refused=why, tolerance=REPLAY_TOLERANCE)
 
 
-def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> SelfCheck | ReplayCheck:
-    sound = assess(trace, workload.layout)
+def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
+                assessed: Sequence[Assessment] | None) -> SelfCheck | ReplayCheck:
+    own = [a for t, a in zip(workload.traces, assessed or (), strict=False) if t is trace]
+    sound = own[0] if own else assess(trace, workload.layout)
     notes = tuple(sound.notes)
     if sound.requests is None:
         return _refused(trace, notes, sound.refused)
@@ -287,7 +306,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics) -> 
         return _refused(trace, notes, f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                         "replay on; no replay")
     requests = sound.requests
-    stream = _stream(requests, caused_elsewhere(trace, requests, workload))
+    stream = _stream(requests, caused_elsewhere(trace, requests, workload, assessed))
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return _refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")

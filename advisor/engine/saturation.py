@@ -245,9 +245,10 @@ def saturation_finding(sat: Saturation) -> Finding:
                             "gain, and the disk would no longer be what limits the work)" if capped else "")
             + (f"; most of the freed disk time goes to {sat.freed_time_to}." if sat.freed_time_to else "."))
     if sat.replay_judges:
-        gain += (f" The replay of its trace judges {', '.join(sat.replay_judges)}: it keeps every area's traced "
-                 "requests, so how much more work the clients send there, and which of them takes the freed "
-                 "time, is not predicted.")
+        gain += (f" The replay of its trace judges {', '.join(sat.replay_judges)}, where the trace shows a queue by "
+                 "the drive's busy time for the traced work (less of it is more work at the same concurrency); it "
+                 "keeps every area's traced "
+                 "requests, so which of the clients takes the freed time is not predicted.")
     return Finding(
         code="DISK_SATURATED", severity="medium", subject=disks,
         title=f"{disks}: saturated ({busy}; the model charges {sat.modelled_busy_s_per_s:.2f} s of disk time per s)",

@@ -9,12 +9,13 @@ import pytest
 
 from advisor.disk.replay import replay
 from advisor.disk.replay_stream import OPS, Stream, causes
-from advisor.engine.replay_check import caused_elsewhere
-from advisor.model import TraceProcess
+from advisor.engine.replay_check import SelfCheck, caused_elsewhere, self_check, self_checks
+from advisor.model import BlockTrace, HostLayout, TraceProcess, Workload
 from advisor.trace.codec import Requests
 from advisor.trace.cross_disk import latest_elsewhere
+from advisor.trace.soundness import Assessment, assess
 from tests.helpers.model_trace import base_workload, traced
-from tests.helpers.workloads import DISK_BYTES, model
+from tests.helpers.workloads import DISK_BYTES, model, models
 
 READ, WRITE, FLUSH = (OPS.index(op) for op in ("read", "write", "flush"))
 
@@ -65,7 +66,8 @@ def test_latest_elsewhere_takes_each_pid_its_own_latest_completion_before_the_is
     assert latest_elsewhere(np.array([7]), np.array([3.0]), []).tolist() == [-np.inf]
 
 
-def test_the_workloads_other_traces_on_the_same_clock_give_the_times_and_one_disk_gives_none() -> None:
+def _two_disks() -> tuple[Workload, Requests]:
+    """A workload traced on sda and sdb on one clock: pid 100 reads on both."""
     work = base_workload()
     assert work.layout is not None
     sda = work.layout.devices[0]
@@ -79,7 +81,12 @@ def test_the_workloads_other_traces_on_the_same_clock_give_the_times_and_one_dis
     names = (TraceProcess(100, "postgres"), TraceProcess(101, "postgres"))
     first = dataclasses.replace(traced(here, work), processes=names)
     second = dataclasses.replace(traced(there, work), disk="sdb", processes=(TraceProcess(100, "postgres"),))
-    both = dataclasses.replace(work, traces=(first, second))
+    return dataclasses.replace(work, traces=(first, second)), here
+
+
+def test_the_workloads_other_traces_on_the_same_clock_give_the_times_and_one_disk_gives_none() -> None:
+    both, here = _two_disks()
+    work, (first, second) = both, both.traces
     times = caused_elsewhere(first, here, both)
     assert times is not None and times.tolist() == [-np.inf, pytest.approx(100.5), -np.inf]
     assert caused_elsewhere(first, here, dataclasses.replace(work, traces=(first,))) is None
@@ -87,3 +94,20 @@ def test_the_workloads_other_traces_on_the_same_clock_give_the_times_and_one_dis
     assert caused_elsewhere(first, here, dataclasses.replace(work, traces=(first, other_clock))) is None
     unnamed = dataclasses.replace(first, processes=())  # a process column that names no pid: nothing to match
     assert caused_elsewhere(unnamed, here, dataclasses.replace(work, traces=(unnamed, second))) is None
+
+
+def test_the_self_checks_of_a_workload_assess_each_trace_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    both, _ = _two_disks()
+    one_by_one = [self_check(trace, both, models().of(trace.disk)) for trace in both.traces]
+    decoded: list[str] = []
+
+    def counted(trace: BlockTrace, layout: HostLayout | None) -> Assessment:
+        decoded.append(trace.disk)
+        return assess(trace, layout)
+
+    monkeypatch.setattr("advisor.engine.replay_check.assess", counted)
+    together = self_checks(both, models().of)
+    assert sorted(decoded) == ["sda", "sdb"]  # one each, where one by one each also decoded the other
+    for alone, checked in zip(one_by_one, together, strict=True):
+        assert isinstance(alone, SelfCheck) and isinstance(checked, SelfCheck)
+        assert (alone.replayed_ms, alone.measured_ms) == (checked.replayed_ms, checked.measured_ms)
