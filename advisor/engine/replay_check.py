@@ -72,7 +72,8 @@ from advisor.trace.links import flush_owners
 from advisor.trace.soundness import Assessment, assess
 
 REPLAY_TOLERANCE = 0.15
-"""Largest |replayed / measured - 1| of the mean service time for which the model fits."""
+"""Largest |replayed / measured - 1| for which the model fits: of the mean service time, or on a disk
+with a queue of the drive's busy time (:mod:`advisor.engine.replay_saturated`)."""
 
 OVERLAP_NOTED = 0.01
 """A note says so when this share of the requests or more overlapped (:func:`overlapped`) in the replay."""
@@ -140,13 +141,12 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 
-def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int, phases: Sequence[float],
-                   extents: dict[tuple[int, int], Geometry] | None = None) -> tuple[Replayed, ...]:
+def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int,
+                   phases: Sequence[float]) -> tuple[Replayed, ...]:
     """*stream* replayed once per rotational phase of *phases*, in their order: today's layout and
     the planned one are replayed under the same phases, so the k-th of each pair up. The extents
-    are located once for all the phases (the geometry does not depend on the phase), unless given."""
-    if extents is None and len(phases) > 1:
-        extents = located(physics.model, stream, disk_bytes)
+    are located once for all the phases (the geometry does not depend on the phase)."""
+    extents = located(physics.model, stream, disk_bytes) if len(phases) > 1 else None
     return tuple(_replay(physics, stream, disk_bytes, phase, extents) for phase in phases)
 
 
@@ -315,8 +315,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
         notes += (f"trace of {trace.disk}: {len(requests):,} requests, replayed under {len(phases)} rotational "
                   f"phase{'s' if len(phases) > 1 else ''} rather than {REPLAY_PHASES} (at most "
                   f"{PHASED_REQUESTS:,} requests replayed per layout)",)
-    extents = located(physics.model, stream, trace.disk_size_bytes)
-    today = phased_replays(physics, stream, trace.disk_size_bytes, phases, extents)
+    today = phased_replays(physics, stream, trace.disk_size_bytes, phases)
     flushes_timed = requests.op == FLUSH
     if trace.encoding == FIRST_ENCODING and flushes_timed.any():
         notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
@@ -535,10 +534,10 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     gain = replayed_gain(judged)
     assert gain is not None  # judged checks that all fit
     worked = [c.disk for c in judged if c.basis == "busy time" and c.planned_busy_s is not None]
-    of_work = (f" (on {', '.join(worked)}, which had a queue: less drive busy time for the traced work, which a "
-               "queued disk turns into more work at the same concurrency)" if worked else "")
-    notes.append(f"The replay of the traced requests predicts {gain:.1%}{of_work} (the aggregate model: "
-                 f"{plan.predicted_gain:.1%}); the verdict follows the replay.")
+    of_work = (f"; on {', '.join(worked)}, which had a queue, that is less drive busy time for the traced work, "
+               "which a queued disk turns into more work at the same concurrency" if worked else "")
+    notes.append(f"The replay of the traced requests predicts {gain:.1%} (the aggregate model: "
+                 f"{plan.predicted_gain:.1%}){of_work}; the verdict follows the replay.")
     reason: str | None = None
     if gain < min_gain:
         reason = f"the replayed gain, {gain:.1%}, is under the {min_gain:.0%} a migration must bring (--min-gain)"
