@@ -35,6 +35,7 @@ from rich.console import Console  # noqa: E402
 from advisor.demo.cleanup import claim, interruptible, leftovers  # noqa: E402
 from advisor.errors import AdvisorError  # noqa: E402
 from advisor.units import GIB  # noqa: E402
+from benchmarks.accuracy_code import changed_note, code_fingerprint, code_roots  # noqa: E402
 from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402
 from benchmarks.accuracy_table import compare, render  # noqa: E402
 from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(text, markup=False, highlight=False)
 
     info = machine()
+    info["code_at_start"] = code_fingerprint(code_roots())
     results = []
     with interruptible():
         for name in names:
@@ -114,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
             results.append(run_one(workload, cfg, args.workdir, echo, args.keep))
     comparisons = [compare(r) for r in results]
     info["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    info["code_at_end"] = code_fingerprint(code_roots())
     render(comparisons, Console(width=160))
+    changed = changed_note(info["code_at_start"], info["code_at_end"])
+    if changed:
+        echo(f"WARNING: {changed}")
     if args.json is not None:
         args.json.write_text(json.dumps({"machine": info, "config": {"time_scale": cfg.time_scale,
                                                                     "disk_bytes": cfg.disk_bytes,

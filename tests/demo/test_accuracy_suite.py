@@ -19,6 +19,7 @@ from rich.console import Console
 
 from advisor.cli.demo import emulation_possible
 from advisor.disk.emulator.iotrace import IoTrace, TraceRecord
+from benchmarks.accuracy_code import changed_note, code_fingerprint
 from benchmarks.accuracy_path import tracing_available
 from benchmarks.accuracy_table import AGGREGATE_OVERALL_POINTS, AGGREGATE_REFUTED, STABLE_GAIN, compare, render
 from benchmarks.accuracy_trace import UNATTRIBUTED, ExtentIndex, attribute, busy_seconds
@@ -238,3 +239,21 @@ def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> N
     assert figures["areas"]["b"]["flushes"] == 1 and figures["areas"]["b"]["mean_service_ms"] == pytest.approx(10.0)
     assert figures["areas"]["flush"]["requests"] == 1
     assert busy_seconds(trace) == pytest.approx(0.009)  # [1.003, 1.007] and [1.005, 1.010] overlap; then 1 ms twice
+
+
+def test_the_code_fingerprint_follows_every_code_file_and_a_linked_directory(tmp_path: Path) -> None:
+    package, linked = tmp_path / "pkg", tmp_path / "elsewhere"
+    package.mkdir()
+    linked.mkdir()
+    (package / "a.py").write_text("x = 1\n")
+    (package / "notes.txt").write_text("not code\n")
+    (linked / "q.sql").write_text("SELECT 1\n")
+    (package / "collectors").symlink_to(linked)
+    first = code_fingerprint((package,))
+    (package / "notes.txt").write_text("still not code\n")
+    assert code_fingerprint((package,)) == first and changed_note(first, first) is None
+    (linked / "q.sql").write_text("SELECT 2\n")  # a query behind the link changed: other code
+    second = code_fingerprint((package,))
+    assert second != first
+    note = changed_note(first, second)
+    assert note is not None and first in note and second in note and "clone" in note
