@@ -124,7 +124,10 @@ def decode_disk_profile(raw: bytes, source: Path | str) -> DiskProfile:
     from advisor.model.validate import check
 
     if _format_version(raw) == 1:
-        raw = msgspec.json.encode(upgrade_v1(msgspec.json.decode(raw)))
+        try:
+            raw = msgspec.json.encode(upgrade_v1(msgspec.json.decode(raw)))
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass  # damaged past its header: the typed decode below says where
     return check(decode_document(raw, source, "disk-profile", DiskProfile, DISK_PROFILE_FORMAT_VERSION),
                  Path(source).name)
 

@@ -193,8 +193,25 @@ class _Header(msgspec.Struct):
     format_version: Any = None
 
 
+def not_utf8(source: Path | str, raw: bytes | str) -> BadInput | None:
+    """The error of a file whose bytes are not UTF-8, with the first bad byte; None when they are.
+
+    msgspec up to 0.22 raised UnicodeDecodeError for such a string, 0.23 a DecodeError ("Invalid UTF-8
+    encoded string") without the position: the bytes are checked here, whichever it raised."""
+    if isinstance(raw, str):
+        return None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file")
+    return None
+
+
 def _syntax_error(source: Path, raw: bytes | str, exc: msgspec.DecodeError) -> BadInput:
     """A malformed file, with the line and column the standard parser reports (error path only)."""
+    damaged = not_utf8(source, raw)
+    if damaged is not None:
+        return damaged
     try:
         json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as detail:
@@ -223,7 +240,9 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
         document: T = msgspec.json.decode(raw, type=cls)
     except msgspec.ValidationError as exc:
         raise BadInput(f"{source}: {exc}") from None
-    except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8
+    except msgspec.DecodeError as exc:  # bytes that are not UTF-8 in a string the header's skim passed over
+        raise _syntax_error(source, raw, exc) from None
+    except UnicodeDecodeError as exc:  # the same, as msgspec before 0.23 raised it
         raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
     from advisor.model.upgrade import upgraded  # imports the document classes, which import this module
 

@@ -28,7 +28,7 @@ from advisor.model import (
     Workload,
 )
 from advisor.model.disk import decode_disk_profile
-from advisor.model.jsonio import MAX_DOCUMENT_BYTES, decode_document, encode, read_regular_file
+from advisor.model.jsonio import MAX_DOCUMENT_BYTES, decode_document, encode, not_utf8, read_regular_file
 from advisor.model.validate import check
 from advisor.secrets import SECRET_MARKERS
 
@@ -97,8 +97,9 @@ def key_text_problem(document: Document) -> str | None:
 def _kind_of(raw: bytes, source: str) -> Kind:
     try:
         head = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        raise BadInput(f"{source}: not valid JSON; not an advisor document (or truncated)") from None
+    except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec before 0.23 raised the second for bytes not UTF-8
+        raise (not_utf8(source, raw) or
+               BadInput(f"{source}: not valid JSON; not an advisor document (or truncated)")) from None
     kind = head.get("document") if isinstance(head, dict) else None
     if kind not in KINDS:
         what = f"an advisor {kind!r} document cannot be pushed" if isinstance(kind, str) else "not an advisor document"
