@@ -11,6 +11,7 @@ they differ; run it from a clone of the commit to keep working meanwhile.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import advisor
@@ -47,14 +48,11 @@ def code_fingerprint(roots: tuple[Path, ...]) -> str:
 
 
 def _files(root: Path) -> list[Path]:
+    """Every code file under *root*, through symbolic links to directories, named by its path under *root*."""
     found: list[Path] = []
-    for entry in sorted(root.iterdir()):
-        if entry.name == "__pycache__":
-            continue
-        if entry.is_dir():  # follows a symbolic link to a directory
-            found += [root / entry.name / p.relative_to(entry) for p in _files(entry)]
-        elif entry.suffix in SUFFIXES:
-            found.append(entry)
+    for directory, subdirectories, files in os.walk(root, followlinks=True):
+        subdirectories[:] = [d for d in subdirectories if d != "__pycache__"]
+        found += [Path(directory) / name for name in files if Path(name).suffix in SUFFIXES]
     return found
 
 

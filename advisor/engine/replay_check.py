@@ -59,7 +59,7 @@ from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
-from advisor.engine.replay_saturated import BusyCheck, busy_check, busy_times, mean_in_flight, request_misses_note
+from advisor.engine.replay_saturated import BusyCheck, busy_check, busy_times, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
 from advisor.engine.saturation import BUSY_MIN
@@ -67,7 +67,7 @@ from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
 from advisor.trace.cross_disk import latest_elsewhere
-from advisor.trace.intervals import union_seconds
+from advisor.trace.intervals import mean_in_flight, union_seconds
 from advisor.trace.links import flush_owners
 from advisor.trace.soundness import Assessment, assess
 
@@ -160,8 +160,9 @@ def _spread(values: np.ndarray) -> tuple[float, float] | None:
     return (round(float(values.min()), 4), round(float(values.max()), 4)) if len(values) > 1 else None
 
 
-def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
-    """Share of the span from the first issue to the last completion with at least one request in flight.
+def busy_share(issue_s: np.ndarray, complete_s: np.ndarray, busy_s: float | None = None) -> float | None:
+    """Share of the span from the first issue to the last completion with at least one request in flight;
+    *busy_s* that time in flight, where the caller already measured it (:func:`union_seconds`).
 
     The kernel's busy share (io_ticks) is over the collect's whole interval, whose first and last
     seconds may see no workload (connecting, starting the clients): a disk busy all the time the
@@ -173,7 +174,9 @@ def busy_share(issue_s: np.ndarray, complete_s: np.ndarray) -> float | None:
     if not len(issue_s):
         return None
     span = float(complete_s.max() - issue_s.min())
-    return round(union_seconds(issue_s, complete_s) / span, 4) if span > 0 else None
+    if span <= 0:
+        return None
+    return round((union_seconds(issue_s, complete_s) if busy_s is None else busy_s) / span, 4)
 
 
 def overlapped(process: np.ndarray, issue_s: np.ndarray, complete_s: np.ndarray,
@@ -228,6 +231,7 @@ class SelfCheck:
     fits: bool
     notes: tuple[str, ...]
     busy: float | None  # :func:`busy_share` of the sound requests as measured
+    in_flight: float | None  # their mean in flight (:func:`advisor.trace.intervals.mean_in_flight`)
     overlapped: int  # :func:`overlapped` in today's replays, the mean over the phases
     starved: Starved  # the timed requests that starved, measured and replayed (:mod:`.replay_starved`)
     busy_time: BusyCheck | None  # a queued disk's busy time (:mod:`.replay_saturated`), which then decides *fits*
@@ -238,7 +242,8 @@ def self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
     """The self-check of one trace, or the ReplayCheck that says in a line why it was not replayed;
     *assessed* as :func:`caused_elsewhere`'s (:func:`self_checks` passes it)."""
     try:
-        return _self_check(trace, workload, physics, assessed)
+        sound = assess(trace, workload.layout) if assessed is None else assessed[workload.traces.index(trace)]
+        return _self_check(trace, workload, physics, sound, assessed)
     except BadInput as exc:
         return _refused(trace, (), f"trace of {trace.disk}: {exc.one_line()}; no replay")
 
@@ -295,10 +300,8 @@ def _refused(trace: BlockTrace, notes: tuple[str, ...], why: str | None) -> Repl
     return ReplayCheck(trace.disk, notes=notes, refused=why, tolerance=REPLAY_TOLERANCE)
 
 
-def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
+def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, sound: Assessment,
                 assessed: Sequence[Assessment] | None) -> SelfCheck | ReplayCheck:
-    own = [a for t, a in zip(workload.traces, assessed or (), strict=False) if t is trace]
-    sound = own[0] if own else assess(trace, workload.layout)
     notes = tuple(sound.notes)
     if sound.requests is None:
         return _refused(trace, notes, sound.refused)
@@ -329,8 +332,10 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
     replayed_ms = round(float(per_phase_ms.mean()), 4)
     deviation = replayed_ms / measured_ms - 1.0 if measured_ms > 0 else None
     deviations = _spread(per_phase_ms / measured_ms - 1.0) if measured_ms > 0 else None
-    busy = busy_share(requests.issue_s, requests.complete_s)
-    worked = busy_check(requests, today, busy, REPLAY_TOLERANCE)
+    busy_s = union_seconds(requests.issue_s, requests.complete_s)
+    busy = busy_share(requests.issue_s, requests.complete_s, busy_s)
+    in_flight = mean_in_flight(requests.issue_s, requests.complete_s)
+    worked = busy_check(busy_s, busy, in_flight, today, REPLAY_TOLERANCE)
     fits = worked.fits if worked is not None else deviation is not None and abs(deviation) <= REPLAY_TOLERANCE
     over = overlapped(requests.process, requests.issue_s, requests.complete_s, today)
     if over >= OVERLAP_NOTED * len(requests):
@@ -344,7 +349,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics,
     said = request_misses_note(trace.disk, deviation, worked) if worked is not None else None
     notes += (said,) if said else ()
     return SelfCheck(physics, requests, stream, phases, today, per_phase_ms, data, timed, measured_ms, replayed_ms,
-                     deviation, deviations, fits, notes, busy, over, tail, worked)
+                     deviation, deviations, fits, notes, busy, in_flight, over, tail, worked)
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
@@ -398,7 +403,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,
         overlapped=checked.overlapped, issuers=issuers,
-        mean_in_flight=round(mean_in_flight(requests.issue_s, requests.complete_s), 2),
+        mean_in_flight=round(checked.in_flight, 2) if checked.in_flight is not None else None,
         starved_measured=round(checked.starved.measured, 4),
         starved_replayed=round(checked.starved.replayed, 4), deviation_unstarved=checked.starved.deviation_without,
         **_busy_fields(worked, planned_busy, request_gain),

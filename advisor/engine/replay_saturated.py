@@ -34,7 +34,6 @@ import numpy as np
 
 from advisor.disk.replay import Replayed
 from advisor.engine.saturation import BUSY_MIN
-from advisor.trace.codec import Requests
 from advisor.trace.intervals import union_seconds
 
 QUEUED_MIN = 2.0
@@ -72,29 +71,19 @@ def busy_times(replays: Sequence[Replayed]) -> np.ndarray:
     return np.array([union_seconds(r.issue_s, r.complete_s) for r in replays])
 
 
-def mean_in_flight(issue_s: np.ndarray, complete_s: np.ndarray) -> float:
-    """The mean requests in flight over a trace's span: their summed time over the span.
-
-    >>> mean_in_flight(np.array([0.0, 0.0, 1.0]), np.array([2.0, 1.0, 2.0]))
-    2.0
-    """
-    span = float(complete_s.max() - issue_s.min()) if len(issue_s) else 0.0
-    return float((complete_s - issue_s).sum()) / span if span > 0 else 0.0
+def queued(busy: float | None, in_flight: float | None) -> bool:
+    """A disk with a queue over a trace: busy BUSY_MIN of its span (*busy*) or more, or QUEUED_MIN in flight
+    on average (*in_flight*, :func:`advisor.trace.intervals.mean_in_flight`)."""
+    return (busy is not None and busy >= BUSY_MIN) or (in_flight is not None and in_flight >= QUEUED_MIN)
 
 
-def queued(requests: Requests, busy: float | None) -> bool:
-    """A disk with a queue over the trace: busy BUSY_MIN of its span (*busy*) or more, or QUEUED_MIN in flight."""
-    return (busy is not None and busy >= BUSY_MIN) or mean_in_flight(requests.issue_s,
-                                                                       requests.complete_s) >= QUEUED_MIN
-
-
-def busy_check(requests: Requests, today: Sequence[Replayed], busy: float | None,
+def busy_check(measured_s: float, busy: float | None, in_flight: float | None, today: Sequence[Replayed],
                tolerance: float) -> BusyCheck | None:
-    """The busy-time check of a trace whose disk had a queue (:func:`queued`; *busy* its busy share), else None."""
-    if not len(requests) or not today or not queued(requests, busy):
+    """The busy-time check of a trace whose disk had a queue (:func:`queued`), else None; *measured_s* the time
+    the trace had a request in flight, *busy* that over its span."""
+    if measured_s <= 0 or not today or not queued(busy, in_flight):
         return None
-    measured = union_seconds(requests.issue_s, requests.complete_s)
-    return BusyCheck(measured, busy_times(today), tolerance) if measured > 0 else None
+    return BusyCheck(measured_s, busy_times(today), tolerance)
 
 
 def request_misses_note(disk: str, deviation: float | None, check: BusyCheck) -> str | None:

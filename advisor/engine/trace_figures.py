@@ -25,6 +25,7 @@ from advisor.errors import BadInput
 from advisor.model import BlockTrace, TraceLoss, Workload
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_extents, decode_requests
 from advisor.trace.extents import ExtentIndex
+from advisor.trace.intervals import mean_in_flight
 from advisor.trace.soundness import assess, loss_line
 from advisor.units import KIB
 
@@ -74,13 +75,13 @@ def in_flight(requests: Requests) -> tuple[float | None, int]:
     if not len(requests):
         return None, 0
     issue, complete = requests.issue_s, requests.complete_s
-    span = float(complete.max() - issue.min())
     # Completions sort before issues at the same instant: a request that ends as the next begins is not overlap.
     times = np.concatenate([complete, issue])
     steps = np.concatenate([np.full(len(complete), -1), np.full(len(issue), 1)])
     order = np.lexsort((steps, times))
     most = int(np.cumsum(steps[order]).max())
-    return (float(requests.service_s.sum()) / span if span > 0 else float(most)), most
+    mean = mean_in_flight(issue, complete)
+    return (mean if mean is not None else float(most)), most
 
 
 def _areas(trace: BlockTrace, workload: Workload, requests: Requests) -> tuple[TraceAreaFigures, ...]:

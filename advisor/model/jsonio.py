@@ -203,8 +203,12 @@ def not_utf8(source: Path | str, raw: bytes | str) -> BadInput | None:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file")
+        return _damaged_utf8(source, exc)
     return None
+
+
+def _damaged_utf8(source: Path | str, exc: UnicodeDecodeError) -> BadInput:
+    return BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file")
 
 
 def _syntax_error(source: Path, raw: bytes | str, exc: msgspec.DecodeError) -> BadInput:
@@ -243,7 +247,7 @@ def decode_document(raw: bytes | str, source: Path | str, kind: str, cls: type[T
     except msgspec.DecodeError as exc:  # bytes that are not UTF-8 in a string the header's skim passed over
         raise _syntax_error(source, raw, exc) from None
     except UnicodeDecodeError as exc:  # the same, as msgspec before 0.23 raised it
-        raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
+        raise _damaged_utf8(source, exc) from None
     from advisor.model.upgrade import upgraded  # imports the document classes, which import this module
 
     return upgraded(document)
@@ -269,8 +273,8 @@ def _check_header(source: Path, raw: bytes | str, kind: str, format_version: int
         raise BadInput(f"{source}: expected an advisor {kind!r} document, found not an advisor document") from None
     except msgspec.DecodeError as exc:
         raise _syntax_error(source, raw, exc) from None
-    except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8, met while skimming
-        raise BadInput(f"{source}: not UTF-8 at byte {exc.start} ({exc.reason}); a damaged file") from None
+    except UnicodeDecodeError as exc:  # a string with bytes that are not UTF-8, met while skimming (msgspec < 0.23)
+        raise _damaged_utf8(source, exc) from None
     if header.document != kind:
         found = header.document
         what = f"an advisor {found!r} document" if isinstance(found, str) else "not an advisor document"

@@ -1,8 +1,11 @@
-"""How long a disk was busy: the length of the union of its requests' intervals.
+"""How long a disk was busy (the length of the union of its requests' intervals), and how many
+requests it held on average.
 
 The trace's busy share (:func:`advisor.engine.replay_check.busy_share`), the demo's modelled
 disk time (:mod:`advisor.demo.timesplit`) and the accuracy suite's busy share of the emulated
-drive all ask it, of intervals that overlap whenever requests are in flight together.
+drive all ask the first, of intervals that overlap whenever requests are in flight together;
+the figures of a trace (:mod:`advisor.engine.trace_figures`) and the replay's test for a queue
+(:mod:`advisor.engine.replay_saturated`) the second.
 """
 
 from __future__ import annotations
@@ -30,3 +33,16 @@ def union_seconds(starts: FloatArray, ends: FloatArray, lo: float = -np.inf, hi:
     first, last = first[order], last[order]
     reach = np.concatenate(([-np.inf], np.maximum.accumulate(last)[:-1]))  # the furthest end before each
     return float(np.maximum(last - np.maximum(first, reach), 0.0).sum())
+
+
+def mean_in_flight(starts: FloatArray, ends: FloatArray) -> float | None:
+    """The mean number of intervals open at once from the first start to the last end: their summed
+    length over that span (Little's law); None for no interval or a span of no length.
+
+    >>> mean_in_flight(np.array([0.0, 0.0, 1.0]), np.array([2.0, 1.0, 2.0]))
+    2.0
+    """
+    if not len(starts):
+        return None
+    span = float(ends.max() - starts.min())
+    return float((ends - starts).sum()) / span if span > 0 else None
