@@ -170,9 +170,11 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
         gain = (again or {}).get("predicted_gain")
         # the report's own verdict counts too: where a replay judges, its gain decides, not the aggregate's
         recommended = again is not None and again.get("not_worth_it") is None
-        replayed = [c["predicted_gain"] for c in (result.get("report_after") or {}).get("replay") or []
+        replayed = [(c["predicted_gain"], c.get("gain_error"))
+                    for c in (result.get("report_after") or {}).get("replay") or []
                     if c.get("predicted_gain") is not None and not c.get("refused")]
-        stable = {"regain": gain, "replay_regain": replayed[0] if len(replayed) == 1 else None,
+        stable = {"regain": gain, "replay_regain": replayed[0][0] if len(replayed) == 1 else None,
+                  "replay_error": replayed[0][1] if len(replayed) == 1 else None,
                   "not_worth_it": (again or {}).get("not_worth_it"),
                   "stable": (gain is None or gain < STABLE_GAIN) and not recommended}
     loads = [x for r in before + after for x in (r["load_before"][0], r["load_after"][0])]
@@ -263,7 +265,9 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         stable = c["stable_advice"]
         if stable is not None:
             verdict = "stable" if stable["stable"] else "NOT STABLE"
-            replayed = f", replay {_pct(stable['replay_regain'])}" if stable.get("replay_regain") is not None else ""
+            error = f" ± {100 * stable['replay_error']:.1f}" if stable.get("replay_error") is not None else ""
+            replayed = (f", replay {_pct(stable['replay_regain'])}{error}"
+                        if stable.get("replay_regain") is not None else "")
             notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])}{replayed} ({verdict})")
         for disk, shares in (c.get("disk_busy") or {}).items():
             notes.append(f"{disk} busy " + " -> ".join(f"{x * 100:.0f} %" for x in shares if x is not None))

@@ -28,6 +28,7 @@ Module map, in the order ``advise`` runs them:
   ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
   ``replay_starved``: the requests that starved (waited 200 ms or more), measured and replayed;
   ``replay_saturated``: a disk with a queue judged by the replayed drive's busy time, not each request's;
+  ``replay_noise``: the standard error of a replayed gain over windows of the trace, which a move must clear;
   ``replay_layout``: where each traced request lies under the plan, and whose area it is;
   ``replay_tiers``: which device of an inventory serves each traced request under a tier plan;
   ``trace_figures``: what a workload's traces hold, for ``advisor workload`` to show.

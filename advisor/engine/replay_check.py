@@ -59,6 +59,16 @@ from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
+from advisor.engine.replay_noise import (
+    GAIN_WINDOWS,
+    busy_costs,
+    clears,
+    combined_error,
+    gain_error,
+    time_costs,
+    total_error,
+    windows_of,
+)
 from advisor.engine.replay_saturated import BusyCheck, busy_check, busy_times, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
@@ -364,6 +374,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     planned, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
     notes += said
+    spread = _spread_out(trace, checked, plan, area_files) if planned is not None else None
     planned_ms = gains = request_gain = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
@@ -376,6 +387,9 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         planned_busy = busy_times(planned)
         gains = _spread(1.0 - planned_busy / worked.today_s)
         gain = round(1.0 - float(planned_busy.mean()) / worked.replayed_s, 4)
+    windowed = _gain_error(checked, planned) if planned is not None else None
+    spread_gain = _gain_of(checked, spread) if spread is not None else None
+    noise = total_error(windowed, gain, spread_gain)
     area_rows = []
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
@@ -406,8 +420,41 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         mean_in_flight=round(checked.in_flight, 2) if checked.in_flight is not None else None,
         starved_measured=round(checked.starved.measured, 4),
         starved_replayed=round(checked.starved.replayed, 4), deviation_unstarved=checked.starved.deviation_without,
+        gain_error=None if noise is None else round(noise, 4),
+        window_error=None if windowed is None else round(windowed, 4),
+        gain_windows=GAIN_WINDOWS if windowed is not None else None,
+        spread_gain=None if spread_gain is None else round(spread_gain, 4),
         **_busy_fields(worked, planned_busy, request_gain),
     )
+
+
+def _gain_of(checked: SelfCheck, replays: Sequence[Replayed]) -> float:
+    """1 - planned / today for *replays* of a planned layout, on the check's basis."""
+    if checked.busy_time is not None:
+        return 1.0 - float(busy_times(replays).mean()) / checked.busy_time.replayed_s
+    return 1.0 - float(_phase_means(replays, checked.timed).mean()) * 1000.0 / checked.replayed_ms
+
+
+def _spread_out(trace: BlockTrace, checked: SelfCheck, plan: Plan | None,
+                area_files: dict[str, list[int]]) -> tuple[Replayed, ...] | None:
+    """The replays under a zone plan with each moved area as spread as today (:mod:`.replay_layout`), or
+    None where there is no zone plan for this disk or no area moves."""
+    if plan is None or plan.tiers is not None:
+        return None
+    stream = checked.stream
+    offsets = planned_offsets(trace, plan, area_files, stream.offset_bytes, spread=True)
+    if offsets is None:
+        return None
+    return phased_replays(checked.physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases)
+
+
+def _gain_error(checked: SelfCheck, planned: Sequence[Replayed]) -> float | None:
+    """The standard error of the replayed gain over windows of the trace (:mod:`.replay_noise`): of the
+    requests' shares of the busy time on a disk with a queue, else of the timed requests' times."""
+    window = windows_of(checked.requests.issue_s)
+    if checked.busy_time is not None:
+        return gain_error(busy_costs(checked.today), busy_costs(planned), window)
+    return gain_error(time_costs(checked.today, checked.timed), time_costs(planned, checked.timed), window)
 
 
 def _busy_fields(worked: BusyCheck | None, planned: np.ndarray | None, request_gain: float | None) -> dict[str, Any]:
@@ -525,6 +572,13 @@ def replayed_gain(checks: Sequence[ReplayCheck]) -> float | None:
     return sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
 
 
+def replayed_error(checks: Sequence[ReplayCheck]) -> float | None:
+    """The standard error of :func:`replayed_gain` (the disks' errors combined by the same weights);
+    None where a disk's is unknown."""
+    judged = judging_checks(checks)
+    return combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged]) if judged else None
+
+
 def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     """*plan* judged by the replay where one exists: refused on a failed self-check, else by
     the replayed gain of the disks it lays out (requests-weighted, :func:`replayed_gain`), against *min_gain*."""
@@ -538,12 +592,19 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
         return msgspec.structs.replace(plan, not_worth_it=failure)
     gain = replayed_gain(judged)
     assert gain is not None  # judged checks that all fit
+    error = replayed_error(judged)
     worked = [c.disk for c in judged if c.basis == "busy time" and c.planned_busy_s is not None]
     of_work = (f"; on {', '.join(worked)}, which had a queue, that is less drive busy time for the traced work, "
                "which a queued disk turns into more work at the same concurrency" if worked else "")
-    notes.append(f"The replay of the traced requests predicts {gain:.1%} (the aggregate model: "
+    noise = "" if error is None else f" ± {error:.1%}"
+    windows = "" if error is None else f"± its standard error over {GAIN_WINDOWS} windows of the trace; "
+    notes.append(f"The replay of the traced requests predicts {gain:.1%}{noise} ({windows}the aggregate model: "
                  f"{plan.predicted_gain:.1%}){of_work}; the verdict follows the replay.")
     reason: str | None = None
     if gain < min_gain:
         reason = f"the replayed gain, {gain:.1%}, is under the {min_gain:.0%} a migration must bring (--min-gain)"
+    elif not clears(gain, error, min_gain):
+        reason = (f"the replayed gain, {gain:.1%}{noise} (its standard error over {GAIN_WINDOWS} windows of the "
+                  f"trace), does not clear the {min_gain:.0%} a migration must bring (--min-gain) by that error: "
+                  "the trace cannot tell it from the threshold")
     return msgspec.structs.replace(plan, notes=tuple(notes), not_worth_it=reason)

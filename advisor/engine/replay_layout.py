@@ -3,7 +3,10 @@
 Under the plan each area's extents are laid end to end from the start of its planned zone
 (files in the order given, each file in file order, so a file read in order stays in
 order); requests to sectors no database file holds stay where they are, and so does an area
-whose files already lie inside its planned zone (:func:`planned_offsets`).
+whose files already lie inside its planned zone (:func:`planned_offsets`). Where the file system
+will put a copied area's extents is not the plan's to choose: the other bound keeps each moved
+area as spread as it is today (``spread``), and the replay counts the distance between the two
+gains in the gain's uncertainty (:mod:`advisor.engine.replay_noise`).
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ import numpy as np
 
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
-from advisor.model import BlockTrace, FileRate, Plan
+from advisor.model import AreaPlacement, BlockTrace, FileRate, Plan
 from advisor.trace.codec import SECTOR_BYTES, ExtentTable, decode_extents
-from advisor.trace.extents import ExtentIndex, laid_end_to_end
+from advisor.trace.extents import ExtentIndex, kept_apart, laid_end_to_end
 
 
 def planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[int]],
-                    offsets: np.ndarray) -> np.ndarray | None:
-    """Each request's byte under the plan, or None when the plan does not lay out this disk.
+                    offsets: np.ndarray, spread: bool = False) -> np.ndarray | None:
+    """Each request's byte under the plan, or None when the plan does not lay out this disk; *spread*:
+    each moved area as spread as the file system has it today (:func:`advisor.trace.extents.kept_apart`,
+    within the room up to the next area of its partition or the partition's end) rather than laid end to end.
 
     An area whose files already lie inside its planned zone does not move: the plan puts it in
     that partition, and where the file system put it inside is not the plan's to choose (on
@@ -34,16 +39,28 @@ def planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[in
     table = decode_extents(trace.extents, len(trace.files))
     placed = [pl for pl in plan.placements if pl.area in on_disk and pl.area in area_files
               and not _inside(table, area_files[pl.area], pl.zone_start, pl.zone_end, trace.disk_size_bytes)]
+    rooms = [_room(plan, pl, trace.disk_size_bytes) for pl in placed] if spread else None
     laid = laid_out(table, [area_files[pl.area] for pl in placed],
-                    [int(pl.zone_start * trace.disk_size_bytes) for pl in placed], offsets)
+                    [int(pl.zone_start * trace.disk_size_bytes) for pl in placed], offsets, rooms)
     return np.where(laid >= 0, laid, offsets)
 
 
+def _room(plan: Plan, placement: AreaPlacement, disk_bytes: int) -> int:
+    """Bytes from *placement*'s zone start to the next zone of its partition, or the partition's end."""
+    partition = next((p for p in plan.partitions if p.label == placement.target and placement.area in p.areas), None)
+    if partition is None:
+        return int((placement.zone_end - placement.zone_start) * disk_bytes)
+    after = [q.zone_start for q in plan.placements
+             if q.target == placement.target and q.zone_start > placement.zone_start]
+    return int((min(after, default=partition.end_fraction) - placement.zone_start) * disk_bytes)
+
+
 def laid_out(table: ExtentTable, groups: Sequence[Sequence[int]], starts: Sequence[int],
-             offsets: np.ndarray) -> np.ndarray:
+             offsets: np.ndarray, rooms: Sequence[int] | None = None) -> np.ndarray:
     """Each request's byte when each group of files (an area) is laid end to end from its start
-    byte (rounded down to a sector); -1 for a request to no file of the groups."""
-    group, within = laid_end_to_end(table, groups)
+    byte (rounded down to a sector), or with *rooms* kept as spread as today within them
+    (:func:`advisor.trace.extents.kept_apart`); -1 for a request to no file of the groups."""
+    group, within = laid_end_to_end(table, groups) if rooms is None else kept_apart(table, groups, rooms)
     first = np.array([start // SECTOR_BYTES * SECTOR_BYTES for start in starts] + [0], dtype=np.int64)
     rows = ExtentIndex(table).lookup(offsets)
     safe = np.maximum(rows, 0)

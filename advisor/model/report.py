@@ -296,6 +296,13 @@ class ReplayCheck(Record):
     gives ``predicted_gain``: a queued disk turns a faster layout into more work at the same
     concurrency, not into shorter waits. The per-request figures stay beside it (``deviation``,
     ``request_gain``).
+
+    ``gain_error`` is the standard uncertainty of ``predicted_gain``
+    (:mod:`advisor.engine.replay_noise`): its standard error over ``gain_windows`` windows of the
+    trace (``window_error``: how far it could move had another stretch of the same workload been
+    traced) combined with the file system's part (``spread_gain``: the gain were each moved area
+    as spread as it is today rather than laid end to end). A plan is advised when its gain less
+    that uncertainty reaches ``--min-gain``.
     """
 
     disk: str  # the traced disk
@@ -335,6 +342,10 @@ class ReplayCheck(Record):
     busy_deviation: float | None = None  # replayed_busy_s / measured_busy_s - 1: a queued disk's self-check
     planned_busy_s: float | None = None  # the replayed busy time under the planned layout (the same phases)
     request_gain: float | None = None  # 1 - planned_ms / replayed_ms, where predicted_gain is the busy time's
+    gain_error: float | None = None  # predicted_gain's standard uncertainty: window_error and the layout's combined
+    window_error: float | None = None  # the standard error of predicted_gain over gain_windows windows of the trace
+    gain_windows: int | None = None  # windows of equal length the trace was cut into for window_error
+    spread_gain: float | None = None  # the gain were each moved area as spread as today (not laid end to end)
 
 
 class Saturation(Record):

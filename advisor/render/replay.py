@@ -2,8 +2,9 @@
 one per issuer (database or server process) where the trace names its processes.
 
 The headline says the self-check (replayed against measured, the tolerance, whether the
-model fits) and, under a plan, the replayed gain beside the aggregate model's, each with the
-lowest and highest of a single rotational phase when several were replayed; a refused
+model fits) and, under a plan, the replayed gain (± its standard error over windows of the
+trace) beside the aggregate model's, each with the lowest and highest of a single rotational
+phase when several were replayed; a refused
 trace says why in its one line. Figures only: the engine computed them
 (:mod:`advisor.engine.replay_check`).
 """
@@ -28,6 +29,11 @@ def _phases(check: ReplayCheck, low: float | None, high: float | None) -> str:
     return f"; {check.phases} phases {low:+.1%} to {high:+.1%}"
 
 
+def _error(check: ReplayCheck) -> str:
+    """`` ± 1.2 %``: the gain's standard error over windows of the trace, or nothing where unknown."""
+    return "" if check.gain_error is None else f" ± {check.gain_error:.1%}"
+
+
 def headlines(check: ReplayCheck) -> list[str]:
     """What the replay of one disk found, in one or two lines (three for a disk with a queue)."""
     if check.refused is not None:
@@ -41,8 +47,8 @@ def headlines(check: ReplayCheck) -> list[str]:
              f"measured {_ms(check.measured_ms)} ms, replayed today {_ms(check.replayed_ms)} ms "
              f"({deviation}{spread}, tolerance ±{check.tolerance:.0%}): {verdict}"]
     if check.planned_ms is not None:
-        gain = ("-" if check.predicted_gain is None else f"{check.predicted_gain:.1%} faster"
-                if check.predicted_gain >= 0 else f"{-check.predicted_gain:.1%} slower")
+        gain = ("-" if check.predicted_gain is None else f"{check.predicted_gain:.1%}{_error(check)} faster"
+                if check.predicted_gain >= 0 else f"{-check.predicted_gain:.1%}{_error(check)} slower")
         gain += _phases(check, check.gain_low, check.gain_high)
         aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
         span = ""
@@ -73,7 +79,7 @@ def _busy_headlines(check: ReplayCheck) -> list[str]:
     if check.planned_ms is not None:
         aggregate = "-" if check.aggregate_gain is None else f"{check.aggregate_gain:.1%}"
         per_request = "-" if check.request_gain is None else f"{check.request_gain:.1%}"
-        gain = "-" if check.predicted_gain is None else f"{check.predicted_gain:.1%}"
+        gain = "-" if check.predicted_gain is None else f"{check.predicted_gain:.1%}{_error(check)}"
         lines.append(f"replay under the plan ({check.disk}): the drive busy {_s(check.replayed_busy_s)} -> "
                      f"{_s(check.planned_busy_s)} for the same work, {gain} less time per unit of work"
                      f"{_phases(check, check.gain_low, check.gain_high)} (per request {_ms(check.replayed_ms)} -> "

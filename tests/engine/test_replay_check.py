@@ -83,7 +83,9 @@ def test_every_format_shows_the_self_check_and_both_gains() -> None:
         flat = " ".join(text.replace("│", " ").split())  # the terminal panel wraps lines inside its borders
         assert "replay of sda: 750 traced requests, at most 5 in flight" in flat, name
         assert check.phases == 8 and check.gain_low is not None and check.gain_high is not None
-        assert (f"{check.predicted_gain:.1%} faster; 8 phases {check.gain_low:+.1%} to {check.gain_high:+.1%} "
+        assert check.gain_error is not None
+        assert (f"{check.predicted_gain:.1%} ± {check.gain_error:.1%} faster; "
+                f"8 phases {check.gain_low:+.1%} to {check.gain_high:+.1%} "
                 f"(aggregate model: {check.aggregate_gain:.1%})") in flat, name
         assert f"({check.deviation:+.1%}; 8 phases {check.deviation_low:+.1%} to {check.deviation_high:+.1%}, " in flat
         assert "the model fits" in flat, name

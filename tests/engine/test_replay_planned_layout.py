@@ -48,3 +48,18 @@ def test_an_area_already_inside_its_planned_zone_stays_where_it_is() -> None:
     assert moved is not None
     assert (moved[cold] == offsets[cold]).all()  # in its partition already: not laid from the zone's start
     assert (moved[~cold] != offsets[~cold]).any()  # the other area still moves
+
+
+def test_an_area_kept_as_spread_as_today_stays_in_the_room_its_partition_gives_it() -> None:
+    plan, offsets, cold, files, trace = _setup()
+    spread = planned_offsets(trace, plan, files, offsets, spread=True)  # type: ignore[arg-type]
+    laid = planned_offsets(trace, plan, files, offsets)  # type: ignore[arg-type]
+    assert spread is not None and laid is not None
+    assert (spread == laid).all()  # each area one extent here: nothing to keep apart
+    for area, mask in (("cold", cold), ("hot", ~cold)):
+        (placed,) = [p for p in plan.placements if p.area == area]
+        (partition,) = [p for p in plan.partitions if area in p.areas]
+        later = [p.zone_start for p in plan.placements
+                 if p.target == placed.target and p.zone_start > placed.zone_start]
+        end = min(later, default=partition.end_fraction) * DISK_BYTES
+        assert ((spread[mask] >= placed.zone_start * DISK_BYTES) & (spread[mask] < end)).all()

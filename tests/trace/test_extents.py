@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from advisor.model import Extent, Location
-from advisor.trace.extents import ExtentIndex, extent_table, laid_end_to_end
+from advisor.trace.extents import ExtentIndex, extent_table, kept_apart, laid_end_to_end
 
 
 def location(path: str, disk: str, extents: list[tuple[int, int, int]]) -> Location:
@@ -39,3 +39,35 @@ def test_an_area_is_laid_out_in_file_order() -> None:
     group, placed = laid_end_to_end(table, [[1, 0]])  # one area: file b then file a
     assert group.tolist() == [0, 0, 0]
     assert placed.tolist() == [200, 0, 300]  # a's first extent after b's 200 bytes, its second after that
+
+
+MIB = 1 << 20
+KEPT = [location("/db/a", "sda", [(0, 1 * MIB, 64 << 10), (64 << 10, 9 * MIB, 64 << 10)]),
+        location("/db/b", "sda", [(0, 5 * MIB, 128 << 10)])]  # on disk: a@1M, b@5M, a@9M; 256 KiB in all
+
+
+def test_an_area_kept_apart_keeps_its_gaps_where_its_room_holds_them() -> None:
+    _, table = extent_table(KEPT, "sda")
+    group, placed = kept_apart(table, [[0, 1]], [16 * MIB])
+    assert group.tolist() == [0, 0, 0]
+    assert placed.tolist() == [0, 4 * MIB, 8 * MIB]  # disk order and distances as today
+
+
+def test_an_area_kept_apart_shrinks_its_gaps_alike_to_fit_its_room() -> None:
+    _, table = extent_table(KEPT, "sda")
+    room = 2 * MIB
+    _, placed = kept_apart(table, [[0, 1]], [room])
+    ends = placed + table.length
+    assert int(ends.max()) <= room and (np.diff(placed) >= table.length[:-1]).all()  # fits, nothing overlaps
+    gaps = placed[1:] - (placed[:-1] + table.length[:-1])
+    today = np.array([4 * MIB - (64 << 10), 4 * MIB - (128 << 10)])  # a's first extent to b, b to a's second
+    factor = (room - (256 << 10)) / (8 * MIB + (64 << 10) - (256 << 10))  # the room left over the span's gaps
+    assert (gaps % 4096 == 0).all() and (np.abs(gaps - today * factor) < 2 * 4096).all()  # each scaled alike
+    _, packed = kept_apart(table, [[0, 1]], [64 << 10])  # less room than data: no gap left, as laid end to end
+    assert packed.tolist() == [0, 64 << 10, 192 << 10]
+
+
+def test_files_of_no_group_are_not_kept_apart() -> None:
+    _, table = extent_table(KEPT, "sda")
+    group, placed = kept_apart(table, [[1]], [16 * MIB])
+    assert group.tolist() == [-1, 0, -1] and placed.tolist() == [0, 0, 0]

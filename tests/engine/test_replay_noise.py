@@ -1,0 +1,85 @@
+"""How sure a replayed gain is (advisor.engine.replay_noise): each request's share of the busy time,
+the gain's standard error over windows of a trace, the file system's part, and the verdict that needs
+a gain to clear --min-gain by them."""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+
+from advisor.engine.replay_check import replayed_error, verdict
+from advisor.engine.replay_noise import clears, gain_error, total_error, windows_of
+from advisor.model import ReplayCheck
+from advisor.trace.intervals import busy_shares, union_seconds
+from tests.helpers.model_trace import model_made_requests
+from tests.helpers.model_trace import quiet_disk_report as report
+
+
+def test_busy_shares_split_the_busy_time_among_the_requests_in_flight() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        count = int(rng.integers(1, 60))
+        starts = rng.random(count) * 10
+        ends = starts + rng.random(count) * 2 * (rng.random(count) > 0.1)  # some of no length
+        shares = busy_shares(starts, ends)
+        assert abs(shares.sum() - union_seconds(starts, ends)) < 1e-9
+        assert (shares >= -1e-12).all() and (shares <= ends - starts + 1e-12).all()
+    apart = busy_shares(np.array([0.0, 2.0]), np.array([1.0, 3.5]))
+    assert apart.tolist() == [1.0, 1.5]  # alone in flight: each its whole length
+
+
+def test_equal_gains_in_every_window_have_no_error_and_one_window_has_none_known() -> None:
+    window = windows_of(np.linspace(0.0, 9.0, 100))
+    today = np.ones(100)
+    assert (gain_error(today, 0.8 * today, window) or 1.0) < 1e-12
+    assert gain_error(today, 0.8 * today, np.zeros(100, dtype=np.int64)) is None
+
+
+def test_the_standard_error_is_the_spread_another_stretch_of_the_workload_would_give() -> None:
+    """Many traces of one workload (a gain of 20 % on average, each request's own varying): the gains
+    of the traces spread as much as one trace's windows say (within a quarter)."""
+    rng = np.random.default_rng(11)
+    gains, errors = [], []
+    for _ in range(300):
+        issue = np.sort(rng.random(3000) * 60.0)
+        today = rng.exponential(0.008, 3000)
+        planned = today * np.clip(rng.normal(0.8, 0.5, 3000), 0.0, None)
+        gains.append(1.0 - planned.sum() / today.sum())
+        error = gain_error(today, planned, windows_of(issue))
+        assert error is not None
+        errors.append(error)
+    spread, said = float(np.std(gains, ddof=1)), float(np.mean(errors))
+    assert 0.75 < said / spread < 1.25, (said, spread)
+
+
+def test_the_layout_part_is_the_range_of_a_rectangular_distribution() -> None:
+    assert total_error(None, 0.10, 0.10) == 0.0
+    assert abs((total_error(None, 0.10, 0.04) or 0.0) - 0.06 / np.sqrt(12)) < 1e-12
+    assert abs((total_error(0.03, 0.10, 0.04) or 0.0) - np.hypot(0.03, 0.06 / np.sqrt(12))) < 1e-12
+    assert total_error(None, 0.1, None) is None
+    assert clears(0.08, 0.02, 0.05) and not clears(0.06, 0.02, 0.05) and clears(0.06, None, 0.05)
+
+
+def test_a_gain_over_the_minimum_within_its_error_is_not_worth_a_move() -> None:
+    judged = report(model_made_requests(), min_gain=0.05)
+    (check,) = judged.replay
+    assert judged.plan is not None and check.predicted_gain is not None and check.predicted_gain > 0.2
+    assert check.gain_error is not None and check.window_error is not None and check.gain_windows == 10
+    # one extent per area: as spread as today is laid end to end, so the window's error is the whole
+    assert check.spread_gain == check.predicted_gain and check.gain_error == check.window_error
+    plan = msgspec.structs.replace(judged.plan, not_worth_it=None, notes=())
+    clear = verdict(plan, [check], 0.05)
+    assert clear.not_worth_it is None and f"± {check.gain_error:.1%}" in clear.notes[-1]
+    near = msgspec.structs.replace(check, predicted_gain=0.06, gain_error=0.02)
+    refused = verdict(plan, [near], 0.05)
+    assert refused.not_worth_it is not None and "does not clear the 5%" in refused.not_worth_it
+    assert "6.0% ± 2.0%" in refused.not_worth_it
+    unknown = msgspec.structs.replace(near, gain_error=None)  # a document written before the error: the gain alone
+    assert verdict(plan, [unknown], 0.05).not_worth_it is None
+
+
+def test_the_disks_errors_combine_by_their_weights() -> None:
+    one = ReplayCheck("sda", requests=100, fits=True, planned_ms=1.0, predicted_gain=0.1, gain_error=0.03)
+    two = msgspec.structs.replace(one, disk="sdb", gain_error=0.04)
+    assert abs((replayed_error([one, two]) or 0.0) - 0.025) < 1e-12
+    assert replayed_error([one, msgspec.structs.replace(two, gain_error=None)]) is None
