@@ -597,14 +597,15 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     of_work = (f"; on {', '.join(worked)}, which had a queue, that is less drive busy time for the traced work, "
                "which a queued disk turns into more work at the same concurrency" if worked else "")
     noise = "" if error is None else f" ± {error:.1%}"
-    windows = "" if error is None else f"± its standard error over {GAIN_WINDOWS} windows of the trace; "
+    windows = "" if error is None else (f"± its standard uncertainty, of {GAIN_WINDOWS} windows of the trace and of "
+                                        "where the file system puts a moved area; ")
     notes.append(f"The replay of the traced requests predicts {gain:.1%}{noise} ({windows}the aggregate model: "
                  f"{plan.predicted_gain:.1%}){of_work}; the verdict follows the replay.")
     reason: str | None = None
     if gain < min_gain:
         reason = f"the replayed gain, {gain:.1%}, is under the {min_gain:.0%} a migration must bring (--min-gain)"
     elif not clears(gain, error, min_gain):
-        reason = (f"the replayed gain, {gain:.1%}{noise} (its standard error over {GAIN_WINDOWS} windows of the "
-                  f"trace), does not clear the {min_gain:.0%} a migration must bring (--min-gain) by that error: "
-                  "the trace cannot tell it from the threshold")
+        reason = (f"the replayed gain, {gain:.1%}{noise} (its standard uncertainty), does not clear the "
+                  f"{min_gain:.0%} a migration must bring (--min-gain) by that uncertainty: the trace cannot tell "
+                  "it from the threshold")
     return msgspec.structs.replace(plan, notes=tuple(notes), not_worth_it=reason)
