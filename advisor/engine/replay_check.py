@@ -374,7 +374,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
     planned, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
     notes += said
-    spread = _spread_out(trace, checked, plan, area_files) if planned is not None else None
+    spread = _spread_out(trace, checked, plan, area_files, planned) if planned is not None else None
     planned_ms = gains = request_gain = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
@@ -435,16 +435,20 @@ def _gain_of(checked: SelfCheck, replays: Sequence[Replayed]) -> float:
     return 1.0 - float(_phase_means(replays, checked.timed).mean()) * 1000.0 / checked.replayed_ms
 
 
-def _spread_out(trace: BlockTrace, checked: SelfCheck, plan: Plan | None,
-                area_files: dict[str, list[int]]) -> tuple[Replayed, ...] | None:
+def _spread_out(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, area_files: dict[str, list[int]],
+                laid: Sequence[Replayed]) -> tuple[Replayed, ...] | None:
     """The replays under a zone plan with each moved area as spread as today (:mod:`.replay_layout`), or
-    None where there is no zone plan for this disk or no area moves."""
+    None where there is no zone plan for this disk; *laid* (the replays laid end to end) where that puts
+    every request where laying end to end does (no moved area has a gap to keep)."""
     if plan is None or plan.tiers is not None:
         return None
     stream = checked.stream
     offsets = planned_offsets(trace, plan, area_files, stream.offset_bytes, spread=True)
     if offsets is None:
         return None
+    end_to_end = planned_offsets(trace, plan, area_files, stream.offset_bytes)
+    if end_to_end is not None and np.array_equal(offsets, end_to_end):
+        return tuple(laid)
     return phased_replays(checked.physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases)
 
 
