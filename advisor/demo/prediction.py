@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from advisor.demo.timesplit import DISK_PART_TOLERANCE
+from advisor.engine.replay_noise import combined_error
 
 Source = Literal["replay", "aggregate"]
 
@@ -44,6 +45,7 @@ class SelfCheck:
     refused: str | None
     basis: str = "requests"  # "busy time": a disk with a queue, judged by the drive's busy time
     busy_deviation: float | None = None
+    gain_error: float | None = None  # the gain's standard uncertainty (advisor.engine.replay_noise)
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> SelfCheck:
@@ -51,7 +53,8 @@ class SelfCheck:
         return cls(str(row.get("disk")), int(row.get("requests") or 0), row.get("measured_ms"),
                    row.get("replayed_ms"), row.get("planned_ms"), row.get("deviation"),
                    float(row.get("tolerance") or 0.0), row.get("fits"), row.get("predicted_gain"),
-                   row.get("refused"), str(row.get("basis") or "requests"), row.get("busy_deviation"))
+                   row.get("refused"), str(row.get("basis") or "requests"), row.get("busy_deviation"),
+                   row.get("gain_error"))
 
     @property
     def judged(self) -> bool:
@@ -71,6 +74,7 @@ class Prediction:
     replay: tuple[SelfCheck, ...] = ()
     collect_warnings: tuple[str, ...] = ()  # what collect --trace said (e.g. why there is no trace)
     judgement: dict[str, Any] = field(default_factory=dict)  # holds, reason, measured_gain
+    error: float | None = None  # the replayed gain's standard uncertainty, where every judged disk states one
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -113,7 +117,8 @@ def from_report(report: dict[str, Any], traces: int, collect_warnings: tuple[str
     if weight <= 0 or any(g is None or not math.isfinite(g) for g in gains):
         return fallback("the replay states no gain under the plan")
     replayed = sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
-    return Prediction("replay", replayed, replayed, aggregate, None, checks, collect_warnings)
+    error = combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged])
+    return Prediction("replay", replayed, replayed, aggregate, None, checks, collect_warnings, error=error)
 
 
 def judge(prediction: Prediction, measured_gain: float | None, measurement_valid: bool) -> dict[str, Any]:

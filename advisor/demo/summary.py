@@ -241,7 +241,10 @@ def render_text(summary: DemoSummary) -> str:
         lines.append(f"Model on the layout as applied: {_pct(summary.predicted_gain_as_applied)} time saved per IO")
     claim = (f"   measured: {_pct(summary.measured_gain.get('latency'))} per transaction, "
              f"{_pct(summary.measured_gain.get('read_latency'))} per read" if summary.measured_gain and valid else "")
-    lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}{prediction_source(summary.prediction)}"
+    error = summary.prediction.get("error") if summary.prediction else None
+    uncertainty = f" ± {error * 100:.1f}" if error is not None and summary.predicted_gain is not None else ""
+    lines.append(f"Predicted time saved: {_pct(summary.predicted_gain)}{uncertainty}"
+                 f"{prediction_source(summary.prediction)}"
                  + (claim or ("   measured: no claim (not valid)" if not valid else "")))
     lines += self_check_lines(summary.prediction)
     if summary.verdict:

@@ -92,7 +92,8 @@ def _assert_prediction_is_the_replays(summary: dict[str, Any]) -> None:
     if all(c["fits"] for c in judged):
         replayed = sum(c["predicted_gain"] * c["requests"] for c in judged) / sum(c["requests"] for c in judged)
         assert prediction["source"] == "replay" and summary["predicted_gain"] == replayed
-        assert f"Predicted time saved: {replayed * 100:+.1f} % by the replay of the traced before run" in text
+        error = f" ± {prediction['error'] * 100:.1f}" if prediction.get("error") is not None else ""
+        assert f"Predicted time saved: {replayed * 100:+.1f} %{error} by the replay of the traced before run" in text
     else:
         assert prediction["source"] == "aggregate"
         assert summary["predicted_gain"] == summary["plan"]["predicted_gain"]

@@ -56,7 +56,10 @@ def test_the_printed_prediction_is_the_replays_when_its_self_check_holds() -> No
     assert abs(replayed - aggregate) > 0.002  # the two figures print differently: the test can tell them apart
     text = closing_text(report, measured=replayed)
     line = predicted_line(text)
-    assert line.startswith(f"Predicted time saved: {replayed * 100:+.1f} % by the replay of the traced before run")
+    error = check["gain_error"]
+    assert error is not None and from_report(report, traces=1).error == error  # one disk: its own uncertainty
+    assert line.startswith(f"Predicted time saved: {replayed * 100:+.1f} % ± {error * 100:.1f} by the replay of "
+                           "the traced before run")
     assert f"(aggregate model: {aggregate * 100:+.1f} %)" in line
     assert f"Replay self-check on {check['disk']}: {check['requests']} traced requests" in text
     assert "Prediction holds: the replay's" in text
