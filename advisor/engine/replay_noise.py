@@ -109,7 +109,7 @@ def total_error(window: float | None, gain: float | None, spread_gain: float | N
     a rectangular distribution's (module docstring). None where neither is known.
 
     >>> round(total_error(0.008, 0.06, 0.027), 4)
-    0.0127
+    0.0124
     """
     layout = None if gain is None or spread_gain is None else abs(gain - spread_gain) / math.sqrt(12.0)
     if window is None and layout is None:
