@@ -345,7 +345,8 @@ class ReplayCheck(Record):
     gain_error: float | None = None  # predicted_gain's standard uncertainty: window_error and the layout's combined
     window_error: float | None = None  # the standard error of predicted_gain over gain_windows windows of the trace
     gain_windows: int | None = None  # windows of equal length the trace was cut into for window_error
-    spread_gain: float | None = None  # the gain were each moved area as spread as today (not laid end to end)
+    spread_gain: float | None = None  # the gain were each moved area as spread as today (not laid end to end);
+    # null under a tier plan, whose gain_error is then window_error alone
 
 
 class Saturation(Record):
