@@ -372,9 +372,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     names = np.array([a or "" for a in areas], dtype=object)
     owned = owners >= 0
     names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
-    planned, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
+    planned, spread, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
     notes += said
-    spread = _spread_out(trace, checked, plan, area_files, planned) if planned is not None else None
     planned_ms = gains = request_gain = None
     if planned is not None:
         planned_phase_ms = _phase_means(planned, timed) * 1000.0
@@ -435,23 +434,6 @@ def _gain_of(checked: SelfCheck, replays: Sequence[Replayed]) -> float:
     return 1.0 - float(_phase_means(replays, checked.timed).mean()) * 1000.0 / checked.replayed_ms
 
 
-def _spread_out(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, area_files: dict[str, list[int]],
-                laid: Sequence[Replayed]) -> tuple[Replayed, ...] | None:
-    """The replays under a zone plan with each moved area as spread as today (:mod:`.replay_layout`), or
-    None where there is no zone plan for this disk; *laid* (the replays laid end to end) where that puts
-    every request where laying end to end does (no moved area has a gap to keep)."""
-    if plan is None or plan.tiers is not None:
-        return None
-    stream = checked.stream
-    offsets = planned_offsets(trace, plan, area_files, stream.offset_bytes, spread=True)
-    if offsets is None:
-        return None
-    end_to_end = planned_offsets(trace, plan, area_files, stream.offset_bytes)
-    if end_to_end is not None and np.array_equal(offsets, end_to_end):
-        return tuple(laid)
-    return phased_replays(checked.physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases)
-
-
 def _gain_error(checked: SelfCheck, planned: Sequence[Replayed]) -> float | None:
     """The standard error of the replayed gain over windows of the trace (:mod:`.replay_noise`): of the
     requests' shares of the busy time on a disk with a queue, else of the timed requests' times."""
@@ -473,20 +455,28 @@ def _busy_fields(worked: BusyCheck | None, planned: np.ndarray | None, request_g
 
 def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: Sequence[DeviceModel],
              area_files: dict[str, list[int]], owners_area: list[str | None]
-             ) -> tuple[tuple[Replayed, ...] | None, tuple[str, ...]]:
-    """The replays under *plan* (one per phase of the self-check), or None and the note why there are none.
+             ) -> tuple[tuple[Replayed, ...] | None, tuple[Replayed, ...] | None, tuple[str, ...]]:
+    """The replays under *plan* (one per phase of the self-check), or None and the note why there are none;
+    and under a zone plan the replays with each moved area as spread as today (:mod:`.replay_layout`): the
+    same replays where that puts every request where laying end to end does (no gap to keep), None under a
+    tier plan.
 
     A zone plan lays out this disk's areas in place; a tier plan sends each request to its area's
     device of the inventory (*targets*)."""
     if plan is None:
-        return None, ()
+        return None, None, ()
     stream, physics = checked.stream, checked.physics
     if plan.tiers is None:
         offsets = planned_offsets(trace, plan, area_files, stream.offset_bytes)
         if offsets is None:
             elsewhere = ", ".join(sorted({p.disk for p in plan.partitions}))
-            return None, (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; no replay under it",)
-        return phased_replays(physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases), ()
+            return None, None, (f"trace of {trace.disk}: the plan lays out {elsewhere}, not this disk; "
+                                "no replay under it",)
+        laid = phased_replays(physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases)
+        kept = planned_offsets(trace, plan, area_files, stream.offset_bytes, spread=True)
+        if kept is None or np.array_equal(kept, offsets):
+            return laid, laid, ()
+        return laid, phased_replays(physics, stream.moved(kept), trace.disk_size_bytes, checked.phases), ()
     if not targets:
         route: TierRoute | str = f"trace of {trace.disk}: no inventory given"
     elif physics.time_scale != 1.0:
@@ -495,9 +485,9 @@ def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: 
     else:
         route = tier_route(trace, plan, targets, area_files, owners_area, stream.offset_bytes)
     if isinstance(route, str):
-        return None, (f"{route}; no replay under the tier plan",)
+        return None, None, (f"{route}; no replay under the tier plan",)
     return tuple(replay_on_devices(stream.moved(route.offset_bytes), route.device, route.devices, phase=phase)
-                 for phase in checked.phases), route.notes
+                 for phase in checked.phases), None, route.notes
 
 
 def _mean_span_s(replays: Sequence[Replayed]) -> float:

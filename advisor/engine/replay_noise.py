@@ -7,14 +7,14 @@ their shares of the drive's busy time (:func:`advisor.trace.intervals.busy_share
 trace into :data:`GAIN_WINDOWS` windows of equal length by the traced issue time, and each
 window is a smaller stretch of the same workload with its own gain; how much those differ
 says how much the whole trace's gain would differ had another stretch been traced. The
-standard error is the ratio estimator's over the windows (Cochran, *Sampling Techniques*,
-6.3): sqrt(K / (K - 1) * sum (p_k - R t_k)^2) / sum t_k, with R = sum p / sum t.
+standard error is the ratio estimator's over the windows, taken as clusters:
+sqrt(K / (K - 1) * sum (p_k - R t_k)^2) / sum t_k, with R = sum p / sum t.
 
 Why the verdict needs it (docs/accuracy.md, runs 14-16): on a layout a plan produced, the next
 report found another plan the replay judged at +6.0 to +7.7 %, over the 5 % a move must bring.
-Over the windows of those traces the temp sorts' gain read -14 to +32 % (two clients, a dozen
-statements a run): a standard error of 3 to 5 points, where the first plans' were 1 to 2
-points except the mixed workload's scan (1 to 5). A move is advised when its gain less its
+Over the windows of those traces the temp sorts' gain had a standard error of 3.4 and 4.7 points
+(two clients, a dozen statements a run), where the other workloads' first plans had 0.6 to 2.3
+and the mixed workload's, whose scan comes every 10 s, 1.9 to 5.5. A move is advised when its gain less its
 standard uncertainty reaches ``--min-gain``: a gain the trace cannot tell from the threshold is
 noise, and re-advising a layout on noise moves data back and forth.
 
