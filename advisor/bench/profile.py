@@ -90,9 +90,17 @@ def _smr(kind: Classification, reason: str, cliff: WriteCliff | None) -> tuple[C
     factor = cliff.after_p50_ms / cliff.before_p50_ms if cliff.before_p50_ms > 0 else float("inf")
     return "smr-dm", (
         f"random writes fell off a cliff after {cliff.cliff_after_bytes / MIB:.0f} MiB: p50 "
-        f"{cliff.before_p50_ms:.2f} ms → {cliff.after_p50_ms:.1f} ms ({factor:.0f}×), "
+        f"{cliff.before_p50_ms:.2f} ms → {cliff.after_p50_ms:.1f} ms ({factor:.0f}×){_slow_share(cliff)}, "
         f"a drive-managed SMR media cache filling up; {reason}"
     )
+
+
+def _slow_share(cliff: WriteCliff) -> str:
+    """How many writes past the cliff were as slow: a drive left idle cleans and takes some fast."""
+    if cliff.slow_share is None or cliff.cliff_after_bytes is None:
+        return ""
+    after = cliff.writes - cliff.cliff_after_bytes // cliff.block_size_bytes
+    return f", {cliff.slow_share:.0%} of the {after} writes from there as slow"
 
 
 def _full_speed(depths: dict[int, tuple[float, Latency]], m: Measurements) -> str:

@@ -13,6 +13,14 @@ A cliff counts when the median of :data:`WINDOW` writes is at least :data:`CLIFF
 times the early median and :data:`CLIFF_MIN_MS` or more: a seek plus a revolution stays
 under ~25 ms even on a 5400 rpm disk, and an SSD that runs out of SLC cache slows to a
 few ms at most, while a band clean of 17–36 MiB takes hundreds of ms.
+
+Past the cliff the writes are bimodal, not uniformly slow: whenever the host leaves the
+drive idle between two writes (a busy machine does, often) it cleans a band and the next
+write or two land in the cache again. The median of every write after the cliff can then
+fall back among the fast ones and say "6.1 → 6.6 ms" of a disk whose writes took 110 ms
+every other time. So the figure after the cliff is the median of the writes from there on
+that were slow by the same rule (what a band clean costs), and
+:attr:`~advisor.model.disk.WriteCliff.slow_share` says how many of them there were.
 """
 
 from __future__ import annotations
@@ -38,8 +46,9 @@ CLIFF_RATIO = 5.0
 CLIFF_MIN_MS = 10.0
 
 
-def find_cliff(latencies_ms: list[float]) -> tuple[int, float, float] | None:
-    """(index of the first slow write, early median ms, median ms from there on), or None."""
+def find_cliff(latencies_ms: list[float]) -> tuple[int, float, float, float] | None:
+    """(index of the first slow write, early median ms, median ms of the slow writes from
+    there on, their share of all writes from there on), or None."""
     if len(latencies_ms) < SKIP + 2 * WINDOW:
         return None
     values = np.asarray(latencies_ms, dtype=np.float64)
@@ -47,8 +56,9 @@ def find_cliff(latencies_ms: list[float]) -> tuple[int, float, float] | None:
     for start in range(SKIP + WINDOW, len(values) - WINDOW + 1):
         window = float(np.median(values[start:start + WINDOW]))
         if window >= CLIFF_MIN_MS and window >= CLIFF_RATIO * early:
-            first = start + int(np.argmax(values[start:start + WINDOW] >= CLIFF_RATIO * early))
-            return first, early, float(np.median(values[first:]))
+            slow = (values >= CLIFF_RATIO * early) & (values >= CLIFF_MIN_MS)
+            first = start + int(np.argmax(slow[start:start + WINDOW]))
+            return first, early, float(np.median(values[first:][slow[first:]])), float(np.mean(slow[first:]))
     return None
 
 
@@ -93,5 +103,6 @@ def write_probe(target: Target, budget_s: float, stop: threading.Event,
         before_p50_ms=cliff[1] if cliff else early,
         after_p50_ms=cliff[2] if cliff else None,
         cliff_after_bytes=cliff[0] * BLOCK if cliff else None,
+        slow_share=cliff[3] if cliff else None,
         series_ms=tuple(round(value, 3) for value in latencies[:: max(1, len(latencies) // 200)]),
     )

@@ -50,8 +50,13 @@ class WriteCliff(Record):
     """What the opt-in SMR test (``--tests smr``) saw: sustained random O_DSYNC writes.
 
     ``after_p50_ms`` and ``cliff_after_bytes`` are None when no cliff came within the
-    budget (a CMR disk, or a media cache larger than what was written). ``series_ms`` is
-    the write latency along the run, thinned to at most about 200 points.
+    budget (a CMR disk, or a media cache larger than what was written). ``after_p50_ms`` is
+    the median of the slow writes from the first one on (five times the early median and
+    10 ms or more: what a band clean costs), and ``slow_share`` their share of all writes
+    from there on (past the cliff a drive left idle between writes cleans a band and takes
+    a write or two fast again, so the median of all of them can fall back among the fast
+    ones). ``series_ms`` is the write
+    latency along the run, thinned to at most about 200 points.
     """
 
     writes: int
@@ -60,6 +65,7 @@ class WriteCliff(Record):
     before_p50_ms: float
     after_p50_ms: float | None = None
     cliff_after_bytes: int | None = None  # ≈ the media cache that was free when the test began
+    slow_share: float | None = None  # None: no cliff, or a profile written before it was kept
     series_ms: tuple[float, ...] = ()
 
 
