@@ -385,7 +385,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     if worked is not None and planned is not None:
         planned_busy = busy_times(planned)
         gains = _spread(1.0 - planned_busy / worked.today_s)
-        gain = round(1.0 - float(planned_busy.mean()) / worked.replayed_s, 4)
+        gain = round(_gain_of(checked, planned), 4)
     windowed = _gain_error(checked, planned) if planned is not None else None
     spread_gain = _gain_of(checked, spread) if spread is not None else None
     noise = total_error(windowed, gain, spread_gain)
@@ -591,8 +591,8 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     of_work = (f"; on {', '.join(worked)}, which had a queue, that is less drive busy time for the traced work, "
                "which a queued disk turns into more work at the same concurrency" if worked else "")
     noise = "" if error is None else f" ± {error:.1%}"
-    windows = "" if error is None else (f"± its standard uncertainty, of {GAIN_WINDOWS} windows of the trace and of "
-                                        "where the file system puts a moved area; ")
+    placed = " and of where the file system puts a moved area" if any(c.spread_gain is not None for c in judged) else ""
+    windows = "" if error is None else f"± its standard uncertainty, of {GAIN_WINDOWS} windows of the trace{placed}; "
     notes.append(f"The replay of the traced requests predicts {gain:.1%}{noise} ({windows}the aggregate model: "
                  f"{plan.predicted_gain:.1%}){of_work}; the verdict follows the replay.")
     reason: str | None = None

@@ -75,6 +75,9 @@ def test_a_gain_over_the_minimum_within_its_error_is_not_worth_a_move() -> None:
     plan = msgspec.structs.replace(judged.plan, not_worth_it=None, notes=())
     clear = verdict(plan, [check], 0.05)
     assert clear.not_worth_it is None and f"± {check.gain_error:.1%}" in clear.notes[-1]
+    assert "where the file system puts a moved area" in clear.notes[-1]
+    across = verdict(plan, [msgspec.structs.replace(check, spread_gain=None)], 0.05)  # a tier plan's check
+    assert f"± {check.gain_error:.1%}" in across.notes[-1] and "file system" not in across.notes[-1]
     near = msgspec.structs.replace(check, predicted_gain=0.06, gain_error=0.02)
     refused = verdict(plan, [near], 0.05)
     assert refused.not_worth_it is not None and "does not clear the 5%" in refused.not_worth_it
