@@ -57,6 +57,7 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
+from advisor.engine.replay_barriers import barrier_notes, flush_waits
 from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_noise import (
@@ -402,7 +403,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE))
     deviations = checked.deviations
     issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
-                          [r.service_s for r in today], [r.service_s for r in planned] if planned is not None else None)
+                          [r.service_s for r in today], [r.service_s for r in planned] if planned is not None else None,
+                          flush_waits(requests.op, requests.issue_s, requests.complete_s))
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
@@ -411,7 +413,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         aggregate_gain=plan.predicted_gain if plan is not None and planned is not None else None,
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
-        areas=tuple(area_rows), traced_busy=checked.busy, notes=notes + _area_misfits(checked, area_rows),
+        areas=tuple(area_rows), traced_busy=checked.busy,
+        notes=notes + _area_misfits(checked, area_rows) + barrier_notes(checked.busy, issuers),
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,

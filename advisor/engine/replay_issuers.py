@@ -70,12 +70,15 @@ def indexes_table(processes: Sequence[TraceProcess], process: np.ndarray) -> boo
 
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
                 flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
-                planned: Sequence[np.ndarray] | None) -> tuple[ReplayIssuer, ...]:
+                planned: Sequence[np.ndarray] | None,
+                flush_waits_s: np.ndarray | None = None) -> tuple[ReplayIssuer, ...]:
     """One row per issuer of the requests (see the module docstring), in order of measured time, most first.
 
     *process* indexes *processes* per request; *owners* is each flush's owning write (-1: none);
     *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
-    the traced times, *today* and *planned* each phase's replayed times (None: no plan)."""
+    the traced times, *today* and *planned* each phase's replayed times (None: no plan);
+    *flush_waits_s* each request's traced wait behind a cache flush
+    (:func:`advisor.engine.replay_barriers.flush_waits`; None: not measured)."""
     if not named(processes) or not indexes_table(processes, process):
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
     unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
@@ -91,12 +94,15 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
             continue
         measured = per_request_ms([measured_s], mask, flushes)
         replayed = per_request_ms(today, mask, flushes)
+        waits = None if flush_waits_s is None else flush_waits_s[mask]
         rows.append(ReplayIssuer(
             issuer=issuer, kind=kinds[issuer],
             processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
             replayed_ms=replayed, planned_ms=per_request_ms(planned, mask, flushes) if planned is not None else None,
             flushes=int(flushes.sum()),
-            deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None))
+            deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None,
+            behind_flush=None if waits is None else round(float(np.mean(waits > 0.0)), 4),
+            flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4)))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
 
 

@@ -273,6 +273,10 @@ class ReplayIssuer(Record):
     planned_ms: float | None = None  # replayed under the planned layout (same phases); null without a plan
     flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
     deviation: float | None = None  # replayed_ms / measured_ms - 1: the self-check of its requests alone
+    # share of its reads and writes issued while a cache flush was in the drive, and their wait behind it per
+    # read or write (ms, measured): a flush is a barrier (advisor.engine.replay_barriers); null where not measured
+    behind_flush: float | None = None
+    flush_wait_ms: float | None = None
 
 
 class ReplayCheck(Record):

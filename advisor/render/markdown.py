@@ -94,5 +94,5 @@ def _replay(report: Report) -> list[str]:
             out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4, 5})
         if check.issuers:
             out += ["", f"### {_cell(check.disk)}: whose requests", ""]
-            out += markdown_table(ISSUER_HEADERS, issuer_table_rows(check), right={1, 2, 3, 4, 5, 6, 7})
+            out += markdown_table(ISSUER_HEADERS, issuer_table_rows(check), right={1, 2, 3, 4, 5, 6, 7, 8})
     return out

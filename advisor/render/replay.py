@@ -15,7 +15,7 @@ from advisor.model import ReplayArea, ReplayCheck, Report
 
 AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "replayed vs measured", "planned ms")
 ISSUER_HEADERS = ("issued by", "processes", "requests", "measured ms", "replayed ms", "replayed vs measured",
-                  "planned ms", "planned vs today")
+                  "planned ms", "planned vs today", "behind a flush, ms")
 
 
 def _ms(value: float | None) -> str:
@@ -100,14 +100,17 @@ def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
 
 def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per issuer of a replayed disk (ISSUER_HEADERS): a database, a server process serving none (its
-    role: "checkpointer"), or "not named" (the kernel's threads, a connection not seen while sampling)."""
+    role: "checkpointer"), or "not named" (the kernel's threads, a connection not seen while sampling); the
+    last column the share of its requests issued behind a cache flush and their wait for it per request."""
     rows: list[tuple[str, ...]] = []
     for who in check.issuers:
         change = ("-" if who.planned_ms is None or not who.replayed_ms
                   else f"{who.planned_ms / who.replayed_ms - 1.0:+.1%}")
         deviation = "-" if who.deviation is None else f"{who.deviation:+.0%}"
+        behind = ("-" if who.behind_flush is None or who.flush_wait_ms is None
+                  else f"{who.behind_flush:.0%} {who.flush_wait_ms:.1f}")
         rows.append((who.issuer, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
-                     deviation, _ms(who.planned_ms), change))
+                     deviation, _ms(who.planned_ms), change, behind))
     return rows
 
 
