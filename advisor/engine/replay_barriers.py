@@ -9,8 +9,8 @@ requests that met a flush so and their wait behind it, per request of the issuer
 Why it gets a note on a saturated disk: a faster layout lets the clients that commit (the
 databases whose sessions' writes the flushes follow; a server process's writes keep its own
 clock) commit more often at the same concurrency, and every extra flush is one more barrier
-the other databases' requests wait behind; the replay keeps
-the traced requests, so it keeps the traced commits and cannot add those waits. On the
+the other databases' requests wait behind; the replay keeps the traced requests, so it keeps
+the traced commits and cannot add those waits. On the
 accuracy suite's three databases (docs/accuracy.md, run 19) the ledger committed 66 % more
 after the move, the catalogue's reads met a flush 52 % of the time instead of 35 %, and they
 waited twice as long before the drive served them (9.5 -> 18.2 ms) while the drive served

@@ -55,8 +55,8 @@ class WriteCliff(Record):
     10 ms or more: what a band clean costs), and ``slow_share`` their share of all writes
     from there on (past the cliff a drive left idle between writes cleans a band and takes
     a write or two fast again, so the median of all of them can fall back among the fast
-    ones). ``series_ms`` is the write
-    latency along the run, thinned to at most about 200 points.
+    ones). ``series_ms`` is the write latency along the run, thinned to at most about 200
+    points.
     """
 
     writes: int
