@@ -27,6 +27,7 @@ Module map, in the order ``advise`` runs them:
   self-check) and under the plan (the verdict and the gain where a trace exists);
   ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
   ``replay_barriers``: the requests that waited behind a cache flush, per issuer, and the note on a saturated disk;
+  ``replay_phase``: an area whose planned gain depends on the platter's rotational phase, which is no prediction;
   ``replay_starved``: the requests that starved (waited 200 ms or more), measured and replayed;
   ``replay_saturated``: a disk with a queue judged by the replayed drive's busy time, not each request's;
   ``replay_noise``: the standard error of a replayed gain over windows of the trace, which a move must clear;

@@ -70,6 +70,7 @@ from advisor.engine.replay_noise import (
     total_error,
     windows_of,
 )
+from advisor.engine.replay_phase import AREA_PHASE_SPREAD, phase_spread, unsteady_notes
 from advisor.engine.replay_saturated import BusyCheck, busy_check, busy_times, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.engine.replay_tiers import TierRoute, tier_route
@@ -397,10 +398,14 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
             measured = per_request_ms([requests.service_s], mask, flushes)
             replayed = per_request_ms([r.service_s for r in today], mask, flushes)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
+            varies = (phase_spread([r.service_s for r in today], [r.service_s for r in planned], mask, flushes)
+                      if planned is not None else None)
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
                                         per_request_ms([r.service_s for r in planned], mask, flushes)
                                         if planned is not None else None, flushes=int(flushes.sum()), deviation=off,
-                                        fits=None if off is None else abs(off) <= REPLAY_TOLERANCE))
+                                        fits=None if off is None else abs(off) <= REPLAY_TOLERANCE,
+                                        phase_spread=varies,
+                                        steady=None if varies is None else varies < AREA_PHASE_SPREAD))
     deviations = checked.deviations
     issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
                           [r.service_s for r in today], [r.service_s for r in planned] if planned is not None else None,
@@ -414,7 +419,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
         areas=tuple(area_rows), traced_busy=checked.busy,
-        notes=notes + _area_misfits(checked, area_rows) + barrier_notes(checked.busy, issuers),
+        notes=(notes + _area_misfits(checked, area_rows) + unsteady_notes(area_rows, len(checked.phases))
+               + barrier_notes(checked.busy, issuers)),
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,

@@ -253,6 +253,11 @@ class ReplayArea(Record):
     flushes: int = 0  # cache flushes that followed its writes (their time is in the three figures above)
     deviation: float | None = None  # replayed_ms / measured_ms - 1: the self-check of this area alone
     fits: bool | None = None  # |deviation| <= the check's tolerance; null without a measured time
+    # standard deviation of its gain (1 - planned / today) over the rotational phases replayed, and whether it
+    # is under advisor.engine.replay_phase.AREA_PHASE_SPREAD (False: the planned time is no prediction);
+    # null without a plan or with fewer than 3 phases
+    phase_spread: float | None = None
+    steady: bool | None = None
 
 
 IssuerKind = Literal["database", "server process", "not named"]

@@ -94,8 +94,15 @@ def report_headlines(report: Report) -> list[str]:
 
 def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per area of a replayed disk (AREA_HEADERS)."""
-    return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _fit(a), _ms(a.planned_ms))
+    return [(a.area, f"{a.requests:,}", _ms(a.measured_ms), _ms(a.replayed_ms), _fit(a), _planned(a))
             for a in check.areas]
+
+
+def _planned(area: ReplayArea) -> str:
+    """The area's planned time, and NO PREDICTION where its gain depends on the platter's phase."""
+    if area.steady is False and area.phase_spread is not None:
+        return f"{_ms(area.planned_ms)} NO PREDICTION (±{area.phase_spread:.0%} by phase)"
+    return _ms(area.planned_ms)
 
 
 def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:

@@ -223,6 +223,13 @@ def test_a_replay_whose_self_check_failed_is_not_judged_as_a_prediction() -> Non
     fitting = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": False}]}
     overall, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=fitting)))
     assert overall["replay_status"] == "MISSED" and hot["replay_status"] == "not confident"
+    # the area fits its own self-check, but its gain varies with the platter's phase: no prediction either
+    unsteady = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": True, "steady": False}]}
+    _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=unsteady)))
+    assert hot["replay_status"] == "not confident"
+    steady = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": True, "steady": True}]}
+    _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=steady)))
+    assert hot["replay_status"] == "MISSED"  # judged: replayed 50 %, measured 25 %
 
 
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:
