@@ -41,8 +41,9 @@ def phase_spread(today: Sequence[np.ndarray], planned: Sequence[np.ndarray], req
     """
     if len(today) < 3 or len(today) != len(planned):
         return None
-    gains = [1.0 - per_request_ms([p], requests, flushes) / per_request_ms([t], requests, flushes)
-             for t, p in zip(today, planned, strict=True) if per_request_ms([t], requests, flushes) > 0]
+    times = [(per_request_ms([t], requests, flushes), per_request_ms([p], requests, flushes))
+             for t, p in zip(today, planned, strict=True)]
+    gains = [1.0 - after / before for before, after in times if before > 0]
     return round(float(np.std(gains, ddof=1)), 4) if len(gains) >= 3 else None
 
 
