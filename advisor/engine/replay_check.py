@@ -392,24 +392,24 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     spread_gain = _gain_of(checked, spread) if spread is not None else None
     noise = total_error(windowed, gain, spread_gain)
     area_rows = []
+    today_s = [r.service_s for r in today]  # each phase's times, taken once for every area and issuer
+    planned_s = [r.service_s for r in planned] if planned is not None else None
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
             measured = per_request_ms([requests.service_s], mask, flushes)
-            replayed = per_request_ms([r.service_s for r in today], mask, flushes)
+            replayed = per_request_ms(today_s, mask, flushes)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
-            varies = (phase_spread([r.service_s for r in today], [r.service_s for r in planned], mask, flushes)
-                      if planned is not None else None)
+            varies = phase_spread(today_s, planned_s, mask, flushes) if planned_s is not None else None
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
-                                        per_request_ms([r.service_s for r in planned], mask, flushes)
-                                        if planned is not None else None, flushes=int(flushes.sum()), deviation=off,
+                                        per_request_ms(planned_s, mask, flushes) if planned_s is not None else None,
+                                        flushes=int(flushes.sum()), deviation=off,
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE,
                                         phase_spread=varies,
                                         steady=None if varies is None else varies < AREA_PHASE_SPREAD))
     deviations = checked.deviations
     issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
-                          [r.service_s for r in today], [r.service_s for r in planned] if planned is not None else None,
-                          flush_waits(requests.op, requests.issue_s, requests.complete_s))
+                          today_s, planned_s, flush_waits(requests.op, requests.issue_s, requests.complete_s))
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
