@@ -86,8 +86,10 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     today = sum(c["replayed_ms"] * c["requests"] for c in checks)
     planned = sum((1.0 - c["predicted_gain"]) * c["replayed_ms"] * c["requests"] for c in checks)
     areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"],
-              # the area's own self-check, its gain steady over the rotational phases, and the disk's self-check
-              "fits": a.get("fits") is not False and a.get("steady") is not False and c.get("fits") is not False}
+              # the area's own self-check, its gain steady over the rotational phases, its requests not waiting
+              # on other databases' commits (advisor.engine.replay_barriers), and the disk's self-check
+              "fits": a.get("fits") is not False and a.get("steady") is not False
+              and a.get("barrier_free") is not False and c.get("fits") is not False}
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
     issuers: dict[str, list[float]] = {}
     for c in checks:

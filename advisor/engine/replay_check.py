@@ -57,8 +57,14 @@ from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, located, replay
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
-from advisor.engine.replay_barriers import barrier_notes, flush_waits
-from advisor.engine.replay_issuers import indexes_table, issuer_rows, per_request_ms
+from advisor.engine.replay_barriers import (
+    barrier_fields,
+    barrier_notes,
+    barriers,
+    behind_flushes,
+    bounded_issuers,
+)
+from advisor.engine.replay_issuers import indexes_table, issuer_names, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_noise import (
     GAIN_WINDOWS,
@@ -394,6 +400,11 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     area_rows = []
     today_s = [r.service_s for r in today]  # each phase's times, taken once for every area and issuer
     planned_s = [r.service_s for r in planned] if planned is not None else None
+    waited, flush = behind_flushes(requests.op, requests.issue_s, requests.complete_s)
+    issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
+                          today_s, planned_s, waited)
+    named = issuer_names(trace.processes, requests.process, owners, data)
+    behind = barriers(checked.busy, issuers, named[0], waited, flush) if named is not None else None
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
@@ -401,15 +412,20 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
             replayed = per_request_ms(today_s, mask, flushes)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
             varies = phase_spread(today_s, planned_s, mask, flushes) if planned_s is not None else None
+            share, free = barrier_fields(behind, mask, float(requests.service_s[mask | flushes].sum()),
+                                         planned_s is not None)
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
                                         per_request_ms(planned_s, mask, flushes) if planned_s is not None else None,
                                         flushes=int(flushes.sum()), deviation=off,
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE,
                                         phase_spread=varies,
-                                        steady=None if varies is None else varies < AREA_PHASE_SPREAD))
+                                        steady=None if varies is None else varies < AREA_PHASE_SPREAD,
+                                        behind_commits=share, barrier_free=free))
     deviations = checked.deviations
-    issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
-                          today_s, planned_s, flush_waits(requests.op, requests.issue_s, requests.complete_s))
+    waits_said: tuple[str, ...] = ()
+    if named is not None:
+        issuers = bounded_issuers(behind, issuers, named[0], data, requests.service_s, flushes_timed)
+        waits_said = barrier_notes(behind, checked.busy, issuers, named[0], data)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,
@@ -420,7 +436,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
         areas=tuple(area_rows), traced_busy=checked.busy,
         notes=(notes + _area_misfits(checked, area_rows) + unsteady_notes(area_rows, len(checked.phases))
-               + barrier_notes(checked.busy, issuers)),
+               + waits_said),
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
         gain_low=gains[0] if gains else None, gain_high=gains[1] if gains else None,

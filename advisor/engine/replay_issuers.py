@@ -68,6 +68,25 @@ def indexes_table(processes: Sequence[TraceProcess], process: np.ndarray) -> boo
     return bool(len(process) == 0 or (int(process.min()) >= 0 and int(process.max()) < len(processes)))
 
 
+def issuer_names(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray,
+                 data: np.ndarray) -> tuple[np.ndarray, dict[str, IssuerKind]] | None:
+    """Per request its issuer's name (a flush its owning write's; "" for a flush with none) and each name's
+    kind; None when no process is named or *process* does not index *processes*.
+
+    >>> names, kinds = issuer_names([TraceProcess(7, "postgres", "ledger", "client backend"), TraceProcess(3, "kw")],
+    ...                             np.array([0, 1, 1]), np.array([-1, 0, -1]), np.array([True, False, False]))
+    >>> names.tolist(), kinds["ledger"]
+    (['ledger', 'ledger', ''], 'database')
+    """
+    if not named(processes) or not indexes_table(processes, process):
+        return None
+    unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
+    labels = [issuer_of(p) or unnamed for p in processes]
+    names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
+    names = np.where(owners >= 0, names[np.maximum(owners, 0)], np.where(data, names, ""))
+    return names, dict(labels)
+
+
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
                 flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
                 planned: Sequence[np.ndarray] | None,
@@ -79,14 +98,10 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
     the traced times, *today* and *planned* each phase's replayed times (None: no plan);
     *flush_waits_s* each request's traced wait behind a cache flush
     (:func:`advisor.engine.replay_barriers.flush_waits`; None: not measured)."""
-    if not named(processes) or not indexes_table(processes, process):
+    found = issuer_names(processes, process, owners, data)
+    if found is None:
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
-    unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
-    labels = [issuer_of(p) or unnamed for p in processes]
-    kinds = dict(labels)
-    names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
-    owned = owners >= 0
-    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
+    names, kinds = found
     rows = []
     for issuer in sorted({n for n in names.tolist() if n}):
         mask, flushes = data & (names == issuer), flushes_timed & (names == issuer)

@@ -258,6 +258,13 @@ class ReplayArea(Record):
     # null without a plan or with fewer than 3 phases
     phase_spread: float | None = None
     steady: bool | None = None
+    # on a saturated disk, the share of its measured time its database sessions' requests spent behind cache
+    # flushes that follow other databases' writes, and whether it is under advisor.engine.replay_barriers.
+    # FLUSH_WAIT_NOTED (False: those commit more often under a faster layout, which the replay leaves out,
+    # and its planned time is no prediction); null where not counted (not saturated, no database committing,
+    # processes not named), barrier_free also without a plan
+    behind_commits: float | None = None
+    barrier_free: bool | None = None
 
 
 IssuerKind = Literal["database", "server process", "not named"]
@@ -282,6 +289,8 @@ class ReplayIssuer(Record):
     # read or write (ms, measured): a flush is a barrier (advisor.engine.replay_barriers); null where not measured
     behind_flush: float | None = None
     flush_wait_ms: float | None = None
+    behind_commits: float | None = None  # as ReplayArea's, for a database's requests
+    barrier_free: bool | None = None
 
 
 class ReplayCheck(Record):

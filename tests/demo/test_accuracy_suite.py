@@ -230,6 +230,11 @@ def test_a_replay_whose_self_check_failed_is_not_judged_as_a_prediction() -> Non
     steady = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": True, "steady": True}]}
     _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=steady)))
     assert hot["replay_status"] == "MISSED"  # judged: replayed 50 %, measured 25 %
+    # steady, but waiting on other databases' commits that a faster layout changes: no prediction either
+    waits = {**replay, "fits": True, "areas": [{**replay["areas"][0], "fits": True, "steady": True,
+                                                "barrier_free": False, "behind_commits": 0.3}]}
+    _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=waits)))
+    assert hot["replay_status"] == "not confident"
 
 
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:
