@@ -26,7 +26,8 @@ Module map, in the order ``advise`` runs them:
 - ``replay_check``: a traced workload's requests replayed on the drive model, today (the
   self-check) and under the plan (the verdict and the gain where a trace exists);
   ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
-  ``replay_barriers``: the requests that waited behind a cache flush, per issuer, and the note on a saturated disk;
+  ``replay_barriers``: the requests that waited behind a cache flush, per issuer; on a saturated disk, a database
+  or area waiting behind other databases' commits, whose planned time is then no prediction;
   ``replay_phase``: an area whose planned gain depends on the platter's rotational phase, which is no prediction;
   ``replay_starved``: the requests that starved (waited 200 ms or more), measured and replayed;
   ``replay_saturated``: a disk with a queue judged by the replayed drive's busy time, not each request's;

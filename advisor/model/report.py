@@ -258,13 +258,11 @@ class ReplayArea(Record):
     # null without a plan or with fewer than 3 phases
     phase_spread: float | None = None
     steady: bool | None = None
-    # on a saturated disk, the share of its measured time its database sessions' requests spent behind cache
-    # flushes that follow other databases' writes, and whether it is under advisor.engine.replay_barriers.
-    # FLUSH_WAIT_NOTED (False: those commit more often under a faster layout, which the replay leaves out,
-    # and its planned time is no prediction); null where not counted (not saturated, no database committing,
-    # processes not named), barrier_free also without a plan
-    behind_commits: float | None = None
-    barrier_free: bool | None = None
+    # on a saturated disk (null where not counted: not saturated, no database committing, processes not named)
+    # whether its sessions' requests wait on other databases' commits, which a faster layout makes more often
+    # and the replay keeps as traced (advisor.engine.replay_barriers)
+    behind_commits: float | None = None  # share of its measured time behind flushes following others' writes
+    barrier_free: bool | None = None  # under FLUSH_WAIT_NOTED; False: planned time no prediction; null: no plan
 
 
 IssuerKind = Literal["database", "server process", "not named"]
@@ -290,7 +288,7 @@ class ReplayIssuer(Record):
     behind_flush: float | None = None
     flush_wait_ms: float | None = None
     behind_commits: float | None = None  # as ReplayArea's, for a database's requests
-    barrier_free: bool | None = None
+    barrier_free: bool | None = None  # as ReplayArea's
 
 
 class ReplayCheck(Record):
