@@ -178,7 +178,8 @@ def barrier_notes(found: Barriers | None, busy: float | None, issuers: Sequence[
                 f"The disk is saturated (busy {busy:.0%} of the traced span): a faster layout lets those commit "
                 f"more often at the same concurrency, each flush a barrier {row.issuer}'s requests wait behind, "
                 "and the replay keeps the traced commits")
-        rises = [f"{name} {gain:.0%} less time per request, so up to {1.0 / (1.0 - gain) - 1.0:.0%} more commits"
+        rises = [f"{name} {gain:.0%} less time per request, about {1.0 / (1.0 - gain) - 1.0:.0%} more commits if its "
+                 "transactions speed up as much"
                  for name in who if (gain := found.gains.get(name)) is not None and 0 < gain < 1]
         if rises:
             note += f" (replayed under the plan: {'; '.join(rises)})"

@@ -103,14 +103,9 @@ def _planned(area: ReplayArea) -> str:
     commits of other databases it waits behind (the report's notes say why)."""
     if area.steady is False and area.phase_spread is not None:
         return f"{_ms(area.planned_ms)} NO PREDICTION (±{area.phase_spread:.0%} by phase)"
-    return _ms(area.planned_ms) + _barrier(area.barrier_free, area.behind_commits)
-
-
-def _barrier(free: bool | None, behind: float | None) -> str:
-    """" NO PREDICTION (...)" for a row whose requests wait behind other databases' commits, else ""."""
-    if free is not False or behind is None:
-        return ""
-    return f" NO PREDICTION ({behind:.0%} behind others' commits)"
+    if area.barrier_free is False and area.behind_commits is not None:
+        return f"{_ms(area.planned_ms)} NO PREDICTION ({area.behind_commits:.0%} behind commits)"
+    return _ms(area.planned_ms)
 
 
 def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
@@ -125,7 +120,7 @@ def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
         behind = ("-" if who.behind_flush is None or who.flush_wait_ms is None
                   else f"{who.behind_flush:.0%} {who.flush_wait_ms:.1f}")
         rows.append((who.issuer, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
-                     deviation, _ms(who.planned_ms), change + _barrier(who.barrier_free, who.behind_commits), behind))
+                     deviation, _ms(who.planned_ms), change + (" NO PREDICTION" if who.barrier_free is False else ""), behind))
     return rows
 
 
