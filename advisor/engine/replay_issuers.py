@@ -82,7 +82,7 @@ def issuer_names(processes: Sequence[TraceProcess], process: np.ndarray, owners:
         return None
     unnamed: tuple[str, IssuerKind] = (NOT_NAMED, "not named")
     labels = [issuer_of(p) or unnamed for p in processes]
-    names = np.array([labels[k][0] for k in process.tolist()], dtype=object)
+    names = np.array([label for label, _ in labels], dtype=object)[process]
     names = np.where(owners >= 0, names[np.maximum(owners, 0)], np.where(data, names, ""))
     return names, dict(labels)
 
