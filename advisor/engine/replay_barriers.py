@@ -140,8 +140,8 @@ def barrier_fields(found: Barriers | None, requests: np.ndarray, measured_s: flo
     return share, None if share is None or not planned else share < FLUSH_WAIT_NOTED
 
 
-def bounded_issuers(found: Barriers | None, issuers: Sequence[ReplayIssuer], names: np.ndarray, data: np.ndarray,
-                    measured_s: FloatArray, flushes: np.ndarray) -> tuple[ReplayIssuer, ...]:
+def with_commit_waits(found: Barriers | None, issuers: Sequence[ReplayIssuer], names: np.ndarray,
+                      data: np.ndarray, measured_s: FloatArray, flushes: np.ndarray) -> tuple[ReplayIssuer, ...]:
     """*issuers* with each database's ``behind_commits`` and ``barrier_free`` (:func:`barrier_fields`;
     *flushes* the timed flushes, which count with the write they follow, as in the rows)."""
     if found is None:
@@ -161,7 +161,7 @@ def barrier_notes(found: Barriers | None, busy: float | None, issuers: Sequence[
                   data: np.ndarray) -> tuple[str, ...]:
     """A note per database of a saturated disk (busy *busy* of the traced span) whose requests spent
     :data:`FLUSH_WAIT_NOTED` of their measured time or more behind flushes that follow other databases'
-    writes (*issuers* as :func:`bounded_issuers` leaves them): who those are, how much faster the replay
+    writes (*issuers* as :func:`with_commit_waits` leaves them): who those are, how much faster the replay
     serves them under the plan, and why this database's planned figure is then no prediction."""
     if found is None or busy is None:
         return ()

@@ -62,7 +62,7 @@ from advisor.engine.replay_barriers import (
     barrier_notes,
     barriers,
     behind_flushes,
-    bounded_issuers,
+    with_commit_waits,
 )
 from advisor.engine.replay_issuers import indexes_table, issuer_names, issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
@@ -424,7 +424,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     deviations = checked.deviations
     waits_said: tuple[str, ...] = ()
     if named is not None:
-        issuers = bounded_issuers(behind, issuers, named[0], data, requests.service_s, flushes_timed)
+        issuers = with_commit_waits(behind, issuers, named[0], data, requests.service_s, flushes_timed)
         waits_said = barrier_notes(behind, checked.busy, issuers, named[0], data)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
