@@ -92,15 +92,19 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
               and a.get("barrier_free") is not False and c.get("fits") is not False}
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
     issuers: dict[str, list[float]] = {}
+    waiting: set[str] = set()  # databases whose planned time the report called no prediction on some disk
     for c in checks:
         for who in c.get("issuers") or []:
             if who.get("kind") == "database" and who.get("planned_ms") is not None:
                 sums = issuers.setdefault(who["issuer"], [0.0, 0.0])
                 sums[0] += who["replayed_ms"] * who["requests"]
                 sums[1] += who["planned_ms"] * who["requests"]
+                if who.get("barrier_free") is False:
+                    waiting.add(who["issuer"])
     return {"predicted_gain": _saved(today, planned), "service_times": areas,
             "fits": all(c.get("fits") is not False for c in checks),
-            "databases": {name: _saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()}}
+            "databases": {name: _saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},
+            "databases_waiting": sorted(waiting)}
 
 
 REPLAY_MISFIT = "the replay's self-check failed"
@@ -151,7 +155,10 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                          "measured": _saved(group_time(before, group), group_time(after, group)) if after else None,
                          "aggregate": None, "as_applied": None,
                          "replay": ((replay or {}).get("databases") or {}).get(spec["database"]),
-                         "aggregate_status": "", "replay_status": "",
+                         "aggregate_status": "",
+                         # no target; but where the report said the figure is no prediction, the table says so
+                         "replay_status": "no prediction"
+                         if spec["database"] in ((replay or {}).get("databases_waiting") or []) else "",
                          "noise": _mean([noise(before, group), noise(after, group)])})
         if not spec["primary"]:
             rows.append({"area": f"{group} (client)", "measured": _saved(group_time(before, group),

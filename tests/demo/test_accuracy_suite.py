@@ -196,6 +196,10 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
     assert shop["measured"] == pytest.approx(0.20) and shop["replay"] == pytest.approx(0.30)
     assert books["measured"] == pytest.approx(0.05) and books["replay"] is None  # no issuer row for it
     assert shop["replay_status"] == "" and "checkpointer" not in " ".join(rows)  # no target; databases only
+    # a database the report marked as waiting on another's commits: its figure is labelled no prediction
+    result["report"]["replay"][0]["issuers"][0]["barrier_free"] = False
+    waiting = {row["area"]: row for row in compare(result)["rows"]}["g (database shop)"]
+    assert waiting["replay_status"] == "no prediction" and waiting["replay"] == pytest.approx(0.30)
     one = _result(measured_after_ms=8.0, predicted_gain=0.21)
     one["groups"] = {"g": {"primary": True, "database": "shop"}}
     assert not any("database" in row["area"] for row in compare(one)["rows"])  # one database: no such rows
