@@ -72,16 +72,6 @@ def behind_flushes(op: np.ndarray, issue_s: np.ndarray, complete_s: np.ndarray) 
     return waited, flush
 
 
-def flush_waits(op: np.ndarray, issue_s: np.ndarray, complete_s: np.ndarray) -> FloatArray:
-    """Per request, the seconds it waited behind a cache flush (:func:`behind_flushes`).
-
-    >>> op = np.array([FLUSH, 0, 0, 1])
-    >>> flush_waits(op, np.array([0.0, 0.5, 2.0, 0.75]), np.array([1.0, 1.25, 2.5, 0.875])).tolist()
-    [0.0, 0.5, 0.0, 0.125]
-    """
-    return behind_flushes(op, issue_s, complete_s)[0]
-
-
 def committing(issuers: Sequence[ReplayIssuer]) -> tuple[str, ...]:
     """The databases whose sessions' writes :data:`COMMITTER_SHARE` or more of the owned flushes follow.
 
@@ -96,11 +86,12 @@ def committing(issuers: Sequence[ReplayIssuer]) -> tuple[str, ...]:
 class Barriers:
     """Per request of a saturated disk's trace, its wait behind a flush that follows another committing
     database's writes, and that database's name ("" for none); each committer's replayed gain under the
-    plan (1 - planned / today per request; None without a plan)."""
+    plan (1 - planned / today per request; None without a plan); the disk's busy share of the traced span."""
 
     waited_s: FloatArray
     behind: np.ndarray
     gains: dict[str, float | None]
+    busy: float
 
     def share(self, requests: np.ndarray, measured_s: float) -> float | None:
         """The share of *measured_s* (the measured time of *requests*, a mask, with the flushes they own)
@@ -128,7 +119,7 @@ def barriers(busy: float | None, issuers: Sequence[ReplayIssuer], names: np.ndar
     other = (flush >= 0) & np.isin(owner, committers) & (owner != names) & np.isin(names, sessions)
     gains = {r.issuer: (None if r.planned_ms is None or not r.replayed_ms else 1.0 - r.planned_ms / r.replayed_ms)
              for r in issuers if r.issuer in committers}
-    return Barriers(np.where(other, waited_s, 0.0), np.where(other, owner, ""), gains)
+    return Barriers(np.where(other, waited_s, 0.0), np.where(other, owner, ""), gains, busy)
 
 
 def barrier_fields(found: Barriers | None, requests: np.ndarray, measured_s: float,
@@ -157,13 +148,13 @@ def with_commit_waits(found: Barriers | None, issuers: Sequence[ReplayIssuer], n
     return tuple(rows)
 
 
-def barrier_notes(found: Barriers | None, busy: float | None, issuers: Sequence[ReplayIssuer], names: np.ndarray,
+def barrier_notes(found: Barriers | None, issuers: Sequence[ReplayIssuer], names: np.ndarray,
                   data: np.ndarray) -> tuple[str, ...]:
-    """A note per database of a saturated disk (busy *busy* of the traced span) whose requests spent
+    """A note per database of a saturated disk (:func:`barriers` *found* its waits) whose requests spent
     :data:`FLUSH_WAIT_NOTED` of their measured time or more behind flushes that follow other databases'
     writes (*issuers* as :func:`with_commit_waits` leaves them): who those are, how much faster the replay
     serves them under the plan, and why this database's planned figure is then no prediction."""
-    if found is None or busy is None:
+    if found is None:
         return ()
     notes = []
     for row in issuers:
@@ -175,7 +166,7 @@ def barrier_notes(found: Barriers | None, busy: float | None, issuers: Sequence[
         note = (f"{row.issuer}: {np.mean(waited > 0.0):.0%} of its requests were issued while a cache flush that "
                 f"follows the writes of {', '.join(who)} was in the drive and waited for it, "
                 f"{waited.mean() * 1000.0:.1f} ms per request ({row.behind_commits:.0%} of its measured time). "
-                f"The disk is saturated (busy {busy:.0%} of the traced span): a faster layout lets those commit "
+                f"The disk is saturated (busy {found.busy:.0%} of the traced span): a faster layout lets those commit "
                 f"more often at the same concurrency, each flush a barrier {row.issuer}'s requests wait behind, "
                 "and the replay keeps the traced commits")
         rises = [f"{name} {gain:.0%} less time per request, about {1.0 / (1.0 - gain) - 1.0:.0%} more commits if its "

@@ -64,7 +64,7 @@ from advisor.engine.replay_barriers import (
     behind_flushes,
     with_commit_waits,
 )
-from advisor.engine.replay_issuers import indexes_table, issuer_names, issuer_rows, per_request_ms
+from advisor.engine.replay_issuers import indexes_table, issuer_names, named_issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_noise import (
     GAIN_WINDOWS,
@@ -401,9 +401,9 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     today_s = [r.service_s for r in today]  # each phase's times, taken once for every area and issuer
     planned_s = [r.service_s for r in planned] if planned is not None else None
     waited, flush = behind_flushes(requests.op, requests.issue_s, requests.complete_s)
-    issuers = issuer_rows(trace.processes, requests.process, owners, data, flushes_timed, requests.service_s,
-                          today_s, planned_s, waited)
-    named = issuer_names(trace.processes, requests.process, owners, data)
+    named = issuer_names(trace.processes, requests.process, owners, data)  # None: no issuer to tell
+    issuers = (named_issuer_rows(named, requests.process, data, flushes_timed, requests.service_s, today_s,
+                                 planned_s, waited) if named is not None else ())
     behind = barriers(checked.busy, issuers, named[0], waited, flush) if named is not None else None
     for area in sorted({a for a in areas if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
@@ -425,7 +425,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     waits_said: tuple[str, ...] = ()
     if named is not None:
         issuers = with_commit_waits(behind, issuers, named[0], data, requests.service_s, flushes_timed)
-        waits_said = barrier_notes(behind, checked.busy, issuers, named[0], data)
+        waits_said = barrier_notes(behind, issuers, named[0], data)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
         replayed_ms=replayed_ms, deviation=round(deviation, 4) if deviation is not None else None,

@@ -97,10 +97,19 @@ def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: 
     *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
     the traced times, *today* and *planned* each phase's replayed times (None: no plan);
     *flush_waits_s* each request's traced wait behind a cache flush
-    (:func:`advisor.engine.replay_barriers.flush_waits`; None: not measured)."""
+    (:func:`advisor.engine.replay_barriers.behind_flushes`; None: not measured)."""
     found = issuer_names(processes, process, owners, data)
     if found is None:
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
+    return named_issuer_rows(found, process, data, flushes_timed, measured_s, today, planned, flush_waits_s)
+
+
+def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: np.ndarray, data: np.ndarray,
+                      flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
+                      planned: Sequence[np.ndarray] | None,
+                      flush_waits_s: np.ndarray | None = None) -> tuple[ReplayIssuer, ...]:
+    """:func:`issuer_rows` of requests whose issuers :func:`issuer_names` already *found* (names, kinds),
+    for a caller that needs the names too."""
     names, kinds = found
     rows = []
     for issuer in sorted({n for n in names.tolist() if n}):

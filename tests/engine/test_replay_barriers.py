@@ -10,7 +10,6 @@ from advisor.engine.replay_barriers import (
     barrier_notes,
     barriers,
     behind_flushes,
-    flush_waits,
     with_commit_waits,
 )
 from advisor.engine.replay_issuers import issuer_names, issuer_rows
@@ -25,13 +24,13 @@ def test_a_request_issued_during_a_flush_waits_until_it_completes() -> None:
     op = np.array([READ, FLUSH, READ, WRITE, READ, READ])
     issue = np.array([0.5, 1.0, 1.5, 2.0, 2.5, 3.5])
     done = np.array([0.6, 3.0, 3.4, 2.2, 3.1, 3.6])
-    assert flush_waits(op, issue, done).tolist() == pytest.approx([0.0, 0.0, 1.5, 0.2, 0.5, 0.0])
-    assert not flush_waits(np.array([READ, READ]), np.array([0.0, 1.0]), np.array([0.5, 1.5])).any()
+    assert behind_flushes(op, issue, done)[0].tolist() == pytest.approx([0.0, 0.0, 1.5, 0.2, 0.5, 0.0])
+    assert not behind_flushes(np.array([READ, READ]), np.array([0.0, 1.0]), np.array([0.5, 1.5]))[0].any()
 
 
 def test_two_flushes_in_flight_hold_a_request_until_the_later_completes() -> None:
     op = np.array([FLUSH, FLUSH, READ])
-    waits = flush_waits(op, np.array([0.0, 0.1, 0.2]), np.array([2.0, 1.0, 2.5]))
+    waits, _ = behind_flushes(op, np.array([0.0, 0.1, 0.2]), np.array([2.0, 1.0, 2.5]))
     assert waits.tolist() == pytest.approx([0.0, 0.0, 1.8])
 
 
@@ -63,7 +62,7 @@ MEASURED = DONE - ISSUE
 
 def _issuers(planned: list[np.ndarray] | None = None) -> tuple[ReplayIssuer, ...]:
     return issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, [MEASURED], planned,
-                       flush_waits(OP, ISSUE, DONE))
+                       behind_flushes(OP, ISSUE, DONE)[0])
 
 
 def _judged(busy: float | None, planned: list[np.ndarray] | None) -> tuple[tuple[ReplayIssuer, ...], tuple[str, ...]]:
@@ -75,7 +74,7 @@ def _judged(busy: float | None, planned: list[np.ndarray] | None) -> tuple[tuple
     waited, flush = behind_flushes(OP, ISSUE, DONE)
     behind = barriers(busy, rows, names, waited, flush)
     rows = with_commit_waits(behind, rows, names, DATA, MEASURED, OP == FLUSH)
-    return rows, barrier_notes(behind, busy, rows, names, DATA)
+    return rows, barrier_notes(behind, rows, names, DATA)
 
 
 def test_each_issuer_says_how_many_of_its_requests_met_a_flush_and_how_long_they_waited() -> None:
@@ -121,7 +120,7 @@ def test_below_the_share_a_database_keeps_its_prediction() -> None:
     light = MEASURED.copy()
     light[2] = 2.5 / FLUSH_WAIT_NOTED  # a long free read: its 2.5 s of waits under the share of its time
     rows = issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, light, [light], [light / 2],
-                       flush_waits(OP, ISSUE, DONE))
+                       behind_flushes(OP, ISSUE, DONE)[0])
     found = issuer_names(PROCESSES, PROCESS, OWNERS, DATA)
     assert found is not None
     waited, flush = behind_flushes(OP, ISSUE, DONE)
@@ -129,14 +128,14 @@ def test_below_the_share_a_database_keeps_its_prediction() -> None:
     rows = with_commit_waits(behind, rows, found[0], DATA, light, OP == FLUSH)
     catalogue = next(r for r in rows if r.issuer == "catalogue")
     assert catalogue.behind_commits is not None and catalogue.behind_commits < FLUSH_WAIT_NOTED
-    assert catalogue.barrier_free is True and barrier_notes(behind, 0.98, rows, found[0], DATA) == ()
+    assert catalogue.barrier_free is True and barrier_notes(behind, rows, found[0], DATA) == ()
 
 
 def test_flushes_following_a_server_process_name_no_committer() -> None:
     # the same requests, the flush now owned by the background writer's write: its own clock, no closed loop
     owners = np.array([-1, 5, -1, -1, -1, -1])
     rows = issuer_rows(PROCESSES, PROCESS, owners, DATA, OP == FLUSH, MEASURED, [MEASURED], [MEASURED / 2],
-                       flush_waits(OP, ISSUE, DONE))
+                       behind_flushes(OP, ISSUE, DONE)[0])
     found = issuer_names(PROCESSES, PROCESS, owners, DATA)
     assert found is not None
     waited, flush = behind_flushes(OP, ISSUE, DONE)
