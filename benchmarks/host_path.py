@@ -26,7 +26,7 @@ import numpy as np
 
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
-from advisor.engine.replay_check import SelfCheck, self_check
+from advisor.engine.replay_today import SelfCheck, self_check
 from advisor.model.snapshot import load_workload
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE
 

@@ -1,7 +1,7 @@
 """The replay's cost under several rotational phases, and how far one phase strays from their mean.
 
 `advisor report` replays a traced disk once per rotational phase and layout
-(:func:`advisor.engine.replay_check.phased_replays`); this prints, for synthetic request
+(:func:`advisor.engine.replay_today.phased_replays`); this prints, for synthetic request
 streams of about 5,000, 50,000 and 500,000 requests, the seconds one replay takes (K = 1)
 beside the K phases the engine gives a trace of that size (:func:`replay_phases`; one layout:
 the report replays today's and the planned one), and the spread of the per-phase mean service
@@ -29,7 +29,7 @@ from trace_size import DISK, stream
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
 from advisor.disk.replay import Replayed, Stream
-from advisor.engine.replay_check import REPLAY_PHASES, phased_replays, replay_phases
+from advisor.engine.replay_today import REPLAY_PHASES, phased_replays, replay_phases
 
 PROCESSES = 8
 

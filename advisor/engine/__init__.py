@@ -23,8 +23,9 @@ Module map, in the order ``advise`` runs them:
   ``stages``: with ``--in-place``, the staged migration to it on the disk that holds the data.
   ``stage_order`` finds the order of steps through the disk's own free space, ``stage_steps``
   writes their scripts (``stage_oracle`` the Oracle ones), ``stages`` the path through a spare.
-- ``replay_check``: a traced workload's requests replayed on the drive model, today (the
-  self-check) and under the plan (the verdict and the gain where a trace exists);
+- ``replay_today``: a traced workload's requests replayed on the drive model under today's layout,
+  against what the trace measured (the self-check, which decides whether the replay judges the disk);
+  ``replay_check``: the same requests under the plan (the verdict and the gain where a trace exists);
   ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
   ``replay_barriers``: the requests that waited behind a cache flush, per issuer; on a saturated disk, a database
   or area waiting behind other databases' commits, whose planned time is then no prediction;

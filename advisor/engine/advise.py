@@ -32,15 +32,8 @@ from advisor.engine.model_fit import Misfit, fit_misfits, misfit_finding, model_
 from advisor.engine.optimizer import DiskLayout, Solution, evaluate, optimise, order_disk
 from advisor.engine.peak_size import sized_for_peak
 from advisor.engine.planner import PlanOptions, build_plan, place_items, progress_for
-from advisor.engine.replay_check import (
-    SelfCheck,
-    check_trace,
-    misfit,
-    replay_fits,
-    self_checks,
-    verdict,
-    with_overruled,
-)
+from advisor.engine.replay_check import check_trace, misfit, verdict, with_overruled
+from advisor.engine.replay_today import SelfCheck, replay_fits, self_checks
 from advisor.engine.saturation import (
     disk_depths,
     disk_time_misfits,

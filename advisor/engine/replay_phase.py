@@ -1,7 +1,7 @@
 """An area whose planned gain depends on where the platter was when the trace began.
 
 No trace records the platter's rotational phase at its first request, so the replay runs
-each layout under several phases (:func:`advisor.engine.replay_check.replay_phases`) and
+each layout under several phases (:func:`advisor.engine.replay_today.replay_phases`) and
 reports their mean. For most areas the phases agree within a few points. For some they do
 not: a scan whose reads either stream from the drive's read-ahead or starve behind reads near
 the head, a race decided by fractions of a millisecond, comes out of one phase 60 % faster

@@ -15,7 +15,7 @@ the model can one at a time (a deep queue it reorders, a cache, or IO sizes and 
 the workload does not show). That is a :class:`~advisor.engine.model_fit.Misfit`, and the
 findings and plans that rest on the model are withheld for that disk, as for rates above
 the model's best. Unless a trace of the disk replays within its tolerance
-(:func:`advisor.engine.replay_check.replay_fits`): the replay models the queue the aggregate
+(:func:`advisor.engine.replay_today.replay_fits`): the replay models the queue the aggregate
 model leaves out, so there the refutation is overruled (a note of the replay) and the replay
 judges the plan.
 """
@@ -178,7 +178,7 @@ def saturated_disks(views: Mapping[str, DiskView], utils: Mapping[str, float],
                     overcharged: frozenset[str] = frozenset(),
                     traced: Mapping[str, float] | None = None) -> dict[str, tuple[float | None, float]]:
     """disk -> (kernel busy share or None, modelled busy) for every saturated disk: busy :data:`BUSY_MIN` of
-    the interval by the kernel or of a trace's span (*traced*, :func:`advisor.engine.replay_check.busy_share`),
+    the interval by the kernel or of a trace's span (*traced*, :func:`advisor.engine.replay_today.busy_share`),
     or modelled busy for the whole interval; on an *overcharged* disk (its disk-time refutation overruled by
     the replay) the measured busy shares alone say."""
     out = {}

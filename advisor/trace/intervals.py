@@ -1,7 +1,7 @@
 """How long a disk was busy (the length of the union of its requests' intervals), and how many
 requests it held on average.
 
-The trace's busy share (:func:`advisor.engine.replay_check.busy_share`), the demo's modelled
+The trace's busy share (:func:`advisor.engine.replay_today.busy_share`), the demo's modelled
 disk time (:mod:`advisor.demo.timesplit`) and the accuracy suite's busy share of the emulated
 drive all ask the first, of intervals that overlap whenever requests are in flight together;
 the figures of a trace (:mod:`advisor.engine.trace_figures`) and the replay's test for a queue

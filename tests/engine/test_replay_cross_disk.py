@@ -9,7 +9,7 @@ import pytest
 
 from advisor.disk.replay import replay
 from advisor.disk.replay_stream import OPS, Stream, causes
-from advisor.engine.replay_check import SelfCheck, caused_elsewhere, self_check, self_checks
+from advisor.engine.replay_today import SelfCheck, caused_elsewhere, self_check, self_checks
 from advisor.model import BlockTrace, HostLayout, TraceProcess, Workload
 from advisor.trace.codec import Requests
 from advisor.trace.cross_disk import latest_elsewhere
@@ -105,7 +105,7 @@ def test_the_self_checks_of_a_workload_assess_each_trace_once(monkeypatch: pytes
         decoded.append(trace.disk)
         return assess(trace, layout)
 
-    monkeypatch.setattr("advisor.engine.replay_check.assess", counted)
+    monkeypatch.setattr("advisor.engine.replay_today.assess", counted)
     together = self_checks(both, models().of)
     assert sorted(decoded) == ["sda", "sdb"]  # one each, where one by one each also decoded the other
     for alone, checked in zip(one_by_one, together, strict=True):

@@ -1,10 +1,10 @@
 """Where a disk's trace replays within its tolerance, the replay, not the aggregate model's disk
 time, judges the disk: the refutation becomes a note and the plan is judged by the replayed gain
-(advisor.engine.saturation.overruled_by_replay, advisor.engine.replay_check.replay_fits)."""
+(advisor.engine.saturation.overruled_by_replay, advisor.engine.replay_today.replay_fits)."""
 
 from __future__ import annotations
 
-from advisor.engine.replay_check import replay_fits, self_check
+from advisor.engine.replay_today import replay_fits, self_check
 from advisor.model import Report
 from advisor.trace.codec import Requests
 from tests.helpers.model_trace import model_made_requests, quiet_disk, traced
@@ -75,7 +75,7 @@ def test_the_replay_counts_requests_it_overlapped_that_the_trace_did_not() -> No
     import numpy as np
 
     from advisor.disk.replay import Replayed
-    from advisor.engine.replay_check import SelfCheck, overlapped
+    from advisor.engine.replay_today import SelfCheck, overlapped
 
     work = quiet_disk()
     checked = self_check(traced(model_made_requests(), work), work, models().of("sda"))

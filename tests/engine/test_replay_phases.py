@@ -13,7 +13,7 @@ import pytest
 from advisor.disk.physics import ModelPhysics
 from advisor.disk.replay import replay
 from advisor.engine.advise import AdviceRequest, advise
-from advisor.engine.replay_check import REPLAY_PHASES, REPLAY_TOLERANCE, phased_replays, replay_phases
+from advisor.engine.replay_today import REPLAY_PHASES, REPLAY_TOLERANCE, phased_replays, replay_phases
 from advisor.model import REPORT_FORMAT_VERSION, Report
 from advisor.model.jsonio import decode_document, encode
 from advisor.render.replay import headlines
@@ -87,14 +87,14 @@ def test_a_report_written_before_the_phases_still_loads_and_shows_no_spread() ->
 
 
 def test_a_trace_over_the_request_cap_gets_fewer_phases_and_a_note_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    import advisor.engine.replay_check as replay_check
+    import advisor.engine.replay_today as replay_today
 
-    monkeypatch.setattr(replay_check, "PHASED_REQUESTS", 3 * 200)  # the 200-request stream: three phases
+    monkeypatch.setattr(replay_today, "PHASED_REQUESTS", 3 * 200)  # the 200-request stream: three phases
     (check,) = _report().replay
     assert check.phases == 3 and check.fits and check.deviation_low is not None and check.gain_low is not None
     assert ("trace of sda: 200 requests, replayed under 3 rotational phases rather than 8 (at most 600 requests "
             "replayed per layout)") in check.notes
-    monkeypatch.setattr(replay_check, "PHASED_REQUESTS", 100)
+    monkeypatch.setattr(replay_today, "PHASED_REQUESTS", 100)
     (single,) = _report().replay
     assert single.phases == 1 and single.deviation_low is None and single.gain_low is None
     assert "phases" not in " ".join(headlines(single))

@@ -1,7 +1,7 @@
 """A saturated disk seen in its trace, and an area the replay misjudges while the disk's mean fits.
 
 The kernel's busy share covers the collect's whole interval, whose idle first and last seconds
-can hide a queue; the trace's span is when requests were sent (advisor.engine.replay_check.busy_share).
+can hide a queue; the trace's span is when requests were sent (advisor.engine.replay_today.busy_share).
 Where a fitting replay judges a saturated disk, the aggregate model's work gain is not its
 prediction (advisor.engine.saturation.saturation). Per area, the replay says where its times
 miss the measured ones even when the disk's mean fits (ReplayArea.fits)."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.engine.replay_check import REPLAY_TOLERANCE, busy_share
+from advisor.engine.replay_today import REPLAY_TOLERANCE, busy_share
 from advisor.trace.codec import Requests
 from tests.helpers.model_trace import QUIET_UTIL, ZONES, model_made_requests
 from tests.helpers.model_trace import quiet_disk_report as report

@@ -26,7 +26,7 @@ from advisor.disk.physics import ModelPhysics
 from advisor.disk.presets import get_model
 from advisor.disk.replay import Stream, replay
 from advisor.engine.advise import AdviceRequest, Models, advise
-from advisor.engine.replay_check import REPLAY_TOLERANCE
+from advisor.engine.replay_today import REPLAY_TOLERANCE
 from advisor.storage.blocktrace import tracing
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE
 from advisor.trace.parse import completed_requests
