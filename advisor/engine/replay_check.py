@@ -90,9 +90,9 @@ def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, pla
                 targets: Sequence[DeviceModel] = ()) -> ReplayCheck:
     """The replay of one trace (see the module docstring); *rates* are the ones the engine made
     its areas of (the calibrated rates: they decide which objects are placed alone); *checked*
-    the trace's :func:`self_check` when already made; *targets* the inventory's devices a tier
-    plan (``--target``) places areas on. A trace whose data cannot be read is refused in a
-    line: the rest of the report does not need it."""
+    the trace's :func:`~advisor.engine.replay_today.self_check` when already made; *targets* the
+    inventory's devices a tier plan (``--target``) places areas on. A trace whose data cannot be
+    read is refused in a line: the rest of the report does not need it."""
     today = self_check(trace, workload, physics) if checked is None else checked
     if isinstance(today, ReplayCheck):
         return today
