@@ -17,14 +17,6 @@ early by the outbound time. Writes are not calibrated (that would write the user
 backing file): their inbound per-byte cost is taken equal to the outbound cost of reads.
 Medians keep a busy machine's outliers out; what is left is reported as the residual by
 ``benchmarks/emulator_bench.py``.
-
-How long each calibration read is held matters: the path back to the reader includes waking
-the reader's thread, and a thread that slept longer wakes slower (deeper idle states). On a 2-core
-host (docs/emulator.md) a read held 0.5 ms came back in about 60 µs, one held 3-10 ms in
-130-440 µs; calibrated at 0.5 ms, QD1 random 4 KiB reads at scale 1 were seen 5-13 % slower
-than the model (the timed test of ``tests/emulator/test_emulator_accuracy.py`` at its 10 %
-limit), held like the drive's own shortest random read 2-8 %. So the hold is that read's
-length at the emulator's scale (:func:`calibration_hold_s`).
 """
 
 from __future__ import annotations
@@ -45,8 +37,7 @@ from advisor.units import KIB
 SMALL = 4096
 LARGE = 256 * KIB
 READS_PER_SIZE = 120
-HOLD_S = 0.0005  # the shortest hold: each calibration read is held like a disk would (module docstring)
-MAX_HOLD_S = 0.010  # past this the reader's wake-up no longer grows (3-10 ms measured alike)
+HOLD_S = 0.0005  # each calibration read is held like a disk would: idle threads wake up slower
 
 
 @dataclass(frozen=True)
@@ -127,31 +118,9 @@ def _directions(times: dict[int, tuple[float, float]], trace: list[list[float]],
     return statistics.median(inbound[skip:]), statistics.median(outbound[skip:])
 
 
-def calibration_hold_s(model: Any, scale: float) -> float:
-    """Real seconds each calibration read is held: the drive's shortest random read at *scale* (half a
-    revolution, a track-to-track seek and the command overhead of *model*, a
-    :class:`~advisor.disk.model.DiskModel`), within [HOLD_S, MAX_HOLD_S]; HOLD_S for a model without a
-    spindle (a constant-latency timing).
-
-    >>> from advisor.disk.presets import get_model
-    >>> round(calibration_hold_s(get_model("class-7200-desktop"), 1.0) * 1000, 2)
-    5.17
-    >>> round(calibration_hold_s(get_model("class-7200-desktop"), 4.0) * 1000, 2)
-    1.29
-    >>> calibration_hold_s(None, 1.0) == HOLD_S
-    True
-    """
-    rpm = getattr(model, "rpm", None)
-    if not isinstance(rpm, (int, float)) or rpm <= 0 or scale <= 0:
-        return HOLD_S
-    read_ms = 30_000.0 / rpm + float(model.seek_track_ms) + float(model.overhead_ms)
-    return min(MAX_HOLD_S, max(HOLD_S, read_ms / 1000.0 / scale))
-
-
-def measure_path_overhead(device: str, mountpoint: Path, size_bytes: int, hold_s: float = HOLD_S) -> PathOverhead:
-    """Measure, then install in the server, the inbound/outbound path overhead, each read held *hold_s*
-    real seconds (:func:`calibration_hold_s`)."""
-    control(mountpoint, passthrough=True, hold_s=hold_s, trace=True, inbound=[0, 0], outbound=[0, 0])
+def measure_path_overhead(device: str, mountpoint: Path, size_bytes: int) -> PathOverhead:
+    """Measure, then install in the server, the inbound/outbound path overhead."""
+    control(mountpoint, passthrough=True, hold_s=HOLD_S, trace=True, inbound=[0, 0], outbound=[0, 0])
     try:
         region = max(0, min(size_bytes - READS_PER_SIZE * LARGE, 64 << 20))
         with realtime_thread():

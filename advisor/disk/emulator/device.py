@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.disk.emulator import system as sysx
-from advisor.disk.emulator.calibrate import PathOverhead, calibration_hold_s, measure_path_overhead
+from advisor.disk.emulator.calibrate import PathOverhead, measure_path_overhead
 from advisor.disk.emulator.smr import SmrSpec
 from advisor.disk.emulator.system import cleanup_stale
 from advisor.disk.emulator.timing import TimingSpec, timing_spec
@@ -252,8 +252,7 @@ def emulated_disk(
         stack.callback(sysx.detach_loop, device)
         stack.callback(sysx.unmount_users_of, device)
         _mark_rotational(device)
-        overhead = (measure_path_overhead(device, mountpoint, size_bytes, calibration_hold_s(spec.model, scale))
-                    if compensate else None)
+        overhead = measure_path_overhead(device, mountpoint, size_bytes) if compensate else None
         ready = True
         yield EmulatedDisk(device=device, model=spec.model, scale=scale, mountpoint=mountpoint, backing=backing,
                            size_bytes=size_bytes, cache=cache, overhead=overhead, server_pid=proc.pid)
