@@ -6,7 +6,18 @@ outside, through the loop device, with real threads and real time, at scale 1 an
 Latencies are compared as medians (p50 from the simulator): a busy CI machine delays a
 few replies by milliseconds, which would move a mean but not the median.
 
-At scale 1 the check is what the reader sees. When time runs faster, a 4 KiB read lasts
+Random reads are judged by the actuator's own schedule at every scale (when each read reached
+the server and when its reply left, plus the calibrated path), the reader's figure printed
+beside it. A QD1 reader sleeps through each read, and one that slept 5-17 ms wakes later than
+the calibration's, whose reads are held 0.5 ms: on a 2-core CI host the reader saw QD1 random
+reads in the inner 1 % at 6.16-6.58 ms where the server's schedule was 5.73-6.11 and the
+simulator 5.75, over the 10 % three times in a row. A real disk's reader pays that wake-up too;
+the model and the simulator leave it out, so it is the host's, not the emulator's error.
+Calibrating with longer holds was tried and not kept: the reader then agrees, but the block
+layer's completions, which come before the reader wakes, are released too early (in one run of
+the accuracy suite the temp sorts' self-check moved from +4 % to +34 %).
+
+The sequential test checks what the reader sees at scale 1. When time runs faster, a 4 KiB read lasts
 little real time (0.5 ms at scale 10, 1.3 ms at scale 4), and the host's own path
 (kernel, loop, FUSE, Python) is 0.12-0.17 ms of it; the emulator takes the calibrated
 path time off, but on a shared machine that path moves from one run to the next by more
@@ -135,7 +146,7 @@ def test_qd1_random_read_latency(disk: EmulatedDisk, band: tuple[float, float]) 
     offsets = _random_offsets(band, ios + warm + 2, seed)[: ios + warm]
     seen, served = _served_latencies(disk, offsets)
     seen_ms, served_ms = (statistics.median(v[warm:]) * 1000 * disk.scale for v in (seen, served))
-    measured_ms = seen_ms if disk.scale <= READER_TIMED_UP_TO else served_ms
+    measured_ms = served_ms  # the reader's figure holds the host's wake-up (module docstring)
     assert measured_ms == pytest.approx(predicted.p50_ms, rel=TOLERANCE), (
         f"measured {measured_ms:.2f} ms (reader {seen_ms:.2f}, server {served_ms:.2f}), "
         f"predicted {predicted.p50_ms:.2f}; {_diagnosis(disk)}")
@@ -148,7 +159,7 @@ def test_two_streams_at_opposite_edges(disk: EmulatedDisk) -> None:
     per_stream, trace = _served_trace(disk, lambda: parallel_read_latencies(disk.device, streams))
     seen_ms = statistics.median([v for lat in per_stream for v in lat[10:]]) * 1000 * disk.scale
     served_ms = statistics.median(_served_s(disk, trace)[20:]) * 1000 * disk.scale
-    measured_ms = seen_ms if disk.scale <= READER_TIMED_UP_TO else served_ms
+    measured_ms = served_ms  # the reader's figure holds the host's wake-up (module docstring)
     predicted_ms = _predicted_ms([StreamSpec("randread", (0.0, 0.01), BLOCK),
                                   StreamSpec("randread", (0.99, 1.0), BLOCK)])
     assert measured_ms == pytest.approx(predicted_ms, rel=TOLERANCE), (
