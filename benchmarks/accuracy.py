@@ -32,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console  # noqa: E402
 
-from advisor.demo.cleanup import claim, interruptible, leftovers  # noqa: E402
+from advisor.demo.cleanup import claim, leftovers  # noqa: E402
 from advisor.errors import AdvisorError  # noqa: E402
+from advisor.signals import interruptible  # noqa: E402
 from advisor.units import GIB  # noqa: E402
 from benchmarks.accuracy_code import changed_note, code_fingerprint, code_roots  # noqa: E402
 from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402

@@ -25,10 +25,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from advisor.demo.cleanup import interruptible, leftovers  # noqa: E402
+from advisor.demo.cleanup import leftovers  # noqa: E402
 from advisor.demo.scenario import DemoConfig, run_emulated  # noqa: E402
 from advisor.demo.summary import DemoSummary, Measurement, render_text  # noqa: E402
 from advisor.errors import AdvisorError  # noqa: E402
+from advisor.signals import interruptible  # noqa: E402
 
 MEASURED_BAR = 0.25
 AGREEMENT = 0.15

@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 from advisor import __version__
 from advisor.errors import AdvisorError, ExitCode, redact
+from advisor.signals import Interrupted, interrupted_code
 
 PIPE_CLOSED = 141
 """Exit code when the reader of stdout closed it early (128 + SIGPIPE, as a shell reports it)."""
@@ -53,9 +54,10 @@ class AdvisorGroup(TyperGroup):
         except AdvisorError as exc:
             typer.echo(f"advisor: error: {exc.one_line()}", err=True)
             raise typer.Exit(int(exc.exit_code)) from None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP where a command made them one
             typer.echo("advisor: interrupted", err=True)
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+            code = interrupted_code([exc.signum]) if isinstance(exc, Interrupted) else int(ExitCode.INTERRUPTED)
+            raise typer.Exit(code) from None
         except BrokenPipeError:
             raise typer.Exit(_reader_gone()) from None
         except (typer.Exit, typer.Abort, click_exc.ClickException):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.common import OutputFormat, emit
-from advisor.errors import BadInput, ExitCode
+from advisor.errors import BadInput
 from advisor.units import DISK_MB, DRIVE_RPM_RANGE
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ def bench(
     """Measure zones, band/full-stroke/cross-surface IOPS, queue depths and commit rate."""
     from advisor.bench.engines import pick_engine
     from advisor.bench.suite import ALL_TESTS, FULL_BUDGET_S, QUICK_BUDGET_S, BenchOptions, parse_tests
-    from advisor.demo.cleanup import interruptible
+    from advisor.signals import interrupted_code, interruptible
 
     if (target is None) == (scratch_file is None):
         raise BadInput("name exactly one target: a device/file argument or --scratch-file PATH")
@@ -85,20 +84,14 @@ def bench(
             writes: list[str] = [test for test in ("commit", "smr") if explicit and test in selected]
             _run(target, (scratch_file, size, reuse_scratch, fill), writes, chosen, options, rpm, (output, fmt, plot))
         except _PartialKept:
-            raise typer.Exit(_interrupted_code(guard.received)) from None
+            raise typer.Exit(interrupted_code(guard.received)) from None
         except KeyboardInterrupt:  # while the scratch file was being written: it is removed
             typer.echo("advisor: interrupted before any measurement; nothing written", err=True)
-            raise typer.Exit(_interrupted_code(guard.received)) from None
+            raise typer.Exit(interrupted_code(guard.received)) from None
 
 
 class _PartialKept(KeyboardInterrupt):
     """Interrupted during the run, after the partial profile was written."""
-
-
-def _interrupted_code(received: list[int]) -> int:
-    """130 for Ctrl-C; 128 + the signal number for SIGTERM (143) and SIGHUP (129), as a shell reports."""
-    first = received[0] if received else int(signal.SIGINT)
-    return int(ExitCode.INTERRUPTED) if first == signal.SIGINT else 128 + first
 
 
 def _run(target: str | None, scratch: tuple[str | None, str, bool, bool], writes: list[str], chosen: Engine,

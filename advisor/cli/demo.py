@@ -6,7 +6,7 @@ says SIMULATED. Everything it starts is stopped and removed at the end, on error
 Ctrl-C/SIGTERM. Exit codes: 0 done; 4 done, but the before/after comparison was not valid
 (the host's share of the time changed more than the gain, even after a retry: the summary
 says so and claims no gain); 7 PostgreSQL 18 binaries missing; 10 device trouble;
-130 interrupted. See docs/demo.md.
+130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. See docs/demo.md.
 """
 
 from __future__ import annotations
@@ -49,11 +49,12 @@ def demo(
 ) -> None:
     """Show the whole story on a real PostgreSQL 18: bad layout, advice, plan applied, measured gain."""
     from advisor.cli.common import stderr_console
-    from advisor.demo.cleanup import claim, cleanup_stale, interruptible, leftovers
+    from advisor.demo.cleanup import claim, cleanup_stale, leftovers
     from advisor.demo.scenario import DemoConfig, elapsed_since, run_emulated
     from advisor.demo.simulated import run_simulated
     from advisor.demo.summary import DemoSummary, render_text
     from advisor.model.jsonio import write_atomic
+    from advisor.signals import interruptible
 
     if output_format not in (OutputFormat.terminal, OutputFormat.json):
         raise BadInput("--format: use terminal or json")

@@ -27,18 +27,21 @@ def sample_interval(session: LiveSession, seconds: float, progress: Callable[[st
 
     *on_first* sees snapshot A once it is taken and the trace (when asked) is running, before
     the wait: the moment another program may start the load the interval is to measure.
+    SIGTERM and SIGHUP unwind like Ctrl-C meanwhile: a ``kill`` of a background collect
+    removes its tracefs instance too (exit 143 or 129).
     """
     from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
     from advisor.collect.temp_watermark import TempWatermark
     from advisor.collect.trace import IntervalTrace, trace_summary
     from advisor.rates.workload import diff
+    from advisor.signals import interruptible
 
     def warn(line: str) -> None:
         typer.echo(f"advisor: warning: {line}", err=True)
 
     watermark = TempWatermark(())
-    with IntervalTrace(warn) as tracer:
+    with interruptible(), IntervalTrace(warn) as tracer:
 
         def after_first(first: Snapshot) -> None:
             nonlocal watermark

@@ -171,6 +171,10 @@ class IntervalTrace:
                 self.session = self.stack.enter_context(tracing_disks(first))
             except TraceUnavailable as exc:
                 self.unavailable = str(exc)
+            else:
+                if stale := self.session.capture.stale_removed:
+                    self.say(f"removed {stale} tracefs instance{'s' if stale > 1 else ''} that killed traces had "
+                             "left (advisor-*, held by no process); each kept a kernel buffer per cpu")
         if self.unavailable:
             self.say(f"no block-layer trace: {self.unavailable}; going on without one")
 

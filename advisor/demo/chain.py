@@ -29,6 +29,7 @@ _WARNING = "advisor: warning: "  # how advisor starts its warning lines on stder
 _LOCATION = re.compile(r"LOCATION\s+'((?:[^']|'')*)'", re.I)
 FIRST_SNAPSHOT_TIMEOUT_S = 600.0  # a snapshot of the demo's server takes seconds; a loaded host, minutes
 FIRST_SNAPSHOT_POLL_S = 0.05
+COLLECT_STOP_GRACE_S = 30.0  # a collect stopped by SIGTERM ends its trace and removes its instance in a second
 
 
 @dataclass
@@ -91,9 +92,7 @@ class Chain:
                 yield
                 proc.wait(timeout=seconds + 600)
             finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+                stop_gently(proc)
             said.seek(0)
             lines = said.read().splitlines()
         self.timings["collect --trace"] = self.timings.get("collect --trace", 0.0) + time.monotonic() - start
@@ -122,6 +121,19 @@ class Chain:
         if render:
             self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
         return data
+
+
+def stop_gently(proc: subprocess.Popen[str], grace_s: float = COLLECT_STOP_GRACE_S) -> None:
+    """Stop *proc* if it still runs: SIGTERM first, so a traced collect removes its tracefs
+    instance (a SIGKILLed one leaves it to the kernel, events on), SIGKILL after *grace_s*."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _wait_for_file(path: Path, proc: subprocess.Popen[str], timeout_s: float, shown: str) -> None:

@@ -3,11 +3,11 @@
 Everything the demo creates (PostgreSQL, the emulated disk's FUSE server, loop devices,
 mounts, temporary directories) is entered on one ExitStack, whose callbacks run from
 ``finally`` in reverse order. SIGTERM and SIGHUP are turned into KeyboardInterrupt so
-they unwind the same way as Ctrl-C; once unwinding started, further signals are noted and
-ignored so a second Ctrl-C cannot cut the cleanup short. :func:`leftovers` lists anything
-still alive that belongs to a demo directory: it is printed in the summary and checked by
-the tests. A demo killed with SIGKILL cannot clean up after itself; the next demo does it
-(:func:`cleanup_stale`), guided by the ``owner.pid`` file each demo directory carries.
+they unwind the same way as Ctrl-C (:func:`advisor.signals.interruptible`).
+:func:`leftovers` lists anything still alive that belongs to a demo directory: it is
+printed in the summary and checked by the tests. A demo killed with SIGKILL cannot clean
+up after itself; the next demo does it (:func:`cleanup_stale`), guided by the ``owner.pid``
+file each demo directory carries.
 """
 
 from __future__ import annotations
@@ -18,47 +18,9 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 from advisor.disk.emulator.system import pid_alive
-
-HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class _Guard:
-    """Signal handler state: the first signal interrupts, later ones only count."""
-
-    def __init__(self) -> None:
-        self.received: list[int] = []
-        self.unwinding = False
-
-    def handle(self, signum: int, frame: FrameType | None) -> None:
-        self.received.append(signum)
-        if self.unwinding:
-            return
-        self.unwinding = True
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-
-@contextlib.contextmanager
-def interruptible() -> Iterator[_Guard]:
-    """Turn SIGINT/SIGTERM/SIGHUP into one KeyboardInterrupt; restore the old handlers after.
-
-    Only the main thread can install handlers; elsewhere this is a no-op guard.
-    """
-    guard = _Guard()
-    previous: dict[int, object] = {}
-    with contextlib.suppress(ValueError):  # not the main thread
-        for handled in HANDLED_SIGNALS:
-            previous[int(handled)] = signal.signal(handled, guard.handle)
-    try:
-        yield guard
-    finally:
-        guard.unwinding = True  # the caller's cleanup has run by now; stay quiet until restored
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def _mounts() -> list[tuple[str, str, str]]:

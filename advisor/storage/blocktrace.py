@@ -1,6 +1,6 @@
 """Record the block layer's requests of some disks through tracefs, for a while.
 
-Everything goes through a private tracefs instance (``instances/advisor-<pid>``): its own
+Everything goes through a private tracefs instance (``instances/advisor-<pid>-<random>``): its own
 ring buffer, its own event switches and filters, so another tracer on the host (perf,
 blktrace, a second collect) is neither disturbed nor read. Only ``block_rq_issue`` and
 ``block_rq_complete`` are enabled, and ``block_rq_requeue`` where the kernel has it (a
@@ -10,6 +10,14 @@ read as a request, see :mod:`advisor.trace.parse`), filtered on the traced disks
 buffer drops new events and counts them instead of silently losing old ones. The
 instance is removed when the ``with`` block ends, however it ends (Ctrl-C included). Only
 the kernel is needed: tracefs is mounted (and unmounted after) when it is not, if allowed.
+
+A process killed with SIGKILL cannot remove its instance, and the kernel keeps it, events
+on and a buffer per cpu, until someone does. The name carries a random part, so such a
+leftover never stands in a new trace's way (tracefs is one per kernel: containers on one
+host share it and their pids repeat), and each trace first removes ``advisor-*`` instances
+left behind (:func:`sweep_stale`): older than :data:`STALE_AFTER_S` and held by no process,
+which the kernel itself tells, since it refuses to remove an instance whose files are open
+and a live trace holds its ``trace_pipe`` open from its first second to its last.
 
 Where tracefs is missing or not permitted, :class:`TraceUnavailable` says why in a line.
 """
@@ -21,6 +29,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import secrets
 import select
 import threading
 import time
@@ -39,6 +48,10 @@ BUFFER_KB_TOTAL = 262144  # on a many-cpu host the buffers together stay under 2
 BUFFER_KB_LEAST = 1024
 CHUNK_BYTES = MIB
 POLL_S = 0.2
+INSTANCE_PREFIX = "advisor-"
+STALE_AFTER_S = 60.0
+"""An ``advisor-*`` instance older than this and held by no process is a killed trace's: a live
+one holds its trace_pipe open within milliseconds of making it (after writing its settings)."""
 
 
 class TraceUnavailable(Exception):
@@ -88,6 +101,7 @@ class Capture:
     ended_s: float = 0.0
     overrun: int = 0
     dropped_events: int = 0
+    stale_removed: int = 0  # instances of killed traces removed before this one began
 
 
 def _write(path: Path, text: str) -> None:
@@ -149,13 +163,14 @@ def tracing(devices: dict[str, tuple[int, int]]) -> Iterator[Capture]:
     :class:`TraceUnavailable` before the block when tracing cannot start.
     """
     root, mounted = find_tracefs()
-    instance = root / "instances" / f"advisor-{os.getpid()}"
+    instance = root / "instances" / f"{INSTANCE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
     capture = Capture()
     reader: _Reader | None = None
     events = traced_events(root)
     try:
         if not all((root / "events" / "block" / event).is_dir() for event in REQUIRED_EVENTS):
             raise TraceUnavailable("this kernel has no block_rq_issue/block_rq_complete tracepoints")
+        capture.stale_removed = sweep_stale(root / "instances", STALE_AFTER_S)
         try:
             instance.mkdir()
         except OSError as exc:
@@ -203,6 +218,26 @@ def _configure(instance: Path, devices: dict[str, tuple[int, int]], events: tupl
     wanted = " || ".join(f"dev == {kernel_dev(major, minor)}" for major, minor in devices.values())
     for event in events:
         _write(instance / "events" / "block" / event / "filter", wanted)
+
+
+def sweep_stale(instances: Path, older_than_s: float) -> int:
+    """Remove the ``advisor-*`` instances under *instances* that killed traces left; how many.
+
+    Only those older than *older_than_s* are tried, and the kernel refuses (EBUSY) to remove
+    one whose files a process holds open, as every live trace holds its trace_pipe: so a
+    live trace, in this process namespace or another container's, is never touched.
+    """
+    removed = 0
+    now = time.time()
+    for instance in sorted(instances.glob(f"{INSTANCE_PREFIX}*")):
+        try:
+            if now - instance.stat().st_mtime < older_than_s:
+                continue
+            instance.rmdir()
+        except OSError:
+            continue  # held by a live trace (EBUSY), or already gone
+        removed += 1
+    return removed
 
 
 def _remove(instance: Path) -> None:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from advisor.disk.emulator.system import pid_alive
 from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
-from advisor.storage.blocktrace import TraceUnavailable, find_tracefs, unmount_tracefs
+from advisor.storage.blocktrace import TRACEFS_MOUNTS, TraceUnavailable, find_tracefs, unmount_tracefs
 from advisor.storage.layout import build_layout
 from tests.helpers.loopdisk import is_root
 from tests.helpers.threads import run_at_once
@@ -86,3 +87,15 @@ def tracefs_or_skip() -> None:
     finally:
         if mounted:  # as the tracer leaves it: it mounts tracefs again when it runs
             unmount_tracefs(root)
+
+
+def orphaned_instances() -> set[str]:
+    """The ``advisor-<pid>-*`` tracefs instances whose process is gone: what a trace killed
+    before it could remove its instance left (empty where tracefs is not mounted)."""
+    found: set[str] = set()
+    for root in TRACEFS_MOUNTS:
+        for instance in (root / "instances").glob("advisor-*"):
+            pid = instance.name.removeprefix("advisor-").split("-")[0]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                found.add(instance.name)
+    return found

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from advisor.model import load_workload
-from tests.helpers.cli import run_advisor
+from advisor.storage.blocktrace import find_tracefs
+from tests.helpers.cli import run_advisor, start_advisor
 from tests.helpers.loopdisk import is_root, scratch_disk
 from tests.helpers.pg import available_versions, running_postgres
 from tests.helpers.traced import tracefs_or_skip
@@ -60,6 +63,43 @@ def test_report_on_a_live_instance_traces_the_interval_and_replays_it(tmp_path: 
 def test_report_trace_needs_a_live_instance(tmp_path: Path) -> None:
     done = run_advisor("report", "--workload", str(tmp_path / "w.json"), "--trace")
     assert done.returncode == 6 and "--trace goes with --dsn" in done.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_killed_background_collect_removes_its_trace_and_writes_nothing(tmp_path: Path, sig: int) -> None:
+    """``kill`` of a traced collect mid-interval (as a DBA stops one started with ``&``): the
+    trace ends, its tracefs instance (a kernel buffer per cpu) is removed, no workload is written,
+    and the exit code is the one a shell reports for the signal."""
+    if not is_root():
+        pytest.skip("tracing the block layer needs root")
+    tracefs_or_skip()
+    versions = available_versions()
+    if not versions:
+        pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
+    keep, out = tmp_path / "kept", tmp_path / "w.json"
+    with scratch_disk(128 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
+        mount = disk.partitions[0].mountpoint
+        assert mount is not None
+        with running_postgres(max(versions), mount, fsync=True) as server:
+            proc = start_advisor("collect", "--dsn", server.dsn, "--interval", "300", "--trace",
+                                 "--keep-snapshots", str(keep), "-o", str(out))
+            try:
+                deadline = time.monotonic() + 120
+                while not (keep / "snapshot-a.json").exists() and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                root, _ = find_tracefs()
+                instances = list((root / "instances").glob(f"advisor-{proc.pid}-*"))
+                assert len(instances) == 1, (instances, proc.poll())  # the trace runs: its instance is there
+                proc.send_signal(sig)
+                _, err = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+    assert proc.returncode == 128 + sig, err
+    assert "advisor: interrupted" in err and "Traceback" not in err
+    assert not instances[0].exists()
+    assert not out.exists() and not (keep / "snapshot-b.json").exists()
 
 
 def _under_load(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:

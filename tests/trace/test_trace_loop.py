@@ -56,8 +56,7 @@ def test_requests_are_traced_mapped_to_their_files_stored_and_read_back(
     with tracing_disks(snapshot) as session:
         reads = closed_loop_readers([(a, 120), (b, 60)])
     seconds = time.monotonic() - started
-    instance = tracefs_root / "instances" / f"advisor-{os.getpid()}"
-    assert not instance.exists(), "the tracefs instance must be removed"
+    assert not _own_instances(tracefs_root), "the tracefs instance must be removed"
     (trace,) = finish_trace(session, snapshot, seconds)
     assert trace.disk == disk.name and trace.disk_size_bytes == disk.size_bytes
     assert trace.loss.overrun == 0 and trace.loss.dropped_events == 0
@@ -84,11 +83,10 @@ def test_requests_are_traced_mapped_to_their_files_stored_and_read_back(
 def test_ctrl_c_removes_the_instance(two_files: tuple[ScratchDisk, Path, Path], tracefs_root: Path) -> None:
     _, a, b = two_files
     snapshot = file_snapshot({"one": [a], "two": [b]})
-    instance = tracefs_root / "instances" / f"advisor-{os.getpid()}"
     with pytest.raises(KeyboardInterrupt), tracing_disks(snapshot):
-        assert instance.is_dir()
+        (instance,) = _own_instances(tracefs_root)
         raise KeyboardInterrupt
-    assert not instance.exists()
+    assert not instance.exists() and not _own_instances(tracefs_root)
 
 
 def test_fsyncs_give_flushes_paired_with_their_own_completions(two_files: tuple[ScratchDisk, Path, Path]) -> None:
@@ -133,7 +131,7 @@ def test_the_requeue_event_is_traced_where_the_kernel_has_it_and_not_needed(
     snapshot = file_snapshot({"one": [a], "two": [b]})
     if has_requeue:
         with tracing_disks(snapshot):
-            instance = root / "instances" / f"advisor-{os.getpid()}"
+            (instance,) = _own_instances(root)
             assert (instance / "events" / "block" / "block_rq_requeue" / "enable").read_text().strip() == "1"
     # a kernel without the tracepoint: the trace is taken with the two required events alone
     monkeypatch.setattr(blocktrace, "OPTIONAL_EVENTS", ("block_rq_no_such_event",))
@@ -142,3 +140,41 @@ def test_the_requeue_event_is_traced_where_the_kernel_has_it_and_not_needed(
         closed_loop_readers([(a, 20), (b, 10)])
     (trace,) = finish_trace(session, snapshot, 1.0)
     assert trace.mapped_requests == 30 and trace.loss.missing_requests == 0 and trace.loss.excess_requests == 0
+
+
+def test_a_killed_traces_instance_is_removed_and_a_live_one_never(
+        two_files: tuple[ScratchDisk, Path, Path], tracefs_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An instance a SIGKILLed trace left (its name even taken by this pid) neither blocks a new
+    trace nor outlives it; one whose trace_pipe a process holds, or that is too young, is kept."""
+    _, a, b = two_files
+    instances = tracefs_root / "instances"
+    left = instances / f"advisor-{os.getpid()}-0000dead"  # as a killed trace leaves it: events on
+    held = instances / f"advisor-{os.getpid()}-0000live"
+    other = instances / f"other-tracer-{os.getpid()}"  # another tool's instance: never ours to remove
+    for made in (left, held, other):
+        made.mkdir()
+    (left / "events" / "block" / "block_rq_issue" / "enable").write_text("1")
+    pipe = os.open(held / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert blocktrace.sweep_stale(instances, blocktrace.STALE_AFTER_S) == 0  # all younger than that
+        assert left.is_dir() and held.is_dir()
+        # a second, not 0: a trace of another test running beside this one is not yet holding its
+        # trace_pipe for the few milliseconds it writes its settings
+        monkeypatch.setattr(blocktrace, "STALE_AFTER_S", 1.0)
+        time.sleep(1.2)
+        snapshot = file_snapshot({"one": [a], "two": [b]})
+        with tracing_disks(snapshot) as session:
+            closed_loop_readers([(a, 5)])
+        assert session.capture.stale_removed >= 1
+        assert not left.exists() and held.is_dir() and other.is_dir()
+        assert set(_own_instances(tracefs_root)) == {held}
+    finally:
+        os.close(pipe)
+        for made in (left, held, other):
+            if made.exists():
+                made.rmdir()
+
+
+def _own_instances(root: Path) -> list[Path]:
+    """The tracefs instances this process's traces made (``advisor-<pid>-<random>``)."""
+    return sorted((root / "instances").glob(f"advisor-{os.getpid()}-*"))
