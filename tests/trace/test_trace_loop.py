@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -148,9 +149,10 @@ def test_a_killed_traces_instance_is_removed_and_a_live_one_never(
     trace nor outlives it; one whose trace_pipe a process holds, or that is too young, is kept."""
     _, a, b = two_files
     instances = tracefs_root / "instances"
-    left = instances / f"advisor-{os.getpid()}-0000dead"  # as a killed trace leaves it: events on
-    held = instances / f"advisor-{os.getpid()}-0000live"
-    other = instances / f"other-tracer-{os.getpid()}"  # another tool's instance: never ours to remove
+    token = secrets.token_hex(4)  # tracefs is the host's: names a killed run of this test left must not collide
+    left = instances / f"advisor-{os.getpid()}-dead{token}"  # as a killed trace leaves it: events on
+    held = instances / f"advisor-{os.getpid()}-live{token}"
+    other = instances / f"other-tracer-{token}"  # another tool's instance: never ours to remove
     for made in (left, held, other):
         made.mkdir()
     (left / "events" / "block" / "block_rq_issue" / "enable").write_text("1")
