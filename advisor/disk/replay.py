@@ -26,7 +26,15 @@ depends on its completion when that is its latest (:func:`advisor.trace.links.fl
 A flush is a barrier (:func:`next_request`): the requests issued before it are served
 first, then the flush alone, and the ones issued after it wait for it. A SATA drive's
 FLUSH CACHE is not a queued command (the queue drains before it, and nothing is started
-while it runs), and the emulated disk's actuator serves flushes the same way. With a
+while it runs), and the emulated disk's actuator serves flushes the same way. The requests a
+flush held back then reach the drive one by one, in their issue order (the block layer
+dispatches them in turn, a SATA host issues them one command at a time, the loop driver
+under the emulated disk submits them in turn), and an idle drive starts the first that
+arrives: so the first choice after a flush is the oldest request, not the nearest, and the
+drive's own reordering starts from the one after. On the emulated disk the first to arrive
+was served first after 90-99 % of the flushes that held several requests back (the accuracy
+suite's runs 22-24, each workload with hundreds of such flushes); an SPTF choice there
+favoured a streaming scan's reads over the point reads that had waited (docs/accuracy.md). With a
 volatile write cache the flush costs what it destages: the writes the cache acknowledged
 since the last one (the :class:`~advisor.disk.mechanism.Mechanism`'s cache, as in the
 emulated disk).

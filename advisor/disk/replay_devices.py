@@ -83,6 +83,7 @@ class _Drive:
     host: deque[int] = field(default_factory=deque)
     in_flight: int = 0
     decide_at: float = 0.0  # when it next chooses: its head free, or the first arrival to an empty drive
+    after_flush: bool = False  # the last request it served was a flush (its next choice is the oldest)
 
 
 def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDevice | FlatDevice], *,
@@ -170,7 +171,8 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
         if chosen is None:
             continue
         now = chosen.decide_at
-        req = chosen.drive.pop(next_request(chosen.mech, chosen.drive, now))
+        req = chosen.drive.pop(next_request(chosen.mech, chosen.drive, now, after_flush=chosen.after_flush))
+        chosen.after_flush = req.op == "flush"
         i = req.tag
         if req.op == "discard" or (req.op != "flush" and req.length_bytes == 0):
             finish = now  # no media work to model

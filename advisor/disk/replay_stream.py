@@ -84,10 +84,14 @@ def max_in_flight(issue_s: FloatArray, complete_s: FloatArray) -> int:
     return int(np.cumsum(steps[order]).max()) if len(times) else 0
 
 
-def next_request(mech: Mechanism, drive: list[Request], now: float) -> int:
+def next_request(mech: Mechanism, drive: list[Request], now: float, *, after_flush: bool = False) -> int:
     """Index into *drive* (the requests at the drive, in issue order) of the one to serve at
     *now*: the mechanism's choice among those issued before the first flush; the flush
-    itself when it is the oldest (see the module docstring)."""
+    itself when it is the oldest; the oldest right *after_flush* (see
+    :mod:`advisor.disk.replay`: the requests a flush held back reach the drive one by one,
+    and an idle drive starts the first)."""
+    if after_flush:
+        return 0
     barrier = next((k for k, req in enumerate(drive) if req.op == "flush"), len(drive))
     if barrier == 0 or barrier == 1:
         return 0

@@ -91,6 +91,26 @@ def test_a_flush_is_a_barrier_as_in_the_emulated_disk() -> None:
     assert flush > 3 * drive.revolution_ms / 1000 / 2  # it destaged the three writes the cache acknowledged
 
 
+def test_after_a_flush_the_drive_starts_the_oldest_request_not_the_nearest() -> None:
+    """The requests a flush held back reach the drive one by one and an idle drive starts the first:
+    a far read issued first goes before a near read issued after it. Behind a write instead of
+    the flush, both wait at the drive together and its reordering takes the near one first."""
+    drive = model(DISK)
+    near, far = DISK // 10 + 8192, DISK - DISK // 20  # beside the write just done, and the far edge
+    for held_by, expect_first in ((FLUSH, "far"), (WRITE, "near")):
+        offsets = [DISK // 10, 0 if held_by == FLUSH else DISK // 10 + 65536, far, near]
+        ops = [WRITE, held_by, 0, 0]
+        issue = [0.0, 1e-6, 2e-6, 3e-6]  # the two reads issued while the flush (or the second write) is served
+        stream = Stream(np.array(offsets, dtype=np.int64),
+                        np.array([8192, 0 if held_by == FLUSH else 8192, 8192, 8192], dtype=np.int64),
+                        np.array(ops, dtype=np.int64), np.arange(4, dtype=np.int64), np.array(issue),
+                        np.array(issue) + 0.05)
+        replayed = replay(drive, stream, DISK, seed=0)
+        order = np.argsort(replayed.complete_s, kind="stable").tolist()
+        assert order[:2] == [0, 1], order
+        assert order[2] == (2 if expect_first == "far" else 3), (held_by, order)
+
+
 def test_a_fua_write_goes_to_the_media_whatever_the_cache() -> None:
     drive = model(DISK)
     cached = Mechanism(sized_model(drive, DISK), seed=0, write_cache="volatile")
