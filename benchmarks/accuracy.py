@@ -11,6 +11,8 @@ workload: one that fails is reported with its error and the others still run.
 
 Run as root (loop devices, FUSE):   make accuracy          (every workload, about 40 minutes)
     .venv/bin/python benchmarks/accuracy.py --workload tpcb-qd1 --quick --json out.json
+A model change tried on what a run kept, in seconds (:mod:`accuracy_rejudge`):
+    .venv/bin/python benchmarks/accuracy.py --rejudge run.json kept/ --json rejudged.json
 Everything it starts is removed at the end.
 """
 
@@ -38,6 +40,7 @@ from advisor.signals import interruptible  # noqa: E402
 from advisor.units import GIB  # noqa: E402
 from benchmarks.accuracy_code import changed_note, code_fingerprint, code_roots  # noqa: E402
 from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402
+from benchmarks.accuracy_rejudge import rejudged  # noqa: E402
 from benchmarks.accuracy_table import compare, render  # noqa: E402
 from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
 
@@ -96,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
                              "request records (io-trace-*.json) to DIR/WORKLOAD")
     parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="JSON",
                         help="print the table of earlier --json files (in order) and run nothing")
+    parser.add_argument("--rejudge", type=Path, nargs=2, default=None, metavar=("JSON", "KEPT"),
+                        help="re-report the traced workloads a run kept (--keep KEPT) with this code, keep the "
+                             "measurements of its --json, print the table (and write it with --json); run nothing")
     args = parser.parse_args(argv)
+    if args.rejudge:
+        return _rejudge(args.rejudge[0], args.rejudge[1], args.json)
     if args.table:
         render([compare(r) for path in args.table for r in json.loads(path.read_text())["results"]], Console(width=160))
         return 0
@@ -129,6 +137,19 @@ def main(argv: list[str] | None = None) -> int:
                                                                     "bench": cfg.advise_from_bench},
                                          "comparisons": comparisons, "results": results}, indent=1) + "\n")
     return 1 if any(r.get("error") or r.get("leftovers") for r in results) else 0
+
+
+def _rejudge(run_json: Path, kept: Path, out: Path | None) -> int:
+    console = Console(stderr=True)
+    run = json.loads(run_json.read_text())
+    results = rejudged(run, kept, lambda text: console.print(text, markup=False, highlight=False))
+    comparisons = [compare(r) for r in results]
+    render(comparisons, Console(width=160))
+    if out is not None:
+        machine_then = {**run.get("machine", {}), "rejudged_with": code_fingerprint(code_roots())}
+        out.write_text(json.dumps({**run, "machine": machine_then, "comparisons": comparisons, "results": results},
+                                  indent=1) + "\n")
+    return 0
 
 
 if __name__ == "__main__":

@@ -33,19 +33,26 @@ def _rendered(comparisons: list[dict[str, Any]]) -> str:
     return console.export_text()
 
 
-def _run_quick(name: str, workdir: Path) -> dict[str, Any]:
+def _run_quick(name: str, workdir: Path, keep: Path | None = None) -> dict[str, Any]:
     from benchmarks.accuracy import run_one
     from benchmarks.accuracy_path import PathConfig
     from benchmarks.accuracy_workloads import WORKLOADS
 
-    return run_one(WORKLOADS[name].quick(), PathConfig(runs_per_side=1), workdir, lambda _text: None)
+    return run_one(WORKLOADS[name].quick(), PathConfig(runs_per_side=1), workdir, lambda _text: None, keep)
 
 
 @pytest.fixture(scope="module")
-def quick_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def quick_kept(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """The quick workload's result, and the directory its documents were kept in (``--keep``)."""
     from benchmarks.accuracy_workloads import QUICK_WORKLOAD
 
-    return _run_quick(QUICK_WORKLOAD, tmp_path_factory.mktemp("accuracy"))
+    kept = tmp_path_factory.mktemp("kept")
+    return _run_quick(QUICK_WORKLOAD, tmp_path_factory.mktemp("accuracy"), kept), kept
+
+
+@pytest.fixture(scope="module")
+def quick_result(quick_kept: tuple[dict[str, Any], Path]) -> dict[str, Any]:
+    return quick_kept[0]
 
 
 class FurtherMoveAdvised(AssertionError):
@@ -133,6 +140,31 @@ def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, .
             "before": [run(10.0, 8.0), run(10.0, 8.0)], "after": [run(measured_after_ms, 6.0)] * 2,
             "report": {"plan": plan, "findings": [{"code": c} for c in codes], "replay": [replay] if replay else []},
             "report_after": {"plan": {"predicted_gain": 0.08, "not_worth_it": None}}}
+
+
+@pytest.mark.alone
+@pytest.mark.root
+@pytest.mark.pg
+@pytest.mark.slow
+@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+def test_a_kept_run_rejudged_by_the_code_that_made_it_gives_its_own_table(
+        quick_kept: tuple[dict[str, Any], Path]) -> None:
+    """``--rejudge``: the kept traced workloads re-reported give the run's own predictions (the same code)."""
+    from benchmarks.accuracy_path import PathConfig
+    from benchmarks.accuracy_rejudge import rejudged
+
+    result, kept = quick_kept
+    assert "error" not in result, result.get("error")
+    said: list[str] = []
+    again = rejudged({"config": {"preset": PathConfig().preset}, "results": [result]}, kept, said.append)
+    assert said == []  # every report made, the same plan
+    before, after = compare(result)["rows"], compare(again[0])["rows"]
+    assert [row["area"] for row in before] == [row["area"] for row in after]
+    predicted = [(row["replay"], row["aggregate"]) for row in before]
+    assert any(replay is not None for replay, _ in predicted)
+    for (replay, aggregate), row in zip(predicted, after, strict=True):
+        assert row["aggregate"] == aggregate and (replay is None) == (row["replay"] is None)
+        assert replay is None or math.isclose(row["replay"], replay, abs_tol=1e-9), (replay, row["replay"])
 
 
 def test_a_prediction_far_from_the_measurement_is_flagged_missed() -> None:
