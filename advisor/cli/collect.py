@@ -114,6 +114,7 @@ def collect(
         raise BadInput("--trace needs --interval: it records the requests of the interval")
     if (statspack or awr) and interval > 0:
         raise BadInput("--statspack/--awr read stored history; they do not combine with --interval")
+    from advisor.cli.interval import say_preconditions
     from advisor.collect import sampling
     from advisor.model.jsonio import encode
 
@@ -194,14 +195,6 @@ def snapshot_summary(snapshot: Snapshot) -> str:
             + (f" (placement unknown: {unknown})" if unknown and not located else "")
             + f", {len(snapshot.warnings)} warnings"
             + (f", collectors failed: {', '.join(failed)}" if failed else ""))
-
-
-def say_preconditions(snapshot: Snapshot) -> None:
-    """Warn, before any wait, about settings that will leave figures of this collection unknown."""
-    from advisor.collect.preconditions import timing_warnings
-
-    for line in timing_warnings(snapshot):
-        typer.echo(f"advisor: warning: {line}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -30,7 +30,6 @@ def sample_interval(session: LiveSession, seconds: float, progress: Callable[[st
     SIGTERM and SIGHUP unwind like Ctrl-C meanwhile: a ``kill`` of a background collect
     removes its tracefs instance too (exit 143 or 129).
     """
-    from advisor.cli.collect import say_preconditions
     from advisor.collect import sampling
     from advisor.collect.temp_watermark import TempWatermark
     from advisor.collect.trace import IntervalTrace, trace_summary
@@ -66,3 +65,11 @@ def sample_interval(session: LiveSession, seconds: float, progress: Callable[[st
         for line in trace_summary(workload.traces):
             typer.echo(f"advisor: {line}", err=True)
     return first, second, workload
+
+
+def say_preconditions(snapshot: Snapshot) -> None:
+    """Warn, before any wait, about settings that will leave figures of this collection unknown."""
+    from advisor.collect.preconditions import timing_warnings
+
+    for line in timing_warnings(snapshot):
+        typer.echo(f"advisor: warning: {line}", err=True)

@@ -14,8 +14,8 @@ import pytest
 from advisor.errors import ExitCode
 from advisor.model.disk import DISK_PROFILE_FORMAT_VERSION, DiskProfile
 from advisor.model.jsonio import read_document
-from tests.bench.cli_support import require_root, signalled
-from tests.helpers.cli import one_error_line, run_advisor
+from tests.bench.cli_support import require_root
+from tests.helpers.cli import one_error_line, run_advisor, signalled
 from tests.helpers.loopdisk import no_leaks, scratch_disk
 
 

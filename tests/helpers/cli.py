@@ -26,6 +26,7 @@ returns at once" passes a short one.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -74,6 +75,24 @@ def start_advisor(*args: str, env: Mapping[str, str | None] | None = None, cwd: 
     The caller owns the process: it must wait for it, or kill it in a ``finally``."""
     return subprocess.Popen(advisor_argv(*args, prefix=prefix), stdin=subprocess.DEVNULL, stdout=stdout,
                             stderr=stderr, text=True, env=advisor_env(env), cwd=cwd)
+
+
+def signalled(args: list[str], ready: Callable[[subprocess.Popen[str]], None],
+              sig: signal.Signals) -> tuple[int, str]:
+    """Start ``advisor ARGS``, wait for *ready* (it asserts or returns), send *sig*; (exit, stderr).
+
+    The process is killed if anything goes wrong, so no test leaves a command running.
+    """
+    proc = start_advisor(*args, cwd=TREE)
+    try:
+        ready(proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err
 
 
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:

@@ -13,7 +13,7 @@ import pytest
 
 from advisor.model import load_workload
 from advisor.storage.blocktrace import find_tracefs
-from tests.helpers.cli import run_advisor, start_advisor
+from tests.helpers.cli import run_advisor, signalled
 from tests.helpers.loopdisk import is_root, scratch_disk
 from tests.helpers.pg import available_versions, running_postgres
 from tests.helpers.traced import tracefs_or_skip
@@ -66,51 +66,49 @@ def test_report_trace_needs_a_live_instance(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-def test_a_killed_background_collect_removes_its_trace_and_writes_nothing(tmp_path: Path, sig: int) -> None:
+def test_a_killed_background_collect_removes_its_trace_and_writes_nothing(tmp_path: Path, sig: signal.Signals) -> None:
     """``kill`` of a traced collect mid-interval (as a DBA stops one started with ``&``): the
     trace ends, its tracefs instance (a kernel buffer per cpu) is removed, no workload is written,
     and the exit code is the one a shell reports for the signal."""
-    if not is_root():
-        pytest.skip("tracing the block layer needs root")
-    tracefs_or_skip()
-    versions = available_versions()
-    if not versions:
-        pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
+    versions = _traced_postgres_or_skip()
     keep, out = tmp_path / "kept", tmp_path / "w.json"
+    instances: list[Path] = []
+
+    def tracing(proc: subprocess.Popen[str]) -> None:
+        deadline = time.monotonic() + 120
+        while not (keep / "snapshot-a.json").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        root, _ = find_tracefs()
+        instances.extend((root / "instances").glob(f"advisor-{proc.pid}-*"))
+        assert len(instances) == 1, (instances, proc.poll())  # the trace runs: its instance is there
+
     with scratch_disk(128 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
         mount = disk.partitions[0].mountpoint
         assert mount is not None
         with running_postgres(max(versions), mount, fsync=True) as server:
-            proc = start_advisor("collect", "--dsn", server.dsn, "--interval", "300", "--trace",
-                                 "--keep-snapshots", str(keep), "-o", str(out))
-            try:
-                deadline = time.monotonic() + 120
-                while not (keep / "snapshot-a.json").exists() and proc.poll() is None and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                root, _ = find_tracefs()
-                instances = list((root / "instances").glob(f"advisor-{proc.pid}-*"))
-                assert len(instances) == 1, (instances, proc.poll())  # the trace runs: its instance is there
-                proc.send_signal(sig)
-                _, err = proc.communicate(timeout=60)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-    assert proc.returncode == 128 + sig, err
+            code, err = signalled(["collect", "--dsn", server.dsn, "--interval", "300", "--trace",
+                                   "--keep-snapshots", str(keep), "-o", str(out)], tracing, sig)
+    assert code == 128 + sig, err
     assert "advisor: interrupted" in err and "Traceback" not in err
     assert not instances[0].exists()
     assert not out.exists() and not (keep / "snapshot-b.json").exists()
 
 
-def _under_load(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
-    """``advisor ARGS --dsn DSN`` on a PostgreSQL on a loop disk while commits (WAL writes and
-    flushes) and checkpoints (data writes) run all along; the command's result and the disk's name."""
+def _traced_postgres_or_skip() -> dict[int, Path]:
+    """The PostgreSQL servers to run (version -> bin dir), or a skip: tracing needs root, tracefs, binaries."""
     if not is_root():
         pytest.skip("tracing the block layer needs root")
     tracefs_or_skip()
     versions = available_versions()
     if not versions:
         pytest.skip("no PostgreSQL server binaries on this machine (make pg-binaries)")
+    return versions
+
+
+def _under_load(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """``advisor ARGS --dsn DSN`` on a PostgreSQL on a loop disk while commits (WAL writes and
+    flushes) and checkpoints (data writes) run all along; the command's result and the disk's name."""
+    versions = _traced_postgres_or_skip()
     with scratch_disk(256 << 20, [("pg", 0.9)], image_dir=tmp_path / "disk") as disk:
         mount = disk.partitions[0].mountpoint
         assert mount is not None
