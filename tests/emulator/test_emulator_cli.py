@@ -15,7 +15,7 @@ import pytest
 
 from advisor.disk.emulator import system as sysx
 from advisor.errors import ExitCode
-from tests.helpers.cli import run_advisor, start_advisor
+from tests.helpers.cli import run_advisor, signalled
 from tests.helpers.emulated import read_latencies, require_fuse_and_loop
 
 pytestmark = [pytest.mark.root]
@@ -33,21 +33,21 @@ def _readline(proc: subprocess.Popen[str], timeout_s: float = 60.0) -> str:
 def test_emulate_prints_the_device_and_cleans_up_on_signal(tmp_path: Path, sig: signal.Signals) -> None:
     require_fuse_and_loop()
     backing = tmp_path / "disk.img"
-    proc = start_advisor("disk", "emulate", "class-10k", "--size", "64M", "--backing", str(backing), "--scale", "10")
-    try:
-        device = _readline(proc)
+    seen: dict[str, str] = {}
+
+    def serving(proc: subprocess.Popen[str]) -> None:
+        device = seen["device"] = _readline(proc)
         assert re.fullmatch(r"/dev/loop\d+", device), device
         assert stat.S_ISBLK(os.stat(device).st_mode)
         assert len(read_latencies(device, [0, 4096, 1 << 20])) == 3
         backing_file = Path(f"/sys/block/{os.path.basename(device)}/loop/backing_file").read_text().strip()
         assert backing_file.startswith(str(sysx.RUN_DIR)) and backing_file.endswith("/mnt/disk.img")
-        proc.send_signal(sig)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, stderr
+        seen["backing"] = backing_file
+
+    code, stderr = signalled(["disk", "emulate", "class-10k", "--size", "64M", "--backing", str(backing),
+                              "--scale", "10"], serving, sig)
+    device, backing_file = seen["device"], seen["backing"]
+    assert code == 0, stderr
     assert f"detached {device}" in stderr
     mountpoint = Path(backing_file).parent
     assert not sysx.is_mounted(mountpoint)
