@@ -41,6 +41,14 @@ from tests.helpers.emulated import memory_dir  # noqa: E402
 pytestmark = [pytest.mark.alone, pytest.mark.root, pytest.mark.slow, pytest.mark.flaky(reruns=1, reruns_delay=2)]
 SCALE = 10.0
 RATIO_SCALE = 4.0
+SEEK_SCALE = 2.0
+"""The seek ratios' time scale. The emulator keeps the model's time on the host's clock, whose
+wake-ups come a fraction of a millisecond late, more of a shorter request's time the faster the
+scale: measured on a quiet host, the cross-surface/band ratio came out +5 to +27 % above the
+simulator's at scale 4 (a full stroke 3.7 ms of real time; 2 of 5 rounds over the 10 %, and a
+clean-clone CI missed three times in a row before a rerun passed), +2 to +9 % at scale 2, -2 to
++8 % at scale 1 (fewer reads in the same budget). Likely why: a reader's next request that
+arrives before the late decision is chosen by position, so the two streams pair up at one edge."""
 SIZE = 512 << 20
 ZONE_SIZE = 2 << 30  # 128 MiB per zone point: over a hundred 1 MiB reads per run
 DRIVE = DiskModel(name="bench-7200", capacity_bytes=1_000_000_000_000, rpm=7200, r_od_mb_s_decimal=180.0, rho=2.0,
@@ -118,7 +126,7 @@ def test_bench_recovers_the_zone_curve(tmp_path: Path, backing: Path) -> None:
         _twice(attempt)
 
 
-def _check_ratios(profile: DiskProfile) -> None:
+def _check_ratios(profile: DiskProfile, scale: float) -> None:
     model = sized_model(DRIVE, SIZE)
 
     def iops(*bands: tuple[float, float]) -> float:
@@ -134,7 +142,7 @@ def _check_ratios(profile: DiskProfile) -> None:
     if profile.rpm is None:
         assert any("--rpm" in w for w in profile.warnings), profile.warnings
     else:
-        assert profile.rpm / RATIO_SCALE == pytest.approx(7200, rel=0.15), profile.warnings
+        assert profile.rpm / scale == pytest.approx(7200, rel=0.15), profile.warnings
 
 
 def test_bench_recovers_the_seek_ratios(backing: Path) -> None:
@@ -143,13 +151,13 @@ def test_bench_recovers_the_seek_ratios(backing: Path) -> None:
     The simulator runs the same mechanism as the emulator (read-ahead included: a 1 % band
     of a 512 MiB disk fits the drive's cache, which the analytic predictions leave out).
 
-    At scale 4 a band read still takes 1.5 ms of real time, so scheduling jitter of the
-    host stays small next to the modelled service time.
+    At scale 2 (:data:`SEEK_SCALE`) a band read still takes 3 ms of real time, so the host's
+    scheduling jitter stays small next to the modelled service time.
     """
     options = BenchOptions(tests=("band", "stroke", "cross"), budget_per_test_s=5.0, runs=1)
-    with emulator.emulated_disk(DRIVE, SIZE, backing / "disk.img", scale=RATIO_SCALE, cache="off") as disk:
+    with emulator.emulated_disk(DRIVE, SIZE, backing / "disk.img", scale=SEEK_SCALE, cache="off") as disk:
         target = open_target(disk.device, want_write=False)
-        _twice(lambda: _check_ratios(BenchRun(target, BuiltinEngine(), options).run()))
+        _twice(lambda: _check_ratios(BenchRun(target, BuiltinEngine(), options).run(), SEEK_SCALE))
 
 
 def _commit_warnings(tmp_path: Path, backing: Path, cache: str) -> tuple[float, list[str]]:
