@@ -33,6 +33,7 @@ import numpy as np
 from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Geometry, Mechanism, Request
 from advisor.disk.model import DiskModel
+from advisor.disk.replay_shared import shared_streams
 from advisor.disk.replay_stream import IntArray, Replayed, Stream, causes, max_in_flight, next_request
 
 
@@ -116,6 +117,12 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
     flat_s = ([0.0 if state_of[i] is not None else _flat(devices[where[i]]).service_s(ops[i], lengths[i])
                for i in range(count)] if len(states) < len(devices) else [])
     cause, previous = causes(stream)
+    # a stream several processes read in turn: the k-th of its reads issued takes its k-th chunk
+    shared, chunks = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
+                                    np.argsort(stream.issue_s, kind="stable"))
+    chunk_of = shared.tolist()
+    handed = [0] * len(chunks)
+    traced_at = (list(offsets), list(lengths))
     waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
     ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
     after_issue: dict[int, int] = {int(p): i for i, p in enumerate(previous.tolist()) if p >= 0}
@@ -154,6 +161,11 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
             if nxt is not None:
                 resolve(nxt, at + issue[nxt] - issue[i])
             state = state_of[i]
+            if chunk_of[i] >= 0 and state is not None:
+                chain = chunk_of[i]
+                k = int(chunks[chain][handed[chain]])
+                handed[chain] += 1
+                offsets[i], lengths[i] = traced_at[0][k], traced_at[1][k]
             if state is None:  # a flat device: served at its latency, no queue
                 out_issue[i] = at
                 finished(i, at + flat_s[i])
