@@ -18,6 +18,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ SIDES = (("before", "report"), ("after", "report_after"))
 """Each side's traced workload (``workload-<side>-traced.json``) and the result's key for its report."""
 
 
-def rejudged(run: dict[str, Any], keep: Path, echo: Any) -> list[dict[str, Any]]:
+def rejudged(run: dict[str, Any], keep: Path, echo: Callable[[str], None]) -> list[dict[str, Any]]:
     """The results of *run* (a ``--json`` document) with every traced report made again from *keep*."""
     preset = (run.get("config") or {}).get("preset") or "class-7200-desktop"
     results = []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.demo.embedded import EmbeddedServer, as_server_user, owned_dir
+from advisor.disk.emulator.system import stop_process
 from advisor.errors import AdvisorError, ExitCode
 
 _DB_MARKER = re.compile(r"^--\s*run the next statements connected to database\s+(.+?)\s*$", re.M | re.I)
@@ -91,8 +92,8 @@ class Chain:
                 _wait_for_file(first, proc, FIRST_SNAPSHOT_TIMEOUT_S, shown)
                 yield
                 proc.wait(timeout=seconds + 600)
-            finally:
-                stop_gently(proc)
+            finally:  # SIGTERM first: a traced collect removes its tracefs instance, a SIGKILLed one cannot
+                stop_process(proc, grace_s=0.0, term_grace_s=COLLECT_STOP_GRACE_S)
             said.seek(0)
             lines = said.read().splitlines()
         self.timings["collect --trace"] = self.timings.get("collect --trace", 0.0) + time.monotonic() - start
@@ -121,19 +122,6 @@ class Chain:
         if render:
             self.rendered = self.advisor("report", *common, "--format", "terminal", label="render")
         return data
-
-
-def stop_gently(proc: subprocess.Popen[str], grace_s: float = COLLECT_STOP_GRACE_S) -> None:
-    """Stop *proc* if it still runs: SIGTERM first, so a traced collect removes its tracefs
-    instance (a SIGKILLed one leaves it to the kernel, events on), SIGKILL after *grace_s*."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def _wait_for_file(path: Path, proc: subprocess.Popen[str], timeout_s: float, shown: str) -> None:

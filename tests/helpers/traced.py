@@ -19,7 +19,7 @@ import pytest
 
 from advisor.disk.emulator.system import pid_alive
 from advisor.model import BlockTrace, FileIO, FileRate, Snapshot, WaitProfile, Workload
-from advisor.storage.blocktrace import TRACEFS_MOUNTS, TraceUnavailable, find_tracefs, unmount_tracefs
+from advisor.storage.blocktrace import INSTANCE_PREFIX, TRACEFS_MOUNTS, TraceUnavailable, find_tracefs, unmount_tracefs
 from advisor.storage.layout import build_layout
 from tests.helpers.loopdisk import is_root
 from tests.helpers.threads import run_at_once
@@ -94,8 +94,8 @@ def orphaned_instances() -> set[str]:
     before it could remove its instance left (empty where tracefs is not mounted)."""
     found: set[str] = set()
     for root in TRACEFS_MOUNTS:
-        for instance in (root / "instances").glob("advisor-*"):
-            pid = instance.name.removeprefix("advisor-").split("-")[0]
+        for instance in (root / "instances").glob(f"{INSTANCE_PREFIX}*"):
+            pid = instance.name.removeprefix(INSTANCE_PREFIX).split("-")[0]
             if pid.isdigit() and not pid_alive(int(pid)):
                 found.add(instance.name)
     return found

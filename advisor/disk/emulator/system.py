@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from advisor.errors import DeviceError
 
@@ -115,14 +116,15 @@ def unmount_fuse(mountpoint: Path) -> None:
     subprocess.run(["fusermount3", "-u", "-z", "-q", str(mountpoint)], capture_output=True, check=False)
 
 
-def stop_process(proc: subprocess.Popen[bytes], *, grace_s: float = 10.0) -> None:
-    """Wait for the FUSE child to leave after unmount; TERM, then KILL if it does not."""
+def stop_process(proc: subprocess.Popen[Any], *, grace_s: float = 10.0, term_grace_s: float = 5.0) -> None:
+    """Give *proc* *grace_s* to leave by itself (the FUSE child after unmount), then SIGTERM and
+    *term_grace_s* to clean up after itself, then SIGKILL."""
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.send_signal(sig)
         try:
-            proc.wait(timeout=grace_s if sig is None else 5.0)
+            proc.wait(timeout=grace_s if sig is None else term_grace_s)
             return
         except subprocess.TimeoutExpired:
             continue
