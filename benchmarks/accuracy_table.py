@@ -76,8 +76,11 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     Per disk the report replays the trace under today's layout and the planned one; over
     disks, the gain is each disk's (``predicted_gain``: its requests' or, saturated, its busy time's)
     weighted by its replayed time today (requests x mean), which for the requests' gains is that
-    of the summed replayed time; per area 1 - planned / replayed. A disk whose trace was refused
-    or not planned counts for nothing.
+    of the summed replayed time; per area 1 - planned / replayed. Per database the time its
+    sessions take for the same work, from their rates (requests per session-second, replayed
+    today and planned: 1 - today's rate / the planned one), which is what its measured time per
+    transaction compares with; a report without rates gives its time per request. A disk whose
+    trace was refused or not planned counts for nothing.
     """
     checks = [c for c in report.get("replay") or []
               if c.get("planned_ms") is not None and c.get("replayed_ms") and c.get("predicted_gain") is not None]
@@ -97,10 +100,17 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
         for who in c.get("issuers") or []:
             if who.get("kind") == "database" and who.get("planned_ms") is not None:
                 sums = issuers.setdefault(who["issuer"], [0.0, 0.0])
-                sums[0] += who["replayed_ms"] * who["requests"]
-                sums[1] += who["planned_ms"] * who["requests"]
-                if who.get("barrier_free") is False:
-                    waiting.add(who["issuer"])
+                if who.get("replayed_rate") and who.get("planned_rate"):
+                    # its sessions' time for the same work: more work in the same time on a saturated disk
+                    sums[0] += who["requests"] / who["replayed_rate"]
+                    sums[1] += who["requests"] / who["planned_rate"]
+                    if who.get("rate_predicted") is False:  # the disk's loops do not close (replay_loops)
+                        waiting.add(who["issuer"])
+                else:  # a report without rates: the time per request
+                    sums[0] += who["replayed_ms"] * who["requests"]
+                    sums[1] += who["planned_ms"] * who["requests"]
+                    if who.get("barrier_free") is False:
+                        waiting.add(who["issuer"])
     return {"predicted_gain": _saved(today, planned), "service_times": areas,
             "fits": all(c.get("fits") is not False for c in checks),
             "databases": {name: _saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},

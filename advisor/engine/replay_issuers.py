@@ -20,13 +20,21 @@ the write it follows (its owner, :func:`advisor.trace.links.flush_owners`), as i
 
 The figures are the replay's, per read or write with the flushes they own: measured, replayed
 today, replayed under the plan. The replay keeps every traced request, so on a saturated disk
-these say how much faster each issuer's requests are served at the same work, not how much
-more work each one would send (docs/report.md).
+these say how much faster each issuer's requests are served at the same work. What a saturated
+disk gives is more work at the same concurrency, and which database takes the time a plan
+frees: each database's **rate**, its requests per session-second (its requests over the
+seconds each of its sessions was active, first issue to last completion), measured, replayed
+today and replayed under the plan. Each session is a closed loop in the replay, so a session
+whose requests are served sooner sends the next sooner and ends its traced work earlier: its
+rate rises by as much as it would do more work in the measured interval, and a database that
+loses the drive to the others' faster loops sees its rate fall. The replayed rate against the
+measured one is its self-check (docs/report.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -87,27 +95,80 @@ def issuer_names(processes: Sequence[TraceProcess], process: np.ndarray, owners:
     return names, dict(labels)
 
 
+Timeline = tuple[np.ndarray, np.ndarray]
+"""Issue and completion times (seconds) of every request of a stream, in its order."""
+
+
+@dataclass(frozen=True)
+class Timelines:
+    """The times a rate is taken from: as traced, and per rotational phase replayed today and planned."""
+
+    measured: Timeline
+    today: Sequence[Timeline]
+    planned: Sequence[Timeline] | None = None
+
+
+def session_seconds(process: np.ndarray, requests: np.ndarray, times: Timeline) -> float:
+    """The sum, per process of *requests*, of the time from its first issue to its last completion among them.
+
+    >>> process, times = np.array([0, 0, 1, 1]), (np.array([0.0, 1.0, 0.0, 3.0]), np.array([1.0, 2.0, 1.0, 4.0]))
+    >>> session_seconds(process, np.ones(4, dtype=bool), times)  # 2 s + 4 s
+    6.0
+    """
+    if not requests.any():
+        return 0.0
+    issue, complete = times
+    sessions, which = np.unique(process[requests], return_inverse=True)
+    first = np.full(len(sessions), np.inf)
+    last = np.full(len(sessions), -np.inf)
+    np.minimum.at(first, which, issue[requests])
+    np.maximum.at(last, which, complete[requests])
+    return float((last - first).sum())
+
+
+def session_rate(process: np.ndarray, requests: np.ndarray, times: Timeline) -> float | None:
+    """Requests of *requests* per second of their sessions' activity (:func:`session_seconds`); None for none.
+
+    >>> process, times = np.array([0, 0, 1, 1]), (np.array([0.0, 1.0, 0.0, 3.0]), np.array([1.0, 2.0, 1.0, 4.0]))
+    >>> session_rate(process, np.ones(4, dtype=bool), times)  # 4 requests over 2 s + 4 s
+    0.6667
+    """
+    seconds = session_seconds(process, requests, times)
+    return round(float(requests.sum()) / seconds, 4) if seconds > 0 else None
+
+
+def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline]) -> float | None:
+    """The mean over phases of :func:`session_rate`."""
+    rates = [session_rate(process, requests, t) for t in times]
+    known = [r for r in rates if r is not None]
+    return round(sum(known) / len(known), 4) if known and len(known) == len(rates) else None
+
+
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
                 flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
                 planned: Sequence[np.ndarray] | None,
-                flush_waits_s: np.ndarray | None = None) -> tuple[ReplayIssuer, ...]:
+                flush_waits_s: np.ndarray | None = None,
+                timelines: Timelines | None = None) -> tuple[ReplayIssuer, ...]:
     """One row per issuer of the requests (see the module docstring), in order of measured time, most first.
 
     *process* indexes *processes* per request; *owners* is each flush's owning write (-1: none);
     *data* marks the reads and writes, *flushes_timed* the flushes whose time counts; *measured_s*
     the traced times, *today* and *planned* each phase's replayed times (None: no plan);
     *flush_waits_s* each request's traced wait behind a cache flush
-    (:func:`advisor.engine.replay_barriers.behind_flushes`; None: not measured)."""
+    (:func:`advisor.engine.replay_barriers.behind_flushes`; None: not measured); *timelines* the
+    issue and completion times a database's rate is taken from (None: no rates)."""
     found = issuer_names(processes, process, owners, data)
     if found is None:
         return ()  # nothing named, or a process column that does not index the table: no issuer to tell
-    return named_issuer_rows(found, process, data, flushes_timed, measured_s, today, planned, flush_waits_s)
+    return named_issuer_rows(found, process, data, flushes_timed, measured_s, today, planned, flush_waits_s,
+                             timelines)
 
 
 def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: np.ndarray, data: np.ndarray,
                       flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
                       planned: Sequence[np.ndarray] | None,
-                      flush_waits_s: np.ndarray | None = None) -> tuple[ReplayIssuer, ...]:
+                      flush_waits_s: np.ndarray | None = None,
+                      timelines: Timelines | None = None) -> tuple[ReplayIssuer, ...]:
     """:func:`issuer_rows` of requests whose issuers :func:`issuer_names` already *found* (names, kinds),
     for a caller that needs the names too."""
     names, kinds = found
@@ -119,6 +180,8 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
         measured = per_request_ms([measured_s], mask, flushes)
         replayed = per_request_ms(today, mask, flushes)
         waits = None if flush_waits_s is None else flush_waits_s[mask]
+        # a rate is a closed loop's: a database's sessions; a server process or a kernel thread runs on its own clock
+        rates = timelines if kinds[issuer] == "database" else None
         rows.append(ReplayIssuer(
             issuer=issuer, kind=kinds[issuer],
             processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
@@ -126,7 +189,10 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
             flushes=int(flushes.sum()),
             deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None,
             behind_flush=None if waits is None else round(float(np.mean(waits > 0.0)), 4),
-            flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4)))
+            flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4),
+            measured_rate=None if rates is None else session_rate(process, mask, rates.measured),
+            replayed_rate=None if rates is None else _rate(process, mask, rates.today),
+            planned_rate=None if rates is None or rates.planned is None else _rate(process, mask, rates.planned)))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
 
 

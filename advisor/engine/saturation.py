@@ -197,8 +197,9 @@ def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: 
 
     The work gain is the aggregate model's, over the saturated disks no replay judges: on a disk whose
     trace replays within its tolerance (*replayed*) the aggregate model is not the evidence, and the
-    replay keeps each area's traced requests, so it does not say how much more work the clients send
-    nor who takes the freed time. Those disks are named (``replay_judges``), without a figure.
+    replay keeps each area's traced requests: how much more work each database's sessions send is its
+    rates' (:mod:`advisor.engine.replay_loops`), not a figure here. Those disks are named
+    (``replay_judges``), without a figure.
 
     The disk's gain holds while the disk stays the bottleneck; the database's time that is not IO
     wait (*io_wait_share*, the gate's) stays whatever the layout, so work per second rises at most
@@ -248,7 +249,9 @@ def saturation_finding(sat: Saturation) -> Finding:
         gain += (f" The replay of its trace judges {', '.join(sat.replay_judges)}, where the trace shows a queue by "
                  "the drive's busy time for the traced work (less of it is more work at the same concurrency); it "
                  "keeps every area's traced "
-                 "requests, so which of the clients takes the freed time is not predicted.")
+                 "requests, and each database's sessions as closed loops: its table of whose requests gives "
+                 "their rates (work per session-second) today and under the plan, a prediction of which takes "
+                 "the freed time where their loops close in the replay (its notes say where they do not).")
     return Finding(
         code="DISK_SATURATED", severity="medium", subject=disks,
         title=f"{disks}: saturated ({busy}; the model charges {sat.modelled_busy_s_per_s:.2f} s of disk time per s)",

@@ -289,6 +289,19 @@ class ReplayIssuer(Record):
     flush_wait_ms: float | None = None
     behind_commits: float | None = None  # as ReplayArea's, for a database's requests
     barrier_free: bool | None = None  # as ReplayArea's
+    # a database's reads and writes per second of its sessions' activity (each session's first issue to last
+    # completion): measured, replayed today, replayed under the plan (mean over the phases); a saturated disk's
+    # gain is more work per second, and these say which database takes it; null for other issuers or no plan
+    measured_rate: float | None = None
+    replayed_rate: float | None = None
+    planned_rate: float | None = None
+    # share of its sessions' time spent waiting for other processes' requests (as traced; replayed under the
+    # plan), and whether the disk's planned rates are a prediction (false when a database's sessions wait so
+    # 15 % or more either way: its loop does not close in the replay, advisor.engine.replay_loops); null for
+    # other issuers or no plan
+    waits_on_others: float | None = None
+    planned_waits_on_others: float | None = None  # the same share replayed under the plan (mean over the phases)
+    rate_predicted: bool | None = None
 
 
 class ReplayCheck(Record):

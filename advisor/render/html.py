@@ -98,9 +98,11 @@ def _replay(report: Report) -> str:
     from advisor.render.replay import (
         AREA_HEADERS,
         ISSUER_HEADERS,
+        RATE_HEADERS,
         area_rows,
         issuer_table_rows,
         notes,
+        rate_table_rows,
         report_headlines,
     )
     from advisor.render.tables import html_table
@@ -110,6 +112,8 @@ def _replay(report: Report) -> str:
                      for c in report.replay if c.areas)
     tables += "".join(f"<h3>{escape(c.disk)}: whose requests</h3>{html_table(ISSUER_HEADERS, issuer_table_rows(c))}"
                       for c in report.replay if c.issuers)
+    tables += "".join(f"<h3>{escape(c.disk)}: the databases' rates (requests per session-second)</h3>"
+                      f"{html_table(RATE_HEADERS, rate_table_rows(c))}" for c in report.replay if rate_table_rows(c))
     return f"<h2>Replay of the traced requests</h2>{lines}{tables}"
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 
 from advisor.model import Report
-from advisor.render.replay import AREA_HEADERS, ISSUER_HEADERS, area_rows, issuer_table_rows, report_headlines
+from advisor.render.replay import (
+    AREA_HEADERS,
+    ISSUER_HEADERS,
+    RATE_HEADERS,
+    area_rows,
+    issuer_table_rows,
+    rate_table_rows,
+    report_headlines,
+)
 from advisor.render.replay import notes as replay_notes
 from advisor.render.safe import markdown_cell, markdown_line, shown
 from advisor.render.tables import code_span, markdown_table
@@ -95,4 +103,8 @@ def _replay(report: Report) -> list[str]:
         if check.issuers:
             out += ["", f"### {_cell(check.disk)}: whose requests", ""]
             out += markdown_table(ISSUER_HEADERS, issuer_table_rows(check), right={1, 2, 3, 4, 5, 6, 7, 8})
+        rates = rate_table_rows(check)
+        if rates:
+            out += ["", f"### {_cell(check.disk)}: the databases' rates (requests per session-second)", ""]
+            out += markdown_table(RATE_HEADERS, rates, right={1, 2, 3, 4, 5, 6, 7})
     return out

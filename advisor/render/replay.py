@@ -1,5 +1,6 @@
-"""The replay of a traced workload in every format: one headline per disk, a table per area, and
-one per issuer (database or server process) where the trace names its processes.
+"""The replay of a traced workload in every format: one headline per disk, a table per area, one
+per issuer (database or server process) where the trace names its processes, and one of the
+databases' rates (their sessions' work per second).
 
 The headline says the self-check (replayed against measured, the tolerance, whether the
 model fits) and, under a plan, the replayed gain (± its standard error over windows of the
@@ -16,6 +17,8 @@ from advisor.model import ReplayArea, ReplayCheck, Report
 AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "replayed vs measured", "planned ms")
 ISSUER_HEADERS = ("issued by", "processes", "requests", "measured ms", "replayed ms", "replayed vs measured",
                   "planned ms", "planned vs today", "behind a flush, ms")
+RATE_HEADERS = ("database", "sessions", "measured /s", "replayed /s", "replayed vs measured", "planned /s",
+                "planned vs today", "waiting on others")
 
 
 def _ms(value: float | None) -> str:
@@ -123,6 +126,32 @@ def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
             change += " NO PREDICTION"
         rows.append((who.issuer, f"{who.processes}", f"{who.requests:,}", _ms(who.measured_ms), _ms(who.replayed_ms),
                      deviation, _ms(who.planned_ms), change, behind))
+    return rows
+
+
+def rate_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
+    """One row per database with rates (RATE_HEADERS): its requests per session-second measured, replayed today
+    (against the measured: the loops' self-check) and planned (against today's: the work its sessions would do
+    in the same time, NO PREDICTION where a loop of the disk does not close), and the share of its sessions'
+    time spent waiting for other processes' requests, as traced and replayed under the plan."""
+    def change(new: float | None, old: float | None) -> str:
+        return "-" if new is None or not old else f"{new / old - 1.0:+.1%}"
+
+    def rate(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
+    rows: list[tuple[str, ...]] = []
+    for who in check.issuers:
+        if who.measured_rate is None:
+            continue
+        planned = change(who.planned_rate, who.replayed_rate)
+        if who.rate_predicted is False and planned != "-":  # a loop on the disk does not close (the notes say whose)
+            planned += " NO PREDICTION"
+        waits = "-" if who.waits_on_others is None else f"{who.waits_on_others:.0%}"
+        if who.planned_waits_on_others is not None:
+            waits += f", {who.planned_waits_on_others:.0%} planned"
+        rows.append((who.issuer, f"{who.processes}", rate(who.measured_rate), rate(who.replayed_rate),
+                     change(who.replayed_rate, who.measured_rate), rate(who.planned_rate), planned, waits))
     return rows
 
 

@@ -205,7 +205,15 @@ def _replay_tables(console: Console, report: Report) -> None:
     are in the summary panel)."""
     from rich.table import Table
 
-    from advisor.render.replay import AREA_HEADERS, ISSUER_HEADERS, area_rows, issuer_table_rows, notes
+    from advisor.render.replay import (
+        AREA_HEADERS,
+        ISSUER_HEADERS,
+        RATE_HEADERS,
+        area_rows,
+        issuer_table_rows,
+        notes,
+        rate_table_rows,
+    )
 
     for note in notes(report):
         console.print(rich_text(note, "dim"))
@@ -213,7 +221,9 @@ def _replay_tables(console: Console, report: Report) -> None:
         for title, headers, rows in ((f"Replay of the traced requests: {shown(check.disk)}", AREA_HEADERS,
                                       area_rows(check)),
                                      (f"Whose requests: {shown(check.disk)}", ISSUER_HEADERS,
-                                      issuer_table_rows(check))):
+                                      issuer_table_rows(check)),
+                                     (f"The databases' rates, requests per session-second: {shown(check.disk)}",
+                                      RATE_HEADERS, rate_table_rows(check))):
             if not rows:
                 continue
             table = Table(title=title, expand=True)

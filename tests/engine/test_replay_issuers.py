@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.engine.replay_issuers import NOT_NAMED, issuer_rows
+from advisor.engine.replay_issuers import NOT_NAMED, Timelines, issuer_rows
 from advisor.model import TraceProcess
 from advisor.trace.codec import FLUSH, READ, WRITE
 
@@ -70,3 +70,22 @@ def test_a_trace_whose_processes_nobody_named_has_no_rows() -> None:
 def test_a_process_column_that_does_not_index_the_table_gives_no_rows_rather_than_fail() -> None:
     short = PROCESSES[:3]  # the trace's column names processes 3-5 too
     assert issuer_rows(short, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY, PLANNED) == ()
+
+
+def test_a_database_gets_its_rate_measured_replayed_and_planned_and_a_server_process_none() -> None:
+    issue = np.arange(7, dtype=float)
+    measured = (issue, issue + MEASURED)
+    # the ledger's session: one write, active 2 ms; replayed 2.2 ms and 1.8 ms, planned 1 ms
+    timelines = Timelines(measured, [(issue, issue + t) for t in TODAY], [(issue, issue + t) for t in PLANNED])
+    rows = {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
+                                             PLANNED, timelines=timelines)}
+    ledger = rows["ledger"]
+    assert ledger.measured_rate == pytest.approx(500.0)  # 1 write in 2 ms of its session
+    assert ledger.replayed_rate == pytest.approx((1 / 0.0018 + 1 / 0.0022) / 2, abs=1e-3)
+    assert ledger.planned_rate == pytest.approx((1 / 0.0009 + 1 / 0.0011) / 2, abs=1e-3)
+    catalogue = rows["catalogue"]  # two reads, 6 s apart: its session was active from the first to the last
+    assert catalogue.measured_rate == pytest.approx(2 / (6.006 - 2.0), abs=1e-4)
+    assert rows["checkpointer"].measured_rate is None and rows[NOT_NAMED].planned_rate is None
+    without = {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
+                                                PLANNED)}
+    assert without["ledger"].measured_rate is None  # no timelines: no rate

@@ -1,0 +1,110 @@
+"""Whether the replay's closed loops can say which database takes the time a plan frees.
+
+A saturated disk's clients wait mostly for each other: a faster layout gives them more work at
+the same concurrency, not a shorter wait per request, and the databases share that gain as
+their loops close. The replay runs each session as a closed loop (:mod:`advisor.disk.replay`):
+a session whose requests are served sooner sends its next sooner, so its rate, requests per
+session-second (:func:`advisor.engine.replay_issuers.session_rate`), rises under a faster
+plan, and a database whose requests lose the drive to the others' faster loops sees its rate
+fall.
+
+That holds while a session waits only for its own requests. A session that waited for
+**another process's** request (a cache flush another session's commit sent, the journal's
+commit its ``fsync`` needed, a read of the table another session was scanning in step with
+it) follows that process in the replay as the trace linked them: where the other process is
+on a clock of its own (the file system journal's commit every 5 s, the background writer's
+rounds) or was itself waiting, the session keeps a share of its traced pace whatever the
+layout. On the accuracy suite's three databases (runs 18-27) the ledger's sessions spent
+about a third of their time so (its commits behind each other's flushes and the journal's),
+the reporting's a third to a half (two sessions scanning one table in step): replayed under
+the plan their rates rose 1-12 % and 11-28 %, measured 36-43 % and 47-50 %, and the
+catalogue's, which waits for nobody, rose 9-29 % replayed where the others took the drive from
+it and it fell 13-36 % (docs/accuracy.md).
+
+So the planned rates are a prediction only where no database's sessions spent
+:data:`LOOP_WAIT_SHARE` or more of their time waiting for other processes' requests: the
+rates of one disk's databases decide each other, so one database's open loop makes every
+planned rate on that disk no prediction (``rate_predicted`` false, and a note names it).
+The measured and today's replayed rates stay: their agreement is the loops' self-check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+import numpy as np
+
+from advisor.model import ReplayIssuer
+
+LOOP_WAIT_SHARE = 0.15
+"""From this share of its sessions' time spent waiting for other processes' requests, a
+database's loop does not close in the replay (the module docstring)."""
+
+
+def waits_on_others(process: np.ndarray, cause: np.ndarray, owner: np.ndarray, issue_s: np.ndarray,
+                    complete_s: np.ndarray) -> np.ndarray:
+    """Per request, the time its process waited for its cause when that is another process's request:
+    from the process's own last completion before its issue (or, for its first, its issue) to the
+    cause's completion, never below 0 (seconds; 0 where its cause is its own or none). A cache flush
+    its own write owns (*owner*, :func:`advisor.trace.links.flush_owners`) is its own: the block
+    layer's worker issues it, but it is the process's own commit.
+
+    >>> process, cause, owner = np.array([0, 1, 0]), np.array([-1, -1, 1]), np.full(3, -1)
+    >>> waits_on_others(process, cause, owner, np.array([0.0, 0.5, 3.0]), np.array([1.0, 2.5, 4.0])).tolist()
+    [0.0, 0.0, 1.5]
+    >>> owner = np.array([-1, 0, -1])  # request 1 is the flush of process 0's write: its own commit
+    >>> waits_on_others(process, cause, owner, np.array([0.0, 0.5, 3.0]), np.array([1.0, 2.5, 4.0])).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    count = len(process)
+    own_done = np.full(count, -np.inf)  # the process's latest completion among its requests issued before
+    order = np.lexsort((issue_s, process))
+    for p in np.unique(process).tolist():
+        mine = order[process[order] == p]
+        if len(mine) > 1:
+            own_done[mine[1:]] = np.maximum.accumulate(complete_s[mine])[:-1]
+    c = np.maximum(cause, 0)
+    whose = np.where(owner[c] >= 0, process[np.maximum(owner[c], 0)], process[c])  # a flush: its owner's
+    linked = (cause >= 0) & (whose != process)
+    since = np.where(np.isfinite(own_done), own_done, issue_s)
+    return np.where(linked, np.maximum(complete_s[c] - since, 0.0), 0.0)
+
+
+def open_share(waits_s: np.ndarray, requests: np.ndarray, session_s: float) -> float | None:
+    """The share of *session_s* its *requests* spent waiting for other processes' requests (*waits_s*)."""
+    return round(float(waits_s[requests].sum()) / session_s, 4) if session_s > 0 else None
+
+
+def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None],
+                 planned: dict[str, float | None]) -> tuple[ReplayIssuer, ...]:
+    """*issuers* with each database's share of its sessions' time spent waiting for other processes'
+    requests, as traced (``waits_on_others``) and as replayed under the plan (``planned_waits_on_others``),
+    and whether the planned rates are a prediction (``rate_predicted``, on every database of the disk:
+    false for all when one waits so :data:`LOOP_WAIT_SHARE` or more either way)."""
+    shares = [s for s in (*traced.values(), *planned.values()) if s is not None]
+    any_planned = any(who.planned_rate is not None for who in issuers)
+    predicted = all(s < LOOP_WAIT_SHARE for s in shares) if any_planned else None
+    return tuple(msgspec.structs.replace(who, waits_on_others=traced.get(who.issuer),
+                                         planned_waits_on_others=planned.get(who.issuer),
+                                         rate_predicted=predicted)
+                 if who.issuer in traced else who for who in issuers)
+
+
+def loop_notes(issuers: Sequence[ReplayIssuer]) -> tuple[str, ...]:
+    """The note that says why a disk's planned rates are no prediction, naming the open loops."""
+    if not any(who.rate_predicted is False for who in issuers):
+        return ()
+    open_loops = []
+    for who in issuers:
+        traced, planned = who.waits_on_others, who.planned_waits_on_others
+        if (traced or 0.0) >= LOOP_WAIT_SHARE or (planned or 0.0) >= LOOP_WAIT_SHARE:
+            open_loops.append(f"{who.issuer} {traced or 0.0:.0%} as traced, {planned or 0.0:.0%} replayed under "
+                              "the plan")
+    several = sum(who.waits_on_others is not None for who in issuers) > 1
+    return (("the databases' planned rates (their sessions' work per second) are no prediction, nor which of "
+             "them takes the time the plan frees" if several else
+             "the planned rate (the sessions' work per second) is no prediction")
+            + f": the sessions of {'; '.join(open_loops)} of their time waited for other processes' requests "
+            "(another session's commit, the file system journal's, a table they scanned in step), which the "
+            "replay links as traced, so their loops do not close (docs/report.md)",)

@@ -1,0 +1,52 @@
+"""Each database's rate (work per session-second) in a replay, and when its planned figure is no prediction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.engine.replay_loops import LOOP_WAIT_SHARE, judged_rates, loop_notes, waits_on_others
+from advisor.model import ReplayIssuer
+from tests.engine.test_replay_commit_waits import _report
+
+
+def _issuer(name: str, planned_rate: float | None = 12.0) -> ReplayIssuer:
+    return ReplayIssuer(issuer=name, kind="database", processes=2, requests=100, measured_ms=10.0, replayed_ms=10.0,
+                        planned_ms=8.0, measured_rate=10.0, replayed_rate=10.0, planned_rate=planned_rate)
+
+
+def test_closed_loops_give_each_database_its_rates_and_a_prediction() -> None:
+    (check,) = _report().replay
+    issuers = {r.issuer: r for r in check.issuers}
+    catalogue, ledger = issuers["catalogue"], issuers["ledger"]
+    # the ledger waits for its own commits' flushes (the kworker issues them, its write owns them): its own loop
+    assert ledger.waits_on_others == 0.0
+    assert catalogue.waits_on_others is not None and catalogue.waits_on_others < 0.01  # a flush completed just before
+    for who in (catalogue, ledger):
+        assert who.measured_rate and who.replayed_rate and who.planned_rate
+        assert who.replayed_rate == pytest.approx(who.measured_rate, rel=0.1)  # the loops' self-check
+        assert who.rate_predicted is True
+    assert not any("no prediction, nor which" in n or "planned rate" in n for n in check.notes)
+    server = [r for r in check.issuers if r.kind != "database"]
+    assert all(r.measured_rate is None and r.rate_predicted is None for r in server)
+
+
+def test_one_open_loop_makes_every_planned_rate_of_the_disk_no_prediction() -> None:
+    issuers = (_issuer("catalogue"), _issuer("ledger"))
+    judged = judged_rates(issuers, {"catalogue": 0.0, "ledger": 0.05}, {"catalogue": 0.01, "ledger": 0.4})
+    assert [w.rate_predicted for w in judged] == [False, False]  # the ledger's loop decides the catalogue's rate
+    (note,) = loop_notes(judged)
+    assert "ledger 5% as traced, 40% replayed under the plan" in note and "nor which of them takes" in note
+    assert "catalogue" not in note.split(":")[1]
+    closed = judged_rates(issuers, {"catalogue": 0.0, "ledger": LOOP_WAIT_SHARE - 0.01}, {})
+    assert [w.rate_predicted for w in closed] == [True, True] and loop_notes(closed) == ()
+    unplanned = judged_rates((_issuer("ledger", planned_rate=None),), {"ledger": 0.5}, {})
+    assert unplanned[0].rate_predicted is None and loop_notes(unplanned) == ()
+
+
+def test_a_wait_for_another_process_counts_from_the_waiters_own_last_completion() -> None:
+    # process 0 reads (0-1 s), waits for process 1's read (0.5-2.5 s), then reads at 3 s: it waited 1.5 s;
+    # process 1's second read follows its own first: no wait on others
+    process, cause = np.array([0, 1, 0, 1]), np.array([-1, -1, 1, 1])
+    issue, complete = np.array([0.0, 0.5, 3.0, 2.6]), np.array([1.0, 2.5, 4.0, 2.9])
+    assert waits_on_others(process, cause, np.full(4, -1), issue, complete).tolist() == [0.0, 0.0, 1.5, 0.0]
