@@ -14,15 +14,17 @@ commit its ``fsync`` needed, a read of the table another session was scanning in
 it) follows that process in the replay as the trace linked them: where the other process is
 on a clock of its own (the file system journal's commit every 5 s, the background writer's
 rounds) or was itself waiting, the session keeps a share of its traced pace whatever the
-layout. On the accuracy suite's three databases (runs 18-27) the ledger's sessions spent
-about a third of their time so (its commits behind each other's flushes and the journal's),
-the reporting's a third to a half (two sessions scanning one table in step): replayed under
-the plan their rates rose 1-12 % and 11-28 %, measured 36-43 % and 47-50 %, and the
-catalogue's, which waits for nobody, rose 9-29 % replayed where the others took the drive from
-it and it fell 13-36 % (docs/accuracy.md).
+layout. On the accuracy suite's three databases (runs 18-27) the ledger's sessions spent 14 %
+of their time so as traced and half of it replayed under the plan, the reporting's a third and
+a half: the replay gave their time for the same work 1-12 % and 11-28 % less, measured 36-43 %
+and 47-50 % less, and the catalogue's, which waits for nobody, 9-29 % less where measured it
+was 13-36 % more, the others' faster loops having taken the drive from it (docs/accuracy.md).
+A database's own commits are its own loop: the block layer's worker issues the flush, but the
+database's write owns it.
 
 So the planned rates are a prediction only where no database's sessions spent
-:data:`LOOP_WAIT_SHARE` or more of their time waiting for other processes' requests: the
+:data:`LOOP_WAIT_SHARE` or more of their time waiting for other processes' requests, as traced
+or replayed under the plan (where a link to a process on its own clock shows): the
 rates of one disk's databases decide each other, so one database's open loop makes every
 planned rate on that disk no prediction (``rate_predicted`` false, and a note names it).
 The measured and today's replayed rates stay: their agreement is the loops' self-check.
