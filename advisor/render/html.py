@@ -95,25 +95,12 @@ def _replay(report: Report) -> str:
     """The traced requests replayed: headlines, notes and a table per disk."""
     if not report.replay:
         return ""
-    from advisor.render.replay import (
-        AREA_HEADERS,
-        ISSUER_HEADERS,
-        RATE_HEADERS,
-        area_rows,
-        issuer_table_rows,
-        notes,
-        rate_table_rows,
-        report_headlines,
-    )
+    from advisor.render.replay import disk_tables, notes, report_headlines, table_heading
     from advisor.render.tables import html_table
 
     lines = "".join(f"<p>{escape(line)}</p>" for line in report_headlines(report) + notes(report))
-    tables = "".join(f"<h3>{escape(c.disk)}</h3>{html_table(AREA_HEADERS, area_rows(c))}"
-                     for c in report.replay if c.areas)
-    tables += "".join(f"<h3>{escape(c.disk)}: whose requests</h3>{html_table(ISSUER_HEADERS, issuer_table_rows(c))}"
-                      for c in report.replay if c.issuers)
-    tables += "".join(f"<h3>{escape(c.disk)}: the databases' rates (requests per session-second)</h3>"
-                      f"{html_table(RATE_HEADERS, rate_table_rows(c))}" for c in report.replay if rate_table_rows(c))
+    tables = "".join(f"<h3>{escape(table_heading(c.disk, title))}</h3>{html_table(headers, rows)}"
+                     for c in report.replay for title, headers, rows in disk_tables(c))
     return f"<h2>Replay of the traced requests</h2>{lines}{tables}"
 
 

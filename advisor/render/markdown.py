@@ -5,15 +5,7 @@ from __future__ import annotations
 import re
 
 from advisor.model import Report
-from advisor.render.replay import (
-    AREA_HEADERS,
-    ISSUER_HEADERS,
-    RATE_HEADERS,
-    area_rows,
-    issuer_table_rows,
-    rate_table_rows,
-    report_headlines,
-)
+from advisor.render.replay import disk_tables, report_headlines, table_heading
 from advisor.render.replay import notes as replay_notes
 from advisor.render.safe import markdown_cell, markdown_line, shown
 from advisor.render.tables import code_span, markdown_table
@@ -97,14 +89,7 @@ def _replay(report: Report) -> list[str]:
     out += [f"- {_cell(line)}" for line in report_headlines(report)]
     out += [f"- {_cell(note)}" for note in replay_notes(report)]
     for check in report.replay:
-        if check.areas:
-            out += ["", f"### {_cell(check.disk)}", ""]
-            out += markdown_table(AREA_HEADERS, area_rows(check), right={1, 2, 3, 4, 5})
-        if check.issuers:
-            out += ["", f"### {_cell(check.disk)}: whose requests", ""]
-            out += markdown_table(ISSUER_HEADERS, issuer_table_rows(check), right={1, 2, 3, 4, 5, 6, 7, 8})
-        rates = rate_table_rows(check)
-        if rates:
-            out += ["", f"### {_cell(check.disk)}: the databases' rates (requests per session-second)", ""]
-            out += markdown_table(RATE_HEADERS, rates, right={1, 2, 3, 4, 5, 6, 7})
+        for title, headers, rows in disk_tables(check):
+            out += ["", f"### {_cell(table_heading(check.disk, title))}", ""]
+            out += markdown_table(headers, rows, right=set(range(1, len(headers))))
     return out

@@ -155,6 +155,21 @@ def rate_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     return rows
 
 
+def disk_tables(check: ReplayCheck) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    """The tables of one replayed disk that have rows, each (its title, its headers, its rows): its areas, whose
+    requests they were, and the databases' rates. Every format shows these, each its own way."""
+    tables = [("Replay of the traced requests", AREA_HEADERS, area_rows(check)),
+              ("Whose requests", ISSUER_HEADERS, issuer_table_rows(check)),
+              ("The databases' rates, requests per session-second", RATE_HEADERS, rate_table_rows(check))]
+    return [table for table in tables if table[2]]
+
+
+def table_heading(disk: str, title: str) -> str:
+    """A document's heading of one of :func:`disk_tables`: the disk alone for its areas, else the disk and what
+    the table shows (``sda: whose requests``)."""
+    return disk if title == "Replay of the traced requests" else f"{disk}: {title[0].lower()}{title[1:]}"
+
+
 def _fit(area: ReplayArea) -> str:
     """The area's own self-check: its deviation, and DOES NOT FIT beyond the check's tolerance."""
     if area.deviation is None:

@@ -205,28 +205,13 @@ def _replay_tables(console: Console, report: Report) -> None:
     are in the summary panel)."""
     from rich.table import Table
 
-    from advisor.render.replay import (
-        AREA_HEADERS,
-        ISSUER_HEADERS,
-        RATE_HEADERS,
-        area_rows,
-        issuer_table_rows,
-        notes,
-        rate_table_rows,
-    )
+    from advisor.render.replay import disk_tables, notes
 
     for note in notes(report):
         console.print(rich_text(note, "dim"))
     for check in report.replay:
-        for title, headers, rows in ((f"Replay of the traced requests: {shown(check.disk)}", AREA_HEADERS,
-                                      area_rows(check)),
-                                     (f"Whose requests: {shown(check.disk)}", ISSUER_HEADERS,
-                                      issuer_table_rows(check)),
-                                     (f"The databases' rates, requests per session-second: {shown(check.disk)}",
-                                      RATE_HEADERS, rate_table_rows(check))):
-            if not rows:
-                continue
-            table = Table(title=title, expand=True)
+        for title, headers, rows in disk_tables(check):
+            table = Table(title=f"{title}: {shown(check.disk)}", expand=True)
             for index, column in enumerate(headers):
                 table.add_column(column, justify="right" if index else "left")
             for row in rows:
