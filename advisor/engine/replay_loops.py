@@ -61,11 +61,15 @@ def waits_on_others(process: np.ndarray, cause: np.ndarray, owner: np.ndarray, i
     """
     count = len(process)
     own_done = np.full(count, -np.inf)  # the process's latest completion among its requests issued before
-    order = np.lexsort((issue_s, process))
-    for p in np.unique(process).tolist():
-        mine = order[process[order] == p]
-        if len(mine) > 1:
-            own_done[mine[1:]] = np.maximum.accumulate(complete_s[mine])[:-1]
+    if count:
+        # a running maximum per process at once: each process's completions lifted above the one's before it
+        order = np.lexsort((issue_s, process))
+        first = np.r_[True, process[order][1:] != process[order][:-1]]
+        segment = np.cumsum(first) - 1
+        low, width = float(complete_s.min()), float(complete_s.max() - complete_s.min()) + 1.0
+        running = np.maximum.accumulate(complete_s[order] - low + segment * width) - segment * width + low
+        before = np.r_[-np.inf, running[:-1]]
+        own_done[order] = np.where(first, -np.inf, before)
     c = np.maximum(cause, 0)
     whose = np.where(owner[c] >= 0, process[np.maximum(owner[c], 0)], process[c])  # a flush: its owner's
     linked = (cause >= 0) & (whose != process)
