@@ -35,7 +35,7 @@ import numpy as np
 
 from advisor.disk.media.build import DeviceModel
 from advisor.disk.physics import DiskPhysics
-from advisor.disk.replay import Replayed, Stream, causes
+from advisor.disk.replay import Replayed
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_barriers import (
@@ -45,16 +45,9 @@ from advisor.engine.replay_barriers import (
     behind_flushes,
     with_commit_waits,
 )
-from advisor.engine.replay_issuers import (
-    Timeline,
-    Timelines,
-    issuer_names,
-    named_issuer_rows,
-    per_request_ms,
-    session_seconds,
-)
+from advisor.engine.replay_issuers import Timelines, issuer_names, named_issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
-from advisor.engine.replay_loops import judged_rates, loop_notes, open_share, waits_on_others
+from advisor.engine.replay_loops import judged_loops
 from advisor.engine.replay_noise import (
     GAIN_WINDOWS,
     busy_costs,
@@ -79,7 +72,7 @@ from advisor.engine.replay_today import (
 )
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
-from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, ReplayIssuer, Workload
+from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
 from advisor.trace.links import flush_owners
 
 
@@ -108,29 +101,6 @@ def check_trace(trace: BlockTrace, workload: Workload, physics: DiskPhysics, pla
         return _judged(trace, today, plan, workload.rates if rates is None else rates, targets)
     except BadInput as exc:
         return refused(trace, today.notes, f"trace of {trace.disk}: {exc.one_line()}; no replay")
-
-
-def _loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.ndarray, stream: Stream, owners: np.ndarray,
-           timelines: Timelines) -> tuple[tuple[ReplayIssuer, ...], tuple[str, ...]]:
-    """The databases' waits on other processes' requests (as traced, and replayed under the plan), whether their
-    planned rates are a prediction, and the note that says why not (:mod:`advisor.engine.replay_loops`)."""
-    cause = causes(stream)[0]
-    databases = [who.issuer for who in issuers if who.kind == "database"]
-
-    def shares(times: Timeline) -> dict[str, float | None]:
-        waits = waits_on_others(stream.process, cause, owners, *times) * data
-        return {db: open_share(waits, data & (names == db), session_seconds(stream.process, data & (names == db),
-                                                                             times)) for db in databases}
-
-    traced = shares(timelines.measured)
-    planned: dict[str, float | None] = {}
-    if timelines.planned:
-        phases = [shares(times) for times in timelines.planned]
-        for db in databases:
-            known = [share for p in phases if (share := p[db]) is not None]
-            planned[db] = round(sum(known) / len(known), 4) if known else None
-    judged = judged_rates(issuers, traced, planned)
-    return judged, loop_notes(judged)
 
 
 def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Sequence[FileRate],
@@ -191,7 +161,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     if named is not None:
         issuers = with_commit_waits(behind, issuers, named[0], data, requests.service_s, flushes_timed)
         waits_said = barrier_notes(behind, issuers, named[0], data)
-        issuers, loops_said = _loops(issuers, named[0], data, stream, owners, timelines)
+        issuers, loops_said = judged_loops(issuers, named[0], data, stream, owners, timelines)
         waits_said += tuple(f"{trace.disk}: {note}" for note in loops_said)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
