@@ -7,7 +7,7 @@ import pytest
 
 from advisor.engine.replay_loops import LOOP_WAIT_SHARE, judged_rates, loop_notes, waits_on_others
 from advisor.model import ReplayIssuer
-from tests.engine.test_replay_commit_waits import _report
+from tests.helpers.commit_waits import commit_waits_report
 
 
 def _issuer(name: str, planned_rate: float | None = 12.0) -> ReplayIssuer:
@@ -16,7 +16,7 @@ def _issuer(name: str, planned_rate: float | None = 12.0) -> ReplayIssuer:
 
 
 def test_closed_loops_give_each_database_its_rates_and_a_prediction() -> None:
-    (check,) = _report().replay
+    (check,) = commit_waits_report().replay
     issuers = {r.issuer: r for r in check.issuers}
     catalogue, ledger = issuers["catalogue"], issuers["ledger"]
     # the ledger waits for its own commits' flushes (the kworker issues them, its write owns them): its own loop
