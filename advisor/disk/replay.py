@@ -52,7 +52,7 @@ from advisor.disk.emulator.timing import sized_model
 from advisor.disk.mechanism import Geometry, Mechanism
 from advisor.disk.model import DiskModel
 from advisor.disk.replay_devices import DriveDevice, replay_on_devices
-from advisor.disk.replay_stream import Replayed, Stream, causes, max_in_flight
+from advisor.disk.replay_stream import IntArray, Replayed, Stream, causes, max_in_flight
 
 __all__ = ["Replayed", "Stream", "causes", "located", "max_in_flight", "replay"]
 
@@ -69,13 +69,16 @@ def located(model: DiskModel, stream: Stream, disk_bytes: int) -> dict[tuple[int
 
 def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: int | None = None,
            seed: int = 0, phase: float | None = None,
-           located: dict[tuple[int, int], Geometry] | None = None) -> Replayed:
+           located: dict[tuple[int, int], Geometry] | None = None,
+           linked: tuple[IntArray, IntArray] | None = None) -> Replayed:
     """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk.
 
     The platter's rotational phase at the first issue is not in a trace: *phase* (turns,
     0 <= phase < 1) names it, else *seed* draws it (:class:`~advisor.disk.mechanism.Mechanism`).
-    *located*: the stream's extents already located (:func:`located`), for a faster replay.
+    *located*: the stream's extents already located (:func:`located`), and *linked* its :func:`causes`
+    already found, for a faster replay.
     One drive serving every request: :func:`advisor.disk.replay_devices.replay_on_devices`."""
     depth = None if queue_depth is None else max(1, queue_depth)
     drive = DriveDevice(model, disk_bytes, depth, located)
-    return replay_on_devices(stream, np.zeros(len(stream.issue_s), dtype=np.int64), (drive,), phase=phase, seed=seed)
+    return replay_on_devices(stream, np.zeros(len(stream.issue_s), dtype=np.int64), (drive,), phase=phase, seed=seed,
+                             linked=linked)

@@ -88,11 +88,13 @@ class _Drive:
 
 
 def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDevice | FlatDevice], *,
-                      phase: float | None = None, seed: int = 0) -> Replayed:
+                      phase: float | None = None, seed: int = 0,
+                      linked: tuple[IntArray, IntArray] | None = None) -> Replayed:
     """Replay *stream*, request ``i`` served on ``devices[route[i]]`` (see the module docstring).
 
     *phase* (turns) is every drive's rotational phase at the first issue (else *seed* draws it).
-    The replayed queue depth is the deepest drive's."""
+    *linked*: the stream's :func:`causes` already found, for the replays of one stream under several
+    phases (they are indices, the same at any time scale). The replayed queue depth is the deepest drive's."""
     count = len(stream.issue_s)
     if len(route) != count or (count and (int(route.min()) < 0 or int(route.max()) >= len(devices))):
         raise ValueError("every request needs a device of *devices*")
@@ -116,7 +118,7 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
     state_of = [by_device[k] for k in where]
     flat_s = ([0.0 if state_of[i] is not None else _flat(devices[where[i]]).service_s(ops[i], lengths[i])
                for i in range(count)] if len(states) < len(devices) else [])
-    cause, previous = causes(stream)
+    cause, previous = linked if linked is not None else causes(stream)
     # a stream several processes read in turn: the k-th of its reads issued takes its k-th chunk
     shared, chunks = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
                                     np.argsort(stream.issue_s, kind="stable"))

@@ -35,7 +35,7 @@ import numpy as np
 
 from advisor.disk.media.build import DeviceModel
 from advisor.disk.physics import DiskPhysics
-from advisor.disk.replay import Replayed
+from advisor.disk.replay import Replayed, causes
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
 from advisor.engine.replay_barriers import (
@@ -161,7 +161,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     if named is not None:
         issuers = with_commit_waits(behind, issuers, named[0], data, requests.service_s, flushes_timed)
         waits_said = barrier_notes(behind, issuers, named[0], data)
-        issuers, loops_said = judged_loops(issuers, named[0], data, stream, owners, timelines)
+        issuers, loops_said = judged_loops(issuers, named[0], data, stream.process, checked.linked[0], owners,
+                                           timelines)
         waits_said += tuple(f"{trace.disk}: {note}" for note in loops_said)
     return ReplayCheck(
         disk=trace.disk, requests=len(requests), queue_depth=today[0].queue_depth, measured_ms=checked.measured_ms,
@@ -248,7 +249,9 @@ def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: 
         route = tier_route(trace, plan, targets, area_files, owners_area, stream.offset_bytes)
     if isinstance(route, str):
         return None, None, (f"{route}; no replay under the tier plan",)
-    return tuple(replay_on_devices(stream.moved(route.offset_bytes), route.device, route.devices, phase=phase)
+    routed = stream.moved(route.offset_bytes)
+    linked = causes(routed)  # once for every phase
+    return tuple(replay_on_devices(routed, route.device, route.devices, phase=phase, linked=linked)
                  for phase in checked.phases), None, route.notes
 
 

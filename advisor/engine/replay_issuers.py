@@ -137,11 +137,19 @@ def session_rate(process: np.ndarray, requests: np.ndarray, times: Timeline) -> 
     return round(float(requests.sum()) / seconds, 4) if seconds > 0 else None
 
 
+def phase_mean(values: Sequence[float | None]) -> float | None:
+    """The mean of one figure over the rotational phases replayed; None unless every phase has it.
+
+    >>> phase_mean([0.5, 0.25]), phase_mean([0.5, None])
+    (0.375, None)
+    """
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 4) if known and len(known) == len(values) else None
+
+
 def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline]) -> float | None:
     """The mean over phases of :func:`session_rate`."""
-    rates = [session_rate(process, requests, t) for t in times]
-    known = [r for r in rates if r is not None]
-    return round(sum(known) / len(known), 4) if known and len(known) == len(rates) else None
+    return phase_mean([session_rate(process, requests, t) for t in times])
 
 
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,

@@ -37,8 +37,7 @@ from collections.abc import Sequence
 import msgspec
 import numpy as np
 
-from advisor.disk.replay import Stream, causes
-from advisor.engine.replay_issuers import Timeline, Timelines, session_seconds
+from advisor.engine.replay_issuers import Timeline, Timelines, phase_mean, session_seconds
 from advisor.model import ReplayIssuer
 
 LOOP_WAIT_SHARE = 0.15
@@ -118,26 +117,23 @@ def loop_notes(issuers: Sequence[ReplayIssuer]) -> tuple[str, ...]:
             "replay links as traced, so their loops do not close (docs/report.md)",)
 
 
-def judged_loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.ndarray, stream: Stream,
-                 owners: np.ndarray, timelines: Timelines) -> tuple[tuple[ReplayIssuer, ...], tuple[str, ...]]:
+def judged_loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.ndarray, process: np.ndarray,
+                 cause: np.ndarray, owners: np.ndarray,
+                 timelines: Timelines) -> tuple[tuple[ReplayIssuer, ...], tuple[str, ...]]:
     """*issuers* judged (:func:`judged_rates`) on the databases' waits on other processes' requests as traced and
     replayed under the plan (each phase's, their mean), with the note that says why their planned rates are no
-    prediction where they are not: *names* each request's issuer, *data* its reads and writes, *owners* each
+    prediction where they are not: *names* each request's issuer, *data* its reads and writes, *process* its
+    process, *cause* what it waits for in the replay (:func:`advisor.disk.replay.causes`), *owners* each
     flush's owning write (:func:`advisor.trace.links.flush_owners`)."""
-    cause = causes(stream)[0]
     databases = [who.issuer for who in issuers if who.kind == "database"]
 
     def shares(times: Timeline) -> dict[str, float | None]:
-        waits = waits_on_others(stream.process, cause, owners, *times) * data
-        return {db: open_share(waits, data & (names == db), session_seconds(stream.process, data & (names == db),
-                                                                             times)) for db in databases}
+        waits = waits_on_others(process, cause, owners, *times) * data
+        return {db: open_share(waits, data & (names == db), session_seconds(process, data & (names == db), times))
+                for db in databases}
 
     traced = shares(timelines.measured)
-    planned: dict[str, float | None] = {}
-    if timelines.planned:
-        phases = [shares(times) for times in timelines.planned]
-        for db in databases:
-            known = [share for p in phases if (share := p[db]) is not None]
-            planned[db] = round(sum(known) / len(known), 4) if known else None
+    phases = [shares(times) for times in timelines.planned or ()]
+    planned = {db: phase_mean([p[db] for p in phases]) for db in databases} if phases else {}
     judged = judged_rates(issuers, traced, planned)
     return judged, loop_notes(judged)

@@ -33,7 +33,8 @@ import numpy as np
 
 from advisor.disk.mechanism import Geometry
 from advisor.disk.physics import DiskPhysics, ModelPhysics
-from advisor.disk.replay import Replayed, Stream, located, replay
+from advisor.disk.replay import Replayed, Stream, causes, located, replay
+from advisor.disk.replay_stream import IntArray
 from advisor.engine.replay_issuers import indexes_table
 from advisor.engine.replay_saturated import BusyCheck, busy_check, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
@@ -100,27 +101,30 @@ def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload,
 
 
 def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float,
-            extents: dict[tuple[int, int], Geometry] | None = None) -> Replayed:
+            extents: dict[tuple[int, int], Geometry] | None = None,
+            linked: tuple[IntArray, IntArray] | None = None) -> Replayed:
     """The replay on the clock the disk runs on: at time scale S the traced times are read S
     times slower (the drive's own clock, as the emulator's virtual clock) and the replayed ones
     S times faster again, so queueing behind the traced arrivals is the disk's."""
     scale = physics.time_scale
     if scale == 1.0:
-        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents)
+        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents, linked=linked)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
                   stream.issue_s * scale, stream.complete_s * scale, stream.fua,
                   None if stream.elsewhere_s is None else stream.elsewhere_s * scale)
-    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents)
+    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents, linked=linked)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 
-def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int,
-                   phases: Sequence[float]) -> tuple[Replayed, ...]:
+def phased_replays(physics: ModelPhysics, stream: Stream, disk_bytes: int, phases: Sequence[float],
+                   linked: tuple[IntArray, IntArray] | None = None) -> tuple[Replayed, ...]:
     """*stream* replayed once per rotational phase of *phases*, in their order: today's layout and
     the planned one are replayed under the same phases, so the k-th of each pair up. The extents
-    are located once for all the phases (the geometry does not depend on the phase)."""
+    are located, and what each request waits for found (:func:`causes`, unless *linked* gives it),
+    once for all the phases (neither depends on the phase)."""
     extents = located(physics.model, stream, disk_bytes) if len(phases) > 1 else None
-    return tuple(_replay(physics, stream, disk_bytes, phase, extents) for phase in phases)
+    linked = linked if linked is not None or len(phases) < 2 else causes(stream)
+    return tuple(_replay(physics, stream, disk_bytes, phase, extents, linked) for phase in phases)
 
 
 def phase_means(replays: Sequence[Replayed], mask: np.ndarray) -> np.ndarray:
@@ -192,6 +196,7 @@ class SelfCheck:
     physics: ModelPhysics
     requests: Requests
     stream: Stream
+    linked: tuple[IntArray, IntArray]  # each request's cause and previous in the replay (:func:`causes`)
     phases: tuple[float, ...]  # the rotational phases replayed (turns), the planned replay's too
     today: tuple[Replayed, ...]  # one replay per phase
     today_phase_ms: np.ndarray  # each phase's mean time of the timed requests (ms), for the gain's spread
@@ -265,7 +270,8 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, sou
         notes += (f"trace of {trace.disk}: {len(requests):,} requests, replayed under {len(phases)} rotational "
                   f"phase{'s' if len(phases) > 1 else ''} rather than {REPLAY_PHASES} (at most "
                   f"{PHASED_REQUESTS:,} requests replayed per layout)",)
-    today = phased_replays(physics, stream, trace.disk_size_bytes, phases)
+    linked = causes(stream)
+    today = phased_replays(physics, stream, trace.disk_size_bytes, phases, linked)
     flushes_timed = requests.op == FLUSH
     if trace.encoding == FIRST_ENCODING and flushes_timed.any():
         notes += (f"trace of {trace.disk}: written by an advisor that paired each flush with the end of an fsync, "
@@ -295,5 +301,5 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, sou
     notes += (said,) if said else ()
     said = request_misses_note(trace.disk, deviation, worked) if worked is not None else None
     notes += (said,) if said else ()
-    return SelfCheck(physics, requests, stream, phases, today, per_phase_ms, data, timed, measured_ms, replayed_ms,
-                     deviation, deviations, fits, notes, busy, in_flight, over, tail, worked)
+    return SelfCheck(physics, requests, stream, linked, phases, today, per_phase_ms, data, timed, measured_ms,
+                     replayed_ms, deviation, deviations, fits, notes, busy, in_flight, over, tail, worked)
