@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from advisor.disk.mechanism import Mechanism, Request
-from advisor.trace.links import cross_links
+from advisor.trace.links import cross_links, waiters_writes
 
 OPS = ("read", "write", "flush", "discard")
 FloatArray = npt.NDArray[np.float64]
@@ -28,7 +28,9 @@ class Stream:
     process, and the traced issue and completion times (seconds, any origin); *fua* marks
     the writes with Force Unit Access (to the media before they complete; None: none);
     *elsewhere_s* per request the latest completion of its process on another traced disk before
-    its issue (:func:`advisor.trace.cross_disk.latest_elsewhere`, -inf: none; None: one disk)."""
+    its issue (:func:`advisor.trace.cross_disk.latest_elsewhere`, -inf: none; None: one disk);
+    *session* per request whether its process serves a database (None: not known), which decides
+    whom a flush follows (:func:`advisor.trace.links.waiters_writes`)."""
 
     offset_bytes: IntArray
     length_bytes: IntArray
@@ -38,11 +40,12 @@ class Stream:
     complete_s: FloatArray
     fua: npt.NDArray[np.bool_] | None = None
     elsewhere_s: FloatArray | None = None
+    session: npt.NDArray[np.bool_] | None = None
 
     def moved(self, offset_bytes: IntArray) -> Stream:
         """The same stream with requests at other positions (a planned layout)."""
         return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua,
-                      self.elsewhere_s)
+                      self.elsewhere_s, self.session)
 
     def op_names(self) -> list[str]:
         """Each request's operation as the :class:`~advisor.disk.mechanism.Mechanism` names it."""
@@ -130,6 +133,9 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
             previous[i] = before
         last_issued[p] = i
         heapq.heappush(heap, (complete[i], i))
+    trigger = waiters_writes(stream.op, stream.process, stream.length_bytes, stream.issue_s, stream.complete_s, cause,
+                             stream.session)
+    cause = np.where(trigger >= 0, trigger, cause)
     if stream.elsewhere_s is not None:
         here = np.where(cause >= 0, stream.complete_s[np.maximum(cause, 0)], -np.inf)
         there = stream.elsewhere_s > here

@@ -45,7 +45,7 @@ from advisor.engine.replay_barriers import (
     behind_flushes,
     with_commit_waits,
 )
-from advisor.engine.replay_issuers import Timelines, issuer_names, named_issuer_rows, per_request_ms
+from advisor.engine.replay_issuers import Timelines, client_sessions, issuer_names, named_issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_loops import judged_loops
 from advisor.engine.replay_noise import (
@@ -136,7 +136,8 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     waited, flush = behind_flushes(requests.op, requests.issue_s, requests.complete_s)
     named = issuer_names(trace.processes, requests.process, owners, data)  # None: no issuer to tell
     timelines = Timelines((requests.issue_s, requests.complete_s), [(r.issue_s, r.complete_s) for r in today],
-                          [(r.issue_s, r.complete_s) for r in planned] if planned is not None else None)
+                          [(r.issue_s, r.complete_s) for r in planned] if planned is not None else None,
+                          client_sessions(trace.processes, requests.process, named[0], data) if named is not None else ())
     issuers = (named_issuer_rows(named, requests.process, data, flushes_timed, requests.service_s, today_s,
                                  planned_s, waited, timelines) if named is not None else ())
     behind = barriers(checked.busy, issuers, named[0], waited, flush) if named is not None else None

@@ -40,6 +40,10 @@ import numpy as np
 from advisor.engine.replay_issuers import Timeline, Timelines, phase_mean, session_seconds
 from advisor.model import ReplayIssuer
 
+RATE_TOLERANCE = 0.15
+"""The most a database's replayed rate today may be off its measured one for its planned rate to
+predict (the replay's own tolerance on a request's time, :data:`advisor.engine.replay_today.REPLAY_TOLERANCE`)."""
+
 LOOP_WAIT_SHARE = 0.15
 """From this share of its sessions' time spent waiting for other processes' requests, a
 database's loop does not close in the replay (the module docstring)."""
@@ -83,15 +87,29 @@ def open_share(waits_s: np.ndarray, requests: np.ndarray, session_s: float) -> f
     return round(float(waits_s[requests].sum()) / session_s, 4) if session_s > 0 else None
 
 
+def rate_misses(who: ReplayIssuer) -> bool:
+    """Whether a database's replayed rate today misses its measured one by more than :data:`RATE_TOLERANCE`:
+    the loops' self-check on today's layout (a prediction checks itself before it predicts).
+
+    >>> rate_misses(ReplayIssuer("r", "database", 2, 10, 5.0, 5.0, measured_rate=7.8, replayed_rate=9.4))
+    True
+    """
+    if who.measured_rate is None or who.replayed_rate is None or who.measured_rate <= 0:
+        return False
+    return abs(who.replayed_rate / who.measured_rate - 1.0) > RATE_TOLERANCE
+
+
 def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None],
                  planned: dict[str, float | None]) -> tuple[ReplayIssuer, ...]:
     """*issuers* with each database's share of its sessions' time spent waiting for other processes'
     requests, as traced (``waits_on_others``) and as replayed under the plan (``planned_waits_on_others``),
     and whether the planned rates are a prediction (``rate_predicted``, on every database of the disk:
-    false for all when one waits so :data:`LOOP_WAIT_SHARE` or more either way)."""
+    false for all when one waits so :data:`LOOP_WAIT_SHARE` or more either way, or when one's replayed
+    rate today misses its measured one, :func:`rate_misses`)."""
     shares = [s for s in (*traced.values(), *planned.values()) if s is not None]
     any_planned = any(who.planned_rate is not None for who in issuers)
-    predicted = all(s < LOOP_WAIT_SHARE for s in shares) if any_planned else None
+    checked = not any(rate_misses(who) for who in issuers if who.issuer in traced)
+    predicted = (checked and all(s < LOOP_WAIT_SHARE for s in shares)) if any_planned else None
     return tuple(msgspec.structs.replace(who, waits_on_others=traced.get(who.issuer),
                                          planned_waits_on_others=planned.get(who.issuer),
                                          rate_predicted=predicted)
@@ -99,22 +117,33 @@ def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None
 
 
 def loop_notes(issuers: Sequence[ReplayIssuer]) -> tuple[str, ...]:
-    """The note that says why a disk's planned rates are no prediction, naming the open loops."""
+    """The notes that say why a disk's planned rates are no prediction: the loops' self-check missed, or
+    the open loops, each named."""
     if not any(who.rate_predicted is False for who in issuers):
         return ()
+    several = sum(who.waits_on_others is not None for who in issuers) > 1
+    what = ("the databases' planned rates (their sessions' work per second) are no prediction, nor which of "
+            "them takes the time the plan frees" if several else
+            "the planned rate (the sessions' work per second) is no prediction")
+    notes = []
+    missed = [f"{who.issuer} {who.replayed_rate:.1f}/s for {who.measured_rate:.1f}/s measured"
+              for who in issuers if rate_misses(who) and who.replayed_rate is not None
+              and who.measured_rate is not None]
+    if missed:
+        notes.append(f"{what}: the replayed rate today misses the measured one by more than "
+                     f"{RATE_TOLERANCE:.0%} ({'; '.join(missed)}), so the loops' self-check fails (docs/report.md)")
     open_loops = []
     for who in issuers:
         traced, planned = who.waits_on_others, who.planned_waits_on_others
         if (traced or 0.0) >= LOOP_WAIT_SHARE or (planned or 0.0) >= LOOP_WAIT_SHARE:
             open_loops.append(f"{who.issuer} {traced or 0.0:.0%} as traced, {planned or 0.0:.0%} replayed under "
                               "the plan")
-    several = sum(who.waits_on_others is not None for who in issuers) > 1
-    return (("the databases' planned rates (their sessions' work per second) are no prediction, nor which of "
-             "them takes the time the plan frees" if several else
-             "the planned rate (the sessions' work per second) is no prediction")
-            + f": the sessions of {'; '.join(open_loops)} of their time waited for other processes' requests "
-            "(another session's commit, the file system journal's, a table they scanned in step), which the "
-            "replay links as traced, so their loops do not close (docs/report.md)",)
+    if open_loops:
+        notes.append(f"{what}: the sessions of {'; '.join(open_loops)} of their time waited for other processes' "
+                     "requests (another session's commit, the file system journal's, a table they scanned in "
+                     "step): their pace then follows those processes', which the replay keeps nearer the trace "
+                     "than a faster layout does, so their loops are not known to close (docs/report.md)")
+    return tuple(notes)
 
 
 def judged_loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.ndarray, process: np.ndarray,

@@ -35,11 +35,11 @@ from advisor.disk.mechanism import Geometry
 from advisor.disk.physics import DiskPhysics, ModelPhysics
 from advisor.disk.replay import Replayed, Stream, causes, located, replay
 from advisor.disk.replay_stream import IntArray
-from advisor.engine.replay_issuers import indexes_table
+from advisor.engine.replay_issuers import indexes_table, named
 from advisor.engine.replay_saturated import BusyCheck, busy_check, request_misses_note
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.errors import BadInput
-from advisor.model import BlockTrace, ReplayCheck, Workload
+from advisor.model import BlockTrace, ReplayCheck, TraceProcess, Workload
 from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
 from advisor.trace.cross_disk import latest_elsewhere
 from advisor.trace.intervals import mean_in_flight, union_seconds
@@ -75,9 +75,26 @@ def replay_phases(requests: int) -> tuple[float, ...]:
     return tuple(k / count for k in range(count))
 
 
-def _stream(requests: Requests, elsewhere_s: np.ndarray | None = None) -> Stream:
+def _stream(requests: Requests, elsewhere_s: np.ndarray | None = None,
+            processes: Sequence[TraceProcess] | None = None) -> Stream:
     return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
-                  requests.process, requests.issue_s, requests.complete_s, requests.fua, elsewhere_s)
+                  requests.process, requests.issue_s, requests.complete_s, requests.fua, elsewhere_s,
+                  sessions_of(processes, requests.process) if processes is not None else None)
+
+
+def sessions_of(processes: Sequence[TraceProcess], process: np.ndarray) -> np.ndarray | None:
+    """Per request, whether its process served a database as the collector named it (a client
+    backend, a parallel or autovacuum worker); None when no process is named or the requests'
+    process column does not index *processes*: then nobody is known to be a session.
+
+    >>> sessions_of([TraceProcess(7, "postgres", "ledger", "client backend"), TraceProcess(3, "kworker/0:1H")],
+    ...             np.array([0, 1, 0])).tolist()
+    [True, False, True]
+    """
+    if not named(processes) or not indexes_table(processes, process):
+        return None
+    serves: np.ndarray = np.array([p.database is not None for p in processes], dtype=bool)[process]
+    return serves
 
 
 def caused_elsewhere(trace: BlockTrace, requests: Requests, workload: Workload,
@@ -111,7 +128,7 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
         return replay(physics.model, stream, disk_bytes, phase=phase, located=extents, linked=linked)
     slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
                   stream.issue_s * scale, stream.complete_s * scale, stream.fua,
-                  None if stream.elsewhere_s is None else stream.elsewhere_s * scale)
+                  None if stream.elsewhere_s is None else stream.elsewhere_s * scale, stream.session)
     done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents, linked=linked)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
@@ -261,7 +278,7 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, sou
         return refused(trace, notes, f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                         "replay on; no replay")
     requests = sound.requests
-    stream = _stream(requests, caused_elsewhere(trace, requests, workload, assessed))
+    stream = _stream(requests, caused_elsewhere(trace, requests, workload, assessed), trace.processes)
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")

@@ -152,3 +152,33 @@ def test_workers_taking_turns_on_one_stream_keep_their_turns() -> None:
     replayed = replay(drive, measured, DISK, seed=0)
     assert np.allclose(replayed.issue_s, expected[0], atol=1e-9)
     assert np.allclose(replayed.complete_s, expected[1], atol=1e-9)
+
+
+def test_a_flush_a_session_waits_for_follows_its_write_not_a_timers_that_completed_last() -> None:
+    # session 0 writes its WAL page; the journal (process 5, on its timer) writes a block that
+    # completes after it; the worker's flush goes out; session 0 goes on when it completes
+    offsets = [WAL, DISK // 8, 0, WAL + 8192]
+    ops, procs = [WRITE, WRITE, FLUSH, WRITE], [0, 5, KWORKER, 0]
+    issue, done = [0.0, 0.004, 0.0062, 0.02], [0.005, 0.006, 0.019, 0.021]
+    named = as_stream(ops, procs, issue, done, offsets)
+    session = np.array([True, False, False, True])
+    cause, _ = causes(Stream(named.offset_bytes, named.length_bytes, named.op, named.process, named.issue_s,
+                             named.complete_s, session=session))
+    assert cause[2] == 0  # the flush follows the session's write
+    assert causes(named)[0][2] == 1  # whom nobody named a session: the last write, the journal's, as before
+    # the session's second commit: the last write before its flush is the session's own, which it keeps
+    ops2, procs2 = [*ops, FLUSH, WRITE], [*procs, KWORKER, 5]
+    issue2, done2 = [*issue, 0.0212, 0.04], [*done, 0.03, 0.041]
+    both = as_stream(ops2, procs2, issue2, done2, [*offsets, 0, DISK // 8 + 8192])
+    cause2, _ = causes(Stream(both.offset_bytes, both.length_bytes, both.op, both.process, both.issue_s,
+                              both.complete_s, session=np.r_[session, False, False]))
+    assert cause2[4] == 3
+
+
+def test_a_flush_that_releases_a_session_which_never_wrote_keeps_its_owner() -> None:
+    # the session only reads; the journal's write owns the flush; a foreign owner and no session write to follow
+    ops, procs = [0, WRITE, FLUSH, 0], [0, 5, KWORKER, 0]
+    named = as_stream(ops, procs, [0.0, 0.004, 0.0062, 0.02], [0.005, 0.006, 0.019, 0.021], [WAL, DISK // 8, 0, WAL])
+    cause, _ = causes(Stream(named.offset_bytes, named.length_bytes, named.op, named.process, named.issue_s,
+                             named.complete_s, session=np.array([True, False, False, True])))
+    assert cause[2] == 1

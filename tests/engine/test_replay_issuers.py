@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.engine.replay_issuers import NOT_NAMED, Timelines, issuer_rows
+from advisor.engine.replay_issuers import (
+    NOT_NAMED,
+    Timelines,
+    client_sessions,
+    common_window,
+    issuer_rows,
+    session_rate,
+)
 from advisor.model import TraceProcess
 from advisor.trace.codec import FLUSH, READ, WRITE
 
@@ -89,3 +96,30 @@ def test_a_database_gets_its_rate_measured_replayed_and_planned_and_a_server_pro
     without = {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
                                                 PLANNED)}
     assert without["ledger"].measured_rate is None  # no timelines: no rate
+
+
+def test_rates_of_databases_sharing_a_disk_count_only_while_both_work() -> None:
+    # two databases, one session each: "fast" ends its traced work at 4 s, "slow" works until 10 s;
+    # alone after 4 s, "slow" would read at twice its pace (the disk to itself), which no layout
+    # gives it while "fast" keeps working, so its rate counts from 0 to 4 s only
+    processes = (TraceProcess(1, "postgres", "fast", "client backend"),
+                 TraceProcess(2, "postgres", "slow", "client backend"),
+                 TraceProcess(3, "postgres", "slow", "parallel worker"))
+    fast_issue = np.arange(0.0, 4.0, 0.5)  # 8 reads, 0.5 s each
+    slow_issue = np.r_[np.arange(0.0, 4.0, 1.0), np.arange(4.0, 10.0, 0.5)]  # 4 reads to 4 s, then 12
+    worker_issue = np.array([1.0])  # a worker inside the session: not a session of its own
+    issue = np.r_[fast_issue, slow_issue, worker_issue]
+    complete = np.r_[fast_issue + 0.5, slow_issue + np.r_[np.full(4, 1.0), np.full(12, 0.5)], worker_issue + 0.1]
+    process = np.r_[np.zeros(8), np.ones(16), [2]].astype(np.int64)
+    data = np.ones(len(issue), dtype=bool)
+    names = np.array(["fast"] * 8 + ["slow"] * 16 + ["slow (parallel worker)"], dtype=object)
+    sessions = client_sessions(processes, process, names, data)
+    assert [int(m.sum()) for m in sessions] == [8, 16]  # the worker is not a session
+    times = (issue, complete)
+    assert common_window(process, sessions, times).tolist() == [[0.0, 4.0]]
+    slow = names == "slow"
+    assert session_rate(process, slow, times, sessions) == pytest.approx(1.0)  # 4 reads in 4 s
+    assert session_rate(process, slow, times) == pytest.approx(1.6)  # 16 in 10 s: the lone 6 s count
+    assert session_rate(process, names == "fast", times, sessions) == pytest.approx(2.0)
+    # one database: its own sessions' time, as without the window
+    assert session_rate(process, slow, times, sessions[1:]) == pytest.approx(1.6)

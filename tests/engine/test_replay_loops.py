@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.engine.replay_loops import LOOP_WAIT_SHARE, judged_rates, loop_notes, waits_on_others
+from advisor.engine.replay_loops import LOOP_WAIT_SHARE, RATE_TOLERANCE, judged_rates, loop_notes, waits_on_others
 from advisor.model import ReplayIssuer
 from tests.helpers.commit_waits import commit_waits_report
 
 
-def _issuer(name: str, planned_rate: float | None = 12.0) -> ReplayIssuer:
+def _issuer(name: str, planned_rate: float | None = 12.0, replayed_rate: float = 10.0) -> ReplayIssuer:
     return ReplayIssuer(issuer=name, kind="database", processes=2, requests=100, measured_ms=10.0, replayed_ms=10.0,
-                        planned_ms=8.0, measured_rate=10.0, replayed_rate=10.0, planned_rate=planned_rate)
+                        planned_ms=8.0, measured_rate=10.0, replayed_rate=replayed_rate, planned_rate=planned_rate)
 
 
 def test_closed_loops_give_each_database_its_rates_and_a_prediction() -> None:
@@ -42,6 +42,17 @@ def test_one_open_loop_makes_every_planned_rate_of_the_disk_no_prediction() -> N
     assert [w.rate_predicted for w in closed] == [True, True] and loop_notes(closed) == ()
     unplanned = judged_rates((_issuer("ledger", planned_rate=None),), {"ledger": 0.5}, {})
     assert unplanned[0].rate_predicted is None and loop_notes(unplanned) == ()
+
+
+def test_a_replayed_rate_off_the_measured_one_makes_every_planned_rate_of_the_disk_no_prediction() -> None:
+    # closed loops both, but the reporting's replayed rate today is 21 % over its measured one
+    issuers = (_issuer("catalogue"), _issuer("reporting", replayed_rate=12.1))
+    judged = judged_rates(issuers, {"catalogue": 0.0, "reporting": 0.0}, {"catalogue": 0.0, "reporting": 0.0})
+    assert [w.rate_predicted for w in judged] == [False, False]
+    (note,) = loop_notes(judged)
+    assert "reporting 12.1/s for 10.0/s measured" in note and "self-check fails" in note and "catalogue" not in note
+    within = (_issuer("catalogue"), _issuer("reporting", replayed_rate=10.0 * (1 + RATE_TOLERANCE) - 0.01))
+    assert all(w.rate_predicted for w in judged_rates(within, {"catalogue": 0.0, "reporting": 0.0}, {}))
 
 
 def test_a_wait_for_another_process_counts_from_the_waiters_own_last_completion() -> None:
