@@ -116,6 +116,7 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     last_done: dict[int, int] = {}
     last_issued: dict[int, int] = {}
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
+    flush = (stream.op == OPS.index("flush")).tolist()
     link_of = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
                           stream.complete_s)
     links = link_of.tolist()
@@ -126,7 +127,9 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
             last_done[p] = heapq.heappop(heap)[1]
         cause[i] = last_done.get(p, -1)
         link = links[i]
-        if link >= 0 and (cause[i] < 0 or complete[link] > complete[cause[i]]):
+        # a flush goes out after its owner, not after the worker's last request (another's flush: the
+        # journal's, on its timer); anything else after whichever of its links completed last
+        if link >= 0 and (cause[i] < 0 or complete[link] > complete[cause[i]] or flush[i]):
             cause[i] = link
         before = last_issued.get(p, -1)
         if before >= 0 and complete[before] > t:  # issued while the previous one was still in flight

@@ -182,3 +182,14 @@ def test_a_flush_that_releases_a_session_which_never_wrote_keeps_its_owner() -> 
     cause, _ = causes(Stream(named.offset_bytes, named.length_bytes, named.op, named.process, named.issue_s,
                              named.complete_s, session=np.array([True, False, False, True])))
     assert cause[2] == 1
+
+
+def test_a_flush_follows_its_owner_not_the_workers_previous_flush() -> None:
+    # the journal commits (its write, the worker's flush); the session's WAL write completes meanwhile; its
+    # flush waits in the block layer for the journal's to complete, then goes out: it follows the session's
+    # write, not the journal's flush (which, replayed, keeps the journal's timer)
+    ops, procs = [WRITE, FLUSH, WRITE, FLUSH, 0], [5, KWORKER, 0, KWORKER, 0]
+    issue, done = [0.0, 0.002, 0.003, 0.02, 0.031], [0.0015, 0.019, 0.004, 0.03, 0.04]
+    stream = as_stream(ops, procs, issue, done, [DISK // 8, 0, WAL, 0, WAL + 8192])
+    cause, _ = causes(stream)
+    assert cause[3] == 2 and cause[4] == 3

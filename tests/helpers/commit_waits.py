@@ -22,8 +22,12 @@ from tests.helpers.workloads import DISK_BYTES, model, models
 
 READERS = 4  # the catalogue's sessions: closed-loop random reads of the cold area, never idle
 COMMITS = 150  # the ledger's: a write to the hot area and the flush that makes it durable, one after the other
-PROCESSES = tuple(TraceProcess(10 + k, "postgres", "catalogue", "client backend") for k in range(READERS)) + (
-    TraceProcess(20, "postgres", "ledger", "client backend"),)
+
+
+def processes(readers: str = "catalogue", committer: str = "ledger") -> tuple[TraceProcess, ...]:
+    """The sessions as the collector names them: the readers' database and the committing session's."""
+    return tuple(TraceProcess(10 + k, "postgres", readers, "client backend") for k in range(READERS)) + (
+        TraceProcess(20, "postgres", committer, "client backend"),)
 
 
 def commit_requests() -> Requests:
@@ -50,8 +54,10 @@ def commit_requests() -> Requests:
                     op[order], proc[order])
 
 
-def commit_waits_report() -> Report:
+def commit_waits_report(readers: str = "catalogue", committer: str = "ledger") -> Report:
+    """The report on the traced requests, the sessions named as *readers*' and *committer*'s (one database
+    when they are the same name)."""
     work = quiet_disk()
-    trace = dataclasses.replace(traced(commit_requests(), work), processes=PROCESSES)
+    trace = dataclasses.replace(traced(commit_requests(), work), processes=processes(readers, committer))
     return advise(AdviceRequest(dataclasses.replace(work, traces=(trace,)), models(), PlanOptions(min_gain=0.0),
                                 generated_at=NOW))
