@@ -433,7 +433,7 @@ def advise(request: AdviceRequest) -> Report:
                            {c.disk: c.traced_busy for c in replayed if c.traced_busy is not None}, fitting,
                            workload.wait.io_wait_share)
     if saturated is not None:
-        analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated)])
+        analysis = replace(analysis, findings=[*analysis.findings, saturation_finding(saturated, replayed)])
     server = workload.server
     if no_plan is None and plan is not None and plan.not_worth_it is not None:
         no_plan = NoPlan("not-worth-it", plan.not_worth_it)

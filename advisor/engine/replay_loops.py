@@ -28,8 +28,8 @@ The rates of one disk's databases decide each other, so one reason makes every p
 disk no prediction (``rate_predicted`` false, and a note says which). On the suite's single-database
 workloads (tpcb-qd1, tpcb-qd8, wal-inserts, two-disks, mixed-oltp-scan, temp sorts) the planned rate's
 time for the same work was within 6 points of the measured gain per transaction in 29 of 30 measured
-runs (the temp sorts' run 26: 0 % for 10 %). A database's own commits are its own loop: the block layer's worker issues the flush, but the
-database's write owns it.
+runs (the temp sorts' run 26: 0 % for 10 %). A database's own commits are its own loop: the block
+layer's worker issues the flush, but the database's write owns it.
 """
 from __future__ import annotations
 
@@ -120,24 +120,21 @@ def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None
 
 
 def loop_notes(issuers: Sequence[ReplayIssuer], shared: bool = False) -> tuple[str, ...]:
-    """The notes that say why a disk's planned rates are no prediction: several databases share it, the
+    """The note that says why a disk's planned rates are no prediction: several databases share it, the
     loops' self-check missed, or the open loops, each named."""
     if not any(who.rate_predicted is False for who in issuers):
         return ()
-    what = ("the databases' planned rates (their sessions' work per second) are no prediction, nor which of "
-            "them takes the time the plan frees" if shared else
-            "the planned rate (the sessions' work per second) is no prediction")
-    notes = []
+    reasons = []
     if shared:
-        notes.append(f"{what}: the disk serves the sessions of several databases, and how the drive shares "
-                     "the freed time among their loops the replay has not predicted (on the accuracy suite's "
-                     "three databases it gave the database that lost time a gain, docs/accuracy.md)")
+        reasons.append("the disk serves the sessions of several databases, and how the drive shares the freed "
+                       "time among their loops the replay has not predicted (on the accuracy suite's three "
+                       "databases it gave the database that lost time a gain, docs/accuracy.md)")
     missed = [f"{who.issuer} {who.replayed_rate:.1f}/s for {who.measured_rate:.1f}/s measured"
               for who in issuers if rate_misses(who) and who.replayed_rate is not None
               and who.measured_rate is not None]
     if missed:
-        notes.append(f"{what}: the replayed rate today misses the measured one by more than "
-                     f"{RATE_TOLERANCE:.0%} ({'; '.join(missed)}), so the loops' self-check fails (docs/report.md)")
+        reasons.append(f"the replayed rate today misses the measured one by more than {RATE_TOLERANCE:.0%} "
+                       f"({'; '.join(missed)}): the loops' self-check fails")
     open_loops = []
     for who in issuers:
         traced, planned = who.waits_on_others, who.planned_waits_on_others
@@ -145,11 +142,13 @@ def loop_notes(issuers: Sequence[ReplayIssuer], shared: bool = False) -> tuple[s
             open_loops.append(f"{who.issuer} {traced or 0.0:.0%} as traced, {planned or 0.0:.0%} replayed under "
                               "the plan")
     if open_loops:
-        notes.append(f"{what}: the sessions of {'; '.join(open_loops)} of their time waited for requests on a "
-                     "clock of their own (the file system journal's commits, the page writeback's, a background "
-                     "writer's), which keep their traced pace on any layout, so their loops do not close "
-                     "(docs/report.md)")
-    return tuple(notes)
+        reasons.append(f"the sessions of {'; '.join(open_loops)} of their time waited for requests on a clock of "
+                       "their own (the file system journal's commits, the page writeback's, a background "
+                       "writer's), which keep their traced pace on any layout, so their loops do not close")
+    what = ("the databases' planned rates (their sessions' work per second) are no prediction, nor which of them "
+            "takes the time the plan frees" if shared or len([w for w in issuers if w.waits_on_others is not None])
+            > 1 else "the planned rate (the sessions' work per second) is no prediction")
+    return (f"{what}: {'; and '.join(reasons)} (docs/report.md)",)
 
 
 def on_own_clock(cause: np.ndarray, data: np.ndarray, names: np.ndarray, sessions: Sequence[str]) -> np.ndarray:

@@ -31,7 +31,7 @@ from advisor.disk.physics import ModelPhysics
 from advisor.disk.simulate import StreamSpec, simulate
 from advisor.engine.findings import DiskView
 from advisor.engine.model_fit import Misfit
-from advisor.model import DiskStatRate, Finding, Plan, Saturation
+from advisor.model import DiskStatRate, Finding, Plan, ReplayCheck, Saturation
 
 BUSY_MIN = 0.9
 """A disk busy this share of the interval or more (kernel io_ticks) is saturated."""
@@ -233,8 +233,33 @@ def saturation(views: Mapping[str, DiskView], utils: Mapping[str, float], plan: 
     )
 
 
-def saturation_finding(sat: Saturation) -> Finding:
-    """DISK_SATURATED: the disk has a queue; a plan's gain is work per second, not time per IO."""
+def replayed_work(sat: Saturation, replayed: Sequence[ReplayCheck]) -> str:
+    """What the replay of each disk it judges predicts a saturated disk's databases get: their sessions' planned
+    rate against today's replayed one (more work per second at the same concurrency), at most the
+    bound the database's time that is not IO wait allows; or that it is no prediction, the replay's note
+    saying why (:mod:`advisor.engine.replay_loops`)."""
+    said = []
+    for check in replayed:
+        rated = [w for w in check.issuers if w.kind == "database" and w.replayed_rate and w.planned_rate]
+        if check.disk not in sat.replay_judges or not rated:
+            continue
+        if not all(w.rate_predicted for w in rated):
+            said.append(f"on {check.disk} how much more work each database's sessions do is no prediction (the "
+                        "replay's note says why)")
+            continue
+        for who in rated:
+            gain = (who.planned_rate or 0.0) / (who.replayed_rate or 1.0) - 1.0
+            capped = sat.work_gain_bound is not None and gain > sat.work_gain_bound
+            said.append(f"on {check.disk} {who.issuer}'s sessions {'at most ' if capped else ''}"
+                        f"{min(gain, sat.work_gain_bound) if capped and sat.work_gain_bound is not None else gain:.0%}"
+                        f" more work per second ({who.replayed_rate:.1f} -> {who.planned_rate:.1f} requests per "
+                        "session-second, replayed today and under the plan)")
+    return f" The replay predicts {'; '.join(said)}." if said else ""
+
+
+def saturation_finding(sat: Saturation, replayed: Sequence[ReplayCheck] = ()) -> Finding:
+    """DISK_SATURATED: the disk has a queue; a plan's gain is work per second, not time per IO; on a disk a
+    replay judges, what its rates predict (:func:`replayed_work`)."""
     disks = ", ".join(sat.disks)
     busy = f"busy {sat.util:.0%} of the interval" if sat.util is not None else "no kernel busy time"
     if sat.traced_busy is not None:
@@ -249,9 +274,8 @@ def saturation_finding(sat: Saturation) -> Finding:
         gain += (f" The replay of its trace judges {', '.join(sat.replay_judges)}, where the trace shows a queue by "
                  "the drive's busy time for the traced work (less of it is more work at the same concurrency); it "
                  "keeps every area's traced "
-                 "requests, and each database's sessions as closed loops: its table of whose requests gives "
-                 "their rates (work per session-second) today and under the plan, a prediction of which takes "
-                 "the freed time where their loops close in the replay (its notes say where they do not).")
+                 "requests, and each database's sessions as closed loops: its table of the databases' rates "
+                 "gives their work per session-second today and under the plan." + replayed_work(sat, replayed))
     return Finding(
         code="DISK_SATURATED", severity="medium", subject=disks,
         title=f"{disks}: saturated ({busy}; the model charges {sat.modelled_busy_s_per_s:.2f} s of disk time per s)",

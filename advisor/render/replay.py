@@ -18,7 +18,7 @@ AREA_HEADERS = ("area", "requests", "measured ms", "replayed ms", "replayed vs m
 ISSUER_HEADERS = ("issued by", "processes", "requests", "measured ms", "replayed ms", "replayed vs measured",
                   "planned ms", "planned vs today", "behind a flush, ms")
 RATE_HEADERS = ("database", "sessions", "measured /s", "replayed /s", "replayed vs measured", "planned /s",
-                "planned vs today", "waiting on others")
+                "planned vs today", "waiting on others' clocks")
 
 
 def _ms(value: float | None) -> str:
@@ -132,8 +132,9 @@ def issuer_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
 def rate_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per database with rates (RATE_HEADERS): its requests per session-second measured, replayed today
     (against the measured: the loops' self-check) and planned (against today's: the work its sessions would do
-    in the same time, NO PREDICTION where a loop of the disk does not close), and the share of its sessions'
-    time spent waiting for other processes' requests, as traced and replayed under the plan."""
+    in the same time, NO PREDICTION where the disk's rates are not predicted), and the share of its sessions'
+    time spent waiting for requests on a clock of their own (the journal's, the page writeback's), as traced
+    and replayed under the plan."""
     def change(new: float | None, old: float | None) -> str:
         return "-" if new is None or not old else f"{new / old - 1.0:+.1%}"
 

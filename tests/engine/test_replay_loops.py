@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import numpy as np
 import pytest
 
 from advisor.engine.replay_loops import LOOP_WAIT_SHARE, RATE_TOLERANCE, judged_rates, loop_notes, waits_on_others
-from advisor.model import ReplayIssuer
+from advisor.engine.saturation import replayed_work, saturation_finding
+from advisor.model import ReplayIssuer, Saturation
 from tests.helpers.commit_waits import commit_waits_report
 
 
@@ -73,3 +75,21 @@ def test_a_wait_for_another_process_counts_from_the_waiters_own_last_completion(
     process, cause = np.array([0, 1, 0, 1]), np.array([-1, -1, 1, 1])
     issue, complete = np.array([0.0, 0.5, 3.0, 2.6]), np.array([1.0, 2.5, 4.0, 2.9])
     assert waits_on_others(process, cause, np.full(4, -1), issue, complete).tolist() == [0.0, 0.0, 1.5, 0.0]
+
+
+def test_a_saturated_disk_says_how_much_more_work_its_database_gets_where_its_rate_is_a_prediction() -> None:
+    (check,) = commit_waits_report("shop", "shop").replay
+    (shop,) = [r for r in check.issuers if r.kind == "database"]
+    assert shop.rate_predicted and shop.planned_rate and shop.replayed_rate
+    sat = Saturation(disks=(check.disk,), util=0.97, modelled_busy_s_per_s=1.2, replay_judges=(check.disk,))
+    said = replayed_work(sat, (check,))
+    gain = shop.planned_rate / shop.replayed_rate - 1.0
+    assert f"shop's sessions {gain:.0%} more work per second" in said
+    bounded = replayed_work(msgspec.structs.replace(sat, work_gain_bound=gain / 2), (check,))
+    assert f"at most {gain / 2:.0%} more work per second" in bounded  # the DB time not spent on IO bounds it
+    unpredicted = msgspec.structs.replace(check, issuers=tuple(
+        msgspec.structs.replace(w, rate_predicted=False) if w.kind == "database" else w for w in check.issuers))
+    assert "no prediction" in replayed_work(sat, (unpredicted,)) and "more work per second" not in \
+        replayed_work(sat, (unpredicted,))
+    assert replayed_work(msgspec.structs.replace(sat, replay_judges=()), (check,)) == ""
+    assert "more work per second" in saturation_finding(sat, (check,)).action
