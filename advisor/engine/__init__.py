@@ -28,7 +28,8 @@ Module map, in the order ``advise`` runs them:
   ``replay_check``: the same requests under the plan (the verdict and the gain where a trace exists);
   ``replay_issuers``: whose requests they were (a database, a server role, the kernel's), the replay per issuer;
   ``replay_loops``: whether the databases' sessions' loops close in the replay, so that their planned rates
-  (work per session-second) say which database takes the time a plan frees;
+  (work per session-second) say how much more work a saturated disk gives (one database: predicted; several
+  sharing a disk: which takes the freed time is not);
   ``replay_barriers``: the requests that waited behind a cache flush, per issuer; on a saturated disk, a database
   or area waiting behind other databases' commits, whose planned time is then no prediction;
   ``replay_phase``: an area whose planned gain depends on the platter's rotational phase, which is no prediction;

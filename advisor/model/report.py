@@ -290,15 +290,17 @@ class ReplayIssuer(Record):
     behind_commits: float | None = None  # as ReplayArea's, for a database's requests
     barrier_free: bool | None = None  # as ReplayArea's
     # a database's reads and writes per second of its sessions' activity (each session's first issue to last
-    # completion): measured, replayed today, replayed under the plan (mean over the phases); a saturated disk's
-    # gain is more work per second, and these say which database takes it; null for other issuers or no plan
+    # completion; with several databases on the disk, only while every one has a session at work): measured,
+    # replayed today, replayed under the plan (mean over the phases); a saturated disk's gain is more work per
+    # second; null for other issuers or no plan
     measured_rate: float | None = None
     replayed_rate: float | None = None
     planned_rate: float | None = None
-    # share of its sessions' time spent waiting for other processes' requests (as traced; replayed under the
-    # plan), and whether the disk's planned rates are a prediction (false when a database's sessions wait so
-    # 15 % or more either way: its loop does not close in the replay, advisor.engine.replay_loops); null for
-    # other issuers or no plan
+    # share of its sessions' time spent waiting for requests on a clock of their own, the journal's or the page
+    # writeback's (as traced; replayed under the plan), and whether the disk's planned rates are a prediction
+    # (false when a database's sessions wait so 15 % or more either way, when a replayed rate today is more than
+    # 15 % off the measured one, or when several databases share the disk: advisor.engine.replay_loops); null
+    # for other issuers or no plan
     waits_on_others: float | None = None
     planned_waits_on_others: float | None = None  # the same share replayed under the plan (mean over the phases)
     rate_predicted: bool | None = None
