@@ -96,12 +96,14 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
     issuers: dict[str, list[float]] = {}
     waiting: set[str] = set()  # databases whose planned time the report called no prediction on some disk
+    rated: set[str] = set()  # databases whose figure comes from their sessions' rates
     for c in checks:
         for who in c.get("issuers") or []:
             if who.get("kind") == "database" and who.get("planned_ms") is not None:
                 sums = issuers.setdefault(who["issuer"], [0.0, 0.0])
                 if who.get("replayed_rate") and who.get("planned_rate"):
                     # its sessions' time for the same work: more work in the same time on a saturated disk
+                    rated.add(who["issuer"])
                     sums[0] += who["requests"] / who["replayed_rate"]
                     sums[1] += who["requests"] / who["planned_rate"]
                     if who.get("rate_predicted") is False:  # the disk's loops do not close (replay_loops)
@@ -114,7 +116,7 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     return {"predicted_gain": _saved(today, planned), "service_times": areas,
             "fits": all(c.get("fits") is not False for c in checks),
             "databases": {name: _saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},
-            "databases_waiting": sorted(waiting)}
+            "databases_waiting": sorted(waiting), "databases_rated": sorted(rated)}
 
 
 REPLAY_MISFIT = "the replay's self-check failed"
@@ -175,6 +177,13 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                                                                           group_time(after, group)) if after else None,
                          "aggregate": None, "as_applied": None, "replay": None, "aggregate_status": "",
                          "replay_status": "", "noise": _mean([noise(before, group), noise(after, group)])})
+    if len(databases) == 1 and (only := next(iter(databases))) in ((replay or {}).get("databases_rated") or []):
+        # one database: its sessions' planned rate is what a saturated disk gives them, beside the measured gain
+        rows.append({"area": f"rate (database {only})", "measured": measured, "aggregate": None,
+                     "as_applied": None, "replay": ((replay or {}).get("databases") or {}).get(only),
+                     "aggregate_status": "",
+                     "replay_status": "no prediction" if only in ((replay or {}).get("databases_waiting") or [])
+                     else "", "noise": None})
     for area in result["areas"]:
         name = area["name"]
         measured_area = _saved(mean_of_runs(before, name), mean_of_runs(after, name)) if after else None

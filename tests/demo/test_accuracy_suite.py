@@ -232,9 +232,19 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
     result["report"]["replay"][0]["issuers"][0]["barrier_free"] = False
     waiting = {row["area"]: row for row in compare(result)["rows"]}["g (database shop)"]
     assert waiting["replay_status"] == "no prediction" and waiting["replay"] == pytest.approx(0.30)
-    one = _result(measured_after_ms=8.0, predicted_gain=0.21)
+    one = _result(measured_after_ms=8.0, predicted_gain=0.21, replay={
+        **_hot_replay(6.24, 7.9, 6.0, True),
+        "issuers": [{"issuer": "shop", "kind": "database", "requests": 60, "replayed_ms": 10.0, "planned_ms": 7.0}]})
     one["groups"] = {"g": {"primary": True, "database": "shop"}}
-    assert not any("database" in row["area"] for row in compare(one)["rows"])  # one database: no such rows
+    assert not any("database" in row["area"] for row in compare(one)["rows"])  # one database, no rates: no row
+    # one database with rates: the work per second its sessions gain, beside the measured gain per transaction
+    one["report"]["replay"][0]["issuers"][0].update(replayed_rate=5.0, planned_rate=8.0, rate_predicted=True)
+    work = {row["area"]: row for row in compare(one)["rows"]}["rate (database shop)"]
+    assert work["replay"] == pytest.approx(0.375) and work["measured"] == pytest.approx(0.20)
+    assert work["replay_status"] == ""
+    one["report"]["replay"][0]["issuers"][0]["rate_predicted"] = False
+    assert {row["area"]: row for row in compare(one)["rows"]}["rate (database shop)"][
+        "replay_status"] == "no prediction"
     # with its sessions' rates the figure is the time its sessions take for the same work (5/s -> 8/s: 37.5 %),
     # whatever its time per request: what a faster layout gives a saturated disk's clients is more work
     result["report"]["replay"][0]["issuers"][0].update(replayed_rate=5.0, planned_rate=8.0)
