@@ -238,23 +238,27 @@ def replayed_work(sat: Saturation, replayed: Sequence[ReplayCheck]) -> str:
     rate against today's replayed one (more work per second at the same concurrency), at most the
     bound the database's time that is not IO wait allows; or that it is no prediction, the replay's note
     saying why (:mod:`advisor.engine.replay_loops`)."""
-    said = []
+    predicted, unknown = [], []
     for check in replayed:
         rated = [w for w in check.issuers if w.kind == "database" and w.replayed_rate and w.planned_rate]
         if check.disk not in sat.replay_judges or not rated:
             continue
         if not all(w.rate_predicted for w in rated):
-            said.append(f"on {check.disk} how much more work each database's sessions do is no prediction (the "
-                        "replay's note says why)")
+            unknown.append(check.disk)
             continue
         for who in rated:
             gain = (who.planned_rate or 0.0) / (who.replayed_rate or 1.0) - 1.0
-            capped = sat.work_gain_bound is not None and gain > sat.work_gain_bound
-            said.append(f"on {check.disk} {who.issuer}'s sessions {'at most ' if capped else ''}"
-                        f"{min(gain, sat.work_gain_bound) if capped and sat.work_gain_bound is not None else gain:.0%}"
-                        f" more work per second ({who.replayed_rate:.1f} -> {who.planned_rate:.1f} requests per "
-                        "session-second, replayed today and under the plan)")
-    return f" The replay predicts {'; '.join(said)}." if said else ""
+            bound = sat.work_gain_bound
+            capped = bound is not None and gain > bound
+            predicted.append(f"on {check.disk} {who.issuer}'s sessions {'at most ' if capped else ''}"
+                             f"{min(gain, bound) if bound is not None else gain:.0%} more work per second "
+                             f"({who.replayed_rate:.1f} -> {who.planned_rate:.1f} requests per session-second, "
+                             "replayed today and under the plan)")
+    said = f" The replay predicts {'; '.join(predicted)}." if predicted else ""
+    if unknown:
+        said += (f" On {', '.join(unknown)} how much more work each database's sessions do is no prediction (the "
+                 "replay's note says why).")
+    return said
 
 
 def saturation_finding(sat: Saturation, replayed: Sequence[ReplayCheck] = ()) -> Finding:

@@ -123,3 +123,20 @@ def test_rates_of_databases_sharing_a_disk_count_only_while_both_work() -> None:
     assert session_rate(process, names == "fast", times, sessions) == pytest.approx(2.0)
     # one database: its own sessions' time, as without the window
     assert session_rate(process, slow, times, sessions[1:]) == pytest.approx(1.6)
+
+
+def test_the_common_window_of_many_short_sessions_is_where_both_databases_work() -> None:
+    # a connection per transaction: each database runs 3,000 sessions of one request, 0.5 s each, one a
+    # second; the second database's start 0.25 s later, so the two overlap 0.25 s of every second
+    starts = np.arange(3000, dtype=float)
+    issue = np.r_[starts, starts + 0.25]
+    complete = issue + 0.5
+    process = np.arange(6000, dtype=np.int64)
+    sessions = [process < 3000, process >= 3000]
+    window = common_window(process, sessions, (issue, complete))
+    assert window is not None and len(window) == 3000
+    assert float((window[:, 1] - window[:, 0]).sum()) == pytest.approx(3000 * 0.25)
+    # the first database's requests complete at the window's ends: 3,000 in 750 session-seconds
+    assert session_rate(process, sessions[0], (issue, complete), sessions) == pytest.approx(4.0)
+    # the second's complete 0.25 s after each window closes: none counted in it
+    assert session_rate(process, sessions[1], (issue, complete), sessions) == pytest.approx(0.0)
