@@ -135,7 +135,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     planned_s = [r.service_s for r in planned] if planned is not None else None
     waited, flush = behind_flushes(requests.op, requests.issue_s, requests.complete_s)
     named = issuer_names(trace.processes, requests.process, owners, data)  # None: no issuer to tell
-    sessions = client_sessions(trace.processes, requests.process, named[0], data) if named is not None else ()
+    sessions = client_sessions(trace.processes, requests.process, named[0], data) if named is not None else {}
     timelines = Timelines((requests.issue_s, requests.complete_s), [(r.issue_s, r.complete_s) for r in today],
                           [(r.issue_s, r.complete_s) for r in planned] if planned is not None else None, sessions)
     issuers = (named_issuer_rows(named, requests.process, data, flushes_timed, requests.service_s, today_s,

@@ -146,8 +146,8 @@ def loop_notes(issuers: Sequence[ReplayIssuer], shared: bool = False) -> tuple[s
                        "their own (the file system journal's commits, the page writeback's, a background "
                        "writer's), which keep their traced pace on any layout, so their loops do not close")
     what = ("the databases' planned rates (their sessions' work per second) are no prediction, nor which of them "
-            "takes the time the plan frees" if shared or len([w for w in issuers if w.waits_on_others is not None])
-            > 1 else "the planned rate (the sessions' work per second) is no prediction")
+            "takes the time the plan frees" if shared else
+            "the planned rate (the sessions' work per second) is no prediction")
     return (f"{what}: {'; and '.join(reasons)} (docs/report.md)",)
 
 
@@ -180,7 +180,7 @@ def judged_loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.
     flush's owning write (:func:`advisor.trace.links.flush_owners`)."""
     databases = [who.issuer for who in issuers if who.kind == "database"]
     waiting = data & on_own_clock(cause, data, names, databases)
-    shared = sum(bool(mask.any()) for mask in timelines.sessions) > 1
+    shared = sum(bool(mask.any()) for mask in timelines.sessions.values()) > 1
 
     def shares(times: Timeline) -> dict[str, float | None]:
         waits = waits_on_others(process, cause, owners, *times) * waiting

@@ -13,7 +13,7 @@ from advisor.engine.replay_issuers import (
     issuer_rows,
     session_rate,
 )
-from advisor.model import TraceProcess
+from advisor.model import ReplayIssuer, TraceProcess
 from advisor.trace.codec import FLUSH, READ, WRITE
 
 PROCESSES = (
@@ -83,16 +83,25 @@ def test_a_database_gets_its_rate_measured_replayed_and_planned_and_a_server_pro
     issue = np.arange(7, dtype=float)
     measured = (issue, issue + MEASURED)
     # the ledger's session: one write, active 2 ms; replayed 2.2 ms and 1.8 ms, planned 1 ms
-    timelines = Timelines(measured, [(issue, issue + t) for t in TODAY], [(issue, issue + t) for t in PLANNED])
-    rows = {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
-                                             PLANNED, timelines=timelines)}
+    # the client sessions' requests per database (each alone here: the two never worked at once); the parallel
+    # worker reads for the ledger but is no session: no rate of its own
+
+    def rows_with(sessions: dict[str, np.ndarray]) -> dict[str, ReplayIssuer]:
+        timelines = Timelines(measured, [(issue, issue + t) for t in TODAY],
+                              [(issue, issue + t) for t in PLANNED], sessions)
+        return {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
+                                                 PLANNED, timelines=timelines)}
+
+    rows = rows_with({"ledger": PROCESS == 0})
     ledger = rows["ledger"]
     assert ledger.measured_rate == pytest.approx(500.0)  # 1 write in 2 ms of its session
     assert ledger.replayed_rate == pytest.approx((1 / 0.0018 + 1 / 0.0022) / 2, abs=1e-3)
     assert ledger.planned_rate == pytest.approx((1 / 0.0009 + 1 / 0.0011) / 2, abs=1e-3)
-    catalogue = rows["catalogue"]  # two reads, 6 s apart: its session was active from the first to the last
+    assert rows["catalogue"].measured_rate is None  # not among the sessions given: no rate
+    catalogue = rows_with({"catalogue": PROCESS == 1})["catalogue"]  # two reads, 6 s apart: first to last
     assert catalogue.measured_rate == pytest.approx(2 / (6.006 - 2.0), abs=1e-4)
     assert rows["checkpointer"].measured_rate is None and rows[NOT_NAMED].planned_rate is None
+    assert rows["ledger (parallel worker)"].measured_rate is None
     without = {r.issuer: r for r in issuer_rows(PROCESSES, PROCESS, OWNERS, DATA, OP == FLUSH, MEASURED, TODAY,
                                                 PLANNED)}
     assert without["ledger"].measured_rate is None  # no timelines: no rate
@@ -113,10 +122,12 @@ def test_rates_of_databases_sharing_a_disk_count_only_while_both_work() -> None:
     process = np.r_[np.zeros(8), np.ones(16), [2]].astype(np.int64)
     data = np.ones(len(issue), dtype=bool)
     names = np.array(["fast"] * 8 + ["slow"] * 16 + ["slow (parallel worker)"], dtype=object)
-    sessions = client_sessions(processes, process, names, data)
-    assert [int(m.sum()) for m in sessions] == [8, 16]  # the worker is not a session
+    found = client_sessions(processes, process, names, data)
+    assert {db: int(m.sum()) for db, m in found.items()} == {"fast": 8, "slow": 16}  # the worker is not a session
+    sessions = list(found.values())
     times = (issue, complete)
-    assert common_window(process, sessions, times).tolist() == [[0.0, 4.0]]
+    window = common_window(process, sessions, times)
+    assert window is not None and window.tolist() == [[0.0, 4.0]]
     slow = names == "slow"
     assert session_rate(process, slow, times, sessions) == pytest.approx(1.0)  # 4 reads in 4 s
     assert session_rate(process, slow, times) == pytest.approx(1.6)  # 16 in 10 s: the lone 6 s count
