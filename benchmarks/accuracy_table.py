@@ -97,11 +97,22 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     issuers: dict[str, list[float]] = {}
     waiting: set[str] = set()  # databases whose planned time the report called no prediction on some disk
     rated: set[str] = set()  # databases whose figure comes from their sessions' rates
+    # a database's sessions are the same on every disk: their rate is taken on the disk that holds most of
+    # their requests, whose replay keeps the others' requests at their traced pace (summing the disks would
+    # count the sessions' time once a disk, and a disk whose requests wait for another's keeps its pace)
+    main: dict[str, tuple[int, dict[str, Any]]] = {}
+    for c in checks:
+        for who in c.get("issuers") or []:
+            if who.get("kind") == "database" and who.get("replayed_rate") and who.get("planned_rate") and \
+                    who["requests"] > main.get(who["issuer"], (-1, {}))[0]:
+                main[who["issuer"]] = (who["requests"], who)
     for c in checks:
         for who in c.get("issuers") or []:
             if who.get("kind") == "database" and who.get("planned_ms") is not None:
                 sums = issuers.setdefault(who["issuer"], [0.0, 0.0])
-                if who.get("replayed_rate") and who.get("planned_rate"):
+                if who["issuer"] in main:
+                    if main[who["issuer"]][1] is not who:
+                        continue
                     # its sessions' time for the same work: more work in the same time on a saturated disk
                     rated.add(who["issuer"])
                     sums[0] += who["requests"] / who["replayed_rate"]

@@ -255,6 +255,21 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
     assert open_loop["replay_status"] == "no prediction"
 
 
+def test_a_database_on_two_disks_takes_its_rate_from_the_disk_with_most_of_its_requests() -> None:
+    # its sessions are the same on both disks: 60 requests on loop9 (5/s -> 8/s planned), 20 on loop8, whose
+    # requests wait for loop9's and keep their traced pace there (4/s -> 4/s): the figure is loop9's, 37.5 %
+    issuer = {"issuer": "shop", "kind": "database", "replayed_ms": 10.0, "planned_ms": 7.0, "rate_predicted": True}
+    main = {**_hot_replay(6.24, 7.9, 6.0, True),
+            "issuers": [{**issuer, "requests": 60, "replayed_rate": 5.0, "planned_rate": 8.0}]}
+    other = {**_hot_replay(7.9, 7.9, 7.9, True), "disk": "loop8",
+             "issuers": [{**issuer, "requests": 20, "replayed_rate": 4.0, "planned_rate": 4.0}]}
+    result = _result(measured_after_ms=8.0, predicted_gain=0.21, replay=main)
+    result["report"]["replay"].append(other)
+    result["groups"] = {"g": {"primary": True, "database": "shop"}}
+    rate = {row["area"]: row for row in compare(result)["rows"]}["rate (database shop)"]
+    assert rate["replay"] == pytest.approx(0.375)
+
+
 def test_an_aggregate_model_a_fitting_replay_overruled_is_not_confident() -> None:
     # the aggregate model's disk-time refutation overruled: its figure beside the replay's is a comparison
     replay = {"disk": "loop9", "requests": 100, "replayed_ms": 8.0, "planned_ms": 6.4, "deviation": 0.02, "fits": True,
