@@ -46,8 +46,8 @@ RATE_TOLERANCE = 0.15
 predict (the replay's own tolerance on a request's time, :data:`advisor.engine.replay_today.REPLAY_TOLERANCE`)."""
 
 LOOP_WAIT_SHARE = 0.15
-"""From this share of its sessions' time spent waiting for other processes' requests, a
-database's loop does not close in the replay (the module docstring)."""
+"""From this share of its sessions' time spent waiting for requests on a clock of their own
+(:func:`on_own_clock`), a database's loop does not close in the replay (the module docstring)."""
 
 
 def waits_on_others(process: np.ndarray, cause: np.ndarray, owner: np.ndarray, issue_s: np.ndarray,
@@ -173,8 +173,8 @@ def on_own_clock(cause: np.ndarray, data: np.ndarray, names: np.ndarray, session
 def judged_loops(issuers: tuple[ReplayIssuer, ...], names: np.ndarray, data: np.ndarray, process: np.ndarray,
                  cause: np.ndarray, owners: np.ndarray,
                  timelines: Timelines) -> tuple[tuple[ReplayIssuer, ...], tuple[str, ...]]:
-    """*issuers* judged (:func:`judged_rates`) on the databases' waits on other processes' requests as traced and
-    replayed under the plan (each phase's, their mean), with the note that says why their planned rates are no
+    """*issuers* judged (:func:`judged_rates`) on the databases' waits for requests on a clock of their own as traced
+    and replayed under the plan (each phase's, their mean), with the note that says why their planned rates are no
     prediction where they are not: *names* each request's issuer, *data* its reads and writes, *process* its
     process, *cause* what it waits for in the replay (:func:`advisor.disk.replay.causes`), *owners* each
     flush's owning write (:func:`advisor.trace.links.flush_owners`)."""

@@ -24,16 +24,16 @@ after the previous flush of the worker that issued it, whose requests are a mix 
 everyone's flushes: the block layer sends one flush at a time, so a session's flush often
 went out as the journal's completed, and replayed after that one, a session that ran ahead
 of the trace on a faster layout waited for the journal's timer, 11 s at one flush of
-tpcb-qd1's session on the accuracy suite's run 22). When that write is not a database session's but the flush releases
-sessions (below), it is issued after the latest write of those sessions completed before it
-(:func:`waiters_writes`): an ``fsync`` asks for the flush when the caller's own writes are
-done, and the last write before it may be a timer's (the journal's, the page writeback's, a
-background writer's) that the caller does not wait for. Replayed after that write, a session
-that runs ahead of the trace on a faster layout would wait until the timer's traced instant:
-on the accuracy suite's three databases the ledger's sessions lost 23-54 s of their 160 s
-that way under the plan. A flush's completion releases the processes that wait for it, and a
-request depends on it (when it completed later than the request's own process's last
-request) in two cases:
+tpcb-qd1's session on the accuracy suite's run 22). When that write is not a database
+session's but the flush releases sessions (below), it is issued after the latest write of
+those sessions completed before it (:func:`waiters_writes`): an ``fsync`` asks for the flush
+when the caller's own writes are done, and the last write before it may be a timer's (the
+journal's, the page writeback's, a background writer's) that the caller does not wait for.
+Replayed after that write, a session that runs ahead of the trace on a faster layout would
+wait until the timer's traced instant: on the accuracy suite's three databases the ledger's
+sessions lost 23-54 s of their 160 s that way under the plan. A flush's completion releases
+the processes that wait for it, and a request depends on it (when it completed later than
+the request's own process's last request) in two cases:
 
 * the flush **covers** the request's process: that process has a write completed after
   the previous flush was issued and before this one was (its ``fsync`` returns when the
@@ -102,6 +102,27 @@ def _later(first: IntArray, second: IntArray, complete_s: FloatArray) -> IntArra
     return np.where(take, second, first)
 
 
+def _latest_of_group(group: IntArray, time: FloatArray, want: IntArray,
+                     until: FloatArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Candidates in order of (*group*, *time*), and per query the position in that order of the latest
+    candidate of group *want* at or before *until* (-1: none). Returned with the order and each
+    position's group, for a caller that steps back past some (one sorted key, group then time as its
+    fraction, so one search answers every query).
+
+    >>> order, grouped, at = _latest_of_group(np.array([0, 1, 1]), np.array([0.5, 0.2, 0.7]),
+    ...                                       np.array([1, 1, 0]), np.array([0.6, 0.1, 1.0]))
+    >>> order[at[0]].item(), at[1].item(), order[at[2]].item()  # group 1 by 0.6; none by 0.1; group 0
+    (1, -1, 0)
+    """
+    origin = float(min(time.min(), until.min()))
+    scale = float(max(time.max(), until.max()) - origin) + 1.0
+    order = np.argsort(group + (time - origin) / scale, kind="stable")
+    grouped = group[order]
+    at = np.searchsorted(grouped + (time[order] - origin) / scale, want + (until - origin) / scale, side="right") - 1
+    at = np.where((at >= 0) & (grouped[np.maximum(at, 0)] == want), at, -1)
+    return order, grouped, at
+
+
 def continuations(op: IntArray, process: IntArray, offset: IntArray, length: IntArray, issue_s: FloatArray,
                   complete_s: FloatArray) -> IntArray:
     """Per request, the other process's read it continues (see the module docstring); -1 when none.
@@ -116,21 +137,15 @@ def continuations(op: IntArray, process: IntArray, offset: IntArray, length: Int
     reads = np.flatnonzero((op == READ) & (length > 0))
     if not len(reads):
         return out
-    # one sorted key per read, the end it reached then its completion: a search for (start, issue)
-    # lands after the latest read that ended at the start and completed before the issue
     ends, rank = np.unique(offset[reads] + length[reads], return_inverse=True)
-    scale = float(complete_s[reads].max() - min(complete_s[reads].min(), issue_s[reads].min())) + 1.0
-    origin = float(min(complete_s[reads].min(), issue_s[reads].min()))
-    key = rank + (complete_s[reads] - origin) / scale
-    order = np.argsort(key, kind="stable")
-    sorted_key, candidate = key[order], reads[order]
     slot = np.searchsorted(ends, offset[reads])
     known = (slot < len(ends)) & (ends[np.minimum(slot, len(ends) - 1)] == offset[reads])
-    at = np.searchsorted(sorted_key, slot + (issue_s[reads] - origin) / scale, side="right") - 1
-    pending = known & (at >= 0)
+    order, grouped, at = _latest_of_group(rank, complete_s[reads], np.where(known, slot, -1), issue_s[reads])
+    candidate = reads[order]
+    pending = at >= 0
     for _ in range(4):  # step past the reader's own reads of that end (a process rereading a block)
         k = np.maximum(at, 0)
-        same_end = pending & (np.floor(sorted_key[k]) == slot)
+        same_end = pending & (grouped[k] == slot)
         other = same_end & (process[candidate[k]] != process[reads])
         out[reads[other]] = candidate[k[other]]
         pending = same_end & ~other
@@ -187,17 +202,12 @@ def waiters_writes(op: IntArray, process: IntArray, sectors: IntArray, issue_s: 
     if not len(waits) or not len(writes):
         return out
     writers, rank = np.unique(process[writes], return_inverse=True)
-    origin = float(min(complete_s[writes].min(), issue_s.min()))
-    scale = float(max(complete_s[writes].max(), issue_s.max()) - origin) + 1.0
-    key = rank + (complete_s[writes] - origin) / scale
-    order = np.argsort(key, kind="stable")
-    sorted_key, candidate = key[order], writes[order]
     flushes, waiter = cause[waits], process[waits]
     slot = np.searchsorted(writers, waiter)
     known = (slot < len(writers)) & (writers[np.minimum(slot, len(writers) - 1)] == waiter)
-    at = np.searchsorted(sorted_key, slot + (issue_s[flushes] - origin) / scale, side="right") - 1
-    found = known & (at >= 0) & (np.floor(sorted_key[np.maximum(at, 0)]) == slot)
-    flushes, write = flushes[found], candidate[at[found]]
+    order, _, at = _latest_of_group(rank, complete_s[writes], np.where(known, slot, -1), issue_s[flushes])
+    found = at >= 0
+    flushes, write = flushes[found], writes[order][at[found]]
     if not len(flushes):  # no session it releases wrote before it
         return out
     latest = np.lexsort((complete_s[write], flushes))  # per flush, its waiters' writes by completion
@@ -249,4 +259,3 @@ def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: Flo
     target = event_index[order][requests]
     waited[target] = _later(waited[target], found[requests], complete_s)
     return owners, waited
-
