@@ -101,6 +101,8 @@ def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str,
         row = next(r for r in comparison["rows"] if r["area"] == name)
         assert row["measured"] is not None and math.isfinite(row["measured"]), row
         assert row["aggregate"] is not None and math.isfinite(row["aggregate"]), row
+        if tracing_available():  # the block layer's time, traced both sides under the plan's new names
+            assert row["block"] is not None and math.isfinite(row["block"]), row
     for run in quick_result["before"] + quick_result["after"]:
         (disk,) = run["disks"].values()
         assert disk["dropped"] == 0
@@ -304,6 +306,32 @@ def test_a_replay_whose_self_check_failed_is_not_judged_as_a_prediction() -> Non
                                                 "barrier_free": False, "behind_commits": 0.3}]}
     _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=waits)))
     assert hot["replay_status"] == "not confident"
+
+
+def test_an_areas_replayed_gain_is_judged_against_the_block_layers_time_both_traces_measured() -> None:
+    # the drive's own time fell 25 % (8 -> 6 ms); the block layer's, what the replay predicts (issue to completion,
+    # the wait behind a cache flush the loop driver runs first included), 10 % (12 -> 10.8 ms), as the traced
+    # reports of both sides measured it; the plan renamed the area's tablespace (hot1_hot)
+    replay = {**_hot_replay(7.2, 12.0, 7.2, True)}
+    replay["areas"] = [{**replay["areas"][0], "replayed_ms": 12.0, "planned_ms": 11.4}]  # replayed 5 %
+    result = _result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay)
+    result["report_after"]["replay"] = [{"disk": "loop9", "areas": [
+        {"area": "hot1_hot", "requests": 60, "measured_ms": 10.0}, {"area": "hot1_hot", "requests": 0,
+                                                                       "measured_ms": 99.0},
+        {"area": "hotter", "requests": 40, "measured_ms": 99.0}]},
+        {"disk": "loop8", "refused": "trace of loop8: no replay", "areas": [
+            {"area": "hot", "requests": 50, "measured_ms": 99.0}]},
+        {"disk": "loop7", "areas": [{"area": "hot", "requests": 20, "measured_ms": 14.0}]}]
+    _, hot = _overall_and_hot(compare(result))
+    # (60 x 10 + 20 x 14) / 80 = 11 ms after, 12 before: 8.3 % at the block layer
+    assert hot["measured"] == pytest.approx(0.25) and hot["block"] == pytest.approx(1 - 11.0 / 12.0)
+    assert hot["replay_status"] == "met"  # 5 % for 8.3 %; against the drive's 25 % it would miss
+    text = _rendered([compare(result)])
+    assert "at block" in text and "-3.3" in text
+    # no trace after the move: the drive's figure judges, as before
+    del result["report_after"]["replay"]
+    _, hot = _overall_and_hot(compare(result))
+    assert hot["block"] is None and hot["replay_status"] == "MISSED"
 
 
 def test_requests_are_attributed_by_extent_then_by_a_temp_areas_partition() -> None:
