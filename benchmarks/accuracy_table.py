@@ -231,10 +231,10 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
         block = _saved(block_ms(report, name), block_ms(result.get("report_after"), name)) if after else None
         row: dict[str, Any] = {"area": name, "measured": measured_area, "aggregate": _predicted_area(plan, name),
                                "as_applied": None, "replay": _predicted_area(replay, name), "noise": None,
-                               "block": block}
+                               "block": block, "judged_by": block if block is not None else measured_area}
         row["aggregate_status"] = ""  # the issue sets the aggregate model no per-area target
-        row["replay_status"] = _status(row["replay"], block if block is not None else measured_area,
-                                       REPLAY_AREA_POINTS, replay_doubt or _replay_area_doubt(replay, name))
+        row["replay_status"] = _status(row["replay"], row["judged_by"], REPLAY_AREA_POINTS,
+                                       replay_doubt or _replay_area_doubt(replay, name))
         rows.append(row)
     again = (result.get("report_after") or {}).get("plan")
     stable = None
@@ -300,9 +300,9 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
                      _pct(row["measured"]), _pct(row["aggregate"]), _err(row["aggregate"], row["measured"]),
                      row["aggregate_status"]]
             if with_replay:
-                judged_by = row["measured"] if row.get("block") is None else row["block"]
-                cells += [_pct(row.get("block")), _pct(row["replay"]), _err(row["replay"], judged_by),
-                          row["replay_status"]]
+                # the replay's error against what judged it: an area's block-layer gain, else the measured one
+                cells += [_pct(row.get("block")), _pct(row["replay"]),
+                          _err(row["replay"], row.get("judged_by", row["measured"])), row["replay_status"]]
             cells += [_pct(row["as_applied"]), "-" if row["noise"] is None else f"{row['noise'] * 100:.0f} %"]
             table.add_row(*cells)
             first = False
