@@ -231,7 +231,12 @@ def session_rate(process: np.ndarray, requests: np.ndarray, times: Timeline,
     >>> session_rate(process, np.ones(4, dtype=bool), times)  # 4 requests over 2 s + 4 s
     0.6667
     """
-    window = common_window(process, list(sessions), times)
+    return rate_in(process, requests, times, common_window(process, list(sessions), times))
+
+
+def rate_in(process: np.ndarray, requests: np.ndarray, times: Timeline, window: np.ndarray | None) -> float | None:
+    """:func:`session_rate` inside a *window* already found (:func:`common_window`; None: the whole spans), for a
+    caller that takes the rates of several databases on one timeline: the window is the same for each."""
     if window is not None and not len(window):
         return None
     seconds = session_seconds(process, requests, times, window)
@@ -254,10 +259,16 @@ def phase_mean(values: Sequence[float | None]) -> float | None:
     return round(sum(known) / len(known), 4) if known and len(known) == len(values) else None
 
 
+def _windows(process: np.ndarray, times: Sequence[Timeline],
+             sessions: Collection[np.ndarray]) -> list[np.ndarray | None]:
+    """Each timeline's :func:`common_window` of *sessions*, found once for every issuer's rate."""
+    return [common_window(process, list(sessions), t) for t in times]
+
+
 def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline],
-          sessions: Collection[np.ndarray]) -> float | None:
-    """The mean over phases of :func:`session_rate`."""
-    return phase_mean([session_rate(process, requests, t, sessions) for t in times])
+          windows: Sequence[np.ndarray | None]) -> float | None:
+    """The mean over phases of :func:`rate_in`, each phase's timeline in its window (:func:`_windows`)."""
+    return phase_mean([rate_in(process, requests, t, w) for t, w in zip(times, windows, strict=True)])
 
 
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
@@ -289,6 +300,11 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
     for a caller that needs the names too."""
     names, kinds = found
     rows = []
+    if timelines is not None:  # the databases' common windows, the same for each issuer's rate
+        sessions = timelines.sessions.values()
+        measured_window = _windows(process, [timelines.measured], sessions)
+        today_windows = _windows(process, timelines.today, sessions)
+        planned_windows = _windows(process, timelines.planned or (), sessions)
     for issuer in sorted({n for n in names.tolist() if n}):
         mask, flushes = data & (names == issuer), flushes_timed & (names == issuer)
         if not mask.any():
@@ -307,11 +323,10 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
             deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None,
             behind_flush=None if waits is None else round(float(np.mean(waits > 0.0)), 4),
             flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4),
-            measured_rate=None if rates is None else
-            session_rate(process, mask, rates.measured, rates.sessions.values()),
-            replayed_rate=None if rates is None else _rate(process, mask, rates.today, rates.sessions.values()),
+            measured_rate=None if rates is None else _rate(process, mask, [rates.measured], measured_window),
+            replayed_rate=None if rates is None else _rate(process, mask, rates.today, today_windows),
             planned_rate=None if rates is None or rates.planned is None else
-            _rate(process, mask, rates.planned, rates.sessions.values())))
+            _rate(process, mask, rates.planned, planned_windows)))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
 
 
