@@ -46,6 +46,7 @@ class SelfCheck:
     basis: str = "requests"  # "busy time": a disk with a queue, judged by the drive's busy time
     busy_deviation: float | None = None
     gain_error: float | None = None  # the gain's standard uncertainty (advisor.engine.replay_noise)
+    model_error: float | None = None  # the replay's own error in gain_error, the same on every disk
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> SelfCheck:
@@ -54,7 +55,7 @@ class SelfCheck:
                    row.get("replayed_ms"), row.get("planned_ms"), row.get("deviation"),
                    float(row.get("tolerance") or 0.0), row.get("fits"), row.get("predicted_gain"),
                    row.get("refused"), str(row.get("basis") or "requests"), row.get("busy_deviation"),
-                   row.get("gain_error"))
+                   row.get("gain_error"), row.get("model_error"))
 
     @property
     def judged(self) -> bool:
@@ -117,7 +118,8 @@ def from_report(report: dict[str, Any], traces: int, collect_warnings: tuple[str
     if weight <= 0 or any(g is None or not math.isfinite(g) for g in gains):
         return fallback("the replay states no gain under the plan")
     replayed = sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
-    error = combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged])
+    common = max((c.model_error or 0.0 for c in judged), default=0.0)
+    error = combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged], common)
     return Prediction("replay", replayed, replayed, aggregate, None, checks, collect_warnings, error=error)
 
 

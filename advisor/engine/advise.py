@@ -454,7 +454,7 @@ def advise(request: AdviceRequest) -> Report:
         saturation=saturated,
         model_basis=models.basis or None,
         no_plan=no_plan,
-        outcome=outcome(plan, analysis.findings, no_plan),
+        outcome=outcome(plan, analysis.findings, no_plan, replayed),
         coverage=workload.coverage,
     )
 

@@ -50,6 +50,7 @@ from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_loops import judged_loops
 from advisor.engine.replay_noise import (
     GAIN_WINDOWS,
+    MODEL_ERROR,
     busy_costs,
     clears,
     combined_error,
@@ -187,6 +188,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         window_error=None if windowed is None else round(windowed, 4),
         gain_windows=GAIN_WINDOWS if windowed is not None else None,
         spread_gain=None if spread_gain is None else round(spread_gain, 4),
+        model_error=MODEL_ERROR if noise is not None else None,
         **_busy_fields(worked, planned_busy, request_gain),
     )
 
@@ -333,10 +335,12 @@ def replayed_gain(checks: Sequence[ReplayCheck]) -> float | None:
 
 
 def replayed_error(checks: Sequence[ReplayCheck]) -> float | None:
-    """The standard error of :func:`replayed_gain` (the disks' errors combined by the same weights);
-    None where a disk's is unknown."""
+    """The standard uncertainty of :func:`replayed_gain`: the disks' own errors combined by the same weights,
+    the replay's own error (``model_error``, one for every disk) added once; None where a disk's is unknown."""
     judged = judging_checks(checks)
-    return combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged]) if judged else None
+    common = max((c.model_error or 0.0 for c in judged), default=0.0)
+    return (combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged], common)
+            if judged else None)
 
 
 def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
@@ -357,8 +361,12 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
     of_work = (f"; on {', '.join(worked)}, which had a queue, that is less drive busy time for the traced work, "
                "which a queued disk turns into more work at the same concurrency" if worked else "")
     noise = "" if error is None else f" ± {error:.1%}"
-    placed = " and of where the file system puts a moved area" if any(c.spread_gain is not None for c in judged) else ""
-    windows = "" if error is None else f"± its standard uncertainty, of {GAIN_WINDOWS} windows of the trace{placed}; "
+    placed = ", of where the file system puts a moved area" if any(c.spread_gain is not None for c in judged) else ""
+    model = max((c.model_error or 0.0 for c in judged), default=0.0)
+    own = (f" and of the replay's own error on the accuracy suite (± {model:.1%}), which no self-check shows"
+           if model > 0 else "")
+    windows = ("" if error is None else
+               f"± its standard uncertainty, of {GAIN_WINDOWS} windows of the trace{placed}{own}; ")
     notes.append(f"The replay of the traced requests predicts {gain:.1%}{noise} ({windows}the aggregate model: "
                  f"{plan.predicted_gain:.1%}){of_work}; the verdict follows the replay.")
     reason: str | None = None
@@ -366,6 +374,6 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
         reason = f"the replayed gain, {gain:.1%}, is under the {min_gain:.0%} a migration must bring (--min-gain)"
     elif not clears(gain, error, min_gain):
         reason = (f"the replayed gain, {gain:.1%}{noise} (its standard uncertainty), does not clear the "
-                  f"{min_gain:.0%} a migration must bring (--min-gain) by that uncertainty: the trace cannot tell "
-                  "it from the threshold")
+                  f"{min_gain:.0%} a migration must bring (--min-gain) by that uncertainty: it cannot be told from "
+                  "the threshold")
     return msgspec.structs.replace(plan, notes=tuple(notes), not_worth_it=reason)

@@ -30,6 +30,9 @@ NoPlanCode = Literal["not-io-bound", "sizes-unknown", "not-worth-it", "model-doe
 Verdict = Literal["saves", "nothing to gain", "no change worth making", "sizes unknown", "no plan"]
 """What a report amounts to, in the order the fleet ranks it (:func:`advisor.engine.worth.outcome`)."""
 
+OutcomeSource = Literal["aggregate", "replay"]
+"""Whose figures an outcome states: the aggregate model's, or the replay's of a traced workload."""
+
 
 class Finding(Record):
     """One thing advisor found, with the numbers that prove it and what to do."""
@@ -332,8 +335,9 @@ class ReplayCheck(Record):
     (:mod:`advisor.engine.replay_noise`): its standard error over ``gain_windows`` windows of the
     trace (``window_error``: how far it could move had another stretch of the same workload been
     traced) combined with the file system's part (``spread_gain``: the gain were each moved area
-    as spread as it is today rather than laid end to end). A plan is advised when its gain less
-    that uncertainty reaches ``--min-gain``.
+    as spread as it is today rather than laid end to end) and the replay's own error
+    (``model_error``: what its gain missed the measured one by on the accuracy suite, which no
+    self-check shows). A plan is advised when its gain less that uncertainty reaches ``--min-gain``.
     """
 
     disk: str  # the traced disk
@@ -373,11 +377,12 @@ class ReplayCheck(Record):
     busy_deviation: float | None = None  # replayed_busy_s / measured_busy_s - 1: a queued disk's self-check
     planned_busy_s: float | None = None  # the replayed busy time under the planned layout (the same phases)
     request_gain: float | None = None  # 1 - planned_ms / replayed_ms, where predicted_gain is the busy time's
-    gain_error: float | None = None  # predicted_gain's standard uncertainty: window_error and the layout's combined
+    gain_error: float | None = None  # predicted_gain's standard uncertainty: window_error, layout's, model_error
     window_error: float | None = None  # the standard error of predicted_gain over gain_windows windows of the trace
     gain_windows: int | None = None  # windows of equal length the trace was cut into for window_error
     spread_gain: float | None = None  # the gain were each moved area as spread as today (not laid end to end);
-    # null under a tier plan, whose gain_error is then window_error alone
+    # null under a tier plan, whose gain_error then leaves the layout's part out
+    model_error: float | None = None  # the replay's own error, part of gain_error (null: not counted, or no plan)
 
 
 class Saturation(Record):
@@ -413,13 +418,16 @@ class Outcome(Record):
     """What the advice amounts to, computed once by :func:`advisor.engine.worth.outcome`.
 
     The seconds are disk service time per hour of the interval: the plan's per-area IOPS x
-    milliseconds; null without a plan (nothing was predicted, which is not a saving of 0).
+    milliseconds; null without a plan (nothing was predicted, which is not a saving of 0). Where
+    a replay judges the plan (``source`` "replay") they are the replay's, per hour of the traced
+    span: its drive busy time on a disk with a queue, else its requests' times.
     """
 
     verdict: Verdict
     saved_s_per_h: float | None = None  # IOPS x (before - after) ms, per hour
     saved_share: float | None = None  # saved / before (0 when before is 0)
     before_s_per_h: float | None = None  # IOPS x before ms, per hour
+    source: OutcomeSource = "aggregate"  # whose figures: the aggregate model's, or the replay's where it judges
 
 
 class Report(Record):

@@ -17,6 +17,7 @@ from advisor.engine.planner import PlanOptions
 from advisor.engine.worth import outcome
 from advisor.fleet.model import verdict
 from advisor.model import Report
+from tests.helpers.model_trace import model_made_requests, quiet_disk_report
 from tests.helpers.workloads import models, sample_workload
 
 NOW = dt.datetime(2026, 11, 27, 12, 0, tzinfo=dt.UTC)
@@ -72,3 +73,29 @@ def test_rewording_every_message_changes_no_verdict() -> None:
         reworded = msgspec.structs.replace(report, warnings=tuple(f"[{w.upper()}]" for w in report.warnings))
         assert verdict(reworded) == verdict(report)
         assert outcome(reworded.plan, reworded.findings, reworded.no_plan) == report.outcome
+
+
+def test_where_a_replay_judges_the_outcome_is_the_replays_saving_not_the_aggregates() -> None:
+    """A traced workload: the outcome states the disk time the replay saves (its gain over today's replayed
+    time), and the verdict follows it even where the aggregate model saves nothing."""
+    report = quiet_disk_report(model_made_requests())
+    assert report.plan is not None and report.outcome is not None
+    (check,) = report.replay
+    assert check.fits and check.predicted_gain is not None and check.measured_span_s is not None
+    assert report.outcome.source == "replay" and report.outcome.verdict == "saves"
+    today_s = (check.replayed_busy_s if check.replayed_busy_s is not None
+               else (check.replayed_ms or 0.0) * check.requests / 1000.0)
+    assert report.outcome.before_s_per_h is not None
+    assert abs(report.outcome.before_s_per_h - today_s * 3600.0 / check.measured_span_s) < 1e-3
+    assert report.outcome.saved_share is not None
+    assert abs(report.outcome.saved_share - check.predicted_gain) < 2e-3  # each rounded to 4 places
+    # the aggregate model's service times saving nothing: the replay still decides
+    losing = msgspec.structs.replace(report.plan, service_times=tuple(
+        msgspec.structs.replace(t, after_ms=t.before_ms * 1.1) for t in report.plan.service_times))
+    assert outcome(losing, report.findings, None).verdict == "nothing to gain"
+    assert outcome(losing, report.findings, None, report.replay).verdict == "saves"
+    # a failed self-check states no saving of its own: the aggregate's figures, and the refusal
+    failed = msgspec.structs.replace(check, fits=False)
+    refused = msgspec.structs.replace(report.plan, not_worth_it="the replay's self-check failed on sda")
+    done = outcome(refused, report.findings, None, (failed,))
+    assert done.source == "aggregate" and done.verdict == "no change worth making"
