@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                              "drive: the reports' fit checks refute the model)")
     parser.add_argument("--bench", action="store_true",
                         help="advise with bench --quick profiles of the emulated disks (time scale 1), not the preset")
+    parser.add_argument("--advised-only", action="store_true",
+                        help="apply only a plan the report advises (default: one it does not advise is applied "
+                             "too, so its prediction of no worthwhile gain is measured like any other)")
     parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
@@ -110,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
     cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs,
-                     advise_from_bench=args.bench, keep_records=args.keep is not None)
+                     advise_from_bench=args.bench, keep_records=args.keep is not None,
+                     apply_anyway=not args.advised_only)
     console = Console(stderr=True)
 
     def echo(text: str) -> None:

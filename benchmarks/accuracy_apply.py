@@ -123,12 +123,14 @@ def _release(server: EmbeddedServer, mount_root: Path, nodes: Sequence[str]) -> 
 
 
 def staged_plan(chain: Chain, inputs: Sequence[str], disk_args: Sequence[str], root: Path, mount_root: Path,
-                chosen: dict[str, Any]) -> tuple[dict[str, Any], Path]:
-    """The same report with ``--in-place --spare`` and its scripts written; its plan must be *chosen*'s."""
+                chosen: dict[str, Any], anyway: bool = False) -> tuple[dict[str, Any], Path]:
+    """The same report with ``--in-place --spare`` and its scripts written; its plan must be *chosen*'s.
+    *anyway*: a plan the report does not advise, whose scripts only ``--scripts-anyway`` writes."""
     spare, scripts = owned_dir(root / "spare"), root / "plan"
     output = root / "report-in-place.json"
     chain.advisor("report", *inputs, *disk_args, "--mount-root", str(mount_root), "--in-place", "--spare",
-                  str(spare), "--scripts", str(scripts), "--format", "json", "-o", str(output))
+                  str(spare), "--scripts", str(scripts), *(["--scripts-anyway"] if anyway else []),
+                  "--format", "json", "-o", str(output))
     plan: dict[str, Any] = (json.loads(output.read_text()).get("plan") or {})
     if not plan.get("stages"):
         raise ApplyFailed(f"the --in-place report has no stages ({plan.get('not_worth_it') or 'no plan'})")

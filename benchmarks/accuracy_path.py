@@ -51,6 +51,7 @@ class PathConfig:
     disk_bytes: int = 8 * GIB
     runs_per_side: int = 2
     keep_records: bool = False  # True: each run's emulated-drive records written to the workload's directory
+    apply_anyway: bool = True  # True: a plan the report does not advise is applied too, to measure its prediction
 
 
 @dataclass
@@ -289,15 +290,16 @@ def disk_arguments(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, ec
 
 
 def apply(layout: Layout, chain: Chain, plan: dict[str, Any], inputs: list[str], disk_args: list[str],
-          root: Path, stack: ExitStack, echo: Echo) -> dict[str, Any]:
+          root: Path, stack: ExitStack, echo: Echo, anyway: bool = False) -> dict[str, Any]:
     """The plan applied as a DBA would on this fully partitioned disk in use: its own stages
     (:mod:`accuracy_apply`), then each area's files checked inside their planned partition.
-    A plan over several disks cannot be staged: directories on the existing partitions instead."""
+    A plan over several disks cannot be staged: directories on the existing partitions instead.
+    *anyway*: the report does not advise the plan, so its scripts are written with ``--scripts-anyway``."""
     disks = sorted({str(p.get("disk")) for p in plan.get("partitions", [])})
     if len(disks) != 1:
         return apply_directories(layout, plan, root, echo, f"the plan spans {len(disks)} disks; --in-place stages one")
     mount_root = root / "planned"
-    staged, scripts = staged_plan(chain, inputs, disk_args, root, mount_root, plan)
+    staged, scripts = staged_plan(chain, inputs, disk_args, root, mount_root, plan, anyway)
     moved = sum(p.stat().st_size for paths in _relation_files(layout).values() for p in paths if p.exists())
     record = apply_staged(layout, staged, scripts, root, mount_root, stack, echo, moved)
     record["files_checked"] = check_placed(staged, {**_relation_files(layout), **temp_dirs(layout)})
@@ -328,14 +330,20 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
         out["applied_from"] = f"the report without a trace (the traced one: {plan['not_worth_it']})"
         echo(f"  applying {out['applied_from']}")
         plan = untraced["plan"]
-    if not plan or plan.get("not_worth_it"):
+    if not plan or (plan.get("not_worth_it") and not cfg.apply_anyway):
         out["skipped_after"] = "the report has no plan to apply" if not plan else plan["not_worth_it"]
         echo(f"  not applied: {out['skipped_after']}")
         return out
+    if plan.get("not_worth_it"):
+        # "no move" is a prediction too (a gain under the threshold, or none the replay can state): measured
+        # like any other, it is judged like any other
+        out["applied_anyway"] = plan["not_worth_it"]
+        echo(f"  applied though the report advises no move, to measure its prediction: {out['applied_anyway']}")
     inputs = (["--snapshot", str(before.first), str(before.second)] if before.traced is None or out.get("applied_from")
               else ["--workload", str(before.traced)])
     try:
-        out["apply"] = apply(layout, chain, plan, inputs, disk_args, root, stack, echo)
+        out["apply"] = apply(layout, chain, plan, inputs, disk_args, root, stack, echo,
+                             anyway=bool(out.get("applied_anyway")))
     except AdvisorError as exc:  # one line in the JSON; the measurements before stay
         out["error"] = f"apply: {exc}"
         echo(f"  not applied: {exc}")

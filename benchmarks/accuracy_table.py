@@ -259,7 +259,7 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused",
                                                          "basis", "busy_deviation")}
                                   for c in report.get("replay") or []], "disk_busy": busy,
-            "applied_from": result.get("applied_from"),
+            "applied_from": result.get("applied_from"), "applied_anyway": result.get("applied_anyway"),
             "apply": {k: (result.get("apply") or {}).get(k) for k in ("path", "seconds", "moved_bytes")}
             if result.get("apply") else None}
 
@@ -327,6 +327,9 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
                              f"{check['queue_depth']} ({'fits' if check['fits'] else 'DOES NOT FIT'})")
         if c.get("applied_from"):
             notes.append(f"applied {c['applied_from']}")
+        if c.get("applied_anyway"):
+            notes.append(f"applied though the report advises no move, to measure its prediction "
+                         f"({c['applied_anyway']})")
         if c.get("apply"):
             staged = str(c["apply"]["path"]).startswith("staged")
             notes.append(f"applied {'in stages' if staged else 'to ' + str(c['apply']['path'])} in "

@@ -179,6 +179,24 @@ def test_a_prediction_far_from_the_measurement_is_flagged_missed() -> None:
     assert "replay targets not assessed" in text and "replay " not in text.splitlines()[2]
 
 
+def test_a_plan_applied_though_not_advised_is_judged_like_any_prediction_and_says_so() -> None:
+    """A report that advises no move predicted a small gain: the suite applies the plan anyway and measures it,
+    and the table judges that prediction and says why the move was made."""
+    result = _result(measured_after_ms=9.8, predicted_gain=0.01)
+    reason = "the predicted gain, 1.0%, is under the 5% a migration must bring (--min-gain)"
+    result["report"]["plan"]["not_worth_it"] = reason
+    result["applied_anyway"] = reason
+    comparison = compare(result)
+    overall = comparison["rows"][0]
+    assert overall["measured"] == pytest.approx(0.02) and overall["aggregate_status"] == "met"
+    assert comparison["applied_anyway"] == reason
+    text = " ".join(_rendered([comparison]).split())
+    assert "applied though the report advises no move, to measure its prediction" in text
+    far = _result(measured_after_ms=7.0, predicted_gain=0.01)  # measured 30 % where 1 % was predicted
+    far["applied_anyway"] = reason
+    assert compare(far)["rows"][0]["aggregate_status"] == "MISSED"
+
+
 def test_a_report_that_doubts_its_model_is_not_confident_rather_than_missed() -> None:
     comparison = compare(_result(measured_after_ms=8.0, predicted_gain=0.50, codes=("MODEL_DOES_NOT_FIT",)))
     assert comparison["rows"][0]["aggregate_status"] == "not confident"
