@@ -14,9 +14,9 @@ import msgspec
 
 from advisor.engine.advise import AdviceRequest, advise
 from advisor.engine.planner import PlanOptions
-from advisor.engine.worth import outcome
+from advisor.engine.worth import outcome, replayed_seconds
 from advisor.fleet.model import verdict
-from advisor.model import Report
+from advisor.model import ReplayCheck, Report
 from tests.helpers.model_trace import model_made_requests, quiet_disk_report
 from tests.helpers.workloads import models, sample_workload
 
@@ -99,3 +99,18 @@ def test_where_a_replay_judges_the_outcome_is_the_replays_saving_not_the_aggrega
     refused = msgspec.structs.replace(report.plan, not_worth_it="the replay's self-check failed on sda")
     done = outcome(refused, report.findings, None, (failed,))
     assert done.source == "aggregate" and done.verdict == "no change worth making"
+
+
+def test_the_replays_saving_is_its_busy_time_on_a_queued_disk_and_its_requests_times_elsewhere() -> None:
+    """Two disks replayed: one with a queue (busy time 60 s today, 45 s planned, over a 100 s span) and one
+    without (1,000 requests, 10 ms today, 8 ms planned, over 50 s): seconds per hour of each span, summed."""
+    queued = ReplayCheck("sda", requests=5000, fits=True, replayed_ms=30.0, planned_ms=20.0, measured_span_s=100.0,
+                         replayed_busy_s=60.0, planned_busy_s=45.0, basis="busy time")
+    quiet = ReplayCheck("sdb", requests=1000, fits=True, replayed_ms=10.0, planned_ms=8.0, measured_span_s=50.0)
+    before, saved = replayed_seconds([queued, quiet]) or (0.0, 0.0)
+    assert abs(before - (60.0 * 36.0 + 10.0 * 72.0)) < 1e-9  # 2,160 + 720 s per hour
+    assert abs(saved - (15.0 * 36.0 + 2.0 * 72.0)) < 1e-9
+    assert replayed_seconds([queued, msgspec.structs.replace(quiet, fits=False)]) is None  # a refused plan
+    assert replayed_seconds([msgspec.structs.replace(quiet, planned_ms=None)]) is None  # no plan replayed
+    refused = msgspec.structs.replace(quiet, refused="trace of sdb: from another disk; no replay")
+    assert replayed_seconds([queued, refused]) == replayed_seconds([queued])  # a refused trace judges nothing
