@@ -35,8 +35,10 @@ Module map, in the order ``advise`` runs them:
   ``replay_phase``: an area whose planned gain depends on the platter's rotational phase, which is no prediction;
   ``replay_starved``: the requests that starved (waited 200 ms or more), measured and replayed;
   ``replay_saturated``: a disk with a queue judged by the replayed drive's busy time, not each request's;
-  ``replay_noise``: the standard error of a replayed gain over windows of the trace, which a move must clear;
+  ``replay_noise``: a replayed gain's uncertainty (the trace's windows, the layout, the replay's own error), which a
+  move must clear;
   ``replay_layout``: where each traced request lies under the plan, and whose area it is;
+  ``replay_fs``: where a new ext4 puts the areas a plan copies into it (from its second block group);
   ``replay_tiers``: which device of an inventory serves each traced request under a tier plan;
   ``trace_figures``: what a workload's traces hold, for ``advisor workload`` to show.
 - ``tiers/``: plans across the devices of an inventory (fit, targets, search, plan, findings).

@@ -2,11 +2,13 @@
 
 Under the plan each area's extents are laid end to end from the start of its planned zone
 (files in the order given, each file in file order, so a file read in order stays in
-order); requests to sectors no database file holds stay where they are, and so does an area
-whose files already lie inside its planned zone (:func:`planned_offsets`). Where the file system
-will put a copied area's extents is not the plan's to choose: the other bound keeps each moved
-area as spread as it is today (``spread``), and the replay counts the distance between the two
-gains in the gain's uncertainty (:mod:`advisor.engine.replay_noise`).
+order), then each new partition's content is placed where ext4 puts it
+(:mod:`advisor.engine.replay_fs`: from its second block group, wrapping to the first);
+requests to sectors no database file holds stay where they are, and so does an area whose
+files already lie inside its planned zone (:func:`planned_offsets`). How a copied area's
+extents spread is not the plan's to choose: the other bound keeps each moved area as spread
+as it is today (``spread``), and the replay counts the distance between the two gains in the
+gain's uncertainty (:mod:`advisor.engine.replay_noise`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from advisor.engine.areas import area_of_path
 from advisor.engine.hot_objects import relation_objects
+from advisor.engine.replay_fs import as_ext4_places
 from advisor.model import AreaPlacement, BlockTrace, FileRate, Plan
 from advisor.trace.codec import SECTOR_BYTES, ExtentTable, decode_extents
 from advisor.trace.extents import ExtentIndex, kept_apart, laid_end_to_end
@@ -42,7 +45,8 @@ def planned_offsets(trace: BlockTrace, plan: Plan, area_files: dict[str, list[in
     rooms = [_room(plan, pl, trace.disk_size_bytes) for pl in placed] if spread else None
     laid = laid_out(table, [area_files[pl.area] for pl in placed],
                     [int(pl.zone_start * trace.disk_size_bytes) for pl in placed], offsets, rooms)
-    return np.where(laid >= 0, laid, offsets)
+    partitions = [p for p in plan.partitions if p.disk == trace.disk]
+    return as_ext4_places(np.where(laid >= 0, laid, offsets), laid >= 0, partitions, trace.disk_size_bytes)
 
 
 def _room(plan: Plan, placement: AreaPlacement, disk_bytes: int) -> int:
