@@ -45,6 +45,7 @@ from advisor.engine.replay_barriers import (
     behind_flushes,
     with_commit_waits,
 )
+from advisor.engine.replay_fs import placement_note
 from advisor.engine.replay_issuers import Timelines, client_sessions, issuer_names, named_issuer_rows, per_request_ms
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_loops import judged_loops
@@ -240,9 +241,10 @@ def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: 
                                 "no replay under it",)
         laid = phased_replays(physics, stream.moved(offsets), trace.disk_size_bytes, checked.phases)
         kept = planned_offsets(trace, plan, area_files, stream.offset_bytes, spread=True)
+        said = placement_note(trace.disk, plan.partitions) if not np.array_equal(offsets, stream.offset_bytes) else ()
         if kept is None or np.array_equal(kept, offsets):
-            return laid, laid, ()
-        return laid, phased_replays(physics, stream.moved(kept), trace.disk_size_bytes, checked.phases), ()
+            return laid, laid, said
+        return laid, phased_replays(physics, stream.moved(kept), trace.disk_size_bytes, checked.phases), said
     if not targets:
         route: TierRoute | str = f"trace of {trace.disk}: no inventory given"
     elif physics.time_scale != 1.0:

@@ -66,3 +66,13 @@ def test_the_planned_replay_puts_a_moved_area_where_ext4_would(monkeypatch: pyte
                                  turned)).all()
         checked += int(inside.sum())
     assert checked > 0
+
+
+def test_the_report_says_where_the_planned_replay_put_the_moved_areas() -> None:
+    judged = report(model_made_requests())
+    assert judged.plan is not None
+    (check,) = judged.replay
+    large = [p.label for p in judged.plan.partitions if p.size_bytes > BLOCK_GROUP]
+    assert large
+    (note,) = [n for n in check.notes if "ext4 starts the files 136 MiB in" in n]
+    assert all(label in note for label in large)
