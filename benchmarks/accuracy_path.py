@@ -323,10 +323,11 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     report = advise(chain, before, disk_args, root, "planned", out, "report")
     plan = report.get("plan")
     untraced = report_plain(root, "report")
-    if plan and plan.get("not_worth_it") and out.get("report_untraced") and untraced.get("plan") \
-            and not untraced["plan"].get("not_worth_it"):
+    if plan and plan.get("not_worth_it") and not cfg.apply_anyway and out.get("report_untraced") \
+            and untraced.get("plan") and not untraced["plan"].get("not_worth_it"):
         # The traced report's replay refused the plan; the same advisor without a trace gives one, which
         # is what a user without --trace carries out: measure it, so the aggregate model is judged too.
+        # Applying anyway (the default) carries out the traced plan instead: the prediction the replay made.
         out["applied_from"] = f"the report without a trace (the traced one: {plan['not_worth_it']})"
         echo(f"  applying {out['applied_from']}")
         plan = untraced["plan"]
