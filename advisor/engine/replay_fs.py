@@ -35,8 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from advisor.model import PlannedPartition
-
-MIB = 1 << 20
+from advisor.units import MIB
 
 BLOCK_GROUP = 128 * MIB
 """An ext4 block group with 4 KiB blocks (32,768 blocks: one block bitmap of one block)."""

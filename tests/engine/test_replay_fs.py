@@ -10,10 +10,9 @@ from advisor.engine.replay_fs import BLOCK_GROUP, FIRST_GROUP_DATA, SECOND_GROUP
 from advisor.engine.replay_layout import area_files_of, planned_offsets
 from advisor.model import PlannedPartition
 from advisor.trace.codec import SECTOR_BYTES, decode_requests
+from advisor.units import MIB
 from tests.helpers.model_trace import model_made_requests, quiet_disk, traced
 from tests.helpers.model_trace import quiet_disk_report as report
-
-MIB = 1 << 20
 
 
 def _partition(start_mib: int, size_mib: int, number: int = 1) -> PlannedPartition:
