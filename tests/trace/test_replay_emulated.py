@@ -100,7 +100,9 @@ def test_the_replay_fits_readers_and_committing_writers_on_the_emulated_disk(tmp
                                                          partscan=False) as disk:
         name = Path(disk.device).name
         major, minor = (int(x) for x in Path(f"/sys/block/{name}/dev").read_text().split(":"))
-        stop = time.monotonic() + 8.0
+        # 16 s, not 8: over 8 s the measured mean moved from run to run by -6 to -16 % against the replay
+        # (how many reads a few flushes happened to hold back), and twice crossed the tolerance
+        stop = time.monotonic() + 16.0
 
         def reader(seed: int) -> None:
             rnd = random.Random(seed)
