@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from advisor.engine.replay_check import judging_checks
 from advisor.model import Finding, Plan, ReplayCheck
 from advisor.model.report import NoPlan, Outcome, Verdict
 
@@ -86,7 +87,7 @@ def replayed_seconds(replayed: Sequence[ReplayCheck]) -> tuple[float, float] | N
     Today's time is the replay's own of today's layout, the base of its gain: the drive's busy time on a disk
     with a queue (``basis`` "busy time"), else the requests' issue-to-completion times.
     """
-    judged = [c for c in replayed if c.refused is None and c.planned_ms is not None]
+    judged = judging_checks(replayed)
     if not judged or any(not c.fits for c in judged):
         return None
     before = saved = 0.0
