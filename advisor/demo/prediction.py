@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from advisor.demo.timesplit import DISK_PART_TOLERANCE
-from advisor.engine.replay_noise import combined_error
+from advisor.engine.replay_noise import combined_error, common_error
 
 Source = Literal["replay", "aggregate"]
 
@@ -118,7 +118,7 @@ def from_report(report: dict[str, Any], traces: int, collect_warnings: tuple[str
     if weight <= 0 or any(g is None or not math.isfinite(g) for g in gains):
         return fallback("the replay states no gain under the plan")
     replayed = sum((c.predicted_gain or 0.0) * c.requests for c in judged) / weight
-    common = max((c.model_error or 0.0 for c in judged), default=0.0)
+    common = common_error(c.model_error for c in judged)
     error = combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged], common)
     return Prediction("replay", replayed, replayed, aggregate, None, checks, collect_warnings, error=error)
 

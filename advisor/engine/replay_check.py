@@ -55,6 +55,7 @@ from advisor.engine.replay_noise import (
     busy_costs,
     clears,
     combined_error,
+    common_error,
     gain_error,
     time_costs,
     total_error,
@@ -340,7 +341,7 @@ def replayed_error(checks: Sequence[ReplayCheck]) -> float | None:
     """The standard uncertainty of :func:`replayed_gain`: the disks' own errors combined by the same weights,
     the replay's own error (``model_error``, one for every disk) added once; None where a disk's is unknown."""
     judged = judging_checks(checks)
-    common = max((c.model_error or 0.0 for c in judged), default=0.0)
+    common = common_error(c.model_error for c in judged)
     return (combined_error([c.gain_error for c in judged], [float(c.requests) for c in judged], common)
             if judged else None)
 
@@ -364,7 +365,7 @@ def verdict(plan: Plan, checks: Sequence[ReplayCheck], min_gain: float) -> Plan:
                "which a queued disk turns into more work at the same concurrency" if worked else "")
     noise = "" if error is None else f" ± {error:.1%}"
     placed = ", of where the file system puts a moved area" if any(c.spread_gain is not None for c in judged) else ""
-    model = max((c.model_error or 0.0 for c in judged), default=0.0)
+    model = common_error(c.model_error for c in judged)
     own = (f" and of the replay's own error on the accuracy suite (± {model:.1%}), which no self-check shows"
            if model > 0 else "")
     windows = ("" if error is None else

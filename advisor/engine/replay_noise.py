@@ -47,7 +47,7 @@ it once, after the disks' own errors are combined.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -126,6 +126,16 @@ def combined_error(errors: Sequence[float | None], weights: Sequence[float], com
     own = [math.sqrt(max(e * e - common * common, 0.0)) for e in errors if e is not None]
     independent = float(np.sqrt(sum((w * e) ** 2 for w, e in zip(weights, own, strict=True))) / sum(weights))
     return math.hypot(independent, common)
+
+
+def common_error(model_errors: Iterable[float | None]) -> float:
+    """The replay's own error of a plan's disks (each check's ``model_error``; the same model on each), 0 where
+    none is recorded: the *common* of :func:`combined_error`.
+
+    >>> common_error([0.038, None, 0.038]), common_error([])
+    (0.038, 0.0)
+    """
+    return max((e or 0.0 for e in model_errors), default=0.0)
 
 
 def total_error(window: float | None, gain: float | None, spread_gain: float | None,
