@@ -13,6 +13,8 @@ Run as root (loop devices, FUSE):   make accuracy          (every workload, abou
     .venv/bin/python benchmarks/accuracy.py --workload tpcb-qd1 --quick --json out.json
 A model change tried on what a run kept, in seconds (:mod:`accuracy_rejudge`):
     .venv/bin/python benchmarks/accuracy.py --rejudge run.json kept/ --json rejudged.json
+Where the files really went, against where the plan put them (:mod:`accuracy_as_applied`):
+    .venv/bin/python benchmarks/accuracy.py --as-applied rejudged.json kept/
 Everything it starts is removed at the end.
 """
 
@@ -38,6 +40,7 @@ from advisor.demo.cleanup import claim, leftovers  # noqa: E402
 from advisor.errors import AdvisorError  # noqa: E402
 from advisor.signals import interruptible  # noqa: E402
 from advisor.units import GIB  # noqa: E402
+from benchmarks.accuracy_as_applied import decomposed, render_decomposed  # noqa: E402
 from benchmarks.accuracy_code import changed_note, code_fingerprint, code_roots  # noqa: E402
 from benchmarks.accuracy_path import PathConfig, run_workload  # noqa: E402
 from benchmarks.accuracy_rejudge import rejudged  # noqa: E402
@@ -105,7 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rejudge", type=Path, nargs=2, default=None, metavar=("JSON", "KEPT"),
                         help="re-report the traced workloads a run kept (--keep KEPT) with this code, keep the "
                              "measurements of its --json, print the table (and write it with --json); run nothing")
+    parser.add_argument("--as-applied", type=Path, nargs=2, default=None, metavar=("JSON", "KEPT"),
+                        help="replay each kept before trace on the layout its move really produced and print the "
+                             "replay's error split into the layout's part and the workload's; run nothing")
     args = parser.parse_args(argv)
+    if args.as_applied:
+        rows = decomposed(json.loads(args.as_applied[0].read_text()), args.as_applied[1])
+        render_decomposed(rows, Console(width=160))
+        return 0
     if args.rejudge:
         return _rejudge(args.rejudge[0], args.rejudge[1], args.json)
     if args.table:
