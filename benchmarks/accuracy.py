@@ -141,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     info["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
     info["code_at_end"] = code_fingerprint(code_roots())
     render(comparisons, Console(width=160))
+    split = decomposed({"config": {"preset": cfg.preset, "time_scale": cfg.time_scale}, "results": results})
+    if split:
+        render_decomposed(split, Console(width=160))
     changed = changed_note(info["code_at_start"], info["code_at_end"])
     if changed:
         echo(f"WARNING: {changed}")
@@ -159,6 +162,9 @@ def _rejudge(run_json: Path, kept: Path, out: Path | None) -> int:
     results = rejudged(run, kept, lambda text: console.print(text, markup=False, highlight=False))
     comparisons = [compare(r) for r in results]
     render(comparisons, Console(width=160))
+    split = decomposed({**run, "results": results}, kept)
+    if split:
+        render_decomposed(split, Console(width=160))
     if out is not None:
         machine_then = {**run.get("machine", {}), "rejudged_with": code_fingerprint(code_roots())}
         out.write_text(json.dumps({**run, "machine": machine_then, "comparisons": comparisons, "results": results},

@@ -135,10 +135,11 @@ def _weight(checked: SelfCheck) -> float:
     return checked.replayed_ms * float(checked.timed.sum()) / 1000.0
 
 
-def as_applied(before_path: Path, after_path: Path, preset: str) -> list[AsApplied]:
-    """Each disk traced on both sides: the before trace replayed as applied (see the module docstring)."""
+def as_applied(before_path: Path, after_path: Path, preset: str, time_scale: float = 1.0) -> list[AsApplied]:
+    """Each disk traced on both sides: the before trace replayed as applied (see the module docstring), on
+    the model of *preset* (the emulated drive's own, at *time_scale*, as the suite's reports use it)."""
     before, after = load_workload(before_path), load_workload(after_path)
-    models = load_models(None, preset, None)
+    models = load_models(None, preset, None, time_scale)
     found = []
     for b_trace in before.traces:
         a_trace = next((t for t in after.traces if t.disk == b_trace.disk), None)
@@ -190,29 +191,40 @@ def overall(found: list[AsApplied]) -> float | None:
     return round(sum(d.gain * d.weight for d in found) / total, 4) if total > 0 else None
 
 
-def decomposed(run: dict[str, Any], keep: Path) -> list[dict[str, Any]]:
-    """Per workload of *run* (a ``--json`` document) whose kept directory has both traced sides, and per
-    row of its table with a replayed figure: measured (the figure the replay is judged by), replayed
-    under the plan, replayed as applied."""
-    preset = (run.get("config") or {}).get("preset") or PRESET
+def figures(found: list[AsApplied]) -> dict[str, Any] | None:
+    """What a run keeps of :func:`as_applied` in its JSON (``as_applied``); None where no disk was replayed."""
+    if not found:
+        return None
+    return {"overall": overall(found), "areas": {name: gain for disk in found for name, gain in disk.areas.items()},
+            "mapped": min(d.mapped for d in found), "shifted": max(d.shifted for d in found),
+            "disks": {d.disk: d.gain for d in found}}
+
+
+def decomposed(run: dict[str, Any], keep: Path | None = None) -> list[dict[str, Any]]:
+    """Per workload of *run* (a ``--json`` document) and per row of its table with a replayed figure:
+    measured (the figure the replay is judged by), replayed under the plan, replayed as applied. The
+    replay as applied is made again from *keep* where it kept both traced sides, else taken from the
+    run's own ``as_applied``."""
+    config = run.get("config") or {}
     rows = []
     for result in run["results"]:
-        kept = keep / result["workload"]
-        before, after = kept / "workload-before-traced.json", kept / "workload-after-traced.json"
-        if not before.is_file() or not after.is_file():
+        found = result.get("as_applied")
+        if keep is not None:
+            kept = keep / result["workload"]
+            before, after = kept / "workload-before-traced.json", kept / "workload-after-traced.json"
+            if before.is_file() and after.is_file():
+                found = figures(as_applied(before, after, config.get("preset") or PRESET,
+                                           config.get("time_scale") or 1.0))
+        if not found:
             continue
-        found = as_applied(before, after, preset)
-        areas = {name: gain for disk in found for name, gain in disk.areas.items()}
         for row in compare(result)["rows"]:
             area = str(row["area"])
             if row.get("replay") is None or area.startswith(("rate ", "disk time")) or "(database" in area:
                 continue
-            applied = overall(found) if row["area"] == "overall" else areas.get(row["area"])
-            rows.append({"workload": result["workload"], "area": row["area"],
+            rows.append({"workload": result["workload"], "area": area,
                          "measured": row.get("judged_by", row.get("measured")), "planned": row["replay"],
-                         "as_applied": applied,
-                         "mapped": min((d.mapped for d in found), default=None),
-                         "shifted": max((d.shifted for d in found), default=None)})
+                         "as_applied": found["overall"] if area == "overall" else found["areas"].get(area),
+                         "mapped": found["mapped"], "shifted": found["shifted"]})
     return rows
 
 

@@ -33,6 +33,7 @@ from advisor.disk.emulator.iotrace import IoTrace, recording
 from advisor.errors import AdvisorError
 from advisor.units import GIB
 from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
+from benchmarks.accuracy_as_applied import as_applied, figures
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -353,6 +354,12 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     after = measure_side(layout, chain, cfg, root, "after", echo)
     out["after"] = after.runs
     advise(chain, after, disk_args, root, "planned-after", out, "report_after")
+    if before.traced is not None and after.traced is not None and not cfg.advise_from_bench:
+        # the before trace replayed where the files went: the replay's error split (accuracy_as_applied)
+        try:
+            out["as_applied"] = figures(as_applied(before.traced, after.traced, cfg.preset, cfg.time_scale))
+        except AdvisorError as exc:  # one line in the JSON; the run's figures stay
+            out["as_applied_error"] = exc.one_line()
     out["commands"] = chain.commands
     return out
 

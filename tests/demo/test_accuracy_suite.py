@@ -426,6 +426,7 @@ def test_the_before_trace_replayed_where_the_files_went_splits_the_error(
     assert same and all(d.gain == 0.0 and set(d.areas.values()) == {0.0} for d in same)
     rows = decomposed({"config": {}, "results": [result]}, kept)
     overall = next(row for row in rows if row["area"] == "overall")
+    assert result["as_applied"]["overall"] == overall["as_applied"]  # the run kept what the kept traces give
     assert overall["mapped"] >= 0.95
     assert overall["as_applied"] is not None and overall["as_applied"] > 0.05
     assert abs(overall["as_applied"] - overall["planned"]) < 0.1, overall
