@@ -11,8 +11,9 @@ machine measured.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.console import Console
@@ -25,6 +26,16 @@ from benchmarks.accuracy_table import AGGREGATE_OVERALL_POINTS, AGGREGATE_REFUTE
 from benchmarks.accuracy_trace import UNATTRIBUTED, ExtentIndex, attribute, busy_seconds
 
 CAN_EMULATE = emulation_possible()
+Test = TypeVar("Test", bound=Callable[..., None])
+
+
+def on_the_emulated_disk(test: Test) -> Test:
+    """The marks of a test that runs the quick workload on the emulated HDD: alone (it times a drive), as root,
+    with PostgreSQL, slow; skipped where the emulated HDD cannot run."""
+    for mark in (pytest.mark.alone, pytest.mark.root, pytest.mark.pg, pytest.mark.slow,
+                 pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")):
+        test = mark(test)
+    return test
 
 
 def _rendered(comparisons: list[dict[str, Any]]) -> str:
@@ -72,11 +83,7 @@ def _assert_no_further_move(result: dict[str, Any]) -> None:
     assert stable["regain"] is None or stable["regain"] < STABLE_GAIN, stable
 
 
-@pytest.mark.alone
-@pytest.mark.root
-@pytest.mark.pg
-@pytest.mark.slow
-@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+@on_the_emulated_disk
 def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str, Any]) -> None:
     assert "error" not in quick_result, quick_result.get("error")
     assert quick_result["leftovers"] == []
@@ -119,11 +126,7 @@ def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str,
     assert overall["aggregate_status"] == expected and expected in line, (line, off)
 
 
-@pytest.mark.alone
-@pytest.mark.root
-@pytest.mark.pg
-@pytest.mark.slow
-@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+@on_the_emulated_disk
 def test_advice_on_the_layout_the_plan_produced_recommends_no_further_move(quick_result: dict[str, Any]) -> None:
     _assert_no_further_move(quick_result)
 
@@ -144,11 +147,7 @@ def _result(measured_after_ms: float, predicted_gain: float, codes: tuple[str, .
             "report_after": {"plan": {"predicted_gain": 0.08, "not_worth_it": None}}}
 
 
-@pytest.mark.alone
-@pytest.mark.root
-@pytest.mark.pg
-@pytest.mark.slow
-@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+@on_the_emulated_disk
 def test_a_kept_run_rejudged_by_the_code_that_made_it_gives_its_own_table(
         quick_kept: tuple[dict[str, Any], Path]) -> None:
     """``--rejudge``: the kept traced workloads re-reported give the run's own predictions (the same code)."""
@@ -406,11 +405,7 @@ def test_a_request_moves_to_where_its_files_byte_lies_after_the_move() -> None:
     assert alone.tolist() == [300, 2050]
 
 
-@pytest.mark.alone
-@pytest.mark.root
-@pytest.mark.pg
-@pytest.mark.slow
-@pytest.mark.skipif(CAN_EMULATE is not None, reason=f"emulated HDD impossible here: {CAN_EMULATE}")
+@on_the_emulated_disk
 def test_the_before_trace_replayed_where_the_files_went_splits_the_error(
         quick_kept: tuple[dict[str, Any], Path]) -> None:
     """The before trace on its own layout gains nothing; on the layout the move made, its requests are found
