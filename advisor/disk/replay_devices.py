@@ -120,7 +120,7 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
                for i in range(count)] if len(states) < len(devices) else [])
     cause, previous = linked if linked is not None else causes(stream)
     # a stream several processes read in turn: the k-th of its reads issued takes its k-th chunk
-    shared, chunks = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
+    shared, chunks = shared_streams(stream.op, stream.process, stream.followed_bytes, stream.length_bytes,
                                     np.argsort(stream.issue_s, kind="stable"))
     chunk_of = shared.tolist()
     handed = [0] * len(chunks)

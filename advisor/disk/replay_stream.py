@@ -9,7 +9,7 @@ request at a drive (flushes as barriers), and each request's cause.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,10 @@ class Stream:
     *elsewhere_s* per request the latest completion of its process on another traced disk before
     its issue (:func:`advisor.trace.cross_disk.latest_elsewhere`, -inf: none; None: one disk);
     *session* per request whether its process serves a database (None: not known), which decides
-    whom a flush follows (:func:`advisor.trace.links.waiters_writes`)."""
+    whom a flush follows (:func:`advisor.trace.links.waiters_writes`); *sequence_bytes* per request
+    the position a sequential reader follows, its file's byte across the file's extents
+    (:func:`advisor.trace.extents.file_positions`; None: the disk's byte), which finds the
+    streams several processes read in turn (:mod:`advisor.disk.replay_shared`)."""
 
     offset_bytes: IntArray
     length_bytes: IntArray
@@ -41,11 +44,17 @@ class Stream:
     fua: npt.NDArray[np.bool_] | None = None
     elsewhere_s: FloatArray | None = None
     session: npt.NDArray[np.bool_] | None = None
+    sequence_bytes: IntArray | None = None
 
     def moved(self, offset_bytes: IntArray) -> Stream:
-        """The same stream with requests at other positions (a planned layout)."""
-        return Stream(offset_bytes, self.length_bytes, self.op, self.process, self.issue_s, self.complete_s, self.fua,
-                      self.elsewhere_s, self.session)
+        """The same stream with requests at other positions on the disk (a planned layout): each still
+        reads the same bytes of its file."""
+        return replace(self, offset_bytes=offset_bytes)
+
+    @property
+    def followed_bytes(self) -> IntArray:
+        """The position sequential reads follow: :attr:`sequence_bytes` where known, else the disk's byte."""
+        return self.sequence_bytes if self.sequence_bytes is not None else self.offset_bytes
 
     def op_names(self) -> list[str]:
         """Each request's operation as the :class:`~advisor.disk.mechanism.Mechanism` names it."""

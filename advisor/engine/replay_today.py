@@ -27,7 +27,7 @@ replayed alike (:mod:`advisor.engine.replay_check` says why a flush counts with 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,8 +40,9 @@ from advisor.engine.replay_saturated import BusyCheck, busy_check, request_misse
 from advisor.engine.replay_starved import Starved, starved, starved_note
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, ReplayCheck, TraceProcess, Workload
-from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, Requests
+from advisor.trace.codec import FIRST_ENCODING, FLUSH, READ, SECTOR_BYTES, WRITE, ExtentTable, Requests, decode_extents
 from advisor.trace.cross_disk import latest_elsewhere
+from advisor.trace.extents import file_positions
 from advisor.trace.intervals import mean_in_flight, union_seconds
 from advisor.trace.soundness import Assessment, assess
 
@@ -76,10 +77,12 @@ def replay_phases(requests: int) -> tuple[float, ...]:
 
 
 def _stream(requests: Requests, elsewhere_s: np.ndarray | None = None,
-            processes: Sequence[TraceProcess] | None = None) -> Stream:
-    return Stream(requests.sector * SECTOR_BYTES, requests.sectors * SECTOR_BYTES, requests.op,
+            processes: Sequence[TraceProcess] | None = None, extents: ExtentTable | None = None) -> Stream:
+    offsets = requests.sector * SECTOR_BYTES
+    return Stream(offsets, requests.sectors * SECTOR_BYTES, requests.op,
                   requests.process, requests.issue_s, requests.complete_s, requests.fua, elsewhere_s,
-                  sessions_of(processes, requests.process) if processes is not None else None)
+                  sessions_of(processes, requests.process) if processes is not None else None,
+                  file_positions(offsets, extents) if extents is not None and len(extents.file) else None)
 
 
 def sessions_of(processes: Sequence[TraceProcess], process: np.ndarray) -> np.ndarray | None:
@@ -126,9 +129,8 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
     scale = physics.time_scale
     if scale == 1.0:
         return replay(physics.model, stream, disk_bytes, phase=phase, located=extents, linked=linked)
-    slow = Stream(stream.offset_bytes, stream.length_bytes, stream.op, stream.process,
-                  stream.issue_s * scale, stream.complete_s * scale, stream.fua,
-                  None if stream.elsewhere_s is None else stream.elsewhere_s * scale, stream.session)
+    slow = replace(stream, issue_s=stream.issue_s * scale, complete_s=stream.complete_s * scale,
+                   elsewhere_s=None if stream.elsewhere_s is None else stream.elsewhere_s * scale)
     done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents, linked=linked)
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
@@ -278,7 +280,8 @@ def _self_check(trace: BlockTrace, workload: Workload, physics: DiskPhysics, sou
         return refused(trace, notes, f"trace of {trace.disk}: its model ({physics.name}) has no moving head to "
                         "replay on; no replay")
     requests = sound.requests
-    stream = _stream(requests, caused_elsewhere(trace, requests, workload, assessed), trace.processes)
+    stream = _stream(requests, caused_elsewhere(trace, requests, workload, assessed), trace.processes,
+                     decode_extents(trace.extents, len(trace.files)) if trace.extents else None)
     data = (requests.sectors > 0) & ((requests.op == READ) | (requests.op == WRITE))
     if not data.any():
         return refused(trace, notes, f"trace of {trace.disk}: no read or write to replay; no replay")

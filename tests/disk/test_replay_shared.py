@@ -63,3 +63,42 @@ def test_a_stream_one_process_reads_alone_is_not_shared() -> None:
     alone = np.zeros(40, dtype=np.int64)
     chain, members = shared_streams(stream.op, alone, stream.offset_bytes, stream.length_bytes, np.arange(40))
     assert members == [] and (chain == -1).all()
+
+
+def test_a_file_in_two_extents_is_one_stream_and_a_skipped_chunk_stays_in_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file's second half lies far from its first (ext4 laid it out in pieces), and one worker took
+    chunk 6 before the other asked for chunk 5. Followed through the file's bytes, the two workers read
+    one stream; the drive gets the file front to back, crossing to the second extent once."""
+    from dataclasses import replace
+
+    from advisor.trace.codec import ExtentTable
+    from advisor.trace.extents import file_positions
+
+    far = DISK // 2
+    table = ExtentTable(file=np.array([0, 0]), file_offset=np.array([0, 20 * CHUNK]),
+                        disk_byte=np.array([START, far]), length=np.array([20 * CHUNK, 20 * CHUNK]))
+    disk_of = [START + k * CHUNK if k < 20 else far + (k - 20) * CHUNK for k in range(40)]
+    asked = two_workers(40)
+    order = list(range(40))
+    order[5], order[6] = 6, 5  # chunk 6 asked for before chunk 5
+    offsets = np.array([disk_of[k] for k in order], dtype=np.int64)
+    on_disk = replace(asked, offset_bytes=offsets)
+    by_disk = shared_streams(on_disk.op, on_disk.process, on_disk.followed_bytes, on_disk.length_bytes,
+                             np.argsort(on_disk.issue_s, kind="stable"))[1]
+    assert len(by_disk) > 1  # the disk's bytes break the stream at the skip and at the second extent
+    stream = replace(on_disk, sequence_bytes=file_positions(offsets, table))
+    chain, members = shared_streams(stream.op, stream.process, stream.followed_bytes, stream.length_bytes,
+                                    np.argsort(stream.issue_s, kind="stable"))
+    assert len(members) == 1 and (chain == 0).all()
+    served: list[int] = []
+    service = mechanism.Mechanism.service
+
+    def recorded(self: mechanism.Mechanism, op: str, offset: int, length: int, now: float) -> float:
+        served.append(offset)
+        return service(self, op, offset, length, now)
+
+    monkeypatch.setattr(mechanism.Mechanism, "service", recorded)
+    replay(model(DISK), stream, DISK, seed=0)
+    assert served == [disk_of[k] for k in order]  # the traced hand-out, chunk 6 then 5, then on in file order
+    moved = stream.moved(offsets + 4096)
+    assert moved.sequence_bytes is stream.sequence_bytes  # a planned layout keeps the bytes of the file
