@@ -38,11 +38,8 @@ def two_workers(count: int) -> Stream:
                   np.array([w for _, w in asks], dtype=np.int64), issue, issue + 0.001)
 
 
-def test_the_chunks_of_a_shared_stream_reach_the_drive_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    stream = two_workers(40)
-    chain, members = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
-                                    np.argsort(stream.issue_s, kind="stable"))
-    assert len(members) == 1 and (chain == 0).all()  # one stream, read by both workers
+def served_offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The offsets the drive serves from now on, in its order (the mechanism's service, recorded)."""
     served: list[int] = []
     service = mechanism.Mechanism.service
 
@@ -51,6 +48,15 @@ def test_the_chunks_of_a_shared_stream_reach_the_drive_in_order(monkeypatch: pyt
         return service(self, op, offset, length, now)
 
     monkeypatch.setattr(mechanism.Mechanism, "service", recorded)
+    return served
+
+
+def test_the_chunks_of_a_shared_stream_reach_the_drive_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = two_workers(40)
+    chain, members = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
+                                    np.argsort(stream.issue_s, kind="stable"))
+    assert len(members) == 1 and (chain == 0).all()  # one stream, read by both workers
+    served = served_offsets(monkeypatch)
     replayed = replay(model(DISK), stream, DISK, seed=0)
     # the workers asked in another order than traced (else the test shows nothing) ...
     assert np.argsort(replayed.issue_s, kind="stable").tolist() != list(range(len(served)))
@@ -90,14 +96,7 @@ def test_a_file_in_two_extents_is_one_stream_and_a_skipped_chunk_stays_in_it(mon
     chain, members = shared_streams(stream.op, stream.process, stream.followed_bytes, stream.length_bytes,
                                     np.argsort(stream.issue_s, kind="stable"))
     assert len(members) == 1 and (chain == 0).all()
-    served: list[int] = []
-    service = mechanism.Mechanism.service
-
-    def recorded(self: mechanism.Mechanism, op: str, offset: int, length: int, now: float) -> float:
-        served.append(offset)
-        return service(self, op, offset, length, now)
-
-    monkeypatch.setattr(mechanism.Mechanism, "service", recorded)
+    served = served_offsets(monkeypatch)
     replay(model(DISK), stream, DISK, seed=0)
     assert served == [disk_of[k] for k in order]  # the traced hand-out, chunk 6 then 5, then on in file order
     moved = stream.moved(offsets + 4096)
