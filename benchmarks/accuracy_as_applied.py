@@ -31,10 +31,9 @@ from rich.table import Table
 
 from advisor.disk.replay import Replayed
 from advisor.engine.disk_models import load_models
+from advisor.engine.replay_check import gain_of, request_areas
 from advisor.engine.replay_issuers import per_request_ms
-from advisor.engine.replay_layout import area_of_requests
-from advisor.engine.replay_saturated import busy_times
-from advisor.engine.replay_today import SelfCheck, phase_means, phased_replays, self_check
+from advisor.engine.replay_today import SelfCheck, phased_replays, self_check
 from advisor.model import BlockTrace, FileRate, Workload
 from advisor.model.snapshot import load_workload
 from advisor.trace.codec import ExtentTable, decode_extents
@@ -51,11 +50,10 @@ class AsApplied:
 
     disk: str
     gain: float
-    weight: float  # the disk's replayed time today (s), which weighs its gain over disks as the replay's
+    weight: float  # the disk's replayed time today (s: requests x mean), which weighs its gain over disks
     areas: dict[str, float]
     mapped: float  # share of the data requests placed by their file's extent after the move
-    shifted: float  # past the after file's extents: moved with the file's first extent
-    unmapped: float  # in no file: left where traced
+    shifted: float  # past the after file's extents: moved with the file's first extent (the rest stayed)
 
 
 def _key(rate: FileRate | None, path: str) -> tuple[str, str, str]:
@@ -65,7 +63,7 @@ def _key(rate: FileRate | None, path: str) -> tuple[str, str, str]:
         return ("", path, "")
     if rate.kind in ("wal", "temp"):
         return (str(rate.kind), "", "")
-    return (str(rate.kind), (rate.name or "").split(" (")[0], Path(path).parent.name)
+    return (str(rate.kind), rate.name or "", Path(path).parent.name)
 
 
 def paired_files(before: Workload, b_trace: BlockTrace, after: Workload, a_trace: BlockTrace) -> dict[int, int]:
@@ -121,20 +119,6 @@ def applied_offsets(offsets: np.ndarray, before: ExtentTable, after: ExtentTable
     return moved, mapped, shifted
 
 
-def _gain(checked: SelfCheck, replays: tuple[Replayed, ...]) -> float:
-    """1 - as applied / today on the replay check's own basis: a queued disk's busy time, else the timed
-    requests' mean time (:mod:`advisor.engine.replay_check`)."""
-    if checked.busy_time is not None:
-        return 1.0 - float(busy_times(replays).mean()) / checked.busy_time.replayed_s
-    return 1.0 - float(phase_means(replays, checked.timed).mean()) * 1000.0 / checked.replayed_ms
-
-
-def _weight(checked: SelfCheck) -> float:
-    if checked.busy_time is not None:
-        return checked.busy_time.replayed_s
-    return checked.replayed_ms * float(checked.timed.sum()) / 1000.0
-
-
 def as_applied(before_path: Path, after_path: Path, preset: str, time_scale: float = 1.0) -> list[AsApplied]:
     """Each disk traced on both sides: the before trace replayed as applied (see the module docstring), on
     the model of *preset* (the emulated drive's own, at *time_scale*, as the suite's reports use it)."""
@@ -152,26 +136,24 @@ def as_applied(before_path: Path, after_path: Path, preset: str, time_scale: flo
         offsets, mapped, shifted = applied_offsets(checked.stream.offset_bytes, b_table, a_table, pairs)
         replays = phased_replays(checked.physics, checked.stream.moved(offsets), b_trace.disk_size_bytes,
                                  checked.phases)
-        found.append(AsApplied(b_trace.disk, round(_gain(checked, replays), 4), _weight(checked),
+        # weighed over disks as the table weighs the replay's gains (accuracy_table.replay_of): requests x mean
+        found.append(AsApplied(b_trace.disk, round(gain_of(checked, replays), 4),
+                               checked.replayed_ms * len(checked.requests) / 1000.0,
                                _area_gains(b_trace, before, checked, replays),
                                *_shares(checked.data, mapped, shifted)))
     return found
 
 
-def _shares(data: np.ndarray, mapped: np.ndarray, shifted: np.ndarray) -> tuple[float, float, float]:
+def _shares(data: np.ndarray, mapped: np.ndarray, shifted: np.ndarray) -> tuple[float, float]:
     count = max(int(data.sum()), 1)
-    placed, moved = float((mapped & data).sum()) / count, float((shifted & data).sum()) / count
-    return round(placed, 4), round(moved, 4), round(1.0 - placed - moved, 4)
+    return round(float((mapped & data).sum()) / count, 4), round(float((shifted & data).sum()) / count, 4)
 
 
 def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
                 replays: tuple[Replayed, ...]) -> dict[str, float]:
     """Per area 1 - as applied / today of its requests' time per request, with the flushes its writes own:
     the replay check's own area rows (:mod:`advisor.engine.replay_check`)."""
-    areas, _ = area_of_requests(trace, workload.rates, checked.stream.offset_bytes)
-    names = np.array([a or "" for a in areas], dtype=object)
-    owners = flush_owners(checked.requests)
-    names = np.where(owners >= 0, names[np.maximum(owners, 0)], np.where(checked.data, names, ""))
+    names, _ = request_areas(trace, workload.rates, checked, flush_owners(checked.requests))
     flushes_timed = checked.timed & ~checked.data
     today = [r.service_s for r in checked.today]
     applied = [r.service_s for r in replays]
@@ -217,9 +199,10 @@ def decomposed(run: dict[str, Any], keep: Path | None = None) -> list[dict[str, 
                                            config.get("time_scale") or 1.0))
         if not found:
             continue
+        areas = {"overall"} | {str(a["name"]) for a in result["areas"]}  # the rows of the workload's areas
         for row in compare(result)["rows"]:
             area = str(row["area"])
-            if row.get("replay") is None or area.startswith(("rate ", "disk time")) or "(database" in area:
+            if row.get("replay") is None or area not in areas:
                 continue
             rows.append({"workload": result["workload"], "area": area,
                          "measured": row.get("judged_by", row.get("measured")), "planned": row["replay"],

@@ -112,10 +112,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     notes, replayed_ms, deviation = checked.notes, checked.replayed_ms, checked.deviation
     owners = flush_owners(requests)
     flushes_timed = timed & ~data
-    areas, area_files = area_of_requests(trace, rates, stream.offset_bytes)
-    names = np.array([a or "" for a in areas], dtype=object)
-    owned = owners >= 0
-    names = np.where(owned, names[np.maximum(owners, 0)], np.where(data, names, ""))
+    names, area_files = request_areas(trace, rates, checked, owners)
     planned, spread, said = _planned(trace, checked, plan, targets, area_files, [n or None for n in names.tolist()])
     notes += said
     planned_ms = gains = request_gain = None
@@ -129,9 +126,9 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     if worked is not None and planned is not None:
         planned_busy = busy_times(planned)
         gains = phase_range(1.0 - planned_busy / worked.today_s)
-        gain = round(_gain_of(checked, planned), 4)
+        gain = round(gain_of(checked, planned), 4)
     windowed = _gain_error(checked, planned) if planned is not None else None
-    spread_gain = _gain_of(checked, spread) if spread is not None else None
+    spread_gain = gain_of(checked, spread) if spread is not None else None
     noise = total_error(windowed, gain, spread_gain)
     area_rows = []
     today_s = [r.service_s for r in today]  # each phase's times, taken once for every area and issuer
@@ -144,7 +141,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     issuers = (named_issuer_rows(named, requests.process, data, flushes_timed, requests.service_s, today_s,
                                  planned_s, waited, timelines) if named is not None else ())
     behind = barriers(checked.busy, issuers, named[0], waited, flush) if named is not None else None
-    for area in sorted({a for a in areas if a}):
+    for area in sorted({str(a) for a in names.tolist() if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
             measured = per_request_ms([requests.service_s], mask, flushes)
@@ -195,8 +192,18 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     )
 
 
-def _gain_of(checked: SelfCheck, replays: Sequence[Replayed]) -> float:
-    """1 - planned / today for *replays* of a planned layout, on the check's basis."""
+def request_areas(trace: BlockTrace, rates: Sequence[FileRate], checked: SelfCheck,
+                  owners: np.ndarray) -> tuple[np.ndarray, dict[str, list[int]]]:
+    """Per request of the check, the area it counts for ("" for none): a read's or a write's by its file, a
+    flush's by its owning write (*owners*, :func:`advisor.trace.links.flush_owners`); and each area's files."""
+    areas, area_files = area_of_requests(trace, rates, checked.stream.offset_bytes)
+    names = np.array([a or "" for a in areas], dtype=object)
+    named: np.ndarray = np.where(owners >= 0, names[np.maximum(owners, 0)], np.where(checked.data, names, ""))
+    return named, area_files
+
+
+def gain_of(checked: SelfCheck, replays: Sequence[Replayed]) -> float:
+    """1 - planned / today for *replays* of another layout than today's, on the check's basis."""
     if checked.busy_time is not None:
         return 1.0 - float(busy_times(replays).mean()) / checked.busy_time.replayed_s
     return 1.0 - float(phase_means(replays, checked.timed).mean()) * 1000.0 / checked.replayed_ms
