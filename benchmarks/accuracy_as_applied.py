@@ -31,8 +31,8 @@ from rich.table import Table
 
 from advisor.disk.replay import Replayed
 from advisor.engine.disk_models import load_models
-from advisor.engine.replay_check import gain_of, request_areas
-from advisor.engine.replay_issuers import per_request_ms
+from advisor.engine.replay_check import gain_of, replay_timelines, request_areas
+from advisor.engine.replay_issuers import issuer_names, per_request_ms, windowed_requests
 from advisor.engine.replay_today import SelfCheck, phased_replays, self_check
 from advisor.model import BlockTrace, FileRate, Workload
 from advisor.model.snapshot import load_workload
@@ -153,7 +153,10 @@ def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
                 replays: tuple[Replayed, ...]) -> dict[str, float]:
     """Per area 1 - as applied / today of its requests' time per request, with the flushes its writes own:
     the replay check's own area rows (:mod:`advisor.engine.replay_check`)."""
-    names, _ = request_areas(trace, workload.rates, checked, flush_owners(checked.requests))
+    owners = flush_owners(checked.requests)
+    names, _ = request_areas(trace, workload.rates, checked, owners)
+    named = issuer_names(trace.processes, checked.requests.process, owners, checked.data)
+    within = windowed_requests(checked.requests.process, replay_timelines(trace, checked, replays, named))
     flushes_timed = checked.timed & ~checked.data
     today = [r.service_s for r in checked.today]
     applied = [r.service_s for r in replays]
@@ -161,9 +164,9 @@ def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
     for area in sorted({str(a) for a in names.tolist() if a}):
         mask, flushes = checked.data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            base = per_request_ms(today, mask, flushes)
+            base = per_request_ms(today, mask, flushes, within.today)
             if base > 0:
-                gains[area] = round(1.0 - per_request_ms(applied, mask, flushes) / base, 4)
+                gains[area] = round(1.0 - per_request_ms(applied, mask, flushes, within.planned) / base, 4)
     return gains
 
 

@@ -46,7 +46,14 @@ from advisor.engine.replay_barriers import (
     with_commit_waits,
 )
 from advisor.engine.replay_fs import placement_note
-from advisor.engine.replay_issuers import Timelines, client_sessions, issuer_names, named_issuer_rows, per_request_ms
+from advisor.engine.replay_issuers import (
+    Timelines,
+    client_sessions,
+    issuer_names,
+    named_issuer_rows,
+    per_request_ms,
+    windowed_requests,
+)
 from advisor.engine.replay_layout import area_of_requests, planned_offsets
 from advisor.engine.replay_loops import judged_loops
 from advisor.engine.replay_noise import (
@@ -76,6 +83,7 @@ from advisor.engine.replay_today import (
 from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
+from advisor.model.report import IssuerKind
 from advisor.trace.links import flush_owners
 
 
@@ -135,23 +143,23 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
     planned_s = [r.service_s for r in planned] if planned is not None else None
     waited, flush = behind_flushes(requests.op, requests.issue_s, requests.complete_s)
     named = issuer_names(trace.processes, requests.process, owners, data)  # None: no issuer to tell
-    sessions = client_sessions(trace.processes, requests.process, named[0], data) if named is not None else {}
-    timelines = Timelines((requests.issue_s, requests.complete_s), [(r.issue_s, r.complete_s) for r in today],
-                          [(r.issue_s, r.complete_s) for r in planned] if planned is not None else None, sessions)
+    timelines = replay_timelines(trace, checked, planned, named)
+    within = windowed_requests(requests.process, timelines)
     issuers = (named_issuer_rows(named, requests.process, data, flushes_timed, requests.service_s, today_s,
-                                 planned_s, waited, timelines) if named is not None else ())
+                                 planned_s, waited, timelines, within) if named is not None else ())
     behind = barriers(checked.busy, issuers, named[0], waited, flush) if named is not None else None
     for area in sorted({str(a) for a in names.tolist() if a}):
         mask, flushes = data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            measured = per_request_ms([requests.service_s], mask, flushes)
-            replayed = per_request_ms(today_s, mask, flushes)
+            measured = per_request_ms([requests.service_s], mask, flushes, [within.measured])
+            replayed = per_request_ms(today_s, mask, flushes, within.today)
             off = round(replayed / measured - 1.0, 4) if measured > 0 else None
             varies = phase_spread(today_s, planned_s, mask, flushes) if planned_s is not None else None
             share, free = barrier_fields(behind, mask, float(requests.service_s[mask | flushes].sum()),
                                          planned_s is not None)
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed,
-                                        per_request_ms(planned_s, mask, flushes) if planned_s is not None else None,
+                                        None if planned_s is None else
+                                        per_request_ms(planned_s, mask, flushes, within.planned),
                                         flushes=int(flushes.sum()), deviation=off,
                                         fits=None if off is None else abs(off) <= REPLAY_TOLERANCE,
                                         phase_spread=varies,
@@ -190,6 +198,17 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         model_error=MODEL_ERROR if noise is not None else None,
         **_busy_fields(worked, planned_busy, request_gain),
     )
+
+
+def replay_timelines(trace: BlockTrace, checked: SelfCheck, planned: Sequence[Replayed] | None,
+                     named: tuple[np.ndarray, dict[str, IssuerKind]] | None) -> Timelines:
+    """The check's timelines, as traced, replayed today and under *planned*, with each database's client
+    sessions (*named*: :func:`~advisor.engine.replay_issuers.issuer_names` of the check's requests; None:
+    nobody named, no session)."""
+    requests = checked.requests
+    sessions = client_sessions(trace.processes, requests.process, named[0], checked.data) if named is not None else {}
+    return Timelines((requests.issue_s, requests.complete_s), [(r.issue_s, r.complete_s) for r in checked.today],
+                     [(r.issue_s, r.complete_s) for r in planned] if planned is not None else None, sessions)
 
 
 def request_areas(trace: BlockTrace, rates: Sequence[FileRate], checked: SelfCheck,

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from advisor.engine.advise import AdviceRequest, advise
+from advisor.engine.planner import PlanOptions
 from advisor.engine.replay_issuers import (
     NOT_NAMED,
     Timelines,
     client_sessions,
     common_window,
     issuer_rows,
+    named_issuer_rows,
+    per_request_ms,
     session_rate,
+    windowed_requests,
 )
 from advisor.model import ReplayIssuer, TraceProcess
-from advisor.trace.codec import FLUSH, READ, WRITE
+from advisor.trace.codec import FLUSH, READ, WRITE, Requests
+from tests.helpers.commit_waits import READERS, commit_requests, processes
+from tests.helpers.model_trace import NOW, quiet_disk, traced
+from tests.helpers.workloads import models
 
 PROCESSES = (
     TraceProcess(10, "postgres", "ledger", "client backend"),
@@ -151,3 +161,59 @@ def test_the_common_window_of_many_short_sessions_is_where_both_databases_work()
     assert session_rate(process, sessions[0], (issue, complete), sessions) == pytest.approx(4.0)
     # the second's complete 0.25 s after each window closes: none counted in it
     assert session_rate(process, sessions[1], (issue, complete), sessions) == pytest.approx(0.0)
+
+
+def test_a_shared_disks_times_are_taken_while_every_database_works() -> None:
+    # "fast" ends its traced work at 4 s; "slow" reads 1 s a read while both work, 0.5 s once alone: a
+    # replay that keeps each database's traced work gives it the drive alone, no measured run does
+    processes = (TraceProcess(1, "postgres", "fast", "client backend"),
+                 TraceProcess(2, "postgres", "slow", "client backend"))
+    fast_issue = np.arange(0.0, 4.0, 0.5)
+    slow_issue = np.r_[np.arange(0.0, 4.0, 1.0), np.arange(4.0, 10.0, 0.5)]
+    issue = np.r_[fast_issue, slow_issue]
+    service = np.r_[np.full(8, 0.5), np.full(4, 1.0), np.full(12, 0.5)]
+    process = np.r_[np.zeros(8), np.ones(16)].astype(np.int64)
+    data = np.ones(len(issue), dtype=bool)
+    names = np.array(["fast"] * 8 + ["slow"] * 16, dtype=object)
+    sessions = client_sessions(processes, process, names, data)
+    measured = (issue, issue + 1.0)  # traced, "fast" ended at 4.5 s: slow's later requests count in no window
+    today = (issue, issue + service)
+    timelines = Timelines(measured, [today], [today], sessions)
+    within = windowed_requests(process, timelines)
+    assert within.today[0] is not None and int(within.today[0].sum()) == 8 + 4  # completed by 4 s
+    assert within.measured is not None and bool(within.measured[names == "slow"].all()) is False
+    slow, none = names == "slow", np.zeros(len(issue), dtype=bool)
+    assert per_request_ms([service], slow, none) == pytest.approx(625.0)  # (4 x 1 s + 12 x 0.5 s) / 16
+    assert per_request_ms([service], slow, none, within.today) == pytest.approx(1000.0)  # while both work
+    found = (names, {"fast": "database", "slow": "database"})
+    rows = {r.issuer: r for r in named_issuer_rows(found, process, data, none, service, [service], [service],
+                                                   timelines=timelines, within=within)}
+    assert rows["slow"].replayed_ms == pytest.approx(1000.0) and rows["slow"].planned_ms == pytest.approx(1000.0)
+    # one database on the disk: no window, every request counts
+    alone = windowed_requests(process, Timelines(measured, [today], None, {"slow": sessions["slow"]}))
+    assert alone.measured is None and alone.today[0] is None and alone.planned is None
+
+
+def test_a_report_on_a_shared_disk_times_its_areas_while_both_databases_work() -> None:
+    # the ledger commits through the first half of the trace only; the catalogue reads on alone after it
+    requests = commit_requests()
+    middle = (requests.issue_s.min() + requests.issue_s.max()) / 2
+    keep = ~((requests.process == READERS) & (requests.issue_s > middle))
+    cut = Requests(*(None if getattr(requests, f.name) is None else getattr(requests, f.name)[keep]
+                     for f in dataclasses.fields(requests)))
+    work = quiet_disk()
+    trace = dataclasses.replace(traced(cut, work), processes=processes())
+    report = advise(AdviceRequest(dataclasses.replace(work, traces=(trace,)), models(), PlanOptions(min_gain=0.0),
+                                  generated_at=NOW))
+    (check,) = report.replay
+    done = cut.issue_s + cut.service_s
+    ledger = cut.process == READERS
+    catalogue = ~ledger
+    inside = catalogue & (done >= cut.issue_s[ledger].min()) & (done <= done[ledger].max())
+    expected, everything = cut.service_s[inside].mean() * 1000, cut.service_s[catalogue].mean() * 1000
+    assert abs(expected / everything - 1) > 0.1  # alone, its reads were served faster: the window matters here
+    areas = {a.area: a for a in check.areas}
+    issuers = {r.issuer: r for r in check.issuers}
+    assert areas["cold"].measured_ms == pytest.approx(expected, rel=1e-3)
+    assert issuers["catalogue"].measured_ms == pytest.approx(expected, rel=1e-3)
+    assert areas["cold"].requests == int(catalogue.sum())  # every request is the area's; the times are the window's
