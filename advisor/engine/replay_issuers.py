@@ -190,6 +190,33 @@ def common_window(process: np.ndarray, sessions: Sequence[np.ndarray], times: Ti
     return _covered_by_all([_union(*_spans(process, mask, times)) for mask in groups])
 
 
+WINDOW_SHARE = 0.25
+"""A database decides the common window when its sessions were at work this share of the traced span or more: a
+workload that runs through a good part of the trace, not a probe that came for a moment."""
+
+
+def window_sessions(process: np.ndarray, timelines: Timelines) -> list[np.ndarray]:
+    """The sessions of the databases that decide the common window (:func:`common_window`): those whose sessions
+    were at work :data:`WINDOW_SHARE` of the traced span or more, as traced. A database that came for a moment (a
+    monitoring probe, a one-off job in another database) would otherwise shrink the window to that moment, and
+    every rate and time of the disk to the few requests completed in it.
+
+    >>> times = (np.array([0.0, 9.0, 4.0]), np.array([9.0, 10.0, 4.5]))
+    >>> [m.tolist() for m in window_sessions(np.array([0, 0, 1]), Timelines(times, [], None, {
+    ...     "shop": np.array([True, True, False]), "probe": np.array([False, False, True])}))]
+    [[True, True, False]]
+    """
+    issue, complete = timelines.measured
+    span = float(complete.max() - issue.min()) if len(issue) else 0.0
+    kept = []
+    for mask in timelines.sessions.values():
+        if mask.any():
+            spans = _union(*_spans(process, mask, timelines.measured))
+            if float((spans[:, 1] - spans[:, 0]).sum()) >= WINDOW_SHARE * span:
+                kept.append(mask)
+    return kept
+
+
 def _covered_before(at: np.ndarray, window: np.ndarray) -> np.ndarray:
     """Per instant of *at*, the seconds of *window* (sorted, disjoint intervals) before it."""
     lengths = window[:, 1] - window[:, 0]
@@ -302,7 +329,7 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
     names, kinds = found
     rows = []
     if timelines is not None:  # the databases' common windows, the same for each issuer's rate
-        sessions = timelines.sessions.values()
+        sessions = window_sessions(process, timelines)
         measured_window = _windows(process, [timelines.measured], sessions)
         today_windows = _windows(process, timelines.today, sessions)
         planned_windows = _windows(process, timelines.planned or (), sessions)
@@ -390,7 +417,7 @@ def windowed_requests(process: np.ndarray, timelines: Timelines) -> Windowed:
     while the ledger and the reporting worked, and its replayed gain read +9 % where inside the window it reads
     -15 %, measured -30 % (docs/accuracy.md, after run 35). Per-area and per-issuer times of a disk several
     databases share are therefore taken inside the window, on every timeline alike."""
-    sessions = list(timelines.sessions.values())
+    sessions = window_sessions(process, timelines)
 
     def inside(times: Timeline) -> np.ndarray | None:
         return in_window(times[1], common_window(process, sessions, times))

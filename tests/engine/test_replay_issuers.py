@@ -189,6 +189,15 @@ def test_a_shared_disks_times_are_taken_while_every_database_works() -> None:
     rows = {r.issuer: r for r in named_issuer_rows(found, process, data, none, service, [service], [service],
                                                    timelines=timelines, within=within)}
     assert rows["slow"].replayed_ms == pytest.approx(1000.0) and rows["slow"].planned_ms == pytest.approx(1000.0)
+    # a third database's probe, one request at 6 s: it was at work for a moment, and does not shrink the window
+    probe_process = np.r_[process, [2]]
+    probe_issue, probe_service = np.r_[issue, [6.0]], np.r_[service, [0.1]]
+    probe_sessions = {db: np.r_[m, [False]] for db, m in sessions.items()}
+    probe_sessions["probe"] = np.r_[np.zeros(len(issue), dtype=bool), [True]]
+    probed = windowed_requests(probe_process, Timelines(
+        (probe_issue, probe_issue + np.r_[np.ones(len(issue)), [0.1]]), [(probe_issue, probe_issue + probe_service)],
+        None, probe_sessions))
+    assert probed.today[0] is not None and probed.today[0][:-1].tolist() == within.today[0].tolist()
     # one database on the disk: no window, every request counts
     alone = windowed_requests(process, Timelines(measured, [today], None, {"slow": sessions["slow"]}))
     assert alone.measured is None and alone.today[0] is None and alone.planned is None
