@@ -67,3 +67,18 @@ def test_an_area_kept_as_spread_as_today_stays_in_the_room_its_partition_gives_i
                  if p.target == placed.target and p.zone_start > placed.zone_start]
         end = min(later, default=partition.end_fraction) * DISK_BYTES
         assert ((spread[mask] >= placed.zone_start * DISK_BYTES) & (spread[mask] < end)).all()
+
+
+def test_an_areas_tables_are_laid_out_before_its_indexes_as_the_scripts_copy_them() -> None:
+    """ALTER TABLE ALL IN TABLESPACE moves the tables first, ALTER INDEX ALL the indexes after: a new ext4 then
+    holds them in that order, whatever order the trace listed the files in."""
+    work = base_workload()
+    (hot,) = [r for r in work.rates if r.tablespace == "hot"]
+    index = dataclasses.replace(hot, path="/db/hot/f1", kind="index", file_id="hot/1", name="public.hot_0_pkey",
+                                parent=hot.file_id)
+    toast = dataclasses.replace(hot, path="/db/hot/f2", kind="toast", file_id="hot/2", name="pg_toast.pg_toast_1")
+    rates = (index, *work.rates, toast)  # the index listed first
+    trace = dataclasses.replace(traced(model_made_requests(), work), files=tuple(r.path for r in rates))
+    files = area_files_of(trace, rates)
+    assert [trace.files[f] for f in files["hot"]] == ["/db/hot/f0", "/db/hot/f2", "/db/hot/f1"]
+    assert [trace.files[f] for f in files["cold"]] == ["/db/cold/f0"]
