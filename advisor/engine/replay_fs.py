@@ -10,11 +10,11 @@ per-process colour is added). Past the end of the file system the allocator wrap
 first group's free blocks. A partition of one block group (128 MiB or less) has no second
 group, and its data starts after its metadata (measured 2.3, 4.5 and 4.7 MiB in for 32, 67 and
 70 MiB; the planned replay lays it from the zone's start, see below). A partition of two or
-three groups does not get that rule either: measured, its files start in the first group past its metadata (9-10
-MiB in) and go on into the second past its backup superblock and descriptors (from 136 MiB
-in). On runs 29-36 of the accuracy suite every planned partition of 163-214 MiB (two
-groups: the tables and indexes of tpcb, the mixed workload and the three databases' catalogue)
-began there, and the one of four groups (483 MiB) at the second group (128.3 MiB in).
+three groups does not get that rule either: measured, its files start in the first group past
+its metadata (9-10 MiB in) and go on into the second past its backup superblock and descriptors
+(from 136 MiB in). On runs 29-36 of the accuracy suite every planned partition of 163-214 MiB
+(two groups: the tables and indexes of tpcb, the mixed workload and the three databases'
+catalogue) began there, and the one of four groups (483 MiB) at the second group (128.3 MiB in).
 
 Measured on every layout the accuracy suite applied in runs 29 and 30 (new partitions of
 32 MiB to 1.3 GiB, docs/accuracy.md, "Where ext4 puts a moved area"): in each WAL partition
@@ -54,8 +54,9 @@ BLOCK_GROUP = 128 * MIB
 """An ext4 block group with 4 KiB blocks (32,768 blocks: one block bitmap of one block)."""
 
 SECOND_GROUP = 136 * MIB
-"""Where regular files' data starts in a new ext4 of more than one block group: the second group, past its
-backup superblock and reserved descriptor blocks (136.0 MiB in every such partition measured)."""
+"""Where regular files' data starts in a new ext4 of :data:`FLEX_GROUPS` block groups or more: the second group,
+past its backup superblock and reserved descriptor blocks (136.0 MiB in every WAL partition measured, of eleven
+groups; 128.3-128.5 MiB in those of four to six)."""
 
 FIRST_GROUP_DATA = 9 * MIB
 """Where data that runs past the file system's end continues, and where a partition of two or three groups
