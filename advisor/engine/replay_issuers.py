@@ -285,15 +285,9 @@ def phase_mean(values: Sequence[float | None]) -> float | None:
     return round(sum(known) / len(known), 4) if known and len(known) == len(values) else None
 
 
-def _windows(process: np.ndarray, times: Sequence[Timeline],
-             sessions: Collection[np.ndarray]) -> list[np.ndarray | None]:
-    """Each timeline's :func:`common_window` of *sessions*, found once for every issuer's rate."""
-    return [common_window(process, list(sessions), t) for t in times]
-
-
 def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline],
           windows: Sequence[np.ndarray | None]) -> float | None:
-    """The mean over phases of :func:`rate_in`, each phase's timeline in its window (:func:`_windows`)."""
+    """The mean over phases of :func:`rate_in`, each phase's timeline in its window (:class:`Windowed`)."""
     return phase_mean([rate_in(process, requests, t, w) for t, w in zip(times, windows, strict=True)])
 
 
@@ -328,11 +322,8 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
     (:func:`windowed_requests`; None: every request)."""
     names, kinds = found
     rows = []
-    if timelines is not None:  # the databases' common windows, the same for each issuer's rate
-        sessions = window_sessions(process, timelines)
-        measured_window = _windows(process, [timelines.measured], sessions)
-        today_windows = _windows(process, timelines.today, sessions)
-        planned_windows = _windows(process, timelines.planned or (), sessions)
+    # the databases' common windows, found once for every issuer's rate (and, given *within*, its times)
+    windows = None if timelines is None else within if within is not None else windowed_requests(process, timelines)
     for issuer in sorted({n for n in names.tolist() if n}):
         mask, flushes = data & (names == issuer), flushes_timed & (names == issuer)
         if not mask.any():
@@ -352,10 +343,12 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
             deviation=round(replayed / measured - 1.0, 4) if measured > 0 else None,
             behind_flush=None if waits is None else round(float(np.mean(waits > 0.0)), 4),
             flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4),
-            measured_rate=None if rates is None else _rate(process, mask, [rates.measured], measured_window),
-            replayed_rate=None if rates is None else _rate(process, mask, rates.today, today_windows),
-            planned_rate=None if rates is None or rates.planned is None else
-            _rate(process, mask, rates.planned, planned_windows)))
+            measured_rate=None if rates is None or windows is None else
+            _rate(process, mask, [rates.measured], [windows.measured_window]),
+            replayed_rate=None if rates is None or windows is None else
+            _rate(process, mask, rates.today, windows.today_windows),
+            planned_rate=None if rates is None or rates.planned is None or windows is None else
+            _rate(process, mask, rates.planned, windows.planned_windows or ())))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
 
 
@@ -397,13 +390,16 @@ def in_window(done_s: np.ndarray, window: np.ndarray | None) -> np.ndarray | Non
 
 @dataclass(frozen=True)
 class Windowed:
-    """Per timeline of :class:`Timelines`, which requests completed while every database worked
-    (:func:`in_window`; None: one database, every request counts): a disk's per-area and per-issuer times
-    are taken there (:func:`windowed_requests`)."""
+    """Per timeline of :class:`Timelines`, its databases' common window (:func:`common_window`; None: one
+    database) and which requests completed in it (:func:`in_window`; None: every request counts): a disk's
+    rates and its per-area and per-issuer times are taken there (:func:`windowed_requests`)."""
 
     measured: np.ndarray | None
     today: Sequence[np.ndarray | None]
     planned: Sequence[np.ndarray | None] | None
+    measured_window: np.ndarray | None = None
+    today_windows: Sequence[np.ndarray | None] = ()
+    planned_windows: Sequence[np.ndarray | None] | None = None
 
 
 def windowed_requests(process: np.ndarray, timelines: Timelines) -> Windowed:
@@ -418,9 +414,14 @@ def windowed_requests(process: np.ndarray, timelines: Timelines) -> Windowed:
     -15 %, measured -30 % (docs/accuracy.md, after run 35). Per-area and per-issuer times of a disk several
     databases share are therefore taken inside the window, on every timeline alike."""
     sessions = window_sessions(process, timelines)
+    measured = common_window(process, sessions, timelines.measured)
+    today = [common_window(process, sessions, t) for t in timelines.today]
+    planned = None if timelines.planned is None else [common_window(process, sessions, t)
+                                                      for t in timelines.planned]
 
-    def inside(times: Timeline) -> np.ndarray | None:
-        return in_window(times[1], common_window(process, sessions, times))
+    def inside(times: Sequence[Timeline], windows: Sequence[np.ndarray | None]) -> list[np.ndarray | None]:
+        return [in_window(t[1], w) for t, w in zip(times, windows, strict=True)]
 
-    return Windowed(inside(timelines.measured), [inside(t) for t in timelines.today],
-                    None if timelines.planned is None else [inside(t) for t in timelines.planned])
+    return Windowed(in_window(timelines.measured[1], measured), inside(timelines.today, today),
+                    None if planned is None or timelines.planned is None else inside(timelines.planned, planned),
+                    measured, today, planned)
