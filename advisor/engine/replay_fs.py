@@ -67,6 +67,16 @@ FLEX_GROUPS = 4
 flex group of four groups or more); below it, in the first (measured: module docstring)."""
 
 
+def from_second_group(size_bytes: int) -> bool:
+    """Whether a new ext4 of *size_bytes* has :data:`FLEX_GROUPS` block groups or more, and so starts regular
+    files at the second group.
+
+    >>> from_second_group(3 * BLOCK_GROUP), from_second_group(3 * BLOCK_GROUP + 1)
+    (False, True)
+    """
+    return size_bytes > (FLEX_GROUPS - 1) * BLOCK_GROUP
+
+
 def as_ext4_places(planned: np.ndarray, moved: np.ndarray, partitions: Sequence[PlannedPartition],
                    disk_bytes: int) -> np.ndarray:
     """*planned* bytes (each moved request laid out from its zone's start) where ext4 puts them: in each
@@ -86,7 +96,7 @@ def as_ext4_places(planned: np.ndarray, moved: np.ndarray, partitions: Sequence[
         if size <= BLOCK_GROUP:
             continue
         inside = moved & (planned >= start) & (planned < start + size)
-        if size > (FLEX_GROUPS - 1) * BLOCK_GROUP:
+        if from_second_group(size):
             turned = planned - start + SECOND_GROUP
         else:  # two or three groups: from the first group's data, over the second group's metadata
             turned = planned - start + FIRST_GROUP_DATA
@@ -104,7 +114,7 @@ def placement_note(disk: str, partitions: Sequence[PlannedPartition]) -> tuple[s
     >>> placement_note("sda", [PlannedPartition("sda", 1, 0.0, 0.5, 400 * MIB, ("wal",), "wal1", 0)])[0][:61]
     'trace of sda: in the new partition wal1 (400 MiB) ext4 starts'
     """
-    large = [p for p in partitions if p.disk == disk and p.size_bytes > (FLEX_GROUPS - 1) * BLOCK_GROUP]
+    large = [p for p in partitions if p.disk == disk and from_second_group(p.size_bytes)]
     if not large:
         return ()
     named = ", ".join(f"{p.label or p.number} ({p.size_bytes / MIB:,.0f} MiB)" for p in large)
