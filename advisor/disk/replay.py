@@ -35,7 +35,10 @@ flush held back then reach the drive one by one, in their issue order (the block
 dispatches them in turn, a SATA host issues them one command at a time, the loop driver
 under the emulated disk submits them in turn), and an idle drive starts the first that
 arrives: so the first choice after a flush is the oldest request, not the nearest, and the
-drive's own reordering starts from the one after. On the emulated disk the first to arrive
+drive's own reordering starts from the one after. Its age limit (a request that waited longer
+than the mechanism's ``max_age`` is served first) counts from that arrival too, not from the
+block layer's issue: charged with their wait behind a long flush, every held request would be
+overdue at once and served oldest first. On the emulated disk the first to arrive
 was served first after 90-99 % of the flushes that held several requests back (the accuracy
 suite's runs 22-24, each workload with hundreds of such flushes); an SPTF choice there
 favoured a streaming scan's reads over the point reads that had waited (docs/accuracy.md). With a

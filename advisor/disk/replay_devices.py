@@ -121,7 +121,7 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
     cause, previous = linked if linked is not None else causes(stream)
     # a stream several processes read in turn: the k-th of its reads issued takes its k-th chunk
     shared, chunks = shared_streams(stream.op, stream.process, stream.followed_bytes, stream.length_bytes,
-                                    np.argsort(stream.issue_s, kind="stable"))
+                                    stream.issue_s)
     chunk_of = shared.tolist()
     handed = [0] * len(chunks)
     traced_at = (list(offsets), list(lengths))
@@ -185,6 +185,9 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
         if chosen is None:
             continue
         now = chosen.decide_at
+        if chosen.after_flush:  # what the flush held back reaches the drive now: its age counts from here
+            for held in chosen.drive:
+                held.submitted_s = max(held.submitted_s, now)
         req = chosen.drive.pop(next_request(chosen.mech, chosen.drive, now, after_flush=chosen.after_flush))
         chosen.after_flush = req.op == "flush"
         i = req.tag

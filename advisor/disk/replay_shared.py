@@ -26,6 +26,13 @@ chunk a worker took ahead of another's. Replayed, two such chains of one scan ra
 apart, and the drive served 55-87 % of the scan's reads from its read-ahead against 92-93 % on
 the emulated drive: its replayed busy time was 7-19 % over the measured one (runs 31-34).
 Chained across extents and skips it was -4 to +1 % (docs/accuracy.md, after run 34).
+
+A chain is over once none of its reads was issued for :data:`SHARED_GAP_S`: the same table scanned
+again ten seconds later starts at the chunks the last scan read, and the ends and skipped chunks it
+left behind would otherwise take the new scan's reads into the old chain. Replayed, the k-th read of
+such a merged chain took the old scan's k-th chunk: run 37's second scan had its new workers reading
+the table's last third while its leader read the first chunks, two streams far apart, and the scan
+lasted 19 s replayed against 2 s on the emulated drive (docs/accuracy.md, after run 37).
 """
 
 from __future__ import annotations
@@ -33,7 +40,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from advisor.trace.links import STREAM_GAP_S
+
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 READ = 0
 SHARED_MIN_READS = 8
@@ -41,45 +51,56 @@ SHARED_MIN_READS = 8
 SKIPPED_CHUNKS = 8
 """How many chunks (of the read's own length) a read may start past a chain's end and still continue
 it: the other readers took those in between (the mixed workload's traced scans skipped 2-5)."""
+SHARED_GAP_S = STREAM_GAP_S
+"""A chain none of whose reads was issued for this long is over: a read at its end starts another
+(:data:`advisor.trace.links.STREAM_GAP_S`, the bound a read that continues another's is linked within)."""
 
 
 def shared_streams(op: IntArray, process: IntArray, offset: IntArray, length: IntArray,
-                   order: IntArray) -> tuple[IntArray, list[IntArray]]:
-    """Per request its shared stream (-1: none), and each stream's reads in issue order.
-
-    *order*: the requests' indices in issue order.
+                   issue_s: FloatArray) -> tuple[IntArray, list[IntArray]]:
+    """Per request its shared stream (-1: none), and each stream's reads in issue order (*issue_s*).
 
     >>> op, proc = np.zeros(10, dtype=np.int64), np.array([1, 2] * 5)
-    >>> off, ln = np.arange(10) * 8, np.full(10, 8)
-    >>> chain, members = shared_streams(op, proc, off, ln, np.arange(10))
+    >>> off, ln, at = np.arange(10) * 8, np.full(10, 8), np.arange(10) * 0.001
+    >>> chain, members = shared_streams(op, proc, off, ln, at)
     >>> chain.tolist(), [m.tolist() for m in members]
     ([0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]])
-    >>> shared_streams(np.ones(2, dtype=np.int64), proc[:2], off[:2], ln[:2], np.arange(2))[0].tolist()  # writes only
+    >>> shared_streams(np.ones(2, dtype=np.int64), proc[:2], off[:2], ln[:2], at[:2])[0].tolist()  # writes only
     [-1, -1]
 
     A reader that takes chunk 3 before chunk 2 was issued (another worker's, later) stays in the chain:
 
     >>> skipped = np.array([0, 1, 3, 2, 4, 5, 6, 7, 8, 9]) * 8
-    >>> shared_streams(op, proc, skipped, ln, np.arange(10))[0].tolist()
+    >>> shared_streams(op, proc, skipped, ln, at)[0].tolist()
     [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+    A read ten seconds later starts another stream, though it starts where the first ended:
+
+    >>> later = np.r_[off, off + 80]
+    >>> chain, members = shared_streams(np.r_[op, op], np.r_[proc, proc], later, np.r_[ln, ln], np.r_[at, at + 10])
+    >>> chain.tolist()
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
     """
     count = len(op)
     chain = np.full(count, -1, dtype=np.int64)
     ends: dict[int, int] = {}  # a chain's end (byte), or the start of a chunk it skipped -> the chain
     members: list[list[int]] = []
-    ops, offs, lens = op.tolist(), offset.tolist(), length.tolist()
-    for i in order.tolist():
+    last_s: list[float] = []  # per chain, the issue of its latest read
+    ops, offs, lens, times = op.tolist(), offset.tolist(), length.tolist(), issue_s.tolist()
+    for i in np.argsort(issue_s, kind="stable").tolist():
         if ops[i] != READ or lens[i] <= 0:
             continue
-        start, size = offs[i], lens[i]
+        start, size, at = offs[i], lens[i], times[i]
         found = ends.pop(start, None)
-        if found is None:
-            found = _skipped_to(ends, start, size)
+        if found is None or at - last_s[found] > SHARED_GAP_S:
+            found = _skipped_to(ends, start, size, at, last_s)
         if found is None:
             found = len(members)
             members.append([])
+            last_s.append(at)
         members[found].append(i)
         chain[i] = found
+        last_s[found] = at
         ends[start + size] = found
     kept: list[IntArray] = []
     if not members:
@@ -92,12 +113,15 @@ def shared_streams(op: IntArray, process: IntArray, offset: IntArray, length: In
     return np.where(chain >= 0, renumber[np.maximum(chain, 0)], -1), kept
 
 
-def _skipped_to(ends: dict[int, int], start: int, size: int) -> int | None:
-    """The chain that ended up to :data:`SKIPPED_CHUNKS` chunks of *size* before *start*, or None; the chunks
-    skipped become starts the chain continues from (their reads are issued later, by the other readers)."""
+def _skipped_to(ends: dict[int, int], start: int, size: int, at: float, last_s: list[float]) -> int | None:
+    """The chain still read (:data:`SHARED_GAP_S`) that ended up to :data:`SKIPPED_CHUNKS` chunks of *size*
+    before *start*, or None; the chunks skipped become starts the chain continues from (their reads are
+    issued later, by the other readers). Ends of chains that are over are dropped on the way."""
     for skipped in range(1, SKIPPED_CHUNKS + 1):
         end = start - skipped * size
         found = ends.pop(end, None)
+        if found is not None and at - last_s[found] > SHARED_GAP_S:
+            found = None
         if found is not None:
             for chunk in range(skipped):
                 ends[end + chunk * size] = found

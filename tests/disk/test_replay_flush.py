@@ -193,3 +193,30 @@ def test_a_flush_follows_its_owner_not_the_workers_previous_flush() -> None:
     stream = as_stream(ops, procs, issue, done, [DISK // 8, 0, WAL, 0, WAL + 8192])
     cause, _ = causes(stream)
     assert cause[3] == 2 and cause[4] == 3
+
+
+def test_the_drives_age_limit_counts_from_when_a_flush_let_a_request_through() -> None:
+    """Requests issued while a long flush runs wait in the host (a SATA flush is not queued), reach the
+    drive when it completes, and its age limit counts from there: the drive then takes them nearest
+    first, not oldest first as it would if their wait behind the flush made them all overdue."""
+    drive = model(DISK)
+    rng = np.random.default_rng(3)
+    writes = 90
+    offsets = [int(x) // 4096 * 4096 for x in rng.integers(0, DISK - 8192, writes)]  # destaged by the flush
+    ops, issue = [WRITE] * writes, [k * 1e-6 for k in range(writes)]
+    offsets.append(0), ops.append(FLUSH), issue.append(0.001)
+    near, far = DISK // 3, DISK - DISK // 20
+    reads = 10
+    for k in range(reads):  # issued while the flush runs, far and near in turn
+        offsets.append((far if k % 2 == 0 else near) + k * 65536), ops.append(0), issue.append(0.002 + k * 1e-4)
+    count = len(ops)
+    stream = Stream(np.array(offsets, dtype=np.int64),
+                    np.array([0 if op == FLUSH else 8192 for op in ops], dtype=np.int64), np.array(ops, dtype=np.int64),
+                    np.arange(count, dtype=np.int64), np.array(issue), np.array(issue) + 5.0)
+    replayed = replay(drive, stream, DISK, seed=0)
+    assert replayed.service_s[writes] > 0.5  # the flush destaged the writes for longer than the age limit
+    served = [i for i in np.argsort(replayed.complete_s, kind="stable").tolist() if i > writes]
+    sides = ["far" if offsets[i] >= far else "near" for i in served]
+    assert sides[0] == "far"  # the oldest goes first after the flush (see the test above) ...
+    switches = sum(a != b for a, b in zip(sides, sides[1:], strict=False))
+    assert switches <= 2, sides  # ... then the nearest: not far, near, far, near ... as the held reads' ages would

@@ -54,7 +54,7 @@ def served_offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_the_chunks_of_a_shared_stream_reach_the_drive_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = two_workers(40)
     chain, members = shared_streams(stream.op, stream.process, stream.offset_bytes, stream.length_bytes,
-                                    np.argsort(stream.issue_s, kind="stable"))
+                                    stream.issue_s)
     assert len(members) == 1 and (chain == 0).all()  # one stream, read by both workers
     served = served_offsets(monkeypatch)
     replayed = replay(model(DISK), stream, DISK, seed=0)
@@ -67,7 +67,7 @@ def test_the_chunks_of_a_shared_stream_reach_the_drive_in_order(monkeypatch: pyt
 def test_a_stream_one_process_reads_alone_is_not_shared() -> None:
     stream = two_workers(40)
     alone = np.zeros(40, dtype=np.int64)
-    chain, members = shared_streams(stream.op, alone, stream.offset_bytes, stream.length_bytes, np.arange(40))
+    chain, members = shared_streams(stream.op, alone, stream.offset_bytes, stream.length_bytes, stream.issue_s)
     assert members == [] and (chain == -1).all()
 
 
@@ -90,11 +90,11 @@ def test_a_file_in_two_extents_is_one_stream_and_a_skipped_chunk_stays_in_it(mon
     offsets = np.array([disk_of[k] for k in order], dtype=np.int64)
     on_disk = replace(asked, offset_bytes=offsets)
     by_disk = shared_streams(on_disk.op, on_disk.process, on_disk.followed_bytes, on_disk.length_bytes,
-                             np.argsort(on_disk.issue_s, kind="stable"))[1]
+                             on_disk.issue_s)[1]
     assert len(by_disk) > 1  # the disk's bytes break the stream at the skip and at the second extent
     stream = replace(on_disk, sequence_bytes=file_positions(offsets, table))
     chain, members = shared_streams(stream.op, stream.process, stream.followed_bytes, stream.length_bytes,
-                                    np.argsort(stream.issue_s, kind="stable"))
+                                    stream.issue_s)
     assert len(members) == 1 and (chain == 0).all()
     served = served_offsets(monkeypatch)
     replay(model(DISK), stream, DISK, seed=0)
