@@ -91,9 +91,7 @@ def shared_streams(op: IntArray, process: IntArray, offset: IntArray, length: In
         if ops[i] != READ or lens[i] <= 0:
             continue
         start, size, at = offs[i], lens[i], times[i]
-        found = ends.pop(start, None)
-        if found is None or at - last_s[found] > SHARED_GAP_S:
-            found = _skipped_to(ends, start, size, at, last_s)
+        found = _continued(ends, start, size, at, last_s)
         if found is None:
             found = len(members)
             members.append([])
@@ -113,11 +111,12 @@ def shared_streams(op: IntArray, process: IntArray, offset: IntArray, length: In
     return np.where(chain >= 0, renumber[np.maximum(chain, 0)], -1), kept
 
 
-def _skipped_to(ends: dict[int, int], start: int, size: int, at: float, last_s: list[float]) -> int | None:
-    """The chain still read (:data:`SHARED_GAP_S`) that ended up to :data:`SKIPPED_CHUNKS` chunks of *size*
-    before *start*, or None; the chunks skipped become starts the chain continues from (their reads are
-    issued later, by the other readers). Ends of chains that are over are dropped on the way."""
-    for skipped in range(1, SKIPPED_CHUNKS + 1):
+def _continued(ends: dict[int, int], start: int, size: int, at: float, last_s: list[float]) -> int | None:
+    """The chain still read (:data:`SHARED_GAP_S`) that ended at *start*, else the nearest that ended up to
+    :data:`SKIPPED_CHUNKS` chunks of *size* before it, or None; the chunks skipped become starts the chain
+    continues from (their reads are issued later, by the other readers). Ends of chains that are over are
+    dropped on the way."""
+    for skipped in range(SKIPPED_CHUNKS + 1):
         end = start - skipped * size
         found = ends.pop(end, None)
         if found is not None and at - last_s[found] > SHARED_GAP_S:

@@ -414,14 +414,12 @@ def windowed_requests(process: np.ndarray, timelines: Timelines) -> Windowed:
     -15 %, measured -30 % (docs/accuracy.md, after run 35). Per-area and per-issuer times of a disk several
     databases share are therefore taken inside the window, on every timeline alike."""
     sessions = window_sessions(process, timelines)
-    measured = common_window(process, sessions, timelines.measured)
-    today = [common_window(process, sessions, t) for t in timelines.today]
-    planned = None if timelines.planned is None else [common_window(process, sessions, t)
-                                                      for t in timelines.planned]
 
-    def inside(times: Sequence[Timeline], windows: Sequence[np.ndarray | None]) -> list[np.ndarray | None]:
-        return [in_window(t[1], w) for t, w in zip(times, windows, strict=True)]
+    def windowed(times: Sequence[Timeline]) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
+        windows = [common_window(process, sessions, t) for t in times]
+        return windows, [in_window(t[1], w) for t, w in zip(times, windows, strict=True)]
 
-    return Windowed(in_window(timelines.measured[1], measured), inside(timelines.today, today),
-                    None if planned is None or timelines.planned is None else inside(timelines.planned, planned),
-                    measured, today, planned)
+    (measured_window,), (measured,) = windowed([timelines.measured])
+    today_windows, today = windowed(timelines.today)
+    planned_windows, planned = (None, None) if timelines.planned is None else windowed(timelines.planned)
+    return Windowed(measured, today, planned, measured_window, today_windows, planned_windows)
