@@ -31,9 +31,9 @@ from rich.table import Table
 
 from advisor.disk.replay import Replayed
 from advisor.engine.disk_models import load_models
-from advisor.engine.replay_check import gain_of, replay_timelines, request_areas
+from advisor.engine.replay_check import area_saved, gain_of, replay_timelines, request_areas
 from advisor.engine.replay_issuers import issuer_names, per_request_ms, windowed_requests
-from advisor.engine.replay_today import SelfCheck, phased_replays, self_check
+from advisor.engine.replay_today import REPLAY_TOLERANCE, SelfCheck, phased_replays, self_check
 from advisor.model import BlockTrace, FileRate, Workload
 from advisor.model.snapshot import load_workload
 from advisor.trace.codec import ExtentTable, decode_extents
@@ -152,7 +152,8 @@ def _shares(data: np.ndarray, mapped: np.ndarray, shifted: np.ndarray) -> tuple[
 def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
                 replays: tuple[Replayed, ...]) -> dict[str, float]:
     """Per area 1 - as applied / today of its requests' time per request, with the flushes its writes own:
-    the replay check's own area rows (:mod:`advisor.engine.replay_check`)."""
+    the replay check's own area rows (:mod:`advisor.engine.replay_check`), today the replayed time or, where
+    the area misses its self-check, the measured one (``area_saved``)."""
     owners = flush_owners(checked.requests)
     names, _ = request_areas(trace, workload.rates, checked, owners)
     named = issuer_names(trace.processes, checked.requests.process, owners, checked.data)
@@ -164,9 +165,12 @@ def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
     for area in sorted({str(a) for a in names.tolist() if a}):
         mask, flushes = checked.data & (names == area), flushes_timed & (names == area)
         if mask.any():
-            base = per_request_ms(today, mask, flushes, within.today)
-            if base > 0:
-                gains[area] = round(1.0 - per_request_ms(applied, mask, flushes, within.planned) / base, 4)
+            measured = per_request_ms([checked.requests.service_s], mask, flushes, [within.measured])
+            replayed = per_request_ms(today, mask, flushes, within.today)
+            fits = abs(replayed / measured - 1.0) <= REPLAY_TOLERANCE if measured > 0 else None
+            gain, _ = area_saved(measured, replayed, per_request_ms(applied, mask, flushes, within.planned), fits)
+            if gain is not None:
+                gains[area] = gain
     return gains
 
 

@@ -85,7 +85,8 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     Per disk the report replays the trace under today's layout and the planned one; over
     disks, the gain is each disk's (``predicted_gain``: its requests' or, saturated, its busy time's)
     weighted by its replayed time today (requests x mean), which for the requests' gains is that
-    of the summed replayed time; per area 1 - planned / replayed. Per database the time its
+    of the summed replayed time; per area 1 - planned / today, today the replayed time or, where the area's
+    self-check missed, the measured one (``gain_from``). Per database the time its
     sessions take for the same work, from their rates (requests per session-second, replayed
     today and planned: 1 - today's rate / the planned one), which is what its measured time per
     transaction compares with; a report without rates gives its time per request. A disk whose
@@ -97,7 +98,10 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
         return None
     today = sum(c["replayed_ms"] * c["requests"] for c in checks)
     planned = sum((1.0 - c["predicted_gain"]) * c["replayed_ms"] * c["requests"] for c in checks)
-    areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"],
+    # an area's gain starts from its replayed time, or from its measured one where its self-check missed
+    # (the report's gain_from; a report made before it: the replayed)
+    areas = [{"area": a["area"], "after_ms": a["planned_ms"],
+              "before_ms": a["measured_ms"] if a.get("gain_from") == "measured" else a["replayed_ms"],
               # the area's own self-check, its gain steady over the rotational phases, its requests not waiting
               # on other databases' commits (advisor.engine.replay_barriers), and the disk's self-check
               "fits": a.get("fits") is not False and a.get("steady") is not False

@@ -245,6 +245,9 @@ class AreaRow(Record):
     whole_tablespace: bool = False  # tablespace-level figures of a report: moved whole (every output marks it)
 
 
+GainBase = Literal["replayed", "measured"]
+
+
 class ReplayArea(Record):
     """One area's requests in a trace replay: measured, replayed today, replayed as planned (ms)."""
 
@@ -266,6 +269,10 @@ class ReplayArea(Record):
     # and the replay keeps as traced (advisor.engine.replay_barriers)
     behind_commits: float | None = None  # share of its measured time behind flushes following others' writes
     barrier_free: bool | None = None  # under FLUSH_WAIT_NOTED; False: planned time no prediction; null: no plan
+    # its time saved under the plan, and which today it starts from: the replayed time where the area's self-check
+    # fits (the model's own bias cancels), the measured one where it does not (advisor.engine.replay_check.area_saved)
+    predicted_gain: float | None = None  # 1 - planned_ms / today's time (gain_from); null without a plan
+    gain_from: GainBase | None = None  # "replayed" where the area's self-check fits, else "measured"; null: no plan
 
 
 IssuerKind = Literal["database", "server process", "not named"]

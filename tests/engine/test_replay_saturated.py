@@ -76,7 +76,12 @@ def test_an_area_the_replay_misjudges_is_named_while_the_disk_fits() -> None:
     assert cold.fits is False and cold.deviation is not None and cold.deviation < -REPLAY_TOLERANCE
     assert hot.fits is True and hot.deviation is not None and abs(hot.deviation) <= REPLAY_TOLERANCE
     (note,) = [n for n in check.notes if n.startswith(f"{cold.area}: ")]
-    assert "no prediction" in note
+    assert "the model does not describe this area's requests today" in note
+    # the cold area's gain starts from what it measured, the hot one's from its replay, whose bias then cancels
+    assert cold.planned_ms is not None and hot.planned_ms is not None
+    assert cold.gain_from == "measured" and cold.predicted_gain == round(1.0 - cold.planned_ms / cold.measured_ms, 4)
+    assert hot.gain_from == "replayed" and hot.predicted_gain == round(1.0 - hot.planned_ms / hot.replayed_ms, 4)
+    assert f"its planned {cold.planned_ms:.2f} ms against the {cold.measured_ms:.2f} ms measured" in note
 
 
 def test_a_disk_that_misfits_names_no_area_of_its_own() -> None:
