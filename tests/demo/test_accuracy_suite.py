@@ -231,6 +231,16 @@ def test_the_replay_column_appears_when_a_report_carries_a_replay() -> None:
     assert "replay" in _rendered([comparison]).splitlines()[2]
 
 
+def test_an_area_that_missed_its_self_check_is_predicted_from_what_it_measured() -> None:
+    # the hot area measured 12 ms a request where the replay gave it 8: the report starts its gain from the 12
+    replay = _hot_replay(6.24, 12.0, 6.0, True)
+    replay["areas"][0].update(fits=False, deviation=-0.33, predicted_gain=0.5, gain_from="measured")
+    _, hot = _overall_and_hot(compare(_result(measured_after_ms=8.0, predicted_gain=0.21, replay=replay)))
+    assert hot["replay"] == pytest.approx(0.5)  # 1 - 6 / 12, where from the replayed 8 ms it would be 0.25
+    # 25 points from the measured 25 %: the report said the area missed its self-check, so not a MISSED target
+    assert hot["replay_status"] == "not confident"
+
+
 def test_a_workload_of_several_databases_shows_each_databases_measured_and_replayed_gain() -> None:
     result = _result(measured_after_ms=8.0, predicted_gain=0.21, replay={
         **_hot_replay(6.24, 7.9, 6.0, True),
