@@ -167,7 +167,7 @@ def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
         if mask.any():
             measured = per_request_ms([checked.requests.service_s], mask, flushes, [within.measured])
             replayed = per_request_ms(today, mask, flushes, within.today)
-            fits = abs(replayed / measured - 1.0) <= REPLAY_TOLERANCE if measured > 0 else None
+            fits = abs(round(replayed / measured - 1.0, 4)) <= REPLAY_TOLERANCE if measured > 0 else None
             gain, _ = area_saved(measured, replayed, per_request_ms(applied, mask, flushes, within.planned), fits)
             if gain is not None:
                 gains[area] = gain
