@@ -81,7 +81,8 @@ def test_an_area_the_replay_misjudges_is_named_while_the_disk_fits() -> None:
     assert cold.planned_ms is not None and hot.planned_ms is not None
     assert cold.gain_from == "measured" and cold.predicted_gain == round(1.0 - cold.planned_ms / cold.measured_ms, 4)
     assert hot.gain_from == "replayed" and hot.predicted_gain == round(1.0 - hot.planned_ms / hot.replayed_ms, 4)
-    assert f"its planned {cold.planned_ms:.2f} ms against the {cold.measured_ms:.2f} ms measured" in note
+    assert f"its planned {cold.planned_ms:.2f} ms against the {cold.measured_ms:.2f} ms measured (" in note
+    assert f"against the {cold.replayed_ms:.2f} ms replayed)" in note  # the other bound, beside it
 
 
 def test_a_disk_that_misfits_names_no_area_of_its_own() -> None:
