@@ -31,7 +31,8 @@ from rich.table import Table
 
 from advisor.disk.replay import Replayed
 from advisor.engine.disk_models import load_models
-from advisor.engine.replay_check import area_saved, gain_of, replay_timelines, request_areas
+from advisor.engine.replay_area_gain import area_saved
+from advisor.engine.replay_check import gain_of, replay_timelines, request_areas
 from advisor.engine.replay_issuers import issuer_names, per_request_ms, windowed_requests
 from advisor.engine.replay_today import REPLAY_TOLERANCE, SelfCheck, phased_replays, self_check
 from advisor.model import BlockTrace, FileRate, Workload

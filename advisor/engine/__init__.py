@@ -33,6 +33,8 @@ Module map, in the order ``advise`` runs them:
   ``replay_barriers``: the requests that waited behind a cache flush, per issuer; on a saturated disk, a database
   or area waiting behind other databases' commits, whose planned time is then no prediction;
   ``replay_phase``: an area whose planned gain depends on the platter's rotational phase, which is no prediction;
+  ``replay_area_gain``: each area's time saved, from its replayed time where its self-check fits, from its
+  measured one where it misses (and the note that says so, with the other figure beside);
   ``replay_starved``: the requests that starved (waited 200 ms or more), measured and replayed;
   ``replay_saturated``: a disk with a queue judged by the replayed drive's busy time, not each request's;
   ``replay_noise``: a replayed gain's uncertainty (the trace's windows, the layout, the replay's own error), which a

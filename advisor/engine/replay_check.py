@@ -38,6 +38,7 @@ from advisor.disk.physics import DiskPhysics
 from advisor.disk.replay import Replayed, causes
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
+from advisor.engine.replay_area_gain import area_saved, misfit_notes
 from advisor.engine.replay_barriers import (
     barrier_fields,
     barrier_notes,
@@ -80,10 +81,9 @@ from advisor.engine.replay_today import (
     refused,
     self_check,
 )
-from advisor.engine.saturation import BUSY_MIN
 from advisor.errors import BadInput
 from advisor.model import BlockTrace, FileRate, Finding, Plan, ReplayArea, ReplayCheck, Workload
-from advisor.model.report import GainBase, IssuerKind
+from advisor.model.report import IssuerKind
 from advisor.trace.links import flush_owners
 
 
@@ -183,7 +183,7 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         measured_span_s=round(float(requests.complete_s.max() - requests.issue_s.min()), 4),
         replayed_span_s=_mean_span_s(today), planned_span_s=_mean_span_s(planned) if planned else None,
         areas=tuple(area_rows), traced_busy=checked.busy,
-        notes=(notes + _area_misfits(checked, area_rows) + unsteady_notes(area_rows, len(checked.phases))
+        notes=(notes + misfit_notes(checked, area_rows) + unsteady_notes(area_rows, len(checked.phases))
                + waits_said),
         phases=len(checked.phases),
         deviation_low=deviations[0] if deviations else None, deviation_high=deviations[1] if deviations else None,
@@ -290,70 +290,6 @@ def _planned(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, targets: 
 
 def _mean_span_s(replays: Sequence[Replayed]) -> float:
     return round(sum(r.span_s for r in replays) / len(replays), 4)
-
-
-AREA_WEIGHT_NOTED = 0.1
-"""An area holding this share of the disk's measured time or more is named when the replay misjudges it."""
-
-
-def area_saved(measured_ms: float, replayed_ms: float, planned_ms: float | None,
-               fits: bool | None) -> tuple[float | None, GainBase | None]:
-    """An area's time saved under the plan, 1 - planned / today, and which today it starts from.
-
-    Where the area's self-check fits, today is its replayed time: replayed today and under the plan
-    alike, the model's bias cancels. Where it does not, the replay did not reproduce what the area
-    took today (the accuracy suite's mixed scan: measured 19-23 ms while the drive kept the head at
-    the OLTP table's edge, replayed 11-13), and the measured time is the better start: over runs
-    31-40, 20 such areas missed the gain at the block layer by 9.9 points (root mean square) from the
-    measured time and by 20.2 from the replayed one, while the 147 that fit missed by 6.5 from the
-    replayed and 7.5 from the measured (docs/accuracy.md, "After run 40").
-
-    >>> area_saved(20.0, 12.0, 8.0, False), area_saved(20.0, 19.0, 9.5, True), area_saved(5.0, 5.0, None, True)
-    ((0.6, 'measured'), (0.5, 'replayed'), (None, None))
-    """
-    if planned_ms is None:
-        return None, None
-    base: GainBase = "measured" if fits is False else "replayed"
-    today = measured_ms if base == "measured" else replayed_ms
-    return (round(1.0 - planned_ms / today, 4), base) if today > 0 else (None, None)
-
-
-def _area_misfits(checked: SelfCheck, rows: Sequence[ReplayArea]) -> tuple[str, ...]:
-    """A note per area of weight whose replayed time misses its measured time beyond the tolerance, on a
-    disk whose self-check fits (MODEL_DOES_NOT_FIT says it of every area on one that does not).
-
-    The disk's self-check compares the mean of every request; an area can miss while the mean
-    fits, and its gain then starts from its measured time (:func:`area_saved`), which the note
-    says with the figures. On a saturated disk it weighs more: the
-    areas share one queue, and the replay keeps each area's traced requests, so it cannot say
-    which area takes the time a faster layout frees (docs/report.md)."""
-    total = sum(r.measured_ms * r.requests for r in rows)
-    if not checked.fits:  # the disk's own misfit says it for every area
-        return ()
-    queue = (f"; the disk is saturated (busy {checked.busy:.0%} of the traced span), so the areas share its queue "
-             "and the replay cannot say which of them takes the time a faster layout frees"
-             if checked.busy is not None and checked.busy >= BUSY_MIN else "")
-    notes = []
-    for row in rows:
-        if row.fits is not False or total <= 0 or row.measured_ms * row.requests / total < AREA_WEIGHT_NOTED:
-            continue
-        assert row.deviation is not None  # fits is only False with a deviation
-        notes.append(
-            f"{row.area}: replayed {row.replayed_ms:.2f} ms per request, measured {row.measured_ms:.2f} ms "
-            f"({row.deviation:+.0%}, tolerance ±{REPLAY_TOLERANCE:.0%}): the model does not describe this area's "
-            f"requests today{_from_measured(row)}" + queue)
-    return tuple(notes)
-
-
-def _from_measured(row: ReplayArea) -> str:
-    """What an area that misses its self-check is still given: its planned time against its measured one, and
-    against its replayed one beside it (where the model's bias today carries into the plan, as the accuracy
-    suite's catalogue behind other databases' commits did, that one is nearer: the two bound what is known)."""
-    if row.predicted_gain is None or row.planned_ms is None or row.replayed_ms <= 0:
-        return ""
-    return (f", so its gain under the plan ({row.predicted_gain:+.0%}) is its planned {row.planned_ms:.2f} ms against "
-            f"the {row.measured_ms:.2f} ms measured ({1.0 - row.planned_ms / row.replayed_ms:+.0%} against the "
-            f"{row.replayed_ms:.2f} ms replayed), less certain than a fitting area's")
 
 
 def misfit(check: ReplayCheck, model: str) -> Finding:

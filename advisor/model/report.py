@@ -270,7 +270,7 @@ class ReplayArea(Record):
     behind_commits: float | None = None  # share of its measured time behind flushes following others' writes
     barrier_free: bool | None = None  # under FLUSH_WAIT_NOTED; False: planned time no prediction; null: no plan
     # its time saved under the plan, and which today it starts from: the replayed time where the area's self-check
-    # fits (the model's own bias cancels), the measured one where it does not (advisor.engine.replay_check.area_saved)
+    # fits (the model's own bias cancels), the measured one where it does not (engine.replay_area_gain.area_saved)
     predicted_gain: float | None = None  # 1 - planned_ms / today's time (gain_from); null without a plan
     gain_from: GainBase | None = None  # "replayed" where the area's self-check fits, else "measured"; null: no plan
 

@@ -104,7 +104,7 @@ def area_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
 
 def _saved(area: ReplayArea) -> str:
     """The area's time saved under the plan, ``of measured`` where it starts from the measured time because
-    the area's self-check missed (:func:`advisor.engine.replay_check.area_saved`)."""
+    the area's self-check missed (:func:`advisor.engine.replay_area_gain.area_saved`)."""
     if area.predicted_gain is None:
         return "-"
     return f"{area.predicted_gain:+.0%}" + (" of measured" if area.gain_from == "measured" else "")
