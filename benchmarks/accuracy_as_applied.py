@@ -31,10 +31,10 @@ from rich.table import Table
 
 from advisor.disk.replay import Replayed
 from advisor.engine.disk_models import load_models
-from advisor.engine.replay_area_gain import area_saved
+from advisor.engine.replay_area_gain import area_saved, area_self_check
 from advisor.engine.replay_check import gain_of, replay_timelines, request_areas
 from advisor.engine.replay_issuers import issuer_names, per_request_ms, windowed_requests
-from advisor.engine.replay_today import REPLAY_TOLERANCE, SelfCheck, phased_replays, self_check
+from advisor.engine.replay_today import SelfCheck, phased_replays, self_check
 from advisor.model import BlockTrace, FileRate, Workload
 from advisor.model.snapshot import load_workload
 from advisor.trace.codec import ExtentTable, decode_extents
@@ -168,7 +168,7 @@ def _area_gains(trace: BlockTrace, workload: Workload, checked: SelfCheck,
         if mask.any():
             measured = per_request_ms([checked.requests.service_s], mask, flushes, [within.measured])
             replayed = per_request_ms(today, mask, flushes, within.today)
-            fits = abs(round(replayed / measured - 1.0, 4)) <= REPLAY_TOLERANCE if measured > 0 else None
+            _, fits = area_self_check(measured, replayed)
             gain, _ = area_saved(measured, replayed, per_request_ms(applied, mask, flushes, within.planned), fits)
             if gain is not None:
                 gains[area] = gain

@@ -72,10 +72,13 @@ def disk_ms_per_transaction(runs: list[dict[str, Any]], groups: list[str]) -> fl
 
 
 def _predicted_area(plan: dict[str, Any] | None, area: str, key: str = "service_times") -> float | None:
+    """An area's predicted gain: the gain its row states (a replay's area, the report's own figure), else
+    1 - after / before of its service times."""
     for row in (plan or {}).get(key) or []:
         name = str(row.get("area"))
         if name == area or name.endswith(f"({area})"):
-            return _saved(row.get("before_ms"), row.get("after_ms"))
+            stated = row.get("gain")
+            return float(stated) if stated is not None else _saved(row.get("before_ms"), row.get("after_ms"))
     return None
 
 
@@ -98,10 +101,10 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
         return None
     today = sum(c["replayed_ms"] * c["requests"] for c in checks)
     planned = sum((1.0 - c["predicted_gain"]) * c["replayed_ms"] * c["requests"] for c in checks)
-    # an area's gain starts from its replayed time, or from its measured one where its self-check missed
-    # (the report's gain_from; a report made before it: the replayed)
-    areas = [{"area": a["area"], "after_ms": a["planned_ms"],
-              "before_ms": a["measured_ms"] if a.get("gain_from") == "measured" else a["replayed_ms"],
+    # an area's gain is the report's own (from its replayed time, or its measured one where its self-check
+    # missed: gain_from); a report made before it states none, and its gain is 1 - planned / replayed
+    areas = [{"area": a["area"], "before_ms": a["replayed_ms"], "after_ms": a["planned_ms"],
+              "gain": a.get("predicted_gain"),
               # the area's own self-check, its gain steady over the rotational phases, its requests not waiting
               # on other databases' commits (advisor.engine.replay_barriers), and the disk's self-check
               "fits": a.get("fits") is not False and a.get("steady") is not False

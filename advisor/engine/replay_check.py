@@ -38,7 +38,7 @@ from advisor.disk.physics import DiskPhysics
 from advisor.disk.replay import Replayed, causes
 from advisor.disk.replay_devices import replay_on_devices
 from advisor.engine.model_fit import Misfit
-from advisor.engine.replay_area_gain import area_saved, misfit_notes
+from advisor.engine.replay_area_gain import area_saved, area_self_check, misfit_notes
 from advisor.engine.replay_barriers import (
     barrier_fields,
     barrier_notes,
@@ -153,11 +153,10 @@ def _judged(trace: BlockTrace, checked: SelfCheck, plan: Plan | None, rates: Seq
         if mask.any():
             measured = per_request_ms([requests.service_s], mask, flushes, [within.measured])
             replayed = per_request_ms(today_s, mask, flushes, within.today)
-            off = round(replayed / measured - 1.0, 4) if measured > 0 else None
+            off, fits = area_self_check(measured, replayed)
             varies = phase_spread(today_s, planned_s, mask, flushes) if planned_s is not None else None
             share, free = barrier_fields(behind, mask, float(requests.service_s[mask | flushes].sum()),
                                          planned_s is not None)
-            fits = None if off is None else abs(off) <= REPLAY_TOLERANCE
             planned_area = None if planned_s is None else per_request_ms(planned_s, mask, flushes, within.planned)
             area_gain, gain_from = area_saved(measured, replayed, planned_area, fits)
             area_rows.append(ReplayArea(area, int(mask.sum()), measured, replayed, planned_area,
