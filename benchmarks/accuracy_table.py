@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from advisor.units import MIB
+from benchmarks.accuracy_databases import database_split, render_split
 from benchmarks.accuracy_trace import mean_of_runs
 
 REPLAY_OVERALL_POINTS = 10.0
@@ -266,6 +267,7 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
             "replay_self_check": [{k: c.get(k) for k in ("disk", "deviation", "fits", "queue_depth", "refused",
                                                          "basis", "busy_deviation")}
                                   for c in report.get("replay") or []], "disk_busy": busy,
+            "databases": database_split(result),
             "applied_from": result.get("applied_from"), "applied_anyway": result.get("applied_anyway"),
             "apply": {k: (result.get("apply") or {}).get(k) for k in ("path", "seconds", "moved_bytes")}
             if result.get("apply") else None}
@@ -358,3 +360,4 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         if c["load_1min"]:
             notes.append(f"load {c['load_1min'][0]:.1f}-{c['load_1min'][1]:.1f}")
         console.print(f"{c['workload']}: " + "; ".join(notes))
+    render_split(comparisons, console)

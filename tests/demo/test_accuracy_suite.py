@@ -284,6 +284,37 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
     assert open_loop["replay_status"] == "no prediction"
 
 
+def test_each_databases_time_per_transaction_is_split_into_requests_per_transaction_and_session_time() -> None:
+    # two databases on loop9: shop 10 ms a transaction before, 12.5 after (-25 %); its sessions sent 100 requests
+    # over 2 x 500 transactions before (0.1) and 132 over 2 x 550 after (0.12: +20 %, its pages evicted), at 40 then
+    # 36 requests per session-second (time per request -11.1 %); the replay gave 40 -> 38/s (-5.3 %): +5.8 points
+    def issuer(name: str, requests: int, measured: float, replayed: float, planned: float) -> dict[str, Any]:
+        return {"issuer": name, "kind": "database", "requests": requests, "measured_rate": measured,
+                "replayed_rate": replayed, "planned_rate": planned, "rate_predicted": False}
+    result = _result(measured_after_ms=12.5, predicted_gain=0.21, replay={
+        **_hot_replay(6.24, 7.9, 6.0, True), "issuers": [issuer("shop", 100, 40.0, 40.0, 38.0),
+                                                         issuer("books", 50, 10.0, 11.0, 16.0)]})
+    for side, books_ms, books_tx in (("before", 20.0, 25), ("after", 14.0, 40)):
+        result[side] = [{**run, "groups": {**run["groups"], "h": {"time_ms": books_ms, "transactions": books_tx}}}
+                        for run in result[side]]
+    result["after"] = [{**run, "groups": {**run["groups"], "g": {"time_ms": 12.5, "transactions": 550}}}
+                       for run in result["after"]]
+    result["report_after"]["replay"] = [{"disk": "loop9", "issuers": [issuer("shop", 132, 36.0, 37.0, 37.0),
+                                                                       issuer("books", 80, 16.0, 16.0, 16.0)]}]
+    result["groups"] = {"g": {"primary": True, "database": "shop"}, "h": {"primary": True, "database": "books"}}
+    comparison = compare(result)
+    shop, books = comparison["databases"]
+    assert shop["time_per_transaction"] == pytest.approx(-0.25)
+    assert (shop["requests_before"], shop["requests_after"]) == (pytest.approx(0.1), pytest.approx(0.12))
+    assert shop["session_time"] == pytest.approx(1.0 - 40.0 / 36.0) and shop["replay"] == pytest.approx(-2.0 / 38.0)
+    assert books["session_time"] == pytest.approx(1.0 - 10.0 / 16.0) and books["replay"] == pytest.approx(1 - 11 / 16)
+    text = _rendered([comparison])
+    assert "0.1 -> 0.12 (+20.0 %)" in text and "+5.8" in text and "no prediction" in text
+    # one database: no split (its rate row is in the main table)
+    result["groups"] = {"g": {"primary": True, "database": "shop"}, "h": {"primary": False, "database": "books"}}
+    assert compare(result)["databases"] == []
+
+
 def test_a_database_on_two_disks_takes_its_rate_from_the_disk_with_most_of_its_requests() -> None:
     # its sessions are the same on both disks: 60 requests on loop9 (5/s -> 8/s planned), 20 on loop8, whose
     # requests wait for loop9's and keep their traced pace there (4/s -> 4/s): the figure is loop9's, 37.5 %
