@@ -20,9 +20,9 @@ traced pace on any layout. So the planned rates are a prediction only where
   loops' self-check (:func:`rate_misses`);
 * one database's sessions use the disk. With several, how the drive shares the freed time among
   their loops decides each one's rate, and the replay has not predicted it: on the accuracy suite's
-  three databases (runs 18-27, re-judged) it gave the catalogue 1-14 % less time for the same work
-  where measured it took 13-36 % more, the ledger 27-35 % less for 36-43 %, the reporting 26-38 % less
-  for 47-50 % (docs/accuracy.md).
+  three databases (runs 31-43, re-judged) their sessions' time per request changed, measured, by
+  +9 to +33 % for the catalogue, -35 to -42 % for the ledger and -14 to -46 % for the reporting,
+  where the replay gave -6 to +20 %, -26 to -37 % and -17 to -42 % (docs/accuracy.md, after run 43).
 
 The rates of one disk's databases decide each other, so one reason makes every planned rate on that
 disk no prediction (``rate_predicted`` false, and a note says which). On the suite's single-database
