@@ -162,30 +162,16 @@ def _indexes(layout: Layout, earlier: dict[str, list[Path]]) -> list[ExtentIndex
             for i, d in enumerate(layout.disks)]
 
 
-WARMUP_SEED = 1
-"""pgbench's random seed in the warm-up (the measured runs': :data:`RUN_SEED` on)."""
-
-RUN_SEED = 101
-"""pgbench's random seed in the first measured run of each side, the next one in the second and so on:
-the k-th run before the move and the k-th after it draw the same parameters (common random numbers), so
-the two sides compare the same work. A client group of the temp sorts draws the range it sorts from 10 to
-100 % of the table each transaction, about 35 transactions a run: with a seed drawn by the clock each run
-sorted other amounts, and two runs of one side differed by 13 % on average (runs 31-44;
-docs/accuracy.md)."""
-
-
-def run_groups(server: EmbeddedServer, groups: tuple[ClientGroup, ...], seconds: int, root: Path,
-               seed: int) -> dict[str, pgbench.PgbenchResult]:
-    """Every client group's pgbench at once for *seconds*, the k-th group's random draws seeded with *seed* + k
-    (``--random-seed``: the same draws in the runs that compare); each group's parsed result."""
+def run_groups(server: EmbeddedServer, groups: tuple[ClientGroup, ...], seconds: int, root: Path) \
+        -> dict[str, pgbench.PgbenchResult]:
+    """Every client group's pgbench at once for *seconds*; each group's parsed result."""
     procs: dict[str, subprocess.Popen[str]] = {}
     try:
-        for k, group in enumerate(groups):
+        for group in groups:
             script = root / f"{group.name}.sql"
             script.write_text(group.script)
             argv = [str(server.tool("pgbench")), "-n", "-r", "-c", str(group.clients), "-j",
-                    str(min(group.clients, 2)), "-T", str(seconds), f"--random-seed={seed + k}", "-f", str(script),
-                    server.dsn(group.database)]
+                    str(min(group.clients, 2)), "-T", str(seconds), "-f", str(script), server.dsn(group.database)]
             procs[group.name] = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         results: dict[str, pgbench.PgbenchResult] = {}
         for group in groups:
@@ -207,9 +193,8 @@ def group_time_ms(group: ClientGroup, result: pgbench.PgbenchResult) -> float | 
 
 
 def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str,
-                 keep_records: bool = False, seed: int = RUN_SEED) -> dict[str, Any]:
-    """One measured run: every group at once (their random draws seeded from *seed*, :func:`run_groups`), each
-    emulated disk traced, the load noted around it;
+                 keep_records: bool = False) -> dict[str, Any]:
+    """One measured run: every group at once, each emulated disk traced, the load noted around it;
     with *keep_records*, each disk's records also go to ``io-trace-<side>-run-<n>-<disk>.json`` in
     *root* (to line them up with the block layer's trace and the replay, request by request)."""
     earlier = _relation_files(layout)
@@ -217,7 +202,7 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
     with ExitStack() as tracing:
         boxes: list[list[IoTrace]] = [tracing.enter_context(recording(d.mountpoint)) for d in layout.disks]
         started = time.monotonic()
-        results = run_groups(layout.server, layout.workload.groups, seconds, root, seed)
+        results = run_groups(layout.server, layout.workload.groups, seconds, root)
         elapsed = time.monotonic() - started
     load_after = os.getloadavg()
     indexes = _indexes(layout, earlier)
@@ -259,15 +244,14 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
     """Warm up, collect, the measured runs, collect: without a trace (two snapshots) and, when the
     collector can, with one (``collect --interval --trace`` over the same runs)."""
     w = layout.workload
-    run_groups(layout.server, w.groups, w.warmup_seconds, root, WARMUP_SEED)
+    run_groups(layout.server, w.groups, w.warmup_seconds, root)
     first, second = root / f"snapshot-{side}-1.json", root / f"snapshot-{side}-2.json"
     chain.collect(layout.server, first)
     traced = root / f"workload-{side}-traced.json" if tracing_available() else None
     collector = _start_traced_collect(layout.server, chain, traced, w.seconds * cfg.runs_per_side) \
         if traced else None
-    # the k-th run of each side draws what the k-th of the other side draws (RUN_SEED)
-    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records,
-                         RUN_SEED + 100 * i) for i in range(cfg.runs_per_side)]
+    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records)
+            for i in range(cfg.runs_per_side)]
     if collector is not None:
         _, err = collector.communicate(timeout=300)
         if collector.returncode not in (0, 4):
