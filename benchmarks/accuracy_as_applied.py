@@ -40,6 +40,7 @@ from advisor.model.snapshot import load_workload
 from advisor.trace.codec import ExtentTable, decode_extents
 from advisor.trace.extents import ExtentIndex
 from advisor.trace.links import flush_owners
+from benchmarks.accuracy_figures import pct
 from benchmarks.accuracy_table import compare
 
 PRESET = "class-7200-desktop"
@@ -228,18 +229,14 @@ def render_decomposed(rows: list[dict[str, Any]], console: Console) -> None:
     for row in rows:
         layout = _minus(row["planned"], row["as_applied"])
         work = _minus(row["as_applied"], row["measured"])
-        table.add_row(row["workload"] if row["area"] == "overall" else "", row["area"], _pct(row["measured"]),
-                      _pct(row["planned"]), _pct(row["as_applied"]), _points(layout), _points(work),
+        table.add_row(row["workload"] if row["area"] == "overall" else "", row["area"], pct(row["measured"]),
+                      pct(row["planned"]), pct(row["as_applied"]), _points(layout), _points(work),
                       "-" if row["mapped"] is None else f"{row['mapped'] * 100:.1f} %")
     console.print(table)
 
 
 def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:+.1f} %"
 
 
 def _points(value: float | None) -> str:

@@ -20,21 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-
-def _main_issuers(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Per database with rates, its row on the disk that holds most of its requests (its sessions are the same on
-    every disk; :func:`benchmarks.accuracy_table.replay_of` takes its rate there too)."""
-    main: dict[str, dict[str, Any]] = {}
-    for check in (report or {}).get("replay") or []:
-        for who in check.get("issuers") or []:
-            if who.get("kind") == "database" and who.get("measured_rate") and \
-                    who.get("requests", 0) > main.get(who["issuer"], {}).get("requests", -1):
-                main[who["issuer"]] = who
-    return main
-
-
-def _saved(before: float | None, after: float | None) -> float | None:
-    return None if before is None or after is None or before <= 0 else 1.0 - after / before
+from benchmarks.accuracy_figures import group_time, main_issuers, pct, saved
 
 
 def _per_transaction(who: dict[str, Any] | None, runs: list[dict[str, Any]], group: str) -> float | None:
@@ -52,29 +38,24 @@ def database_split(result: dict[str, Any]) -> list[dict[str, Any]]:
     groups = {g: spec for g, spec in (result.get("groups") or {}).items() if spec.get("primary")}
     if len({spec.get("database") for spec in groups.values()}) < 2 or not result.get("after"):
         return []
-    before, after = _main_issuers(result.get("report")), _main_issuers(result.get("report_after"))
+    before, after = (main_issuers((result.get(key) or {}).get("replay") or [], ("measured_rate",))
+                     for key in ("report", "report_after"))
     rows = []
     for group, spec in groups.items():
         database = spec.get("database")
-        times = [sum(r["groups"][group]["time_ms"] for r in result[side]) / len(result[side])
-                 if result[side] and all(group in r["groups"] for r in result[side]) else None
-                 for side in ("before", "after")]
         was, now = before.get(database), after.get(database)
         rows.append({
-            "group": group, "database": database, "time_per_transaction": _saved(*times),
+            "group": group, "database": database,
+            "time_per_transaction": saved(group_time(result["before"], group), group_time(result["after"], group)),
             "requests_before": _per_transaction(was, result["before"], group),
             "requests_after": _per_transaction(now, result["after"], group),
             # the inverse of a rate is the session time per request: 1 - (1/after) / (1/before)
-            "session_time": _saved(1.0 / was["measured_rate"], 1.0 / now["measured_rate"]) if was and now else None,
-            "replay": _saved(1.0 / was["replayed_rate"], 1.0 / was["planned_rate"])
+            "session_time": saved(1.0 / was["measured_rate"], 1.0 / now["measured_rate"]) if was and now else None,
+            "replay": saved(1.0 / was["replayed_rate"], 1.0 / was["planned_rate"])
             if was and was.get("replayed_rate") and was.get("planned_rate") else None,
             "rate_predicted": None if was is None else was.get("rate_predicted"),
         })
     return rows
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:+.1f} %"
 
 
 def _requests(row: dict[str, Any]) -> str:
@@ -97,6 +78,6 @@ def render_split(comparisons: list[dict[str, Any]], console: Console) -> None:
         err = "-" if row["replay"] is None or row["session_time"] is None else \
             f"{(row['replay'] - row['session_time']) * 100:+.1f}"
         said = {True: "predicted", False: "no prediction", None: "-"}[row["rate_predicted"]]
-        table.add_row(workload, row["database"], _pct(row["time_per_transaction"]), _requests(row),
-                      _pct(row["session_time"]), _pct(row["replay"]), err, said)
+        table.add_row(workload, row["database"], pct(row["time_per_transaction"]), _requests(row),
+                      pct(row["session_time"]), pct(row["replay"]), err, said)
     console.print(table)

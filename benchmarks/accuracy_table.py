@@ -33,6 +33,7 @@ from rich.table import Table
 
 from advisor.units import MIB
 from benchmarks.accuracy_databases import database_split, render_split
+from benchmarks.accuracy_figures import group_time, main_issuers, mean, pct, saved
 from benchmarks.accuracy_trace import mean_of_runs
 
 REPLAY_OVERALL_POINTS = 10.0
@@ -42,20 +43,6 @@ STABLE_GAIN = 0.05  # --min-gain's default: below it the report says "no change 
 # Findings by which a report says its aggregate prediction is not to be trusted.
 AGGREGATE_REFUTED = "aggregate refuted, the replay judges"
 DOUBT_CODES = frozenset({"MODEL_DOES_NOT_FIT", "DISK_SATURATED", AGGREGATE_REFUTED})
-
-
-def _saved(before: float | None, after: float | None) -> float | None:
-    return 1.0 - after / before if before and after is not None else None
-
-
-def _mean(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None
-
-
-def group_time(runs: list[dict[str, Any]], group: str) -> float | None:
-    """Mean of the runs' times for *group* (ms)."""
-    return _mean([r["groups"][group]["time_ms"] for r in runs])
 
 
 def noise(runs: list[dict[str, Any]], group: str) -> float | None:
@@ -79,7 +66,7 @@ def _predicted_area(plan: dict[str, Any] | None, area: str, key: str = "service_
         name = str(row.get("area"))
         if name == area or name.endswith(f"({area})"):
             stated = row.get("gain")
-            return float(stated) if stated is not None else _saved(row.get("before_ms"), row.get("after_ms"))
+            return float(stated) if stated is not None else saved(row.get("before_ms"), row.get("after_ms"))
     return None
 
 
@@ -114,21 +101,14 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     issuers: dict[str, list[float]] = {}
     waiting: set[str] = set()  # databases whose planned time the report called no prediction on some disk
     rated: set[str] = set()  # databases whose figure comes from their sessions' rates
-    # a database's sessions are the same on every disk: their rate is taken on the disk that holds most of
-    # their requests, whose replay keeps the others' requests at their traced pace (summing the disks would
-    # count the sessions' time once a disk, and a disk whose requests wait for another's keeps its pace)
-    main: dict[str, tuple[int, dict[str, Any]]] = {}
-    for c in checks:
-        for who in c.get("issuers") or []:
-            if who.get("kind") == "database" and who.get("replayed_rate") and who.get("planned_rate") and \
-                    who["requests"] > main.get(who["issuer"], (-1, {}))[0]:
-                main[who["issuer"]] = (who["requests"], who)
+    # a database's rate is taken on the disk that holds most of its requests
+    main = main_issuers(checks, ("replayed_rate", "planned_rate"))
     for c in checks:
         for who in c.get("issuers") or []:
             if who.get("kind") == "database" and who.get("planned_ms") is not None:
                 sums = issuers.setdefault(who["issuer"], [0.0, 0.0])
                 if who["issuer"] in main:
-                    if main[who["issuer"]][1] is not who:
+                    if main[who["issuer"]] is not who:
                         continue
                     # its sessions' time for the same work: more work in the same time on a saturated disk
                     rated.add(who["issuer"])
@@ -141,9 +121,9 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
                     sums[1] += who["planned_ms"] * who["requests"]
                     if who.get("barrier_free") is False:
                         waiting.add(who["issuer"])
-    return {"predicted_gain": _saved(today, planned), "service_times": areas,
+    return {"predicted_gain": saved(today, planned), "service_times": areas,
             "fits": all(c.get("fits") is not False for c in checks),
-            "databases": {name: _saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},
+            "databases": {name: saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},
             "databases_waiting": sorted(waiting), "databases_rated": sorted(rated)}
 
 
@@ -193,17 +173,17 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     doubt = sorted(codes & DOUBT_CODES)
     before, after = result.get("before", []), result.get("after", [])
     primary = [g for g, spec in result["groups"].items() if spec["primary"]]
-    measured = _mean([_saved(group_time(before, g), group_time(after, g)) for g in primary]) if after else None
+    measured = mean([saved(group_time(before, g), group_time(after, g)) for g in primary]) if after else None
     as_applied_plan = (result.get("report_after") or {}).get("plan")
-    as_applied = _saved((plan or {}).get("predicted_before_ms"), (as_applied_plan or {}).get("predicted_before_ms"))
+    as_applied = saved((plan or {}).get("predicted_before_ms"), (as_applied_plan or {}).get("predicted_before_ms"))
     replay = replay_of(report)
     overall: dict[str, Any] = {"area": "overall", "measured": measured, "aggregate": (plan or {}).get("predicted_gain"),
                "as_applied": as_applied, "replay": (replay or {}).get("predicted_gain"),
-               "noise": _mean([noise(before, g) for g in primary] + [noise(after, g) for g in primary])}
+               "noise": mean([noise(before, g) for g in primary] + [noise(after, g) for g in primary])}
     overall["aggregate_status"] = _status(overall["aggregate"], measured, AGGREGATE_OVERALL_POINTS, doubt)
     replay_doubt = [] if replay is None or replay["fits"] else [REPLAY_MISFIT]
     overall["replay_status"] = _status(overall["replay"], measured, REPLAY_OVERALL_POINTS, replay_doubt)
-    rows = [overall, {"area": "disk time / transaction", "measured": _saved(disk_ms_per_transaction(before, primary),
+    rows = [overall, {"area": "disk time / transaction", "measured": saved(disk_ms_per_transaction(before, primary),
                                                                          disk_ms_per_transaction(after, primary))
                       if after else None, "aggregate": None, "as_applied": None, "replay": None,
                       "aggregate_status": "", "replay_status": "", "noise": None}]
@@ -211,19 +191,19 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     for group, spec in result["groups"].items():
         if len(databases) > 1 and spec["primary"]:  # whose time a faster layout frees: no target, shown beside
             rows.append({"area": f"{group} (database {spec['database']})",
-                         "measured": _saved(group_time(before, group), group_time(after, group)) if after else None,
+                         "measured": saved(group_time(before, group), group_time(after, group)) if after else None,
                          "aggregate": None, "as_applied": None,
                          "replay": ((replay or {}).get("databases") or {}).get(spec["database"]),
                          "aggregate_status": "",
                          # no target; but where the report said the figure is no prediction, the table says so
                          "replay_status": "no prediction"
                          if spec["database"] in ((replay or {}).get("databases_waiting") or []) else "",
-                         "noise": _mean([noise(before, group), noise(after, group)])})
+                         "noise": mean([noise(before, group), noise(after, group)])})
         if not spec["primary"]:
-            rows.append({"area": f"{group} (client)", "measured": _saved(group_time(before, group),
+            rows.append({"area": f"{group} (client)", "measured": saved(group_time(before, group),
                                                                           group_time(after, group)) if after else None,
                          "aggregate": None, "as_applied": None, "replay": None, "aggregate_status": "",
-                         "replay_status": "", "noise": _mean([noise(before, group), noise(after, group)])})
+                         "replay_status": "", "noise": mean([noise(before, group), noise(after, group)])})
     if len(databases) == 1 and (only := next(iter(databases))) in ((replay or {}).get("databases_rated") or []):
         # one database: its sessions' planned rate is what a saturated disk gives them, beside the measured gain
         rows.append({"area": f"rate (database {only})", "measured": measured, "aggregate": None,
@@ -233,10 +213,10 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                      else "", "noise": None})
     for area in result["areas"]:
         name = area["name"]
-        measured_area = _saved(mean_of_runs(before, name), mean_of_runs(after, name)) if after else None
+        measured_area = saved(mean_of_runs(before, name), mean_of_runs(after, name)) if after else None
         # the replay predicts the block layer's time (issue to completion, the queue and the wait behind a cache
         # flush included); the traced reports of both sides measured it with the same attribution
-        block = _saved(block_ms(report, name), block_ms(result.get("report_after"), name)) if after else None
+        block = saved(block_ms(report, name), block_ms(result.get("report_after"), name)) if after else None
         row: dict[str, Any] = {"area": name, "measured": measured_area, "aggregate": _predicted_area(plan, name),
                                "as_applied": None, "replay": _predicted_area(replay, name), "noise": None,
                                "block": block, "judged_by": block if block is not None else measured_area}
@@ -258,7 +238,7 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
                   "not_worth_it": (again or {}).get("not_worth_it"),
                   "stable": (gain is None or gain < STABLE_GAIN) and not recommended}
     loads = [x for r in before + after for x in (r["load_before"][0], r["load_after"][0])]
-    busy = {disk: [_mean([r["disks"][disk]["busy_share"] for r in runs if disk in r["disks"]])
+    busy = {disk: [mean([r["disks"][disk]["busy_share"] for r in runs if disk in r["disks"]])
                    for runs in (before, after)] for disk in (before[0]["disks"] if before else {})}
     return {"workload": result["workload"], "shape": result["shape"], "queue_depth": result["queue_depth"],
             "rows": rows, "doubt": doubt, "stable_advice": stable, "skipped_after": result.get("skipped_after"),
@@ -283,10 +263,6 @@ def _status(predicted: float | None, measured: float | None, points: float, doub
     return "not confident" if doubt else "MISSED"
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:+.1f} %"
-
-
 def _err(predicted: float | None, measured: float | None) -> str:
     return "-" if predicted is None or measured is None else f"{(predicted - measured) * 100:+.1f}"
 
@@ -306,13 +282,13 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         first = True
         for row in c["rows"]:
             cells = [c["workload"] if first else "", str(c["queue_depth"]) if first else "", row["area"],
-                     _pct(row["measured"]), _pct(row["aggregate"]), _err(row["aggregate"], row["measured"]),
+                     pct(row["measured"]), pct(row["aggregate"]), _err(row["aggregate"], row["measured"]),
                      row["aggregate_status"]]
             if with_replay:
                 # the replay's error against what judged it: an area's block-layer gain, else the measured one
-                cells += [_pct(row.get("block")), _pct(row["replay"]),
+                cells += [pct(row.get("block")), pct(row["replay"]),
                           _err(row["replay"], row.get("judged_by", row["measured"])), row["replay_status"]]
-            cells += [_pct(row["as_applied"]), "-" if row["noise"] is None else f"{row['noise'] * 100:.0f} %"]
+            cells += [pct(row["as_applied"]), "-" if row["noise"] is None else f"{row['noise'] * 100:.0f} %"]
             table.add_row(*cells)
             first = False
         table.add_section()
@@ -352,9 +328,9 @@ def render(comparisons: list[dict[str, Any]], console: Console) -> None:
         if stable is not None:
             verdict = "stable" if stable["stable"] else "NOT STABLE"
             error = f" ± {100 * stable['replay_error']:.1f}" if stable.get("replay_error") is not None else ""
-            replayed = (f", replay {_pct(stable['replay_regain'])}{error}"
+            replayed = (f", replay {pct(stable['replay_regain'])}{error}"
                         if stable.get("replay_regain") is not None else "")
-            notes.append(f"re-advice on the applied layout: {_pct(stable['regain'])}{replayed} ({verdict})")
+            notes.append(f"re-advice on the applied layout: {pct(stable['regain'])}{replayed} ({verdict})")
         for disk, shares in (c.get("disk_busy") or {}).items():
             notes.append(f"{disk} busy " + " -> ".join(f"{x * 100:.0f} %" for x in shares if x is not None))
         if c["load_1min"]:
