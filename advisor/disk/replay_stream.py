@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from advisor.disk.mechanism import Mechanism, Request
+from advisor.trace.handovers import handovers
 from advisor.trace.links import cross_links, waiters_writes
 
 OPS = ("read", "write", "flush", "discard")
@@ -148,6 +149,9 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     trigger = waiters_writes(stream.op, stream.process, stream.length_bytes, stream.issue_s, stream.complete_s, cause,
                              stream.session)
     cause = np.where(trigger >= 0, trigger, cause)
+    handed = handovers(stream.process, stream.issue_s, stream.complete_s, stream.session)
+    # a flush is the block layer's, issued after its owner: never a process that took over
+    cause = np.where((cause < 0) & (handed >= 0) & (stream.op != OPS.index("flush")), handed, cause)
     if stream.elsewhere_s is not None:
         here = np.where(cause >= 0, stream.complete_s[np.maximum(cause, 0)], -np.inf)
         there = stream.elsewhere_s > here
