@@ -225,6 +225,17 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
             "load_after": [round(x, 2) for x in load_after], "groups": groups, "disks": disks}
 
 
+def runs_of(w: Workload, cfg: PathConfig) -> int:
+    """Measured runs a side for *w*: the suite's (``--runs``), or more where the workload asks for more
+    (:attr:`~benchmarks.accuracy_workloads.Workload.runs`).
+
+    >>> from benchmarks.accuracy_workloads import WORKLOADS
+    >>> runs_of(WORKLOADS["temp-sorts"], PathConfig()), runs_of(WORKLOADS["temp-sorts"].quick(), PathConfig())
+    (6, 2)
+    """
+    return max(cfg.runs_per_side, w.runs or 0)
+
+
 def tracing_available() -> bool:
     """True when this advisor has ``collect --trace`` (the block layer's requests, replayed by the report)."""
     return importlib.util.find_spec("advisor.collect.trace") is not None
@@ -248,10 +259,11 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
     first, second = root / f"snapshot-{side}-1.json", root / f"snapshot-{side}-2.json"
     chain.collect(layout.server, first)
     traced = root / f"workload-{side}-traced.json" if tracing_available() else None
-    collector = _start_traced_collect(layout.server, chain, traced, w.seconds * cfg.runs_per_side) \
+    runs = runs_of(w, cfg)
+    collector = _start_traced_collect(layout.server, chain, traced, w.seconds * runs) \
         if traced else None
     runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records)
-            for i in range(cfg.runs_per_side)]
+            for i in range(runs)]
     if collector is not None:
         _, err = collector.communicate(timeout=300)
         if collector.returncode not in (0, 4):
@@ -313,7 +325,7 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     echo(f"== {w.name}: {w.shape}")
     layout = build_bad_layout(w, cfg, root, stack, echo)
     out: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
-                           "seconds_per_run": w.seconds, "runs_per_side": cfg.runs_per_side,
+                           "seconds_per_run": w.seconds, "runs_per_side": runs_of(w, cfg),
                            "areas": [_area_dict(a, layout) for a in w.areas],
                            "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
                                               "database": g.database}
