@@ -9,7 +9,11 @@ this issue). A request issued while the previous one of its process was still in
 (asynchronous IO, read-ahead, write-back) also keeps the traced gap after that one's issue.
 A request with neither (the first of a
 process, or one that waited for the process's request on another traced disk,
-:mod:`advisor.trace.cross_disk`) is issued when the trace issued it. A file that several processes
+:mod:`advisor.trace.cross_disk`) is issued when the trace issued it; but a database session that
+started within a second of another session's end took over from it (a benchmark's next run, a
+pool's new backend): its first request follows that session's last
+(:mod:`advisor.trace.handovers`), so a replay that serves the earlier session more slowly than
+the drive did never runs the two side by side. A file that several processes
 read in turn from a shared counter (a parallel sequential scan) is handed out as the counter
 would: the k-th of its reads to be issued reads its k-th chunk as traced, whichever process
 issues it (:mod:`advisor.disk.replay_shared`), so a worker that runs ahead in the replay does

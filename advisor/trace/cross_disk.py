@@ -17,7 +17,8 @@ disk of the workload's traces (the same pid, the same trace clock) before its is
 that is later than the request's cause here (its process's last completion on this disk, or
 the request of another process it is linked to), the request waited for the other disk,
 which this disk's replay does not move: it goes out when the trace issued it, as a process's
-first request does (:func:`advisor.disk.replay_stream.causes`). A workload with one traced
+first request does where it took over from no session (:func:`advisor.disk.replay_stream.causes`,
+:mod:`advisor.trace.handovers`). A workload with one traced
 disk has no such request.
 """
 
