@@ -42,7 +42,7 @@ from advisor.signals import interruptible  # noqa: E402
 from advisor.units import GIB  # noqa: E402
 from benchmarks.accuracy_as_applied import decomposed, render_decomposed  # noqa: E402
 from benchmarks.accuracy_code import changed_note, code_fingerprint, code_roots  # noqa: E402
-from benchmarks.accuracy_path import PathConfig, run_workload, runs_of  # noqa: E402
+from benchmarks.accuracy_path import PathConfig, run_workload, workload_header  # noqa: E402
 from benchmarks.accuracy_rejudge import rejudged  # noqa: E402
 from benchmarks.accuracy_table import compare, render  # noqa: E402
 from benchmarks.accuracy_workloads import QUICK_WORKLOAD, WORKLOADS, Workload  # noqa: E402
@@ -55,11 +55,7 @@ def run_one(w: Workload, cfg: PathConfig, parent: Path | None, echo: Any, keep: 
     root = Path(tempfile.mkdtemp(prefix="advisor-demo-accuracy-", dir=parent)).resolve()
     claim(root)
     started = time.monotonic()
-    result: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
-                              "runs_per_side": runs_of(w, cfg), "seconds_per_run": w.seconds,
-                              "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
-                                              "database": g.database}
-                                         for g in w.groups}, "areas": []}
+    result = workload_header(w, cfg)
     try:
         with ExitStack() as stack:
             result = run_workload(w, cfg, root, stack, echo)

@@ -236,6 +236,16 @@ def runs_of(w: Workload, cfg: PathConfig) -> int:
     return max(cfg.runs_per_side, w.runs or 0)
 
 
+def workload_header(w: Workload, cfg: PathConfig) -> dict[str, Any]:
+    """What a workload's result says of the workload itself, before anything is measured: the same
+    whether its path ran through (:func:`run_workload` adds the areas where the layout put them) or
+    failed on the way (the suite's result then has no area)."""
+    return {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth, "seconds_per_run": w.seconds,
+            "runs_per_side": runs_of(w, cfg), "areas": [],
+            "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
+                                "database": g.database} for g in w.groups}}
+
+
 def tracing_available() -> bool:
     """True when this advisor has ``collect --trace`` (the block layer's requests, replayed by the report)."""
     return importlib.util.find_spec("advisor.collect.trace") is not None
@@ -259,11 +269,11 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
     first, second = root / f"snapshot-{side}-1.json", root / f"snapshot-{side}-2.json"
     chain.collect(layout.server, first)
     traced = root / f"workload-{side}-traced.json" if tracing_available() else None
-    runs = runs_of(w, cfg)
-    collector = _start_traced_collect(layout.server, chain, traced, w.seconds * runs) \
+    count = runs_of(w, cfg)
+    collector = _start_traced_collect(layout.server, chain, traced, w.seconds * count) \
         if traced else None
     runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records)
-            for i in range(runs)]
+            for i in range(count)]
     if collector is not None:
         _, err = collector.communicate(timeout=300)
         if collector.returncode not in (0, 4):
@@ -324,12 +334,7 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     chain = Chain(root, echo)
     echo(f"== {w.name}: {w.shape}")
     layout = build_bad_layout(w, cfg, root, stack, echo)
-    out: dict[str, Any] = {"workload": w.name, "shape": w.shape, "queue_depth": w.queue_depth,
-                           "seconds_per_run": w.seconds, "runs_per_side": runs_of(w, cfg),
-                           "areas": [_area_dict(a, layout) for a in w.areas],
-                           "groups": {g.name: {"clients": g.clients, "primary": g.primary, "metric": g.metric,
-                                              "database": g.database}
-                                      for g in w.groups}}
+    out = workload_header(w, cfg) | {"areas": [_area_dict(a, layout) for a in w.areas]}
     before = measure_side(layout, chain, cfg, root, "before", echo)
     out["before"] = before.runs
     disk_args = disk_arguments(layout, chain, cfg, root, echo)

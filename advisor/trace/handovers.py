@@ -39,7 +39,7 @@ that starts a second or more after the last one ended starts on a clock the trac
 
 
 def handovers(process: IntArray, issue_s: FloatArray, complete_s: FloatArray,
-              session: npt.NDArray[np.bool_] | None = None) -> IntArray:
+              session: npt.NDArray[np.bool_] | None) -> IntArray:
     """Per request: for the first request of a session that started within :data:`HANDOVER_GAP_S`
     of another session's end, the index of that session's last request (the latest completed);
     -1 for every other request, and for all where *session* (per request, whether its process
