@@ -10,7 +10,8 @@ from the traced sessions' requests over the transactions of the runs the trace c
 second from the traced rates of the reports before and after the move, so the table says how
 much of each database's measured change is the disk's part, and how far the replay's own
 figure for that part is from it. No target: the report calls these rates no prediction
-(``rate_predicted`` false) on a disk several databases share.
+(``rate_predicted`` false) on a disk several databases share, and gives at most their direction
+(``rate_direction``, where every rotational phase replayed moves it beyond the replay's tolerance).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def database_split(result: dict[str, Any]) -> list[dict[str, Any]]:
             "replay": saved(1.0 / was["replayed_rate"], 1.0 / was["planned_rate"])
             if was and was.get("replayed_rate") and was.get("planned_rate") else None,
             "rate_predicted": None if was is None else was.get("rate_predicted"),
+            "rate_direction": None if was is None else was.get("rate_direction"),
         })
     return rows
 
@@ -78,6 +80,8 @@ def render_split(comparisons: list[dict[str, Any]], console: Console) -> None:
         err = "-" if row["replay"] is None or row["session_time"] is None else \
             f"{(row['replay'] - row['session_time']) * 100:+.1f}"
         said = {True: "predicted", False: "no prediction", None: "-"}[row["rate_predicted"]]
+        if row.get("rate_direction"):  # a shared disk: the way its rate moves, not its figure
+            said = f"direction: {row['rate_direction']}"
         table.add_row(workload, row["database"], pct(row["time_per_transaction"]), _requests(row),
                       pct(row["session_time"]), pct(row["replay"]), err, said)
     console.print(table)

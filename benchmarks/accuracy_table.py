@@ -100,6 +100,7 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
              for c in checks for a in c.get("areas") or [] if a.get("planned_ms") is not None]
     issuers: dict[str, list[float]] = {}
     waiting: set[str] = set()  # databases whose planned time the report called no prediction on some disk
+    directions: dict[str, str] = {}  # on a shared disk, the way the report says a database's rate moves
     rated: set[str] = set()  # databases whose figure comes from their sessions' rates
     # a database's rate is taken on the disk that holds most of its requests
     main = main_issuers(checks, ("replayed_rate", "planned_rate"))
@@ -116,6 +117,8 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
                     sums[1] += who["requests"] / who["planned_rate"]
                     if who.get("rate_predicted") is False:  # the disk's loops do not close (replay_loops)
                         waiting.add(who["issuer"])
+                    if who.get("rate_direction"):  # a shared disk: its direction, not its figure
+                        directions[who["issuer"]] = who["rate_direction"]
                 else:  # a report without rates: the time per request
                     sums[0] += who["replayed_ms"] * who["requests"]
                     sums[1] += who["planned_ms"] * who["requests"]
@@ -124,7 +127,20 @@ def replay_of(report: dict[str, Any]) -> dict[str, Any] | None:
     return {"predicted_gain": saved(today, planned), "service_times": areas,
             "fits": all(c.get("fits") is not False for c in checks),
             "databases": {name: saved(today_ms, planned_ms) for name, (today_ms, planned_ms) in issuers.items()},
-            "databases_waiting": sorted(waiting), "databases_rated": sorted(rated)}
+            "databases_waiting": sorted(waiting), "databases_rated": sorted(rated), "databases_direction": directions}
+
+
+def direction_status(direction: str | None, measured: float | None, waiting: bool) -> str:
+    """A database's row on a shared disk: whether the direction the report gave its rate ("more" work per
+    session-second: it takes time the plan frees) is the measured one (less time per transaction), or no
+    prediction where the report gave neither figure nor direction; no target otherwise.
+
+    >>> direction_status("more", 0.42, True), direction_status("less", 0.05, True), direction_status(None, 0.1, True)
+    ('direction met', 'direction MISSED', 'no prediction')
+    """
+    if direction is not None and measured is not None:
+        return "direction met" if (measured > 0) == (direction == "more") else "direction MISSED"
+    return "no prediction" if waiting else ""
 
 
 REPLAY_MISFIT = "the replay's self-check failed"
@@ -190,14 +206,16 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
     databases = {spec.get("database") for spec in result["groups"].values()}
     for group, spec in result["groups"].items():
         if len(databases) > 1 and spec["primary"]:  # whose time a faster layout frees: no target, shown beside
-            rows.append({"area": f"{group} (database {spec['database']})",
-                         "measured": saved(group_time(before, group), group_time(after, group)) if after else None,
+            gained = saved(group_time(before, group), group_time(after, group)) if after else None
+            rows.append({"area": f"{group} (database {spec['database']})", "measured": gained,
                          "aggregate": None, "as_applied": None,
                          "replay": ((replay or {}).get("databases") or {}).get(spec["database"]),
                          "aggregate_status": "",
-                         # no target; but where the report said the figure is no prediction, the table says so
-                         "replay_status": "no prediction"
-                         if spec["database"] in ((replay or {}).get("databases_waiting") or []) else "",
+                         # no target; where the report gave a direction it is judged, where it said the figure is
+                         # no prediction the table says so
+                         "replay_status": direction_status(
+                             ((replay or {}).get("databases_direction") or {}).get(spec["database"]), gained,
+                             spec["database"] in ((replay or {}).get("databases_waiting") or [])),
                          "noise": mean([noise(before, group), noise(after, group)])})
         if not spec["primary"]:
             rows.append({"area": f"{group} (client)", "measured": saved(group_time(before, group),

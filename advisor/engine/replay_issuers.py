@@ -291,6 +291,30 @@ def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline],
     return phase_mean([rate_in(process, requests, t, w) for t, w in zip(times, windows, strict=True)])
 
 
+def rate_changes(process: np.ndarray, requests: np.ndarray, today: Sequence[Timeline],
+                 today_windows: Sequence[np.ndarray | None], planned: Sequence[Timeline],
+                 planned_windows: Sequence[np.ndarray | None]) -> tuple[float, float] | None:
+    """The least and the most *requests*' sessions' planned rate changes against today's over the rotational
+    phases, each phase's planned rate against the same phase's today (:func:`rate_in`, each in its window); None
+    unless every phase has both. Where every phase moves the same way beyond the replay's tolerance, the
+    direction holds whatever phase the drive was at (:mod:`advisor.engine.replay_loops`).
+
+    >>> process, one = np.array([0, 0]), np.ones(2, dtype=bool)
+    >>> slow, fast = (np.array([0.0, 1.0]), np.array([1.0, 2.0])), (np.array([0.0, 0.5]), np.array([0.5, 1.0]))
+    >>> rate_changes(process, one, [slow, slow], [None, None], [fast, slow], [None, None])
+    (0.0, 1.0)
+    """
+    if len(today) != len(planned) or len(today_windows) != len(today) or len(planned_windows) != len(planned):
+        return None
+    changes = []
+    for now, now_window, then, then_window in zip(today, today_windows, planned, planned_windows, strict=True):
+        old, new = rate_in(process, requests, now, now_window), rate_in(process, requests, then, then_window)
+        if not old or new is None:
+            return None
+        changes.append(new / old - 1.0)
+    return (round(min(changes), 4), round(max(changes), 4)) if changes else None
+
+
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
                 flushes_timed: np.ndarray, measured_s: np.ndarray, today: Sequence[np.ndarray],
                 planned: Sequence[np.ndarray] | None,
@@ -334,6 +358,9 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
         # a rate is a closed loop's: a database's client sessions; a server process or a kernel thread runs on
         # its own clock, a parallel worker lives inside a session
         rates = timelines if timelines is not None and issuer in timelines.sessions else None
+        changes = None if rates is None or rates.planned is None or windows is None else \
+            rate_changes(process, mask, rates.today, windows.today_windows, rates.planned,
+                         windows.planned_windows or ())
         rows.append(ReplayIssuer(
             issuer=issuer, kind=kinds[issuer],
             processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
@@ -348,7 +375,9 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
             replayed_rate=None if rates is None or windows is None else
             _rate(process, mask, rates.today, windows.today_windows),
             planned_rate=None if rates is None or rates.planned is None or windows is None else
-            _rate(process, mask, rates.planned, windows.planned_windows or ())))
+            _rate(process, mask, rates.planned, windows.planned_windows or ()),
+            rate_change_low=None if changes is None else changes[0],
+            rate_change_high=None if changes is None else changes[1]))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
 
 

@@ -19,13 +19,20 @@ traced pace on any layout. So the planned rates are a prediction only where
 * every database's replayed rate today is within :data:`RATE_TOLERANCE` of its measured one, the
   loops' self-check (:func:`rate_misses`);
 * one database's sessions use the disk. With several, how the drive shares the freed time among
-  their loops decides each one's rate, and the replay has not predicted it: on the accuracy suite's
-  three databases (runs 31-43, re-judged) their sessions' time per request changed, measured, by
-  +9 to +33 % for the catalogue, -35 to -42 % for the ledger and -14 to -46 % for the reporting,
-  where the replay gave -6 to +20 %, -26 to -37 % and -17 to -42 % (docs/accuracy.md, after run 43).
+  their loops decides each one's rate, and the replay has not predicted how much each takes: on the
+  accuracy suite's three databases (runs 31-43, re-judged) their sessions' time per request changed,
+  measured, by +9 to +33 % for the catalogue, -35 to -42 % for the ledger and -14 to -46 % for the
+  reporting, where the replay gave -6 to +20 %, -26 to -37 % and -17 to -42 % (docs/accuracy.md, after
+  run 43). It does say **which way** each moves where it can tell (``rate_direction``): where every
+  rotational phase replayed moves a database's rate by more than :data:`RATE_TOLERANCE` the same way
+  (the replay's own error on a rate today, so a smaller change cannot be told from it), and the loops
+  pass their self-check and close. On runs 31-50 re-judged, 31 of the 54 databases' rows got a
+  direction and all 31 were the measured one; the figures beside them missed the measured time per
+  transaction by -27 to +15 points (docs/accuracy.md, after run 50).
 
 The rates of one disk's databases decide each other, so one reason makes every planned rate on that
-disk no prediction (``rate_predicted`` false, and a note says which). On the suite's single-database
+disk no prediction (``rate_predicted`` false, and a note says which; a shared disk whose loops are sound
+gets a second note, its directions). On the suite's single-database
 workloads (tpcb-qd1, tpcb-qd8, wal-inserts, two-disks, mixed-oltp-scan, temp sorts) the planned rate's
 time for the same work was within 6 points of the measured gain per transaction in 29 of 30 measured
 runs (the temp sorts' run 26: 0 % for 10 %). A database's own commits are its own loop: the block
@@ -40,10 +47,16 @@ import numpy as np
 
 from advisor.engine.replay_issuers import Timeline, Timelines, phase_mean, session_seconds
 from advisor.model import ReplayIssuer
+from advisor.model.report import RateDirection
 
 RATE_TOLERANCE = 0.15
 """The most a database's replayed rate today may be off its measured one for its planned rate to
 predict (the replay's own tolerance on a request's time, :data:`advisor.engine.replay_today.REPLAY_TOLERANCE`)."""
+
+SHARED_EVIDENCE = ("on the accuracy suite's three databases, runs 31-50 re-judged, every direction the replay gave "
+                   "was the way the measured time moved, but its figures missed by up to 27 points: docs/accuracy.md")
+"""What the accuracy suite measured of the databases' rates on a shared disk: the replay's directions against the
+measured changes (docs/accuracy.md, after run 50)."""
 
 LOOP_WAIT_SHARE = 0.15
 """From this share of its sessions' time spent waiting for requests on a clock of their own
@@ -100,6 +113,25 @@ def rate_misses(who: ReplayIssuer) -> bool:
     return abs(who.replayed_rate / who.measured_rate - 1.0) > RATE_TOLERANCE
 
 
+def rate_direction(who: ReplayIssuer) -> RateDirection | None:
+    """The way every rotational phase moves a database's sessions' rate under the plan beyond :data:`RATE_TOLERANCE`,
+    the replay's own error on a rate: "more" (it takes time the plan frees), "less" (it loses time to the others);
+    None within it, or where the phases disagree.
+
+    >>> ledger = ReplayIssuer("ledger", "database", 4, 10, 5.0, 5.0, rate_change_low=0.22, rate_change_high=0.41)
+    >>> rate_direction(ledger), rate_direction(msgspec.structs.replace(ledger, rate_change_low=0.08))
+    ('more', None)
+    """
+    low, high = who.rate_change_low, who.rate_change_high
+    if low is None or high is None:
+        return None
+    if low > RATE_TOLERANCE:
+        return "more"
+    if high < -RATE_TOLERANCE:
+        return "less"
+    return None
+
+
 def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None],
                  planned: dict[str, float | None], shared: bool = False) -> tuple[ReplayIssuer, ...]:
     """*issuers* with each database's share of its sessions' time spent waiting for requests on a clock of
@@ -107,28 +139,32 @@ def judged_rates(issuers: Sequence[ReplayIssuer], traced: dict[str, float | None
     and whether the planned rates are a prediction (``rate_predicted``, on every database of the disk:
     false for all when one waits so :data:`LOOP_WAIT_SHARE` or more either way, when one's replayed
     rate today misses its measured one, :func:`rate_misses`, or when the disk is *shared* by the sessions
-    of several databases: which of them takes the freed time the replay does not predict, the module
-    docstring)."""
+    of several databases: how much of the freed time each takes the replay does not predict, the module
+    docstring). On a shared disk whose loops pass their self-check and close, each database gets the
+    direction of its planned rate where every phase agrees on it (``rate_direction``, :func:`rate_direction`)."""
     shares = [s for s in (*traced.values(), *planned.values()) if s is not None]
     any_planned = any(who.planned_rate is not None for who in issuers)
-    checked = not shared and not any(rate_misses(who) for who in issuers if who.issuer in traced)
-    predicted = (checked and all(s < LOOP_WAIT_SHARE for s in shares)) if any_planned else None
+    sound = not any(rate_misses(who) for who in issuers if who.issuer in traced) \
+        and all(s < LOOP_WAIT_SHARE for s in shares)
+    predicted = (sound and not shared) if any_planned else None
+    directed = any_planned and sound and shared
     return tuple(msgspec.structs.replace(who, waits_on_others=traced.get(who.issuer),
                                          planned_waits_on_others=planned.get(who.issuer),
-                                         rate_predicted=predicted)
+                                         rate_predicted=predicted,
+                                         rate_direction=rate_direction(who) if directed else None)
                  if who.issuer in traced else who for who in issuers)
 
 
 def loop_notes(issuers: Sequence[ReplayIssuer], shared: bool = False) -> tuple[str, ...]:
     """The note that says why a disk's planned rates are no prediction: several databases share it, the
-    loops' self-check missed, or the open loops, each named."""
+    loops' self-check missed, or the open loops, each named; on a shared disk whose loops are sound, a second
+    note that says which database takes the freed time, as a direction (:func:`direction_note`)."""
     if not any(who.rate_predicted is False for who in issuers):
         return ()
     reasons = []
     if shared:
-        reasons.append("the disk serves the sessions of several databases, and how the drive shares the freed "
-                       "time among their loops the replay has not predicted (on the accuracy suite's three "
-                       "databases it gave the database that lost time a gain, docs/accuracy.md)")
+        reasons.append("the disk serves the sessions of several databases, and how much of the freed time each of "
+                       f"their loops takes the replay does not predict ({SHARED_EVIDENCE})")
     missed = [f"{who.issuer} {who.replayed_rate:.1f}/s for {who.measured_rate:.1f}/s measured"
               for who in issuers if rate_misses(who) and who.replayed_rate is not None
               and who.measured_rate is not None]
@@ -145,10 +181,47 @@ def loop_notes(issuers: Sequence[ReplayIssuer], shared: bool = False) -> tuple[s
         reasons.append(f"the sessions of {'; '.join(open_loops)} of their time waited for requests on a clock of "
                        "their own (the file system journal's commits, the page writeback's, a background "
                        "writer's), which keep their traced pace on any layout, so their loops do not close")
-    what = ("the databases' planned rates (their sessions' work per second) are no prediction, nor which of them "
-            "takes the time the plan frees" if shared else
+    sound = shared and not missed and not open_loops
+    what = ("the databases' planned rates (their sessions' work per second) are no prediction as figures" if sound
+            else "the databases' planned rates (their sessions' work per second) are no prediction, nor which of "
+            "them takes the time the plan frees" if shared else
             "the planned rate (the sessions' work per second) is no prediction")
-    return (f"{what}: {'; and '.join(reasons)} (docs/report.md)",)
+    first = f"{what}: {'; and '.join(reasons)} (docs/report.md)"
+    note = direction_note(issuers) if sound else ""
+    return (first, note) if note else (first,)
+
+
+def direction_note(issuers: Sequence[ReplayIssuer]) -> str:
+    """Which databases of a shared disk take the time the plan frees and which lose time, as the phases replayed
+    agree (``rate_direction``), and which the replay cannot tell, each with its range over the phases.
+
+    >>> ledger = ReplayIssuer("ledger", "database", 4, 10, 5.0, 5.0, rate_change_low=0.22, rate_change_high=0.41,
+    ...                       rate_direction="more")
+    >>> catalogue = ReplayIssuer("catalogue", "database", 4, 10, 5.0, 5.0, rate_change_low=-0.2, rate_change_high=0.03)
+    >>> print(direction_note([ledger, catalogue]))
+    which database takes the time the plan frees, as a direction only: ledger (+22% to +41%) does more work per \
+session-second under the plan in every rotational phase replayed; catalogue: -20% to +3%, within the replay's 15% \
+either way, no direction (docs/report.md)
+    """
+    def span(who: ReplayIssuer) -> str:
+        return f"{who.rate_change_low:+.0%} to {who.rate_change_high:+.0%}"
+
+    rated = [who for who in issuers if who.kind == "database" and who.rate_change_low is not None
+             and who.rate_change_high is not None]
+    said = []
+    for way in ("more", "less"):
+        named = [who for who in rated if who.rate_direction == way]
+        if named:
+            verb = "does" if len(named) == 1 else "do"
+            said.append(f"{' and '.join(f'{w.issuer} ({span(w)})' for w in named)} {verb} {way} work per "
+                        "session-second under the plan in every rotational phase replayed")
+    if not rated:
+        return ""
+    unclear = [who for who in rated if who.rate_direction is None]
+    if unclear:
+        said.append(f"{', '.join(f'{w.issuer}: {span(w)}' for w in unclear)}, within the replay's "
+                    f"{RATE_TOLERANCE:.0%} either way, no direction")
+    return f"which database takes the time the plan frees, as a direction only: {'; '.join(said)} (docs/report.md)"
 
 
 def on_own_clock(cause: np.ndarray, data: np.ndarray, names: np.ndarray, sessions: Sequence[str]) -> np.ndarray:

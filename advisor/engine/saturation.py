@@ -237,14 +237,18 @@ def replayed_work(sat: Saturation, replayed: Sequence[ReplayCheck]) -> str:
     """What the replay of each disk it judges predicts a saturated disk's databases get: their sessions' planned
     rate against today's replayed one (more work per second at the same concurrency), at most the
     bound the database's time that is not IO wait allows; or that it is no prediction, the replay's note
-    saying why (:mod:`advisor.engine.replay_loops`)."""
-    predicted, unknown = [], []
+    saying why (:mod:`advisor.engine.replay_loops`), and on a disk several databases share, which of them the
+    replay's phases all give the freed time (``rate_direction``)."""
+    predicted, unknown, directed = [], [], []
     for check in replayed:
         rated = [w for w in check.issuers if w.kind == "database" and w.replayed_rate and w.planned_rate]
         if check.disk not in sat.replay_judges or not rated:
             continue
         if not all(w.rate_predicted for w in rated):
             unknown.append(check.disk)
+            takers = [w.issuer for w in rated if w.rate_direction == "more"]
+            if takers:
+                directed.append(f"on {check.disk} to {' and '.join(takers)}")
             continue
         for who in rated:
             gain = (who.planned_rate or 0.0) / (who.replayed_rate or 1.0) - 1.0
@@ -257,7 +261,8 @@ def replayed_work(sat: Saturation, replayed: Sequence[ReplayCheck]) -> str:
     said = f" The replay predicts {'; '.join(predicted)}." if predicted else ""
     if unknown:
         said += (f" On {', '.join(unknown)} how much more work each database's sessions do is no prediction (the "
-                 "replay's note says why).")
+                 "replay's note says why)")
+        said += (f"; the time the plan frees goes {'; '.join(directed)}, as a direction only." if directed else ".")
     return said
 
 

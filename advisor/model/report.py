@@ -276,6 +276,7 @@ class ReplayArea(Record):
 
 
 IssuerKind = Literal["database", "server process", "not named"]
+RateDirection = Literal["more", "less"]
 ReplayBasis = Literal["requests", "busy time"]
 
 
@@ -314,6 +315,15 @@ class ReplayIssuer(Record):
     waits_on_others: float | None = None
     planned_waits_on_others: float | None = None  # the same share replayed under the plan (mean over the phases)
     rate_predicted: bool | None = None
+    # the least and the most its sessions' planned rate changes against today's over the rotational phases replayed
+    # (each phase's planned rate against the same phase's today); null for other issuers or no plan
+    rate_change_low: float | None = None  # planned rate / today's - 1, the least over the phases
+    rate_change_high: float | None = None  # the same, the most over the phases
+    # on a disk several databases share, whose planned rates are no prediction as figures: the direction every phase
+    # gives its sessions' work per second beyond the loops' tolerance ("more": it takes time the plan frees; "less":
+    # it loses time to the others), where the loops' self-check holds and they close; null: no direction
+    # (advisor.engine.replay_loops)
+    rate_direction: RateDirection | None = None  # a shared disk's direction only: "more" takes freed time, "less" loses
 
 
 class ReplayCheck(Record):

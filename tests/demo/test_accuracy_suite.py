@@ -282,6 +282,13 @@ def test_a_workload_of_several_databases_shows_each_databases_measured_and_repla
     result["report"]["replay"][0]["issuers"][0]["rate_predicted"] = False  # a loop on its disk does not close
     open_loop = {row["area"]: row for row in compare(result)["rows"]}["g (database shop)"]
     assert open_loop["replay_status"] == "no prediction"
+    # a shared disk whose report gives only the direction: judged against the measured gain's sign (+20 %)
+    result["report"]["replay"][0]["issuers"][0]["rate_direction"] = "more"
+    assert {row["area"]: row for row in compare(result)["rows"]}["g (database shop)"][
+        "replay_status"] == "direction met"
+    result["report"]["replay"][0]["issuers"][0]["rate_direction"] = "less"
+    assert {row["area"]: row for row in compare(result)["rows"]}["g (database shop)"][
+        "replay_status"] == "direction MISSED"
 
 
 def test_each_databases_time_per_transaction_is_split_into_requests_per_transaction_and_session_time() -> None:
@@ -310,6 +317,9 @@ def test_each_databases_time_per_transaction_is_split_into_requests_per_transact
     assert books["session_time"] == pytest.approx(1.0 - 10.0 / 16.0) and books["replay"] == pytest.approx(1 - 11 / 16)
     text = _rendered([comparison])
     assert "0.1 -> 0.12 (+20.0 %)" in text and "+5.8" in text and "no prediction" in text
+    # the report gave the books' rate a direction (its phases all beyond the tolerance): the split says which
+    result["report"]["replay"][0]["issuers"][1]["rate_direction"] = "more"
+    assert "direction: more" in _rendered([compare(result)])
     # one database: no split (its rate row is in the main table)
     result["groups"] = {"g": {"primary": True, "database": "shop"}, "h": {"primary": False, "database": "books"}}
     assert compare(result)["databases"] == []

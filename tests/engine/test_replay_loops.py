@@ -6,15 +6,55 @@ import msgspec
 import numpy as np
 import pytest
 
-from advisor.engine.replay_loops import LOOP_WAIT_SHARE, RATE_TOLERANCE, judged_rates, loop_notes, waits_on_others
+from advisor.engine.replay_loops import (
+    LOOP_WAIT_SHARE,
+    RATE_TOLERANCE,
+    judged_rates,
+    loop_notes,
+    rate_direction,
+    waits_on_others,
+)
 from advisor.engine.saturation import replayed_work, saturation_finding
 from advisor.model import ReplayIssuer, Saturation
+from advisor.render.replay import rate_table_rows
 from tests.helpers.commit_waits import commit_waits_report
 
 
-def _issuer(name: str, planned_rate: float | None = 12.0, replayed_rate: float = 10.0) -> ReplayIssuer:
+def _issuer(name: str, planned_rate: float | None = 12.0, replayed_rate: float = 10.0,
+            changes: tuple[float, float] | None = None) -> ReplayIssuer:
     return ReplayIssuer(issuer=name, kind="database", processes=2, requests=100, measured_ms=10.0, replayed_ms=10.0,
-                        planned_ms=8.0, measured_rate=10.0, replayed_rate=replayed_rate, planned_rate=planned_rate)
+                        planned_ms=8.0, measured_rate=10.0, replayed_rate=replayed_rate, planned_rate=planned_rate,
+                        rate_change_low=None if changes is None else changes[0],
+                        rate_change_high=None if changes is None else changes[1])
+
+
+def test_a_shared_disk_names_who_takes_the_freed_time_only_where_every_phase_agrees_beyond_the_tolerance() -> None:
+    beyond = RATE_TOLERANCE + 0.01
+    ledger, reporting = _issuer("ledger", changes=(beyond, 0.5)), _issuer("reporting", changes=(-0.4, -beyond))
+    catalogue = _issuer("catalogue", changes=(-0.3, 0.02))  # the phases disagree: no direction
+    issuers = (catalogue, ledger, reporting)
+    calm = {"catalogue": 0.0, "ledger": 0.0, "reporting": 0.0}
+    shared = {w.issuer: w for w in judged_rates(issuers, calm, calm, shared=True)}
+    assert [shared[n].rate_direction for n in ("catalogue", "ledger", "reporting")] == [None, "more", "less"]
+    assert not any(w.rate_predicted for w in shared.values())  # the figures stay no prediction
+    first, direction = loop_notes(tuple(shared.values()), shared=True)
+    assert "no prediction as figures" in first and "nor which" not in first
+    assert f"ledger ({beyond:+.0%} to +50%) does more work" in direction
+    assert f"reporting (-40% to {-beyond:+.0%}) does less work" in direction
+    assert "catalogue: -30% to +2%, within the replay's 15% either way, no direction" in direction
+    # one database alone: its figure is the prediction, no direction is needed
+    alone = judged_rates((ledger,), {"ledger": 0.0}, {"ledger": 0.0})
+    assert alone[0].rate_predicted is True and alone[0].rate_direction is None
+    # a loop that does not close, or a missed self-check, leaves no direction either
+    opened = judged_rates(issuers, {**calm, "ledger": LOOP_WAIT_SHARE}, calm, shared=True)
+    assert all(w.rate_direction is None for w in opened)
+    (note,) = loop_notes(opened, shared=True)
+    assert "nor which of them takes" in note
+    missed = (catalogue, ledger, _issuer("reporting", replayed_rate=10.0 * (1 + RATE_TOLERANCE) + 0.1,
+                                         changes=(-0.4, -beyond)))
+    assert all(w.rate_direction is None for w in judged_rates(missed, calm, calm, shared=True))
+    # exactly at the tolerance is within it
+    assert rate_direction(_issuer("x", changes=(RATE_TOLERANCE, 0.6))) is None
 
 
 def test_closed_loops_of_one_database_give_its_rate_and_a_prediction() -> None:
@@ -38,9 +78,15 @@ def test_several_databases_on_one_disk_get_their_rates_but_no_prediction_of_the_
         assert who.measured_rate and who.replayed_rate and who.planned_rate  # rates given ...
         assert who.replayed_rate == pytest.approx(who.measured_rate, rel=0.1)
         assert who.waits_on_others is not None and who.waits_on_others < 0.01
-        assert who.rate_predicted is False  # ... but which database takes the freed time is not predicted
-    (note,) = [n for n in check.notes if "nor which of them takes" in n]
+        assert who.rate_predicted is False  # ... but how much of the freed time each takes is not predicted
+        assert who.rate_change_low is not None and who.rate_change_high is not None
+        assert who.rate_change_low <= who.rate_change_high
+    (note,) = [n for n in check.notes if "no prediction as figures" in n]
     assert "several databases" in note
+    # only the direction: both sessions' loops speed up by more than the replay's tolerance in every phase
+    assert all(issuers[n].rate_direction == "more" for n in ("catalogue", "ledger"))
+    (direction,) = [n for n in check.notes if "as a direction only" in n]
+    assert "catalogue (" in direction and "ledger (" in direction and "do more work" in direction
 
 
 def test_one_open_loop_makes_every_planned_rate_of_the_disk_no_prediction() -> None:
@@ -93,3 +139,17 @@ def test_a_saturated_disk_says_how_much_more_work_its_database_gets_where_its_ra
         replayed_work(sat, (unpredicted,))
     assert replayed_work(msgspec.structs.replace(sat, replay_judges=()), (check,)) == ""
     assert "more work per second" in saturation_finding(sat, (check,)).action
+
+
+def test_the_finding_and_the_rates_table_give_a_shared_disks_direction_not_its_figures() -> None:
+    (check,) = commit_waits_report().replay
+    sat = Saturation(disks=(check.disk,), util=0.97, modelled_busy_s_per_s=1.2, replay_judges=(check.disk,))
+    said = replayed_work(sat, (check,))
+    assert "is no prediction" in said and "more work per second (" not in said
+    assert f"the time the plan frees goes on {check.disk} to catalogue and ledger, as a direction only" in said
+    rows = {row[0]: row for row in rate_table_rows(check)}
+    assert rows["ledger"][6].endswith("% MORE, direction only") and "NO PREDICTION" not in rows["ledger"][6]
+    undirected = msgspec.structs.replace(check, issuers=tuple(
+        msgspec.structs.replace(w, rate_direction=None) for w in check.issuers))
+    assert rate_table_rows(undirected)[0][6].endswith("NO PREDICTION")
+    assert "as a direction only" not in replayed_work(sat, (undirected,))
