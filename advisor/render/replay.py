@@ -142,7 +142,8 @@ def rate_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
     """One row per database with rates (RATE_HEADERS): its requests per session-second measured, replayed today
     (against the measured: the loops' self-check) and planned (against today's: the work its sessions would do
     in the same time, NO PREDICTION where the disk's rates are not predicted, MORE or LESS where a disk several
-    databases share gives only the direction), and the share of its sessions'
+    databases share gives only the direction, NO DIRECTION beside them for a change within the replay's
+    error), and the share of its sessions'
     time spent waiting for requests on a clock of their own (the journal's, the page writeback's), as traced
     and replayed under the plan."""
     def change(new: float | None, old: float | None) -> str:
@@ -152,12 +153,15 @@ def rate_table_rows(check: ReplayCheck) -> list[tuple[str, ...]]:
         return "-" if value is None else f"{value:.1f}"
 
     rows: list[tuple[str, ...]] = []
+    directed = any(who.rate_direction is not None for who in check.issuers)  # a shared disk whose loops are sound
     for who in check.issuers:
         if who.measured_rate is None:
             continue
         planned = change(who.planned_rate, who.replayed_rate)
         if who.rate_direction is not None and planned != "-":  # a shared disk: the way it moves, not the figure
             planned += f" {who.rate_direction.upper()}, direction only"
+        elif directed and planned != "-":  # the same disk, a change within the replay's error
+            planned += " NO DIRECTION"
         elif who.rate_predicted is False and planned != "-":  # a loop on the disk does not close (the notes say whose)
             planned += " NO PREDICTION"
         waits = "-" if who.waits_on_others is None else f"{who.waits_on_others:.0%}"

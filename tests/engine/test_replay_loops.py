@@ -152,4 +152,9 @@ def test_the_finding_and_the_rates_table_give_a_shared_disks_direction_not_its_f
     undirected = msgspec.structs.replace(check, issuers=tuple(
         msgspec.structs.replace(w, rate_direction=None) for w in check.issuers))
     assert rate_table_rows(undirected)[0][6].endswith("NO PREDICTION")
+    one_way = msgspec.structs.replace(check, issuers=tuple(
+        msgspec.structs.replace(w, rate_direction=None) if w.issuer == "catalogue" else w for w in check.issuers))
+    one_way_rows = {row[0]: row for row in rate_table_rows(one_way)}
+    assert one_way_rows["catalogue"][6].endswith("% NO DIRECTION")  # beside a direction: within the replay's error
+    assert one_way_rows["ledger"][6].endswith("% MORE, direction only")
     assert "as a direction only" not in replayed_work(sat, (undirected,))
