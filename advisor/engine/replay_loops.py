@@ -208,6 +208,8 @@ either way, no direction (docs/report.md)
 
     rated = [who for who in issuers if who.kind == "database" and who.rate_change_low is not None
              and who.rate_change_high is not None]
+    if not rated:
+        return ""
     said = []
     for way in ("more", "less"):
         named = [who for who in rated if who.rate_direction == way]
@@ -215,8 +217,6 @@ either way, no direction (docs/report.md)
             verb = "does" if len(named) == 1 else "do"
             said.append(f"{' and '.join(f'{w.issuer} ({span(w)})' for w in named)} {verb} {way} work per "
                         "session-second under the plan in every rotational phase replayed")
-    if not rated:
-        return ""
     unclear = [who for who in rated if who.rate_direction is None]
     if unclear:
         said.append(f"{', '.join(f'{w.issuer}: {span(w)}' for w in unclear)}, within the replay's "

@@ -247,8 +247,10 @@ def replayed_work(sat: Saturation, replayed: Sequence[ReplayCheck]) -> str:
         if not all(w.rate_predicted for w in rated):
             unknown.append(check.disk)
             takers = [w.issuer for w in rated if w.rate_direction == "more"]
+            losers = [w.issuer for w in rated if w.rate_direction == "less"]
             if takers:
-                directed.append(f"on {check.disk} to {' and '.join(takers)}")
+                directed.append(f"on {check.disk} to {' and '.join(takers)}"
+                                + (f" (from {' and '.join(losers)})" if losers else ""))
             continue
         for who in rated:
             gain = (who.planned_rate or 0.0) / (who.replayed_rate or 1.0) - 1.0

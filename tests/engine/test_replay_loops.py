@@ -158,3 +158,6 @@ def test_the_finding_and_the_rates_table_give_a_shared_disks_direction_not_its_f
     assert one_way_rows["catalogue"][6].endswith("% NO DIRECTION")  # beside a direction: within the replay's error
     assert one_way_rows["ledger"][6].endswith("% MORE, direction only")
     assert "as a direction only" not in replayed_work(sat, (undirected,))
+    losing = msgspec.structs.replace(check, issuers=tuple(
+        msgspec.structs.replace(w, rate_direction="less") if w.issuer == "catalogue" else w for w in check.issuers))
+    assert f"goes on {check.disk} to ledger (from catalogue), as a direction only" in replayed_work(sat, (losing,))
