@@ -285,34 +285,28 @@ def phase_mean(values: Sequence[float | None]) -> float | None:
     return round(sum(known) / len(known), 4) if known and len(known) == len(values) else None
 
 
-def _rate(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline],
-          windows: Sequence[np.ndarray | None]) -> float | None:
-    """The mean over phases of :func:`rate_in`, each phase's timeline in its window (:class:`Windowed`)."""
-    return phase_mean([rate_in(process, requests, t, w) for t, w in zip(times, windows, strict=True)])
+def phase_rates(process: np.ndarray, requests: np.ndarray, times: Sequence[Timeline],
+                windows: Sequence[np.ndarray | None]) -> list[float | None]:
+    """:func:`rate_in` of each phase's timeline in its window (:class:`Windowed`): the phases' mean is a database's
+    rate (:func:`phase_mean`), today's and the plan's side by side its change (:func:`rate_changes`)."""
+    return [rate_in(process, requests, t, w) for t, w in zip(times, windows, strict=True)]
 
 
-def rate_changes(process: np.ndarray, requests: np.ndarray, today: Sequence[Timeline],
-                 today_windows: Sequence[np.ndarray | None], planned: Sequence[Timeline],
-                 planned_windows: Sequence[np.ndarray | None]) -> tuple[float, float] | None:
-    """The least and the most *requests*' sessions' planned rate changes against today's over the rotational
-    phases, each phase's planned rate against the same phase's today (:func:`rate_in`, each in its window); None
-    unless every phase has both. Where every phase moves the same way beyond the replay's tolerance, the
-    direction holds whatever phase the drive was at (:mod:`advisor.engine.replay_loops`).
+def rate_changes(today: Sequence[float | None], planned: Sequence[float | None]) -> tuple[float, float] | None:
+    """The least and the most a database's planned rate changes against today's over the rotational phases, each
+    phase's planned rate against the same phase's today (:func:`phase_rates`); None unless every phase has both.
+    Where every phase moves the same way beyond the replay's tolerance, the direction holds whatever phase the
+    drive was at (:mod:`advisor.engine.replay_loops`).
 
-    >>> process, one = np.array([0, 0]), np.ones(2, dtype=bool)
-    >>> slow, fast = (np.array([0.0, 1.0]), np.array([1.0, 2.0])), (np.array([0.0, 0.5]), np.array([0.5, 1.0]))
-    >>> rate_changes(process, one, [slow, slow], [None, None], [fast, slow], [None, None])
-    (0.0, 1.0)
+    >>> rate_changes([1.0, 1.0], [2.0, 1.0]), rate_changes([1.0, None], [2.0, 1.0]), rate_changes([1.0], [2.0, 1.0])
+    ((0.0, 1.0), None, None)
     """
-    if len(today) != len(planned) or len(today_windows) != len(today) or len(planned_windows) != len(planned):
+    if len(today) != len(planned):
         return None
-    changes = []
-    for now, now_window, then, then_window in zip(today, today_windows, planned, planned_windows, strict=True):
-        old, new = rate_in(process, requests, now, now_window), rate_in(process, requests, then, then_window)
-        if not old or new is None:
-            return None
-        changes.append(new / old - 1.0)
-    return (round(min(changes), 4), round(max(changes), 4)) if changes else None
+    changes = [new / old - 1.0 for old, new in zip(today, planned, strict=True) if old and new is not None]
+    if not changes or len(changes) != len(today):
+        return None
+    return round(min(changes), 4), round(max(changes), 4)
 
 
 def issuer_rows(processes: Sequence[TraceProcess], process: np.ndarray, owners: np.ndarray, data: np.ndarray,
@@ -358,9 +352,11 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
         # a rate is a closed loop's: a database's client sessions; a server process or a kernel thread runs on
         # its own clock, a parallel worker lives inside a session
         rates = timelines if timelines is not None and issuer in timelines.sessions else None
-        changes = None if rates is None or rates.planned is None or windows is None else \
-            rate_changes(process, mask, rates.today, windows.today_windows, rates.planned,
-                         windows.planned_windows or ())
+        today_rates = None if rates is None or windows is None else \
+            phase_rates(process, mask, rates.today, windows.today_windows)
+        planned_rates = None if rates is None or rates.planned is None or windows is None else \
+            phase_rates(process, mask, rates.planned, windows.planned_windows or ())
+        changes = None if today_rates is None or planned_rates is None else rate_changes(today_rates, planned_rates)
         rows.append(ReplayIssuer(
             issuer=issuer, kind=kinds[issuer],
             processes=len(set(process[mask].tolist())), requests=int(mask.sum()), measured_ms=measured,
@@ -371,11 +367,9 @@ def named_issuer_rows(found: tuple[np.ndarray, dict[str, IssuerKind]], process: 
             behind_flush=None if waits is None else round(float(np.mean(waits > 0.0)), 4),
             flush_wait_ms=None if waits is None else round(float(waits.mean()) * 1000.0, 4),
             measured_rate=None if rates is None or windows is None else
-            _rate(process, mask, [rates.measured], [windows.measured_window]),
-            replayed_rate=None if rates is None or windows is None else
-            _rate(process, mask, rates.today, windows.today_windows),
-            planned_rate=None if rates is None or rates.planned is None or windows is None else
-            _rate(process, mask, rates.planned, windows.planned_windows or ()),
+            phase_mean(phase_rates(process, mask, [rates.measured], [windows.measured_window])),
+            replayed_rate=None if today_rates is None else phase_mean(today_rates),
+            planned_rate=None if planned_rates is None else phase_mean(planned_rates),
             rate_change_low=None if changes is None else changes[0],
             rate_change_high=None if changes is None else changes[1]))
     return tuple(sorted(rows, key=lambda r: (-r.measured_ms * r.requests, r.issuer)))
