@@ -35,6 +35,7 @@ from advisor.disk.mechanism import Geometry, Mechanism, Request
 from advisor.disk.model import DiskModel
 from advisor.disk.replay_shared import shared_streams
 from advisor.disk.replay_stream import IntArray, Replayed, Stream, causes, max_in_flight, next_request
+from advisor.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,9 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
             else:
                 state.host.append(i)
         if chosen is None:
+            if done < count and not arrivals:  # nothing held, nothing to arrive: a wait no request can meet
+                raise BadInput(f"the trace's requests wait for each other in a cycle ({count - done} of {count} "
+                               "never issued): its issue and completion times contradict each other")
             continue
         now = chosen.decide_at
         if chosen.after_flush:  # what the flush held back reaches the drive now: its age counts from here
