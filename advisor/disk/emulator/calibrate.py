@@ -119,7 +119,11 @@ def _directions(times: dict[int, tuple[float, float]], trace: list[list[float]],
 
 
 def measure_path_overhead(device: str, mountpoint: Path, size_bytes: int) -> PathOverhead:
-    """Measure, then install in the server, the inbound/outbound path overhead."""
+    """Measure, then install in the server, the inbound/outbound path overhead.
+
+    The host's pending writeback (gigabytes a load or a test wrote just before) would be timed as the
+    path's, and the path is measured once and taken off every read after: so it is written back first."""
+    os.sync()
     control(mountpoint, passthrough=True, hold_s=HOLD_S, trace=True, inbound=[0, 0], outbound=[0, 0])
     try:
         region = max(0, min(size_bytes - READS_PER_SIZE * LARGE, 64 << 20))

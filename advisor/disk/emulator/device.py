@@ -252,10 +252,6 @@ def emulated_disk(
         stack.callback(sysx.detach_loop, device)
         stack.callback(sysx.unmount_users_of, device)
         _mark_rotational(device)
-        if compensate:
-            # the host's pending writeback (gigabytes a load or a test wrote just before) would be timed as the
-            # path's: the path is measured once and taken off every read after, so it is measured on a quiet host
-            os.sync()
         overhead = measure_path_overhead(device, mountpoint, size_bytes) if compensate else None
         ready = True
         yield EmulatedDisk(device=device, model=spec.model, scale=scale, mountpoint=mountpoint, backing=backing,
