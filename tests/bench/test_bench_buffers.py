@@ -69,6 +69,31 @@ def test_a_closed_buffer_cannot_be_used() -> None:
         buffer.view[0]
 
 
+def test_closing_releases_every_slice_it_handed_out() -> None:
+    """The readers' slices are the buffer's to release: an exception that lands between making them
+    and registering their releases elsewhere must not leave one exported when the buffer closes."""
+    buffer = ReadBuffer(4 << 20)
+    slices = buffer.slices(1 << 20, 4)
+    assert [len(s) for s in slices] == [1 << 20] * 4
+    slices[3][0] = 7
+    assert buffer.view[3 << 20] == 7  # the slices are the buffer's memory, not copies
+    buffer.close()
+    for view in slices:
+        with pytest.raises(ValueError):
+            view[0]
+
+
+def test_a_view_still_held_elsewhere_does_not_raise_in_place_of_the_callers_exception() -> None:
+    """A view made from the buffer and still held keeps the mapping (Python will not unmap memory a view
+    exports, so nothing reads freed memory); close says nothing, and the mapping goes with that view."""
+    buffer = ReadBuffer(1 << 20)
+    stray = buffer.slices(4096, 1)[0][:16]  # a view of a slice: the buffer does not know of it
+    buffer.close()
+    stray[0] = 1  # still mapped, still usable
+    assert stray[0] == 1
+    stray.release()
+
+
 def _reads_completed(name: str) -> tuple[int, int]:
     """(requests, sectors) read by block device *name* since boot."""
     fields = Path(f"/sys/block/{name}/stat").read_text().split()

@@ -44,6 +44,7 @@ class ReadBuffer:
     def __init__(self, size: int) -> None:
         self.size = size
         self.huge_advised = False
+        self._slices: list[memoryview] = []
         if size < CONTIGUOUS_FROM or not hasattr(mmap, "MADV_HUGEPAGE"):
             self._memory = mmap.mmap(-1, size)
             self.view = memoryview(self._memory)
@@ -61,9 +62,30 @@ class ReadBuffer:
             self._memory[page] = 0  # fault each huge page in now, not inside a timed read
         self.view = memoryview(self._memory)[start:start + size]
 
+    def slices(self, block: int, count: int) -> list[memoryview]:
+        """*count* consecutive views of *block* bytes each, one per reader. The buffer keeps them and
+        :meth:`close` releases them: a caller that registered each slice's release itself missed the
+        slices made before an exception from a signal's handler landed between making them and
+        registering them, and closing the buffer then raised BufferError in place of that exception
+        (a clean-clone CI run)."""
+        for n in range(count):
+            self._slices.append(self.view[n * block:(n + 1) * block])
+        return list(self._slices[-count:])
+
     def close(self) -> None:
+        """Release every slice and the buffer's view, then unmap. A view made from them elsewhere and
+        still held (a reader's own) keeps the mapping until it goes: Python refuses to unmap memory a
+        view still exports, so the memory is never freed under a reader either way; the mapping is then
+        unmapped when its last view is collected, and this does not raise in place of what the caller
+        is already raising."""
+        for view in self._slices:
+            view.release()
+        self._slices.clear()
         self.view.release()
-        self._memory.close()
+        try:
+            self._memory.close()
+        except BufferError:
+            pass
 
     def __enter__(self) -> ReadBuffer:
         return self

@@ -197,20 +197,16 @@ def _threaded(fd: int, job: Job, stop: threading.Event, seed: int) -> aio.Reads:
         slices: list[memoryview | None] = [None] * count  # a commit writes from its own page
         if job.pattern != "commit":
             # one block of (huge) pages for every reader, a slice each
-            memory = release.enter_context(ReadBuffer(count * block)).view
-            views = [memory[n * block:(n + 1) * block] for n in range(count)]
-            for view in views:
-                release.callback(view.release)
-            slices = list(views)
+            slices = list(release.enter_context(ReadBuffer(count * block)).slices(block, count))
         start = time.monotonic_ns()
         regions = [region for region in job.regions for _ in range(depth)]
         workers = [_Worker(fd, job, region, seed + 7919 * n, start, stop, slices[n])
                    for n, region in enumerate(regions)]
         _run_all(workers, stop)
     finally:
-        # every slice released before the buffer is closed, whatever a signal's handler raises meanwhile: an
-        # exception between two of the stack's callbacks skipped the rest, and closing the buffer with a slice
-        # still exported raised BufferError in place of the caller's exception
+        # the buffer releases its slices itself, with signals held: an exception from a signal's handler between
+        # two of the stack's callbacks skipped the rest, and one between making the slices and registering their
+        # releases left some unreleased; closing the buffer then raised BufferError in place of that exception
         with _signals_held():
             release.close()
     failed = next((w.error for w in workers if w.error is not None), None)
