@@ -128,7 +128,7 @@ def causes(stream: Stream) -> tuple[IntArray, IntArray]:
     issue, complete, process = stream.issue_s.tolist(), stream.complete_s.tolist(), stream.process.tolist()
     flush = (stream.op == OPS.index("flush")).tolist()
     link_of = cross_links(stream.op, stream.process, stream.offset_bytes, stream.length_bytes, stream.issue_s,
-                          stream.complete_s)
+                          stream.complete_s, stream.session)
     links = link_of.tolist()
     for i in range(count):
         p, t = process[i], issue[i]

@@ -220,3 +220,35 @@ def test_the_drives_age_limit_counts_from_when_a_flush_let_a_request_through() -
     assert sides[0] == "far"  # the oldest goes first after the flush (see the test above) ...
     switches = sum(a != b for a, b in zip(sides, sides[1:], strict=False))
     assert switches <= 2, sides  # ... then the nearest: not far, near, far, near ... as the held reads' ages would
+
+
+def test_a_committing_session_woken_by_a_group_commit_follows_that_flush_not_the_writes_after_it() -> None:
+    """PostgreSQL's group commit: the flush that completes wakes every session whose commit it covered;
+    one of them (the next leader) writes the next WAL page at once, and that write completes before the
+    other session's next request goes out. That write cannot have woken the other session: its next
+    request follows the flush, a millisecond later, not its own older write's covering flush two flushes
+    back (replayed, that kept a whole flush's wait as the session's own time, under any layout)."""
+    # session 0 commits (write 0, flush 1); session 1 waits for the WAL lock meanwhile, then its commit
+    # rides on flush 3 (leader 0 again: write 2); session 0 writes WAL at once (write 4) as flush 3
+    # completes; session 1 then goes on (request 5, a data page)
+    ops = [WRITE, FLUSH, WRITE, FLUSH, WRITE, WRITE]
+    procs = [0, KWORKER, 0, KWORKER, 0, 1]
+    issue = [0.0, 0.0011, 0.0120, 0.0131, 0.0232, 0.0240]
+    done = [0.001, 0.0119, 0.013, 0.0230, 0.0236, 0.0300]
+    offsets = [WAL, 0, WAL + 8192, 0, WAL + 16384, DISK // 8]
+    # session 1 wrote earlier (a commit of its own, covered by an older flush) so it is a committing session
+    ops, procs = [WRITE, FLUSH, *ops], [1, KWORKER, *procs]
+    issue = [-0.02, -0.019, *issue]
+    done = [-0.0195, -0.01, *done]
+    offsets = [WAL - 8192, 0, *offsets]
+    cause, _ = causes(as_stream(ops, procs, issue, done, offsets))
+    assert cause[7] == 5  # the flush that woke it, though write 6 (the next leader's) completed after
+    # a read of another process completing in between could have woken it: no link to the flush then
+    ops_r, procs_r = [*ops[:7], 0, ops[7]], [*procs[:7], 2, procs[7]]
+    issue_r, done_r = [*issue[:7], 0.0233, issue[7]], [*done[:7], 0.0238, done[7]]
+    cause_r, _ = causes(as_stream(ops_r, procs_r, issue_r, done_r, [*offsets[:7], DISK // 4, offsets[7]]))
+    assert cause_r[8] != 5
+    # a process that never wrote (a reader) is not taken for a committing session: its own cause stays
+    ops_n = [*ops[:7], 0]
+    cause_n, _ = causes(as_stream(ops_n, [*procs[:7], 3], issue, done, offsets))
+    assert cause_n[7] != 5
