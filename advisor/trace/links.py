@@ -114,17 +114,16 @@ def _owners(op: IntArray, sectors: IntArray, issue_s: FloatArray, complete_s: Fl
     writes = np.flatnonzero((op == WRITE) & (sectors > 0))
     if not len(flushes) or not len(writes):
         return owners
-    done = complete_s[writes]
-    order = np.argsort(done, kind="stable")
-    last = np.searchsorted(done[order], issue_s[flushes], side="right") - 1
-    owners[flushes] = np.where(last >= 0, writes[order[np.maximum(last, 0)]], -1)
+    owners[flushes] = _last_done_before(issue_s[flushes], complete_s, writes)
     return owners
 
 
-def _last_done_before(issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
-    """Per request, the request the disk completed last before its issue (-1: none)."""
-    by_done = np.argsort(complete_s, kind="stable")
-    last = np.searchsorted(complete_s[by_done], issue_s, side="right") - 1
+def _last_done_before(at_s: FloatArray, complete_s: FloatArray, among: IntArray | None = None) -> IntArray:
+    """Per instant of *at_s*, the request completed last at or before it (-1: none), of the requests
+    *among* (indices; None: every request)."""
+    among = np.arange(len(complete_s)) if among is None else among
+    by_done = among[np.argsort(complete_s[among], kind="stable")]
+    last = np.searchsorted(complete_s[by_done], at_s, side="right") - 1
     return np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
 
 
@@ -301,17 +300,10 @@ def flush_links(op: IntArray, process: IntArray, sectors: IntArray, issue_s: Flo
     waited[target] = _later(waited[target], found[requests], complete_s)
     commits = np.isin(process, pair_process) & (op != FLUSH)
     committing = np.flatnonzero(commits if session is None else commits & session)
-    woke = _last_waking_before(op, committing, issue_s, complete_s)
+    # the last completion before its issue, other processes' writes passed over (its own later write is its
+    # cause anyway, advisor.disk.replay_stream.causes), when that is a flush
+    woke = _last_done_before(issue_s[committing], complete_s, np.flatnonzero(op != WRITE))
     woke = np.where((woke >= 0) & (op[np.maximum(woke, 0)] == FLUSH), woke, -1)
     waited[committing] = _later(waited[committing], woke, complete_s)
     return owners, waited
 
-
-def _last_waking_before(op: IntArray, requests: IntArray, issue_s: FloatArray, complete_s: FloatArray) -> IntArray:
-    """Per request of *requests*, the last completion before its issue other than a write: writes are
-    skipped (a process's own later write is its cause anyway, :func:`advisor.disk.replay_stream.causes`);
-    -1: none."""
-    candidates = np.flatnonzero(op != WRITE)
-    by_done = candidates[np.argsort(complete_s[candidates], kind="stable")]
-    last = np.searchsorted(complete_s[by_done], issue_s[requests], side="right") - 1
-    return np.where(last >= 0, by_done[np.maximum(last, 0)], -1)
