@@ -41,6 +41,7 @@ from advisor.trace.codec import ExtentTable, decode_extents
 from advisor.trace.extents import ExtentIndex
 from advisor.trace.links import flush_owners
 from benchmarks.accuracy_figures import pct
+from benchmarks.accuracy_host_path import result_path, told_path
 from benchmarks.accuracy_table import compare
 
 PRESET = "class-7200-desktop"
@@ -121,11 +122,13 @@ def applied_offsets(offsets: np.ndarray, before: ExtentTable, after: ExtentTable
     return moved, mapped, shifted
 
 
-def as_applied(before_path: Path, after_path: Path, preset: str, time_scale: float = 1.0) -> list[AsApplied]:
+def as_applied(before_path: Path, after_path: Path, preset: str, time_scale: float = 1.0,
+               path_ms: float = 0.0) -> list[AsApplied]:
     """Each disk traced on both sides: the before trace replayed as applied (see the module docstring), on
-    the model of *preset* (the emulated drive's own, at *time_scale*, as the suite's reports use it)."""
+    the model of *preset* (the emulated drive's own, at *time_scale*, behind the path of *path_ms*, as the
+    suite's reports use it)."""
     before, after = load_workload(before_path), load_workload(after_path)
-    models = load_models(None, preset, None, time_scale)
+    models = load_models(None, preset, None, time_scale, path_ms)
     found = []
     for b_trace in before.traces:
         a_trace = next((t for t in after.traces if t.disk == b_trace.disk), None)
@@ -204,8 +207,9 @@ def decomposed(run: dict[str, Any], keep: Path | None = None) -> list[dict[str, 
             kept = keep / result["workload"]
             before, after = kept / "workload-before-traced.json", kept / "workload-after-traced.json"
             if before.is_file() and after.is_file():
-                found = figures(as_applied(before, after, config.get("preset") or PRESET,
-                                           config.get("time_scale") or 1.0))
+                path = result_path(result, "report", kept, "before") if told_path(result, "report") else None
+                found = figures(as_applied(before, after, config.get("preset") or PRESET,  # as the plan's report
+                                           config.get("time_scale") or 1.0, path.both_ms if path else 0.0))
         if not found:
             continue
         areas = {"overall"} | {str(a["name"]) for a in result["areas"]}  # the rows of the workload's areas

@@ -34,6 +34,7 @@ from advisor.errors import AdvisorError
 from advisor.units import GIB
 from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
 from benchmarks.accuracy_as_applied import as_applied, figures
+from benchmarks.accuracy_host_path import DriveRecord, HostPath, path_arguments, path_record, side_path
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -53,6 +54,7 @@ class PathConfig:
     runs_per_side: int = 2
     keep_records: bool = False  # True: each run's emulated-drive records written to the workload's directory
     apply_anyway: bool = True  # True: a plan the report does not advise is applied too, to measure its prediction
+    tell_path: bool = False  # True: each side's traced report is told the path measured to the drive (--path-ms)
 
 
 @dataclass
@@ -193,10 +195,11 @@ def group_time_ms(group: ClientGroup, result: pgbench.PgbenchResult) -> float | 
 
 
 def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: str,
-                 keep_records: bool = False) -> dict[str, Any]:
+                 keep_records: bool = False, records: dict[str, list[DriveRecord]] | None = None) -> dict[str, Any]:
     """One measured run: every group at once, each emulated disk traced, the load noted around it;
     with *keep_records*, each disk's records also go to ``io-trace-<side>-run-<n>-<disk>.json`` in
-    *root* (to line them up with the block layer's trace and the replay, request by request)."""
+    *root* (to line them up with the block layer's trace and the replay, request by request); *records*
+    gathers them per disk name (the path to the drive, :mod:`accuracy_host_path`)."""
     earlier = _relation_files(layout)
     load_before = os.getloadavg()
     with ExitStack() as tracing:
@@ -206,6 +209,10 @@ def measured_run(layout: Layout, seconds: int, root: Path, echo: Echo, label: st
         elapsed = time.monotonic() - started
     load_after = os.getloadavg()
     indexes = _indexes(layout, earlier)
+    if records is not None:
+        for d, box in zip(layout.disks, boxes, strict=True):
+            records.setdefault(_disk_name(d), []).extend(
+                DriveRecord(r.op, r.offset_bytes, r.length_bytes, r.arrived_s, r.replied_s) for r in box[0].records)
     if keep_records:
         for d, box in zip(layout.disks, boxes, strict=True):
             rows = [[r.op, r.offset_bytes, r.length_bytes, r.arrived_s, r.replied_s, r.model_s] for r in box[0].records]
@@ -259,6 +266,7 @@ class Side:
     first: Path  # snapshot before the runs
     second: Path  # snapshot after them
     traced: Path | None = None  # ``collect --interval --trace`` workload over the runs, when available
+    path: HostPath | None = None  # the block layer's path to the drive on these runs (accuracy_host_path)
 
 
 def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side: str, echo: Echo) -> Side:
@@ -272,7 +280,8 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
     count = runs_of(w, cfg)
     collector = _start_traced_collect(layout.server, chain, traced, w.seconds * count) \
         if traced else None
-    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records)
+    records: dict[str, list[DriveRecord]] = {}
+    runs = [measured_run(layout, w.seconds, root, echo, f"{side} run {i + 1}", cfg.keep_records, records)
             for i in range(count)]
     if collector is not None:
         _, err = collector.communicate(timeout=300)
@@ -280,7 +289,11 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
             echo(f"  collect --trace failed (exit {collector.returncode}): {err.strip().splitlines()[-1:]}")
             traced = None
     chain.collect(layout.server, second)
-    return Side(runs, first, second, traced)
+    path = side_path(traced, records) if traced is not None else None
+    if path is not None:
+        echo(f"  the block layer's path to the drive: {path.to_drive_ms:.2f} ms there, {path.from_drive_ms:.2f} ms "
+             f"back, over {path.requests:,} requests (--path-ms {path.both_ms:.2f})")
+    return Side(runs, first, second, traced, path)
 
 
 def _start_traced_collect(server: EmbeddedServer, chain: Chain, output: Path, seconds: int) -> subprocess.Popen[str]:
@@ -338,7 +351,7 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     before = measure_side(layout, chain, cfg, root, "before", echo)
     out["before"] = before.runs
     disk_args = disk_arguments(layout, chain, cfg, root, echo)
-    report = advise(chain, before, disk_args, root, "planned", out, "report")
+    report = advise(chain, before, disk_args, root, "planned", out, "report", cfg.tell_path)
     plan = report.get("plan")
     untraced = report_plain(root, "report")
     if plan and plan.get("not_worth_it") and not cfg.apply_anyway and out.get("report_untraced") \
@@ -370,11 +383,12 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     out["applied_scripts"] = out["apply"]["scripts"]
     after = measure_side(layout, chain, cfg, root, "after", echo)
     out["after"] = after.runs
-    advise(chain, after, disk_args, root, "planned-after", out, "report_after")
+    advise(chain, after, disk_args, root, "planned-after", out, "report_after", cfg.tell_path)
     if before.traced is not None and after.traced is not None and not cfg.advise_from_bench:
         # the before trace replayed where the files went: the replay's error split (accuracy_as_applied)
         try:
-            out["as_applied"] = figures(as_applied(before.traced, after.traced, cfg.preset, cfg.time_scale))
+            told = before.path.both_ms if before.path is not None and cfg.tell_path else 0.0
+            out["as_applied"] = figures(as_applied(before.traced, after.traced, cfg.preset, cfg.time_scale, told))
         except AdvisorError as exc:  # one line in the JSON; the run's figures stay
             out["as_applied_error"] = exc.one_line()
     out["commands"] = chain.commands
@@ -382,9 +396,11 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
 
 
 def advise(chain: Chain, side: Side, disk_args: list[str], root: Path, mount_root: str, out: dict[str, Any],
-           key: str) -> dict[str, Any]:
+           key: str, tell_path: bool = False) -> dict[str, Any]:
     """The report on one side: from the traced workload when there is one (its plan, aggregate and
-    replay), and from the two snapshots (the aggregate model without a trace) either way.
+    replay), and from the two snapshots (the aggregate model without a trace) either way. The path to the
+    drive measured on the side's runs is recorded (``host_path``), and told to the traced report with
+    *tell_path* (``--path-ms``).
 
     Returns the report whose plan is carried out: the traced one when it exists."""
     plain = chain.report(side.first, side.second, disk_args, root / f"{key}.json", root / mount_root, render=False)
@@ -392,8 +408,11 @@ def advise(chain: Chain, side: Side, disk_args: list[str], root: Path, mount_roo
     if side.traced is None:
         return plain
     path = root / f"{key}-traced.json"
-    chain.advisor("report", "--workload", str(side.traced), *disk_args, "--mount-root", str(root / mount_root),
-                  "--format", "json", "-o", str(path))
+    chain.advisor("report", "--workload", str(side.traced), *disk_args,
+                  *path_arguments(side.path if tell_path else None),
+                  "--mount-root", str(root / mount_root), "--format", "json", "-o", str(path))
+    if side.path is not None:
+        out.setdefault("host_path", {})[key] = path_record(side.path, tell_path)
     traced: dict[str, Any] = json.loads(path.read_text())
     out[key + "_untraced"] = out[key]
     out[key] = report_figures(traced)

@@ -51,6 +51,14 @@ def noise(runs: list[dict[str, Any]], group: str) -> float | None:
     return (max(times) - min(times)) / (sum(times) / len(times)) if len(times) > 1 else None
 
 
+def area_noise(runs: list[dict[str, Any]], area: str) -> float | None:
+    """Run-to-run spread of an area's drive time per request on one side, (max - min) / mean: how far
+    one run's figure can be from another's (the mixed workload's scan, served by the emulated drive
+    in one of two states, spread up to 60 % between two runs of a side)."""
+    times = [t for t in (mean_of_runs([r], area) for r in runs) if t]
+    return (max(times) - min(times)) / (sum(times) / len(times)) if len(times) > 1 else None
+
+
 def disk_ms_per_transaction(runs: list[dict[str, Any]], groups: list[str]) -> float | None:
     """The modelled disks' busy time per transaction of the primary groups: the disk's part of a
     transaction, without the host's (CPU, the kernel path, a loaded machine)."""
@@ -236,7 +244,8 @@ def compare(result: dict[str, Any]) -> dict[str, Any]:
         # flush included); the traced reports of both sides measured it with the same attribution
         block = saved(block_ms(report, name), block_ms(result.get("report_after"), name)) if after else None
         row: dict[str, Any] = {"area": name, "measured": measured_area, "aggregate": _predicted_area(plan, name),
-                               "as_applied": None, "replay": _predicted_area(replay, name), "noise": None,
+                               "as_applied": None, "replay": _predicted_area(replay, name),
+                               "noise": mean([area_noise(before, name), area_noise(after, name)]),
                                "block": block, "judged_by": block if block is not None else measured_area}
         row["aggregate_status"] = ""  # the issue sets the aggregate model no per-area target
         row["replay_status"] = _status(row["replay"], row["judged_by"], REPLAY_AREA_POINTS,

@@ -35,6 +35,7 @@ from advisor.cli.plan_options import (
     min_gain_option,
     mount_root_option,
     output_option,
+    path_option,
     preset_option,
     scripts_anyway_option,
     scripts_option,
@@ -60,6 +61,7 @@ def plan(
     preset: str | None = preset_option("Drive preset of the target disks."),
     spec: Path | None = spec_option("Drive spec file (drive.toml) of the target disks."),
     time_scale: float = time_scale_option(),
+    path_ms: float = path_option(),
     disks: int = typer.Option(1, "--disks", min=1, max=64, help="Number of identical target disks (actuators)."),
     headroom: float = headroom_option("Growth room per area (0.3 = 30 %)."),
     dbms: str | None = typer.Option(None, "--dbms", help="Scripts for postgres or oracle (default: the workload's)."),
@@ -95,7 +97,7 @@ def plan(
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
     if no_sizes is not None:
         raise BadInput(no_sizes)  # a plan on sizes nobody stated is not advice
-    models = load_models(disk, preset, spec, time_scale)
+    models = load_models(disk, preset, spec, time_scale, path_ms)
     notes: list[str] = []
     if disk:
         models = replace(models, default=next(iter(models.per_disk.values())), per_disk={})

@@ -50,6 +50,16 @@ def time_scale_option() -> float:
     return value
 
 
+def path_option() -> float:
+    """``--path-ms``: a request's time between the block layer and the drive, which a trace's replay adds."""
+    value: float = typer.Option(0.0, "--path-ms", min=0.0, help=(
+        "Milliseconds a request spends between the block layer and the drive, both ways, beyond the drive's own "
+        "service: next to none on a SATA or SAS adapter (the default, 0), more behind a loop device, a virtual "
+        "or network disk, or on a host whose CPUs are all busy. The replay of a traced workload serves its "
+        "requests behind it; the aggregate model does not use it."))
+    return value
+
+
 def headroom_option(help_text: str) -> float:
     """``--headroom``: growth room per area, 0 to 10 (0.3 = 30 %)."""
     value: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help=help_text)

@@ -27,6 +27,7 @@ from advisor.cli.plan_options import (
     min_gain_option,
     mount_root_option,
     output_option,
+    path_option,
     preset_option,
     scripts_anyway_option,
     scripts_option,
@@ -85,6 +86,7 @@ def report(
     preset: str | None = preset_option("Drive preset for disks without a profile."),
     spec: Path | None = spec_option("Drive spec file (drive.toml) instead of a preset."),
     time_scale: float = time_scale_option(),
+    path_ms: float = path_option(),
     headroom: float = headroom_option("Growth room per area in the plan."),
     force: bool = force_option(),
     mount_root: str = mount_root_option("Where the planned partitions mount."),
@@ -132,7 +134,7 @@ def report(
 
         refuse_shortfalls(work.coverage, str(workload or files[-1]))
     work, assumed, no_sizes = sized_for_plan(work, sizes, assume_size)
-    models = load_models(disk, preset, spec, time_scale)
+    models = load_models(disk, preset, spec, time_scale, path_ms)
     options = PlanOptions(headroom=headroom, dbms=work.server.dbms, mount_root=mount_root, force=force,
                           min_gain=min_gain / 100, no_plan=no_sizes)  # without sizes: findings, and that line
     if knapsack and target is None:

@@ -115,13 +115,22 @@ class ModelPhysics:
     --scale S`` runs it: every modelled time is divided by S and every rate multiplied by S, so
     absolute times match that disk while ratios between layouts (the gains) stay the same.
     Scaling the drive's figures instead (S times the rpm) would leave the drive's valid ranges.
+
+    *path_s* is a request's time between the host's block layer and the drive, both ways, on the
+    host's clock (``--path-ms``): the replay of a trace serves its requests behind it
+    (:class:`advisor.disk.replay_devices.DriveDevice`); the aggregate model, which has no block layer,
+    does not use it.
     """
 
-    def __init__(self, model: DiskModel, solid_state: bool = False, time_scale: float = 1.0) -> None:
+    def __init__(self, model: DiskModel, solid_state: bool = False, time_scale: float = 1.0,
+                 path_s: float = 0.0) -> None:
         if not time_scale > 0:
             raise ValueError("time_scale must be positive")
+        if not path_s >= 0:
+            raise ValueError("path_s cannot be negative")
         self.model = model
         self.time_scale = float(time_scale)
+        self.path_s = float(path_s)
         self._solid_state = solid_state
         self._luts: tuple[np.ndarray, np.ndarray] | None = None
         self._stroke_lut = np.zeros(0)

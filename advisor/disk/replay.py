@@ -77,8 +77,9 @@ def located(model: DiskModel, stream: Stream, disk_bytes: int) -> dict[tuple[int
 def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: int | None = None,
            seed: int = 0, phase: float | None = None,
            located: dict[tuple[int, int], Geometry] | None = None,
-           linked: tuple[IntArray, IntArray] | None = None) -> Replayed:
-    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk.
+           linked: tuple[IntArray, IntArray] | None = None, path_s: float = 0.0) -> Replayed:
+    """Replay *stream* of a disk of *disk_bytes* on *model* stretched over that disk, behind a path of
+    *path_s* a request both ways (:class:`~advisor.disk.replay_devices.DriveDevice`).
 
     The platter's rotational phase at the first issue is not in a trace: *phase* (turns,
     0 <= phase < 1) names it, else *seed* draws it (:class:`~advisor.disk.mechanism.Mechanism`).
@@ -86,6 +87,6 @@ def replay(model: DiskModel, stream: Stream, disk_bytes: int, *, queue_depth: in
     already found, for a faster replay.
     One drive serving every request: :func:`advisor.disk.replay_devices.replay_on_devices`."""
     depth = None if queue_depth is None else max(1, queue_depth)
-    drive = DriveDevice(model, disk_bytes, depth, located)
+    drive = DriveDevice(model, disk_bytes, depth, located, path_s)
     return replay_on_devices(stream, np.zeros(len(stream.issue_s), dtype=np.int64), (drive,), phase=phase, seed=seed,
                              linked=linked)

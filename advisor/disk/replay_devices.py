@@ -19,6 +19,18 @@ loop, flushes and cross-process links kept), and each is served where its area g
 A request waits for its causes wherever they were served, so a commit whose WAL write moved
 to flash releases its process sooner, and the reads that stay on a drive meet fewer
 neighbours in its queue.
+
+A drive may sit behind a **path** (:attr:`DriveDevice.path_s`): the time a request spends between
+the block layer and the drive, both ways, beyond the drive's own service. A disk on a SATA or SAS
+adapter has next to none; a loop device, a virtual disk or a network block device has some, and
+a host whose CPUs are all busy adds its run queue to it. Half of it is spent on the way to the
+drive (the request reaches it that much after its issue) and half on the way back (its process
+learns of the completion that much after the drive finished). It is more than a constant added
+to each request's time: it decides whether a stream's next read is already at the drive when the
+drive finishes the last one, or whether the drive has chosen another request by then and gone
+elsewhere. On the emulated disk of the accuracy suite (a loop device over FUSE on a loaded 2-core
+host) it was 0.4-0.7 ms a request, and left out, the replay kept a parallel scan streaming where
+the drive had left it for the other end of the disk (docs/accuracy.md, "After run 64").
 """
 
 from __future__ import annotations
@@ -48,6 +60,8 @@ class DriveDevice:
     depth: int | None = None
     located: dict[tuple[int, int], Geometry] | None = field(default=None, compare=False)
     """Its requests' extents already located (:func:`advisor.disk.replay.located`), for speed."""
+    path_s: float = 0.0
+    """A request's time between the block layer and the drive, both ways (the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +95,8 @@ class _Drive:
 
     mech: Mechanism
     depth: int
+    to_drive_s: float = 0.0  # from the block layer's issue to the drive: half the path
+    from_drive_s: float = 0.0  # from the drive's completion to the block layer's: the other half
     drive: list[Request] = field(default_factory=list)
     host: deque[int] = field(default_factory=deque)
     in_flight: int = 0
@@ -111,7 +127,9 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
                 max_in_flight(stream.issue_s[mine], stream.complete_s[mine])
             mech = Mechanism(sized_model(device.model, device.disk_bytes), seed=seed, phase=phase,
                              located=device.located)
-            states.append(_Drive(mech, max(1, depth)))
+            if not device.path_s >= 0.0:
+                raise ValueError("a drive's path time cannot be negative")
+            states.append(_Drive(mech, max(1, depth), device.path_s / 2, device.path_s / 2))
             by_device.append(states[-1])
         else:
             by_device.append(None)
@@ -127,13 +145,14 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
     handed = [0] * len(chunks)
     traced_at = (list(offsets), list(lengths))
     waiting = [int(c >= 0) + int(p >= 0) for c, p in zip(cause.tolist(), previous.tolist(), strict=True)]
-    ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]
+    ready = [issue[i] if not waiting[i] else 0.0 for i in range(count)]  # when the block layer issues it
+    to_drive = [0.0 if state is None else state.to_drive_s for state in state_of]
     after_issue: dict[int, int] = {int(p): i for i, p in enumerate(previous.tolist()) if p >= 0}
     after_done: dict[int, list[int]] = {}
     for i, c in enumerate(cause.tolist()):
         if c >= 0:
             after_done.setdefault(c, []).append(i)
-    arrivals = [(ready[i], i) for i in range(count) if not waiting[i]]
+    arrivals = [(ready[i] + to_drive[i], i) for i in range(count) if not waiting[i]]  # when it reaches its device
     heapq.heapify(arrivals)
     out_issue, out_complete = [0.0] * count, [0.0] * count
     done = 0
@@ -142,9 +161,9 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
         ready[i] = max(ready[i], at)
         waiting[i] -= 1
         if not waiting[i]:
-            heapq.heappush(arrivals, (ready[i], i))
+            heapq.heappush(arrivals, (ready[i] + to_drive[i], i))
 
-    def finished(i: int, finish: float) -> None:
+    def finished(i: int, finish: float) -> None:  # *finish*: when the block layer sees it complete
         nonlocal done
         out_complete[i] = finish
         done += 1
@@ -160,9 +179,10 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
                 chosen, decide_at = state, state.decide_at
         while arrivals and arrivals[0][0] <= decide_at:  # what arrives before it chooses, routed
             at, i = heapq.heappop(arrivals)
+            issued = at - to_drive[i]
             nxt = after_issue.get(i)
             if nxt is not None:
-                resolve(nxt, at + issue[nxt] - issue[i])
+                resolve(nxt, issued + issue[nxt] - issue[i])
             state = state_of[i]
             if chunk_of[i] >= 0 and state is not None:
                 chain = chunk_of[i]
@@ -170,15 +190,15 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
                 handed[chain] += 1
                 offsets[i], lengths[i] = traced_at[0][k], traced_at[1][k]
             if state is None:  # a flat device: served at its latency, no queue
-                out_issue[i] = at
-                finished(i, at + flat_s[i])
+                out_issue[i] = issued
+                finished(i, issued + flat_s[i])
                 continue
             if not state.drive:
                 state.decide_at = max(state.decide_at, at)
                 if state.decide_at < decide_at:
                     chosen, decide_at = state, state.decide_at
             if state.in_flight < state.depth:  # the drive had room when it arrived: issued then
-                out_issue[i] = at
+                out_issue[i] = issued
                 state.drive.append(Request(ops[i], offsets[i], lengths[i], at, i))
                 state.in_flight += 1
             else:
@@ -202,11 +222,13 @@ def replay_on_devices(stream: Stream, route: IntArray, devices: Sequence[DriveDe
         now = max(now, finish)
         chosen.decide_at = now
         chosen.in_flight -= 1
-        while chosen.host and chosen.in_flight < chosen.depth:  # the block layer hands the drive the next in line
+        # the block layer hands the drive the next in line (as it frees a place: the path is not added to a wait
+        # the trace's own queue depth already bounds)
+        while chosen.host and chosen.in_flight < chosen.depth:
             j = chosen.host.popleft()
             out_issue[j] = now
             chosen.drive.append(Request(ops[j], offsets[j], lengths[j], now, j))
             chosen.in_flight += 1
-        finished(i, finish)
+        finished(i, finish + chosen.from_drive_s)
     depth = max((d.depth for d in states), default=0)
     return Replayed(np.array(out_issue), np.array(out_complete), depth)

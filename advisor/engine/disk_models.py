@@ -26,7 +26,7 @@ DEFAULT_PRESET = "class-7200-desktop"
 """The drive class assumed when nothing was measured or named."""
 
 def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | None,
-                time_scale: float = 1.0) -> Models:
+                time_scale: float = 1.0, path_ms: float = 0.0) -> Models:
     """Physics for the advice: measured profiles (fitted), a preset, or a drive spec file.
 
     A measured profile applies to the disk it was measured on (its ``device``); the preset or
@@ -34,8 +34,11 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     and nothing named, that profile judges every disk. *time_scale* S makes the preset or spec
     describe that drive emulated S times faster (``advisor disk emulate --scale S``): every
     modelled time divided by S. A measured profile already is the disk it measured: S does
-    not apply to it. Raises :class:`BadInput` for both ``preset`` and ``spec``, a time scale
-    that is not positive, or a profile no model can be fitted to.
+    not apply to it. *path_ms* (``--path-ms``) is a request's time between the block layer and
+    every drive, both ways, which the replay of a trace adds (:class:`~advisor.disk.physics.ModelPhysics`);
+    a profile's fit already holds the path of the idle host that measured it, not the queue of a busy one.
+    Raises :class:`BadInput` for both ``preset`` and ``spec``, a time scale that is not positive, a
+    negative path, or a profile no model can be fitted to.
     """
     from advisor.disk.physics import ModelPhysics
     from advisor.disk.presets import get_model
@@ -57,14 +60,17 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
     if time_scale != 1.0:
         basis += (f", every modelled time divided by {time_scale:g} (--time-scale {time_scale:g}: "
                   f"the disk is `advisor disk emulate --scale {time_scale:g}`)")
-    default: DiskPhysics = ModelPhysics(base, time_scale=time_scale)
+    if not path_ms >= 0:
+        raise BadInput(f"--path-ms cannot be negative, not {path_ms:g}")
+    path_s = path_ms / 1000.0
+    default: DiskPhysics = ModelPhysics(base, time_scale=time_scale, path_s=path_s)
     per_disk: dict[str, DiskPhysics] = {}
     profiles: dict[str, DiskProfile] = {}
     fit_errors: dict[str, float] = {}
     default_fit_error: float | None = None
     paths = list(disk or [])
     for path in paths:
-        profile, physics, fit_error = _profile_physics(path, base if (preset or spec) else None)
+        profile, physics, fit_error = _profile_physics(path, base if (preset or spec) else None, path_s)
         name = posixpath.basename(profile.device or profile.target) or profile.target
         per_disk[name] = physics
         profiles[name] = profile
@@ -78,6 +84,8 @@ def load_models(disk: Sequence[Path] | None, preset: str | None, spec: Path | No
         basis = measured + (f"; other disks: {basis}" if not alone else
                             f" (--time-scale {time_scale:g} not applied: a profile measured the disk as it runs)"
                             if time_scale != 1.0 else "")
+    if path_ms:
+        basis += f"; each request {path_ms:g} ms between the block layer and the drive, both ways (--path-ms)"
     return Models(default=default, per_disk=per_disk, profiles=profiles, basis=basis, fit_errors=fit_errors,
                   default_fit_error=default_fit_error)
 
@@ -86,7 +94,8 @@ def _fit_kind(profile: DiskProfile) -> str:
     return "solid state, no zones" if profile.classification == "solid-state" else "model fitted to the profile"
 
 
-def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, DiskPhysics, float | None]:
+def _profile_physics(path: Path, base: DiskModel | None,
+                     path_s: float = 0.0) -> tuple[DiskProfile, DiskPhysics, float | None]:
     """The profile, the physics that judges its disk, and the fitted model's RMS relative error over
     the figures it was fitted to (None: solid state, nothing fitted)."""
     from advisor.disk.fit import fit_profile
@@ -99,7 +108,7 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
 
         # no zones or seeks to fit: the model only carries the size; SOLID_STATE stops the zone plan
         flat = (base or get_model(DEFAULT_PRESET)).with_changes(name=f"solid-state {profile.target}")
-        return profile, ModelPhysics(flat, solid_state=True), None
+        return profile, ModelPhysics(flat, solid_state=True, path_s=path_s), None
     try:
         fitted = fit_profile(profile, base)
     except BadInput as exc:  # the profile is what is wrong: name it
@@ -108,4 +117,4 @@ def _profile_physics(path: Path, base: DiskModel | None) -> tuple[DiskProfile, D
         raise
     except (ValueError, ArithmeticError) as exc:
         raise BadInput(f"{path}: cannot fit a disk model to this profile ({exc})") from None
-    return profile, ModelPhysics(fitted.model), fitted.rms_error
+    return profile, ModelPhysics(fitted.model, path_s=path_s), fitted.rms_error

@@ -125,13 +125,16 @@ def _replay(physics: ModelPhysics, stream: Stream, disk_bytes: int, phase: float
             linked: tuple[IntArray, IntArray] | None = None) -> Replayed:
     """The replay on the clock the disk runs on: at time scale S the traced times are read S
     times slower (the drive's own clock, as the emulator's virtual clock) and the replayed ones
-    S times faster again, so queueing behind the traced arrivals is the disk's."""
+    S times faster again, so queueing behind the traced arrivals is the disk's. The drive sits behind
+    the physics' path (``--path-ms``), a host's time like the trace's."""
     scale = physics.time_scale
     if scale == 1.0:
-        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents, linked=linked)
+        return replay(physics.model, stream, disk_bytes, phase=phase, located=extents, linked=linked,
+                      path_s=physics.path_s)
     slow = replace(stream, issue_s=stream.issue_s * scale, complete_s=stream.complete_s * scale,
                    elsewhere_s=None if stream.elsewhere_s is None else stream.elsewhere_s * scale)
-    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents, linked=linked)
+    done = replay(physics.model, slow, disk_bytes, phase=phase, located=extents, linked=linked,
+                  path_s=physics.path_s * scale)  # the host's time, read on the drive's clock as the trace's
     return Replayed(done.issue_s / scale, done.complete_s / scale, done.queue_depth)
 
 

@@ -2,7 +2,7 @@
 """`plan` and `report` declare their shared options in one place and list the same options as before.
 
 The tables below are the two commands' options (flags, help text, default) as they were when each
-command declared its own (plus ``--in-place``/``--spare`` and ``--time-scale``, declared once for both): moving a
+command declared its own (plus ``--in-place``/``--spare``, ``--time-scale`` and ``--path-ms``, declared once for both): moving a
 declaration must change none of them.
 """
 
@@ -19,6 +19,7 @@ PLAN_OPTIONS = [
     (['--preset'], 'Drive preset of the target disks.', 'None'),
     (['--spec'], 'Drive spec file (drive.toml) of the target disks.', 'None'),
     (['--time-scale'], 'The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S (gains unchanged; measured profiles are not scaled).', '1.0'),
+    (['--path-ms'], "Milliseconds a request spends between the block layer and the drive, both ways, beyond the drive's own service: next to none on a SATA or SAS adapter (the default, 0), more behind a loop device, a virtual or network disk, or on a host whose CPUs are all busy. The replay of a traced workload serves its requests behind it; the aggregate model does not use it.", '0.0'),
     (['--disks'], 'Number of identical target disks (actuators).', '1'),
     (['--headroom'], 'Growth room per area (0.3 = 30 %).', '0.3'),
     (['--dbms'], "Scripts for postgres or oracle (default: the workload's).", 'None'),
@@ -52,6 +53,7 @@ REPORT_OPTIONS = [
     (['--preset'], 'Drive preset for disks without a profile.', 'None'),
     (['--spec'], 'Drive spec file (drive.toml) instead of a preset.', 'None'),
     (['--time-scale'], 'The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S (gains unchanged; measured profiles are not scaled).', '1.0'),
+    (['--path-ms'], "Milliseconds a request spends between the block layer and the drive, both ways, beyond the drive's own service: next to none on a SATA or SAS adapter (the default, 0), more behind a loop device, a virtual or network disk, or on a host whose CPUs are all busy. The replay of a traced workload serves its requests behind it; the aggregate model does not use it.", '0.0'),
     (['--headroom'], 'Growth room per area in the plan.', '0.3'),
     (['--force'], 'Plan even when the database is not IO bound.', 'False'),
     (['--mount-root'], 'Where the planned partitions mount.', "'/srv/advisor'"),

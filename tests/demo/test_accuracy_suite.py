@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pytest
 from rich.console import Console
 
@@ -487,3 +488,56 @@ def test_a_workload_whose_runs_spread_widely_measures_more_of_them() -> None:
     assert runs_of(WORKLOADS["temp-sorts"], PathConfig(runs_per_side=8)) == 8  # --runs above it wins
     assert runs_of(WORKLOADS["temp-sorts"].quick(), PathConfig(runs_per_side=1)) == 1  # make test's stays short
     assert runs_of(WORKLOADS["tpcb-qd1"], PathConfig()) == 2
+
+
+def test_an_areas_runs_spread_is_shown_beside_its_measured_gain() -> None:
+    # an area whose drive time differs from run to run (a scan served in one of two states) says how much
+    result = _result(measured_after_ms=8.0, predicted_gain=0.2)
+    result["before"][1]["disks"]["loop9"]["areas"]["hot"]["mean_service_ms"] = 12.0  # runs at 8 and 12 ms
+    hot = next(row for row in compare(result)["rows"] if row["area"] == "hot")
+    assert hot["noise"] == pytest.approx((0.4 + 0.0) / 2)  # (12 - 8) / 10 before, 0 after (6 and 6 ms)
+    assert hot["measured"] == pytest.approx(1 - 6.0 / 10.0)
+    alone = _result(measured_after_ms=8.0, predicted_gain=0.2)
+    alone["before"], alone["after"] = alone["before"][:1], alone["after"][:1]  # one run a side: no spread to show
+    assert next(row for row in compare(alone)["rows"] if row["area"] == "hot")["noise"] is None
+
+
+def test_the_path_to_the_drive_pairs_each_drive_record_with_its_block_request() -> None:
+    from advisor.trace.codec import FLUSH, READ, WRITE, Requests
+    from benchmarks.accuracy_host_path import DriveRecord, host_path, path_arguments, pooled
+
+    def requests(rows: list[tuple[float, float, int, int]]) -> Requests:  # (issue, service, sector, op)
+        return Requests(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                        np.array([r[2] for r in rows]), np.array([0 if r[3] == FLUSH else 16 for r in rows]),
+                        np.array([r[3] for r in rows]), np.zeros(len(rows), dtype=np.int64),
+                        np.zeros(len(rows), dtype=bool))
+
+    traced = requests([(1.000, 0.010, 64, WRITE),   # a WAL page written...
+                       (1.100, 0.010, 64, WRITE),   # ...and written again: its record pairs with this one
+                       (1.200, 0.030, 0, FLUSH),    # a flush in flight from 1.200 to 1.230
+                       (1.210, 0.030, 128, READ)])  # held by the loop driver behind it: not the path's
+    records = [DriveRecord("write", 32768, 8192, 1.1004, 1.1099),
+               DriveRecord("read", 65536, 8192, 1.2301, 1.2398),
+               DriveRecord("read", 999 * 512, 8192, 1.5, 1.51),  # nothing traced there: no pair
+               DriveRecord("write", 32768, 8192, 1.05, 1.06)]  # the trace missed its request: the page's first
+    # write had completed at 1.010, before this one reached the drive, so the two are no pair
+    path = host_path(traced, records)
+    assert path is not None and path.requests == 1
+    assert path.to_drive_ms == pytest.approx(0.4) and path.from_drive_ms == pytest.approx(0.1)
+    assert path_arguments(path) == ["--path-ms", "0.5000"] and path_arguments(None) == []
+    both = pooled([path, type(path)(1.0, 0.0, 3)])
+    assert both is not None and both.to_drive_ms == pytest.approx((0.4 + 3 * 1.0) / 4) and both.requests == 4
+    assert host_path(traced, [records[2]]) is None and host_path(traced, [records[3]]) is None
+
+
+def test_a_rejudged_run_takes_the_path_its_report_was_told_else_measures_it_from_what_it_kept(tmp_path: Path) -> None:
+    from benchmarks.accuracy_host_path import result_path, told_path
+
+    measured = {"host_path": {"report": {"to_drive_ms": 0.3, "from_drive_ms": 0.1, "requests": 10, "told": False},
+                              "report_after": {"to_drive_ms": 0.3, "from_drive_ms": 0.1, "requests": 10,
+                                               "told": True}}}
+    path = result_path(measured, "report", tmp_path, "before")
+    assert path is not None and path.both_ms == pytest.approx(0.4)
+    assert result_path({}, "report", tmp_path, "before") is None  # an old run that kept nothing: no path
+    # measured on every run, told to the reports only where the run said so (--tell-path)
+    assert not told_path(measured, "report") and told_path(measured, "report_after") and not told_path({}, "report")

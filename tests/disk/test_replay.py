@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from advisor.disk.replay import Stream, causes, located, max_in_flight, replay
 from advisor.disk.simulate import StreamSpec, simulate
@@ -95,3 +96,34 @@ def test_the_seed_sets_only_the_phase_and_extents_located_once_replay_the_same()
         assert np.array_equal(plain.complete_s, primed.complete_s)
     assert not np.array_equal(replay(drive, stream, DISK_BYTES, phase=0.0).complete_s,
                               replay(drive, stream, DISK_BYTES, phase=0.5).complete_s)
+
+
+def test_a_path_to_the_drive_lengthens_each_request_by_its_time_both_ways() -> None:
+    # a cache flush on an idle drive with nothing to destage costs the same whenever it arrives: behind a path of
+    # 2 ms each flush takes 2 ms longer at the block layer, and the next one goes out its think time after that
+    drive = model(DISK)
+    flushes = Stream(np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64), np.full(3, 2, dtype=np.int64),
+                     np.zeros(3, dtype=np.int64), np.array([0.0, 0.010, 0.020]), np.array([0.001, 0.011, 0.021]))
+    direct, behind = replay(drive, flushes, DISK), replay(drive, flushes, DISK, path_s=0.002)
+    assert behind.service_s == pytest.approx(direct.service_s + 0.002)
+    assert np.diff(behind.issue_s) == pytest.approx(np.diff(direct.issue_s) + 0.002)
+    with pytest.raises(ValueError, match="cannot be negative"):
+        replay(drive, flushes, DISK, path_s=-0.001)
+
+
+def test_behind_a_path_the_drive_turns_to_another_request_before_a_streams_next_read_arrives() -> None:
+    # process 0 reads on sequentially, each read issued the moment the last completed; process 1 has one read far
+    # away waiting at the drive. Straight from the block layer, the stream's next read is at the drive when it
+    # finishes the last (SPTF takes it, then the next: the far read waits for the stream to end). Behind a path
+    # the next read is still on its way: the drive has only the far read to choose, and goes there.
+    reads = 6
+    offsets = [i * 65536 for i in range(reads)] + [DISK // 2]
+    issue = [0.0001 * i for i in range(reads)] + [0.0]
+    complete = [0.0001 * (i + 1) for i in range(reads)] + [0.5]
+    s = Stream(np.array(offsets, dtype=np.int64), np.full(reads + 1, 65536, dtype=np.int64),
+               np.zeros(reads + 1, dtype=np.int64), np.array([0] * reads + [1], dtype=np.int64),
+               np.array(issue), np.array(complete))
+    drive = model(DISK)
+    direct, behind = replay(drive, s, DISK), replay(drive, s, DISK, path_s=0.001)
+    assert direct.complete_s[reads] > direct.complete_s[reads - 1]  # the far read after the whole stream
+    assert behind.complete_s[reads] < behind.complete_s[1]  # the far read before the stream's second read

@@ -56,3 +56,17 @@ def test_a_time_scale_divides_every_modelled_time_of_the_preset_and_says_so(tmp_
     assert alone.basis.endswith("(--time-scale 5 not applied: a profile measured the disk as it runs)")
     with pytest.raises(BadInput, match="--time-scale must be positive"):
         load_models(None, "class-10k", None, 0.0)
+
+
+def test_a_path_to_the_drive_reaches_every_model_the_replay_uses_and_is_said(tmp_path: Path) -> None:
+    models = load_models([_ssd_profile(tmp_path)], "class-10k", None, 1.0, 0.45)
+    assert isinstance(models.default, ModelPhysics) and models.default.path_s == pytest.approx(0.00045)
+    measured = models.per_disk["nvme0n1"]
+    assert isinstance(measured, ModelPhysics) and measured.path_s == pytest.approx(0.00045)
+    assert models.basis.endswith("; each request 0.45 ms between the block layer and the drive, both ways (--path-ms)")
+    plain = load_models(None, "class-10k", None)
+    assert isinstance(plain.default, ModelPhysics) and plain.default.path_s == 0.0 and "path" not in plain.basis
+    # the aggregate model has no block layer: its figures do not move
+    assert models.default.mean_service_ms((0.1, 0.2), 8192) == plain.default.mean_service_ms((0.1, 0.2), 8192)
+    with pytest.raises(BadInput, match="--path-ms cannot be negative"):
+        load_models(None, "class-10k", None, 1.0, -0.1)
