@@ -348,6 +348,11 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     echo(f"== {w.name}: {w.shape}")
     layout = build_bad_layout(w, cfg, root, stack, echo)
     out = workload_header(w, cfg) | {"areas": [_area_dict(a, layout) for a in w.areas]}
+    # the round trip each emulated drive calibrated idle and takes off every request (its arrivals back-dated, its
+    # replies sent early): its clock sees only the path beyond it (docs/accuracy.md, after run 64)
+    out["emulator_path"] = {_disk_name(d): None if d.overhead is None else
+                            {"inbound": list(d.overhead.inbound), "outbound": list(d.overhead.outbound)}
+                            for d in layout.disks}
     before = measure_side(layout, chain, cfg, root, "before", echo)
     out["before"] = before.runs
     disk_args = disk_arguments(layout, chain, cfg, root, echo)

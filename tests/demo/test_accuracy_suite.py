@@ -118,6 +118,13 @@ def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str,
         stray = disk["areas"].get(UNATTRIBUTED, {}).get("requests", 0)
         assert stray <= 0.05 * requests, disk["areas"]  # the extents of the areas' files explain the disk's requests
         assert len(run["load_before"]) == 3 and len(run["load_after"]) == 3
+    # the round trip the emulated drive takes off each request, and the path the suite measured beyond the block
+    # layer: kept, and told to no report unless --tell-path (docs/accuracy.md, after run 64)
+    (calibrated,) = quick_result["emulator_path"].values()
+    assert calibrated is None or (calibrated["inbound"][0] >= 0 and calibrated["outbound"][0] >= 0), calibrated
+    if tracing_available():
+        measured = quick_result["host_path"]["report"]
+        assert measured["requests"] > 0 and measured["to_drive_ms"] > 0 and measured["told"] is False, measured
     # The table shows the error in points and whether the target was met: a miss is never hidden.
     text = _rendered([comparison])
     line = next(line for line in text.splitlines() if " overall " in line)
