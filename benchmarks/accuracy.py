@@ -93,10 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--advised-only", action="store_true",
                         help="apply only a plan the report advises (default: one it does not advise is applied "
                              "too, so its prediction of no worthwhile gain is measured like any other)")
-    parser.add_argument("--tell-path", action="store_true",
-                        help="tell each traced report the path to the drive the suite measured (--path-ms; with "
-                             "--rejudge: tell every report made again, where by default each is told what the run "
-                             "told it); off by default (docs/accuracy.md, after run 64)")
+    parser.add_argument("--tell-path", action=argparse.BooleanOptionalAction, default=None,
+                        help="tell each traced report the path to the drive the suite measured beyond the emulated "
+                             "drive's own calibration (--path-ms; default on; with --rejudge: tell, or do not tell, "
+                             "every report made again, where by default each is told what the run told it; "
+                             "docs/accuracy.md, run 65)")
     parser.add_argument("--disk-gib", type=int, default=8, help="size of each emulated disk (sparse)")
     parser.add_argument("--workdir", type=Path, default=None, help="parent of the temporary directories")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
@@ -117,14 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         render_decomposed(rows, Console(width=160))
         return 0
     if args.rejudge:
-        return _rejudge(args.rejudge[0], args.rejudge[1], args.json, True if args.tell_path else None)
+        return _rejudge(args.rejudge[0], args.rejudge[1], args.json, args.tell_path)
     if args.table:
         render([compare(r) for path in args.table for r in json.loads(path.read_text())["results"]], Console(width=160))
         return 0
     names = args.workload or ([QUICK_WORKLOAD] if args.quick else list(WORKLOADS))
     cfg = PathConfig(time_scale=args.time_scale, disk_bytes=args.disk_gib * GIB, runs_per_side=args.runs,
                      advise_from_bench=args.bench, keep_records=args.keep is not None,
-                     apply_anyway=not args.advised_only, tell_path=args.tell_path)
+                     apply_anyway=not args.advised_only, tell_path=args.tell_path is not False)
     console = Console(stderr=True)
 
     def echo(text: str) -> None:

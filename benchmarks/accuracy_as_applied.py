@@ -209,7 +209,7 @@ def decomposed(run: dict[str, Any], keep: Path | None = None) -> list[dict[str, 
             if before.is_file() and after.is_file():
                 path = result_path(result, "report", kept, "before") if told_path(result, "report") else None
                 found = figures(as_applied(before, after, config.get("preset") or PRESET,  # as the plan's report
-                                           config.get("time_scale") or 1.0, path.both_ms if path else 0.0))
+                                           config.get("time_scale") or 1.0, path.seen_ms if path else 0.0))
         if not found:
             continue
         areas = {"overall"} | {str(a["name"]) for a in result["areas"]}  # the rows of the workload's areas

@@ -11,6 +11,13 @@ has and a user of a real disk would not need (the drive's own record, on the sam
 clock as the block layer's trace), and tells each side's traced report with ``--path-ms``, as it
 tells it the drive's own model with ``--preset``: the test bed's error stays out of the model's.
 
+The emulated drive takes a round trip of its own off every request: it calibrates its path on an idle host
+at start, then back-dates each arrival by the inbound part and sends each reply early by the outbound part
+(:mod:`advisor.disk.emulator.calibrate`). Its platter's clock therefore sees a request arrive the inbound
+calibration earlier than the record says, and reply the outbound calibration later: what the replay must
+put between the block layer and its drive is the path beyond that calibration (``seen_ms``), not the whole
+path the records show (``both_ms``; docs/accuracy.md, "After run 64" and "Run 65").
+
 A request issued while a cache flush was in flight waits in the loop driver until the flush
 completes (docs/accuracy.md, run 29): the replay models that wait itself (a flush is a barrier),
 so those requests are left out of the path.
@@ -46,17 +53,47 @@ class DriveRecord:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """The round trip an emulated drive takes off each request (``EmulatedDisk.overhead``): real seconds
+    ``base + per_byte·bytes`` each way, the inbound part on a write's data, the outbound on a read's."""
+
+    inbound: tuple[float, float]
+    outbound: tuple[float, float]
+
+    @classmethod
+    def from_record(cls, said: dict[str, Any] | None) -> Calibration | None:
+        """From the suite's JSON (``emulator_path``: one per disk, None where the drive did not calibrate)."""
+        if not said:
+            return None
+        inbound, outbound = said["inbound"], said["outbound"]
+        return cls((float(inbound[0]), float(inbound[1])), (float(outbound[0]), float(outbound[1])))
+
+    def taken_s(self, op: str, length_bytes: int) -> tuple[float, float]:
+        """Seconds taken off (the arrival, the reply) of one request."""
+        return (self.inbound[0] + (self.inbound[1] * length_bytes if op == "write" else 0.0),
+                self.outbound[0] + (self.outbound[1] * length_bytes if op == "read" else 0.0))
+
+
+@dataclass(frozen=True)
 class HostPath:
-    """The path measured on one side: mean milliseconds each way, over *requests* matched."""
+    """The path measured on one side: mean milliseconds each way, over *requests* matched, and the mean the
+    emulated drive took off them by its own calibration (0 where it is not known)."""
 
     to_drive_ms: float
     from_drive_ms: float
     requests: int
+    calibrated_to_ms: float = 0.0
+    calibrated_from_ms: float = 0.0
 
     @property
     def both_ms(self) -> float:
-        """Both ways: what ``--path-ms`` takes."""
+        """Both ways, as the block layer and the drive's records show it."""
         return self.to_drive_ms + self.from_drive_ms
+
+    @property
+    def seen_ms(self) -> float:
+        """Both ways beyond the drive's calibration: what its clock saw, and what ``--path-ms`` is told."""
+        return max(0.0, self.both_ms - self.calibrated_to_ms - self.calibrated_from_ms)
 
 
 def _held_by_flush(requests: Requests) -> np.ndarray:
@@ -73,9 +110,11 @@ def _held_by_flush(requests: Requests) -> np.ndarray:
     return held
 
 
-def host_path(requests: Requests, records: Sequence[DriveRecord]) -> HostPath | None:
+def host_path(requests: Requests, records: Sequence[DriveRecord],
+              calibration: Calibration | None = None) -> HostPath | None:
     """The path of the block layer's *requests* (one disk's trace, on the monotonic clock) to the drive that
-    recorded *records*, both ways; None when no read or write of one matches the other.
+    recorded *records*, both ways, with what its *calibration* took off the same requests; None when no read
+    or write of one matches the other.
 
     >>> from advisor.trace.codec import Requests
     >>> traced = Requests(np.array([1.0, 2.0]), np.array([0.010, 0.020]), np.array([8, 64]), np.array([16, 16]),
@@ -120,8 +159,11 @@ def host_path(requests: Requests, records: Sequence[DriveRecord]) -> HostPath | 
         return None
     to_drive = arrived[drive_index] - block_at[block_index]
     from_drive = block_done[block_index] - replied[drive_index]
+    taken = np.array([calibration.taken_s(kept[i].op, kept[i].length_bytes) for i in drive_index]) \
+        if calibration is not None else np.zeros((len(drive_index), 2))
     return HostPath(round(float(np.mean(to_drive)) * 1000.0, 4), round(float(np.mean(from_drive)) * 1000.0, 4),
-                    len(block_index))
+                    len(block_index), round(float(np.mean(taken[:, 0])) * 1000.0, 4),
+                    round(float(np.mean(taken[:, 1])) * 1000.0, 4))
 
 
 def pooled(paths: Sequence[HostPath]) -> HostPath | None:
@@ -129,20 +171,26 @@ def pooled(paths: Sequence[HostPath]) -> HostPath | None:
     count = sum(p.requests for p in paths)
     if not count:
         return None
-    return HostPath(round(sum(p.to_drive_ms * p.requests for p in paths) / count, 4),
-                    round(sum(p.from_drive_ms * p.requests for p in paths) / count, 4), count)
+
+    def mean(field: str) -> float:
+        return round(sum(getattr(p, field) * p.requests for p in paths) / count, 4)
+
+    return HostPath(mean("to_drive_ms"), mean("from_drive_ms"), count, mean("calibrated_to_ms"),
+                    mean("calibrated_from_ms"))
 
 
-def side_path(traced: Path, records: dict[str, list[DriveRecord]]) -> HostPath | None:
+def side_path(traced: Path, records: dict[str, list[DriveRecord]],
+              calibrations: dict[str, Calibration | None] | None = None) -> HostPath | None:
     """The path of one side: its traced workload's traces (``collect --trace``) against the drive records of
-    its runs, per disk name; None where no trace is on the monotonic clock or nothing matches."""
+    its runs and each drive's calibration, per disk name; None where no trace is on the monotonic clock or
+    nothing matches."""
     workload = json.loads(traced.read_text())
     found = []
     for trace in workload.get("traces") or []:
         if trace.get("clock") != "mono" or trace.get("disk") not in records:
             continue
         requests = decode_requests(trace["data"], trace["requests"], trace["started_s"], trace["encoding"])
-        path = host_path(requests, records[trace["disk"]])
+        path = host_path(requests, records[trace["disk"]], (calibrations or {}).get(trace["disk"]))
         if path is not None:
             found.append(path)
     return pooled(found)
@@ -160,14 +208,22 @@ def kept_records(kept: Path, side: str) -> dict[str, list[DriveRecord]]:
 
 
 def path_arguments(path: HostPath | None) -> list[str]:
-    """The report's ``--path-ms`` for *path* (none when the path was not measured: the report's default, 0)."""
-    return [] if path is None else ["--path-ms", f"{path.both_ms:.4f}"]
+    """The report's ``--path-ms`` for *path*: what the drive's clock saw (none when the path was not measured:
+    the report's default, 0)."""
+    return [] if path is None else ["--path-ms", f"{path.seen_ms:.4f}"]
 
 
 def path_record(path: HostPath, told: bool) -> dict[str, Any]:
     """What the suite's JSON keeps of a side's path (``host_path``), and whether its report was told it."""
     return {"to_drive_ms": path.to_drive_ms, "from_drive_ms": path.from_drive_ms, "requests": path.requests,
+            "calibrated_to_ms": path.calibrated_to_ms, "calibrated_from_ms": path.calibrated_from_ms,
             "told": told}
+
+
+def calibrations(result: dict[str, Any]) -> dict[str, Calibration | None]:
+    """Each emulated drive's calibration, per disk name, as a run kept it (``emulator_path``; none before run
+    65)."""
+    return {disk: Calibration.from_record(said) for disk, said in (result.get("emulator_path") or {}).items()}
 
 
 def told_path(result: dict[str, Any], key: str) -> bool:
@@ -179,8 +235,9 @@ def result_path(result: dict[str, Any], key: str, kept: Path, side: str) -> Host
     """The path a run measured for its *key* report (its JSON's ``host_path``), else measured again from what
     the run kept (its traced workload and drive records: a run made before the suite measured the path)."""
     said = (result.get("host_path") or {}).get(key)
-    if said is not None:
-        return HostPath(float(said["to_drive_ms"]), float(said["from_drive_ms"]), int(said["requests"]))
+    if said is not None and ("calibrated_to_ms" in said or not result.get("emulator_path")):
+        return HostPath(float(said["to_drive_ms"]), float(said["from_drive_ms"]), int(said["requests"]),
+                        float(said.get("calibrated_to_ms", 0.0)), float(said.get("calibrated_from_ms", 0.0)))
     traced = kept / f"workload-{side}-traced.json"
     records = kept_records(kept, side)
-    return side_path(traced, records) if traced.is_file() and records else None
+    return side_path(traced, records, calibrations(result)) if traced.is_file() and records else None

@@ -34,7 +34,7 @@ from advisor.errors import AdvisorError
 from advisor.units import GIB
 from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
 from benchmarks.accuracy_as_applied import as_applied, figures
-from benchmarks.accuracy_host_path import DriveRecord, HostPath, path_arguments, path_record, side_path
+from benchmarks.accuracy_host_path import Calibration, DriveRecord, HostPath, path_arguments, path_record, side_path
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -54,7 +54,7 @@ class PathConfig:
     runs_per_side: int = 2
     keep_records: bool = False  # True: each run's emulated-drive records written to the workload's directory
     apply_anyway: bool = True  # True: a plan the report does not advise is applied too, to measure its prediction
-    tell_path: bool = False  # True: each side's traced report is told the path measured to the drive (--path-ms)
+    tell_path: bool = True  # each side's traced report is told the path its drive's clock saw (--path-ms; run 65)
 
 
 @dataclass
@@ -289,10 +289,13 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
             echo(f"  collect --trace failed (exit {collector.returncode}): {err.strip().splitlines()[-1:]}")
             traced = None
     chain.collect(layout.server, second)
-    path = side_path(traced, records) if traced is not None else None
+    calibrated = {_disk_name(d): None if d.overhead is None else Calibration(d.overhead.inbound, d.overhead.outbound)
+                  for d in layout.disks}
+    path = side_path(traced, records, calibrated) if traced is not None else None
     if path is not None:
         echo(f"  the block layer's path to the drive: {path.to_drive_ms:.2f} ms there, {path.from_drive_ms:.2f} ms "
-             f"back, over {path.requests:,} requests (--path-ms {path.both_ms:.2f})")
+             f"back, over {path.requests:,} requests; {path.seen_ms:.2f} ms beyond the drive's own calibration "
+             f"(--path-ms)")
     return Side(runs, first, second, traced, path)
 
 
@@ -376,8 +379,9 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
         # like any other, it is judged like any other
         out["applied_anyway"] = plan["not_worth_it"]
         echo(f"  applied though the report advises no move, to measure its prediction: {out['applied_anyway']}")
+    # the plan is staged by the same report: a traced one is told the same path (its replay chose the placements)
     inputs = (["--snapshot", str(before.first), str(before.second)] if before.traced is None or out.get("applied_from")
-              else ["--workload", str(before.traced)])
+              else ["--workload", str(before.traced), *path_arguments(before.path if cfg.tell_path else None)])
     try:
         out["apply"] = apply(layout, chain, plan, inputs, disk_args, root, stack, echo,
                              anyway=bool(out.get("applied_anyway")))
@@ -392,7 +396,7 @@ def run_workload(w: Workload, cfg: PathConfig, root: Path, stack: ExitStack, ech
     if before.traced is not None and after.traced is not None and not cfg.advise_from_bench:
         # the before trace replayed where the files went: the replay's error split (accuracy_as_applied)
         try:
-            told = before.path.both_ms if before.path is not None and cfg.tell_path else 0.0
+            told = before.path.seen_ms if before.path is not None and cfg.tell_path else 0.0
             out["as_applied"] = figures(as_applied(before.traced, after.traced, cfg.preset, cfg.time_scale, told))
         except AdvisorError as exc:  # one line in the JSON; the run's figures stay
             out["as_applied_error"] = exc.one_line()

@@ -119,12 +119,20 @@ def test_quick_workload_measures_and_predicts_every_area(quick_result: dict[str,
         assert stray <= 0.05 * requests, disk["areas"]  # the extents of the areas' files explain the disk's requests
         assert len(run["load_before"]) == 3 and len(run["load_after"]) == 3
     # the round trip the emulated drive takes off each request, and the path the suite measured beyond the block
-    # layer: kept, and told to no report unless --tell-path (docs/accuracy.md, after run 64)
+    # layer: both kept, and what the drive's clock saw of it told to the traced reports (docs/accuracy.md, run 65)
     (calibrated,) = quick_result["emulator_path"].values()
     assert calibrated is None or (calibrated["inbound"][0] >= 0 and calibrated["outbound"][0] >= 0), calibrated
     if tracing_available():
         measured = quick_result["host_path"]["report"]
-        assert measured["requests"] > 0 and measured["to_drive_ms"] > 0 and measured["told"] is False, measured
+        assert measured["requests"] > 0 and measured["to_drive_ms"] > 0 and measured["told"] is True, measured
+        if calibrated is not None:  # the calibration taken off the same requests, each way
+            assert measured["calibrated_to_ms"] >= calibrated["inbound"][0] * 1000 - 1e-4, measured
+            assert measured["calibrated_from_ms"] >= calibrated["outbound"][0] * 1000 - 1e-4, measured
+        seen = max(0.0, measured["to_drive_ms"] + measured["from_drive_ms"] - measured.get("calibrated_to_ms", 0.0)
+                   - measured.get("calibrated_from_ms", 0.0))
+        told = [c for c in quick_result["commands"]
+                if "workload-before-traced.json" in c and c.startswith("advisor report")]
+        assert told and all(f"--path-ms {seen:.4f}" in c for c in told), (told, seen)
     # The table shows the error in points and whether the target was met: a miss is never hidden.
     text = _rendered([comparison])
     line = next(line for line in text.splitlines() if " overall " in line)
@@ -511,7 +519,7 @@ def test_an_areas_runs_spread_is_shown_beside_its_measured_gain() -> None:
 
 def test_the_path_to_the_drive_pairs_each_drive_record_with_its_block_request() -> None:
     from advisor.trace.codec import FLUSH, READ, WRITE, Requests
-    from benchmarks.accuracy_host_path import DriveRecord, host_path, path_arguments, pooled
+    from benchmarks.accuracy_host_path import Calibration, DriveRecord, host_path, path_arguments, pooled
 
     def requests(rows: list[tuple[float, float, int, int]]) -> Requests:  # (issue, service, sector, op)
         return Requests(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
@@ -535,6 +543,16 @@ def test_the_path_to_the_drive_pairs_each_drive_record_with_its_block_request() 
     both = pooled([path, type(path)(1.0, 0.0, 3)])
     assert both is not None and both.to_drive_ms == pytest.approx((0.4 + 3 * 1.0) / 4) and both.requests == 4
     assert host_path(traced, [records[2]]) is None and host_path(traced, [records[3]]) is None
+    # the emulated drive took its own calibrated round trip off the same request: its clock saw only the rest
+    calibrated = host_path(traced, records, Calibration((0.0001, 1e-8), (0.00005, 1e-7)))
+    assert calibrated is not None and calibrated.both_ms == pytest.approx(0.5)
+    # a write: its data on the way in
+    assert calibrated.calibrated_to_ms == pytest.approx(0.1 + 8192e-8 * 1000, abs=1e-4)
+    assert calibrated.calibrated_from_ms == pytest.approx(0.05)  # ... and nothing to carry back
+    assert calibrated.seen_ms == pytest.approx(0.5 - 0.1 - 0.08192 - 0.05, abs=1e-4)
+    assert path_arguments(calibrated) == ["--path-ms", f"{calibrated.seen_ms:.4f}"]
+    over = host_path(traced, records, Calibration((0.001, 0.0), (0.0, 0.0)))  # more than the path: none seen
+    assert over is not None and over.seen_ms == 0.0
 
 
 def test_a_rejudged_run_takes_the_path_its_report_was_told_else_measures_it_from_what_it_kept(tmp_path: Path) -> None:
@@ -546,5 +564,13 @@ def test_a_rejudged_run_takes_the_path_its_report_was_told_else_measures_it_from
     path = result_path(measured, "report", tmp_path, "before")
     assert path is not None and path.both_ms == pytest.approx(0.4)
     assert result_path({}, "report", tmp_path, "before") is None  # an old run that kept nothing: no path
+    calibrated = {"host_path": {"report": dict(measured["host_path"]["report"], calibrated_to_ms=0.12,
+                                               calibrated_from_ms=0.08)},
+                  "emulator_path": {"loop9": {"inbound": [0.00012, 0.0], "outbound": [0.00008, 0.0]}}}
+    path = result_path(calibrated, "report", tmp_path, "before")
+    assert path is not None and path.seen_ms == pytest.approx(0.2)  # told what the drive's clock saw
+    # a run that kept its drives' calibrations but measured the path without them: measured again, from what it
+    # kept (here nothing)
+    assert result_path(dict(measured, emulator_path=calibrated["emulator_path"]), "report", tmp_path, "before") is None
     # measured on every run, told to the reports only where the run said so (--tell-path)
     assert not told_path(measured, "report") and told_path(measured, "report_after") and not told_path({}, "report")
