@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from advisor.disk.emulator.calibrate import PathOverhead
 from advisor.trace.codec import FLUSH, READ, SECTOR_BYTES, WRITE, Requests, decode_requests
 
 CLOCK_SLACK_S = 1e-6
@@ -52,26 +53,13 @@ class DriveRecord:
     replied_s: float
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """The round trip an emulated drive takes off each request (``EmulatedDisk.overhead``): real seconds
-    ``base + per_byte·bytes`` each way, the inbound part on a write's data, the outbound on a read's."""
-
-    inbound: tuple[float, float]
-    outbound: tuple[float, float]
-
-    @classmethod
-    def from_record(cls, said: dict[str, Any] | None) -> Calibration | None:
-        """From the suite's JSON (``emulator_path``: one per disk, None where the drive did not calibrate)."""
-        if not said:
-            return None
-        inbound, outbound = said["inbound"], said["outbound"]
-        return cls((float(inbound[0]), float(inbound[1])), (float(outbound[0]), float(outbound[1])))
-
-    def taken_s(self, op: str, length_bytes: int) -> tuple[float, float]:
-        """Seconds taken off (the arrival, the reply) of one request."""
-        return (self.inbound[0] + (self.inbound[1] * length_bytes if op == "write" else 0.0),
-                self.outbound[0] + (self.outbound[1] * length_bytes if op == "read" else 0.0))
+def calibration_of(said: dict[str, Any] | None) -> PathOverhead | None:
+    """An emulated drive's calibration (``EmulatedDisk.overhead``) as the suite's JSON keeps it
+    (``emulator_path``: one per disk, None where the drive did not calibrate)."""
+    if not said:
+        return None
+    inbound, outbound = said["inbound"], said["outbound"]
+    return PathOverhead((float(inbound[0]), float(inbound[1])), (float(outbound[0]), float(outbound[1])))
 
 
 @dataclass(frozen=True)
@@ -111,7 +99,7 @@ def _held_by_flush(requests: Requests) -> np.ndarray:
 
 
 def host_path(requests: Requests, records: Sequence[DriveRecord],
-              calibration: Calibration | None = None) -> HostPath | None:
+              calibration: PathOverhead | None = None) -> HostPath | None:
     """The path of the block layer's *requests* (one disk's trace, on the monotonic clock) to the drive that
     recorded *records*, both ways, with what its *calibration* took off the same requests; None when no read
     or write of one matches the other.
@@ -180,7 +168,7 @@ def pooled(paths: Sequence[HostPath]) -> HostPath | None:
 
 
 def side_path(traced: Path, records: dict[str, list[DriveRecord]],
-              calibrations: dict[str, Calibration | None] | None = None) -> HostPath | None:
+              calibrations: dict[str, PathOverhead | None] | None = None) -> HostPath | None:
     """The path of one side: its traced workload's traces (``collect --trace``) against the drive records of
     its runs and each drive's calibration, per disk name; None where no trace is on the monotonic clock or
     nothing matches."""
@@ -220,10 +208,10 @@ def path_record(path: HostPath, told: bool) -> dict[str, Any]:
             "told": told}
 
 
-def calibrations(result: dict[str, Any]) -> dict[str, Calibration | None]:
+def calibrations(result: dict[str, Any]) -> dict[str, PathOverhead | None]:
     """Each emulated drive's calibration, per disk name, as a run kept it (``emulator_path``; none before run
     65)."""
-    return {disk: Calibration.from_record(said) for disk, said in (result.get("emulator_path") or {}).items()}
+    return {disk: calibration_of(said) for disk, said in (result.get("emulator_path") or {}).items()}
 
 
 def told_path(result: dict[str, Any], key: str) -> bool:

@@ -34,7 +34,7 @@ from advisor.errors import AdvisorError
 from advisor.units import GIB
 from benchmarks.accuracy_apply import apply_directories, apply_staged, check_placed, staged_plan, temp_dirs
 from benchmarks.accuracy_as_applied import as_applied, figures
-from benchmarks.accuracy_host_path import Calibration, DriveRecord, HostPath, path_arguments, path_record, side_path
+from benchmarks.accuracy_host_path import DriveRecord, HostPath, path_arguments, path_record, side_path
 from benchmarks.accuracy_trace import ExtentIndex, attribute, build_index
 from benchmarks.accuracy_workloads import PARTITIONS, AreaSpec, ClientGroup, Workload
 
@@ -289,9 +289,7 @@ def measure_side(layout: Layout, chain: Chain, cfg: PathConfig, root: Path, side
             echo(f"  collect --trace failed (exit {collector.returncode}): {err.strip().splitlines()[-1:]}")
             traced = None
     chain.collect(layout.server, second)
-    calibrated = {_disk_name(d): None if d.overhead is None else Calibration(d.overhead.inbound, d.overhead.outbound)
-                  for d in layout.disks}
-    path = side_path(traced, records, calibrated) if traced is not None else None
+    path = side_path(traced, records, {_disk_name(d): d.overhead for d in layout.disks}) if traced is not None else None
     if path is not None:
         echo(f"  the block layer's path to the drive: {path.to_drive_ms:.2f} ms there, {path.from_drive_ms:.2f} ms "
              f"back, over {path.requests:,} requests; {path.seen_ms:.2f} ms beyond the drive's own calibration "

@@ -518,8 +518,9 @@ def test_an_areas_runs_spread_is_shown_beside_its_measured_gain() -> None:
 
 
 def test_the_path_to_the_drive_pairs_each_drive_record_with_its_block_request() -> None:
+    from advisor.disk.emulator.calibrate import PathOverhead
     from advisor.trace.codec import FLUSH, READ, WRITE, Requests
-    from benchmarks.accuracy_host_path import Calibration, DriveRecord, host_path, path_arguments, pooled
+    from benchmarks.accuracy_host_path import DriveRecord, host_path, path_arguments, pooled
 
     def requests(rows: list[tuple[float, float, int, int]]) -> Requests:  # (issue, service, sector, op)
         return Requests(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
@@ -544,14 +545,14 @@ def test_the_path_to_the_drive_pairs_each_drive_record_with_its_block_request() 
     assert both is not None and both.to_drive_ms == pytest.approx((0.4 + 3 * 1.0) / 4) and both.requests == 4
     assert host_path(traced, [records[2]]) is None and host_path(traced, [records[3]]) is None
     # the emulated drive took its own calibrated round trip off the same request: its clock saw only the rest
-    calibrated = host_path(traced, records, Calibration((0.0001, 1e-8), (0.00005, 1e-7)))
+    calibrated = host_path(traced, records, PathOverhead((0.0001, 1e-8), (0.00005, 1e-7)))
     assert calibrated is not None and calibrated.both_ms == pytest.approx(0.5)
     # a write: its data on the way in
     assert calibrated.calibrated_to_ms == pytest.approx(0.1 + 8192e-8 * 1000, abs=1e-4)
     assert calibrated.calibrated_from_ms == pytest.approx(0.05)  # ... and nothing to carry back
     assert calibrated.seen_ms == pytest.approx(0.5 - 0.1 - 0.08192 - 0.05, abs=1e-4)
     assert path_arguments(calibrated) == ["--path-ms", f"{calibrated.seen_ms:.4f}"]
-    over = host_path(traced, records, Calibration((0.001, 0.0), (0.0, 0.0)))  # more than the path: none seen
+    over = host_path(traced, records, PathOverhead((0.001, 0.0), (0.0, 0.0)))  # more than the path: none seen
     assert over is not None and over.seen_ms == 0.0
 
 

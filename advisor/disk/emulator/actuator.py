@@ -44,6 +44,18 @@ class Timing(Protocol):
         ...
 
 
+def arrival_taken_s(inbound: tuple[float, float], op: str, length_bytes: int) -> float:
+    """Real seconds an arrival is back-dated by the *inbound* path (``base, per_byte``): the per-byte part is
+    paid on the data a request carries in, a write's."""
+    return inbound[0] + inbound[1] * (length_bytes if op == "write" else 0)
+
+
+def reply_taken_s(outbound: tuple[float, float], op: str, length_bytes: int) -> float:
+    """Real seconds a reply is sent early by the *outbound* path: the per-byte part is paid on the data a
+    reply carries back, a read's."""
+    return outbound[0] + outbound[1] * (length_bytes if op == "read" else 0)
+
+
 @dataclass(frozen=True, slots=True)
 class QueuedIO:
     """One request as the timing model sees it (same fields as the model's ``Request``)."""
@@ -159,10 +171,7 @@ class Actuator:
         """
         if op not in OPS:
             raise ValueError(f"unknown op {op!r}")
-        inbound = 0.0
-        if not self.passthrough:
-            nbytes = length_bytes if op == "write" else 0
-            inbound = self.inbound[0] + self.inbound[1] * nbytes
+        inbound = 0.0 if self.passthrough else arrival_taken_s(self.inbound, op, length_bytes)
         with self._cond:
             if self._stopped:
                 raise RuntimeError("actuator stopped")
@@ -184,10 +193,7 @@ class Actuator:
 
     def wait_release(self, op: str, length_bytes: int, finish_s: float) -> None:
         """Hold the reply for a request finishing at *finish_s* until it may go out."""
-        outbound = 0.0
-        if not self.passthrough:
-            nbytes = length_bytes if op == "read" else 0
-            outbound = self.outbound[0] + self.outbound[1] * nbytes
+        outbound = 0.0 if self.passthrough else reply_taken_s(self.outbound, op, length_bytes)
         release_at = self._real_at(finish_s) - outbound
         now = self._sleep_until(release_at)
         if now - release_at > self.LATE_S:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor.disk.emulator.actuator import arrival_taken_s, reply_taken_s
 from advisor.units import KIB
 
 SMALL = 4096
@@ -50,6 +51,10 @@ class PathOverhead:
     def round_trip_s(self, nbytes: int = SMALL) -> float:
         """Both directions for a read of *nbytes*."""
         return self.inbound[0] + self.outbound[0] + self.outbound[1] * nbytes
+
+    def taken_s(self, op: str, length_bytes: int) -> tuple[float, float]:
+        """Seconds the actuator takes off one request: (its arrival back-dated, its reply sent early)."""
+        return arrival_taken_s(self.inbound, op, length_bytes), reply_taken_s(self.outbound, op, length_bytes)
 
 
 def control(mountpoint: Path, **command: Any) -> None:
