@@ -8,8 +8,8 @@ this workload (MODEL_DOES_NOT_FIT) and no plan is carried out on its word; where
 a disk fits, the replay rather than the aggregate model judges that disk (:func:`replay_fits`).
 The planned replay reuses the :class:`SelfCheck` instead of replaying today's layout again.
 
-A disk with a queue (busy :data:`~advisor.engine.saturation.BUSY_MIN` of the traced span or more,
-or two requests in flight on average) is judged by the drive's busy time in the same replays
+A disk with a queue (two requests in flight on average or more,
+:func:`~advisor.engine.replay_saturated.queued`) is judged by the drive's busy time in the same replays
 (:mod:`advisor.engine.replay_saturated`); the per-request figures stay beside it.
 
 Rotational phases: where the platter stood when the trace began is not in the trace, and on a

@@ -154,3 +154,15 @@ def test_a_disk_with_two_requests_in_flight_has_a_queue_whatever_its_busy_share(
     assert check.traced_busy is not None and check.traced_busy < 0.9
     assert check.mean_in_flight is not None and check.mean_in_flight >= 2.0
     assert check.basis == "busy time" and check.fits
+
+
+def test_a_busy_disk_with_one_request_at_a_time_keeps_the_requests_basis() -> None:
+    made = model_made_requests(think_s=0.0)
+    # the same requests one after another, each issued as the last completes: the disk never idles, and
+    # no request ever waits behind another (one client's sort spilling to temp, as the temp sorts' disk)
+    issue = 100.0 + np.concatenate(([0.0], np.cumsum(made.service_s)[:-1]))
+    serial = Requests(issue, made.service_s, made.sector, made.sectors, made.op, made.process)
+    (check,) = report(serial).replay
+    assert check.traced_busy is not None and check.traced_busy >= 0.9
+    assert check.mean_in_flight is not None and check.mean_in_flight < 1.1
+    assert check.basis == "requests" and check.replayed_busy_s is None
