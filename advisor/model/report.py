@@ -340,8 +340,8 @@ class ReplayCheck(Record):
     replayed figures are the means over them, and ``deviation_low``/``deviation_high`` and
     ``gain_low``/``gain_high`` the lowest and highest of a single phase (docs/report.md).
 
-    A disk the trace shows with a queue (``traced_busy`` 90 % or more, or ``mean_in_flight`` 2 or
-    more) is judged by the drive's busy time in the same replays (``basis`` "busy time"): today's
+    A disk the trace shows with a queue (``mean_in_flight`` 2 or more, whatever its ``traced_busy``)
+    is judged by the drive's busy time in the same replays (``basis`` "busy time"): today's
     (``replayed_busy_s``) against the time the trace had the disk busy (``measured_busy_s``;
     ``busy_deviation``, which then decides ``fits``), and the planned one (``planned_busy_s``)
     gives ``predicted_gain``: a queued disk turns a faster layout into more work at the same
