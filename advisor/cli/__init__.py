@@ -3,6 +3,11 @@
 Each command module exposes ``register(app)``; this module only assembles them and turns
 every :class:`~advisor.errors.AdvisorError` into one line on stderr plus its exit code, so
 no command can leak a traceback (or a password inside one).
+
+A command line that names a command assembles only that command's module (:func:`needed`):
+each module registers the one top-level command it is named after, and importing the other
+sixteen made every command start about 0.15 s later (``report --help`` 0.51 -> 0.39 s). Help,
+``--version`` and a name that is not a command get every module, as ``app`` does.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -68,8 +74,15 @@ class AdvisorGroup(TyperGroup):
             raise typer.Exit(int(ExitCode.ERROR)) from None
 
 
-def build_app() -> typer.Typer:
-    """Assemble the root app from the command modules."""
+def needed(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command modules the command line *argv* (without the program) needs: the command it names
+    first, else every one (no argument, ``--help``, ``--version``, a mistyped name, which click
+    answers from the whole list)."""
+    return (argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES
+
+
+def build_app(modules: Sequence[str] = COMMAND_MODULES) -> typer.Typer:
+    """Assemble the root app from the command *modules* (each registers the command named after it)."""
     root = typer.Typer(
         cls=AdvisorGroup,
         name="advisor",
@@ -81,7 +94,7 @@ def build_app() -> typer.Typer:
         rich_markup_mode=None,
     )
     root.callback(invoke_without_command=True)(_root_options)
-    for name in COMMAND_MODULES:
+    for name in modules:
         module = importlib.import_module(f"advisor.cli.{name}")
         module.register(root)
     return root
@@ -103,7 +116,12 @@ def _root_options(
         typer.echo(ctx.get_help())
 
 
-app = build_app()
+def __getattr__(name: str) -> Any:
+    """``app``, the root app with every command, assembled when first imported (module docstring)."""
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _reader_gone() -> int:
@@ -119,7 +137,7 @@ def _reader_gone() -> int:
 def main() -> None:
     """Console-script entry point."""
     try:
-        code = app()
+        code = build_app(needed(sys.argv[1:]))()
         sys.stdout.flush()
     except BrokenPipeError:
         code = _reader_gone()
