@@ -36,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.revision_tree import export  # noqa: E402
 from tests.oracle.sizes_rows import COLUMNS_11, row, rows_11  # noqa: E402
 from tests.oracle.sizes_shapes import sqlplus_csv, sqlplus_grid  # noqa: E402
 
@@ -67,13 +68,6 @@ def make_files(folder: Path) -> dict[str, Path]:
     return files
 
 
-def _export(revision: str, folder: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "advisor", "collectors", "sql"],
-                             capture_output=True, timeout=120, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True, timeout=120)
-    return folder
-
-
 def measure(source: Path, sizes: Path, out: Path) -> tuple[float, int, int, int]:
     """One run: wall seconds, peak RSS in KiB, exit code, bytes of the workload written (0: none)."""
     out.unlink(missing_ok=True)
@@ -102,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         files = make_files(folder)
         trees = {"this tree": REPO}
         if args.baseline:
-            trees[args.baseline] = _export(args.baseline, Path(tempfile.mkdtemp(dir=tmp)))
+            trees[args.baseline] = export(args.baseline, Path(tempfile.mkdtemp(dir=tmp)))
         print(f"{'file':10} {'MiB':>6} {'tree':>10} {'exit':>4} {'median s':>9} {'runs s':>22} {'peak MiB':>9} "
               f"{'workload MB':>11}")
         medians: dict[tuple[str, str], tuple[float, float]] = {}

@@ -27,16 +27,13 @@ from rich.console import Console
 from rich.table import Table
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks.revision_tree import export  # noqa: E402
+
 CASES = (("--help",), ("report", "--help"), ("collect", "--help"), ("plan", "--help"), ("sql", "list"),
          ("--version",))
-
-
-def export(revision: str, folder: Path) -> Path:
-    """The ``advisor`` package and its SQL of *revision*, written under *folder*."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "advisor", "collectors", "sql"],
-                             capture_output=True, timeout=120, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True, timeout=120)
-    return folder
 
 
 def once(tree: Path, args: tuple[str, ...]) -> float:
