@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit
+from advisor.cli.common import OutputFormat, emit, finite
 from advisor.errors import BadInput
 from advisor.units import DISK_MB, DRIVE_RPM_RANGE
 
@@ -52,7 +52,7 @@ def bench(
     tests: str = typer.Option("all", "--tests", help="Comma list of zones,band,stroke,cross,qd,commit; smr (opt-in)."),
     engine: str = typer.Option("auto", "--engine", help="auto (fio when installed), builtin or fio."),
     quick: bool = typer.Option(False, "--quick", help="About a minute in all instead of up to ten."),
-    budget_per_test: float | None = typer.Option(None, "--budget-per-test", help="Seconds per test."),
+    budget_per_test: float | None = typer.Option(None, "--budget-per-test", callback=finite, help="Seconds per test."),
     zone_points: int = typer.Option(20, "--zones", help="Number of evenly spaced zone points."),
     runs: int = typer.Option(3, "--runs", help="Runs per test (3 or more give stability warnings)."),
     rpm: int | None = typer.Option(None, "--rpm", min=DRIVE_RPM_RANGE[0], max=DRIVE_RPM_RANGE[1],

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, write_output
+from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S, finite, write_output
 from advisor.cli.sizes_options import sizes_option
 from advisor.collect.context import CollectOptions
 from advisor.collect.registry import ReadsHistory
@@ -72,7 +72,7 @@ def collect(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON document here (default stdout)."),
     dbms: str = typer.Option("postgres", "--dbms",
                              help="Database collector: postgres, oracle, or one `advisor collectors` lists."),
-    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S,
+    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S, callback=finite,
                                    help="Take two snapshots this many seconds apart and write the workload."),
     keep_snapshots: Path | None = typer.Option(None, "--keep-snapshots",
                                                help="With --interval: also save snapshot-a.json (as soon as it is "
@@ -80,7 +80,7 @@ def collect(
     allow_reset: bool = typer.Option(False, "--allow-reset",
                                      help="With --interval: warn instead of refusing when counters were reset."),
     statement_timeout: float = typer.Option(30.0, "--statement-timeout", min=0.1, max=MAX_STATEMENT_TIMEOUT_S,
-                                            help="Per-statement limit (s)."),
+                                            callback=finite, help="Per-statement limit (s)."),
     thick: bool = typer.Option(False, "--thick", help="Oracle: use the Oracle Client libraries."),
     diagnostics_pack: bool = typer.Option(False, "--diagnostics-pack",
                                           help="Oracle: the Diagnostics Pack is licensed (allows AWR views)."),

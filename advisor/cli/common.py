@@ -8,7 +8,10 @@ does not pay for rich.
 
 from __future__ import annotations
 
+import math
 import sys
+
+import typer
 
 from advisor.render.output import OutputFormat as OutputFormat
 from advisor.render.output import emit as emit
@@ -26,6 +29,19 @@ there as a connection error."""
 MAX_INTERVAL_S = 30 * 86_400.0
 """Thirty days between two samples: counters of a longer interval are better read from two
 separate ``collect`` runs, and a larger value only overflows the sleep."""
+
+
+def finite(value: float | None) -> float | None:
+    """Callback of every float option: NaN and the infinities stop at parsing (exit 2).
+
+    click's ``FloatRange`` compares the value with its bounds, and NaN compares false with
+    both, so ``--interval nan`` would pass a range and reach a sleep or a server; a bound on
+    one side only lets an infinity through. tests/cli/test_option_ranges.py walks every
+    command and holds each float option to this.
+    """
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number.")
+    return value
 
 
 def progress_enabled() -> bool:

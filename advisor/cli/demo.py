@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit
+from advisor.cli.common import OutputFormat, emit, finite
 from advisor.errors import BadInput, ExitCode
 
 
@@ -40,7 +40,7 @@ def demo(
     simulated: bool = typer.Option(False, "--simulated", help="Skip the emulated disk: predict on the model only."),
     preset: str = typer.Option("class-7200-desktop", "--preset", help="Drive preset to emulate or simulate."),
     seconds: int | None = typer.Option(None, "--seconds", min=2, help="Seconds of each measured pgbench run."),
-    time_scale: float | None = typer.Option(None, "--time-scale", min=0.1,
+    time_scale: float | None = typer.Option(None, "--time-scale", min=0.1, callback=finite,
                                             help="Run the emulated disk this many times faster than the drive."),
     workdir: Path | None = typer.Option(None, "--workdir", help="Parent of the demo's temporary directory."),
     output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from advisor.cli.common import finite
 from advisor.errors import BadInput
 from advisor.units import CacheMode, parse_size
 
@@ -21,7 +22,7 @@ def emulate(
     preset: str = typer.Argument(..., help="Drive preset (see `advisor disk presets`) or a drive.toml file."),
     size: str = typer.Option("4G", "--size", help="Size of the emulated disk (4G, 512M, bytes)."),
     backing: Path = typer.Option(..., "--backing", help="Sparse file holding the data (created if missing)."),
-    scale: float = typer.Option(1.0, "--scale", help="Time scale: 10 runs the disk ten times faster."),
+    scale: float = typer.Option(1.0, "--scale", callback=finite, help="Time scale: 10 runs the disk ten times faster."),
     cache: CacheMode = typer.Option("off", "--cache", help="Write cache: off, volatile or lying."),
     reuse: bool = typer.Option(False, "--reuse", help="Allow an existing file or block device not made by us."),
     partscan: bool = typer.Option(True, "--partscan/--no-partscan", help="Expose /dev/loopNpK partitions."),
@@ -29,7 +30,8 @@ def emulate(
     smr: bool = typer.Option(False, "--smr", help="Drive-managed SMR: a media cache in front of shingled bands."),
     media_cache: str | None = typer.Option(None, "--media-cache", help="SMR media cache size (default 0.4 %)."),
     band: str | None = typer.Option(None, "--band", help="SMR band size (default 32M, smaller on small disks)."),
-    clean_mb_s_decimal: float | None = typer.Option(None, "--clean-mb-s", help="SMR band cleaning speed, MB/s (60)."),
+    clean_mb_s_decimal: float | None = typer.Option(None, "--clean-mb-s", callback=finite,
+                                                   help="SMR band cleaning speed, MB/s (60)."),
 ) -> None:
     """Attach an emulated HDD and print its loop device; Ctrl-C or SIGTERM detaches it.
 

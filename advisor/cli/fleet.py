@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from advisor.cli.common import OutputFormat, emit
+from advisor.cli.common import OutputFormat, emit, finite
 
 if TYPE_CHECKING:
     from advisor.fleet.instances import FleetReport
@@ -28,8 +28,9 @@ WINDOWS = typer.Option(2, "--windows", min=0, max=24, help="Busiest snapshot int
 PRESET = typer.Option(None, "--preset", help="Drive preset (default class-7200-desktop).")
 SPEC = typer.Option(None, "--spec", help="Drive spec file instead of a preset.")
 FORCE = typer.Option(False, "--force", help="Plan even instances that are not IO bound.")
-MIN_GAIN = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help="Predicted gain, in %, below which a plan is "
-                        "'no change worth making' (not ranked as a saving).")
+MIN_GAIN = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, callback=finite,
+                        help="Predicted gain, in %, below which a plan is 'no change worth making' "
+                             "(not ranked as a saving).")
 FORMAT = typer.Option(OutputFormat.terminal, "--format", "-f", help="Output format.")
 OUTPUT = typer.Option(None, "--output", "-o", help="Write here (atomically).")
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import OutputFormat
+from advisor.cli.common import OutputFormat, finite
 
 if TYPE_CHECKING:
     from advisor.engine.planner import PlanOptions
@@ -44,7 +44,7 @@ def spec_option(help_text: str) -> Path | None:
 
 def time_scale_option() -> float:
     """``--time-scale``: the preset or spec drive run on a clock S times fast (the emulated HDD)."""
-    value: float = typer.Option(1.0, "--time-scale", min=0.001, help=(
+    value: float = typer.Option(1.0, "--time-scale", min=0.001, callback=finite, help=(
         "The disk is `advisor disk emulate --scale S`: every time the preset or spec models is divided by S "
         "(gains unchanged; measured profiles are not scaled)."))
     return value
@@ -52,7 +52,7 @@ def time_scale_option() -> float:
 
 def path_option() -> float:
     """``--path-ms``: a request's time between the block layer and the drive, which a trace's replay adds."""
-    value: float = typer.Option(0.0, "--path-ms", min=0.0, help=(
+    value: float = typer.Option(0.0, "--path-ms", min=0.0, callback=finite, help=(
         "Milliseconds a request spends between the block layer and the drive, both ways, beyond the drive's own "
         "service: next to none on a SATA or SAS adapter (the default, 0), more behind a loop device, a virtual "
         "or network disk, or on a host whose CPUs are all busy. The replay of a traced workload serves its "
@@ -62,7 +62,7 @@ def path_option() -> float:
 
 def headroom_option(help_text: str) -> float:
     """``--headroom``: growth room per area, 0 to 10 (0.3 = 30 %)."""
-    value: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, help=help_text)
+    value: float = typer.Option(0.3, "--headroom", min=0.0, max=10.0, callback=finite, help=help_text)
     return value
 
 
@@ -104,7 +104,7 @@ def scripts_anyway_option() -> bool:
 
 def min_gain_option() -> float:
     """``--min-gain``: the predicted gain, in %, a plan must reach to be worth scripts."""
-    value: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, help=MIN_GAIN_HELP)
+    value: float = typer.Option(5.0, "--min-gain", min=0.0, max=100.0, callback=finite, help=MIN_GAIN_HELP)
     return value
 
 

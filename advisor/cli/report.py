@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from advisor.cli.cache_option import cache_kept, cache_option
-from advisor.cli.common import MAX_INTERVAL_S, OutputFormat
+from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, finite
 from advisor.cli.plan_options import (
     disk_option,
     force_option,
@@ -78,7 +78,7 @@ def report(
     workload: Path | None = typer.Option(None, "--workload", help="A workload file (offline)."),
     dsn: str | None = typer.Option(None, "--dsn", help="Sample this database live (libpq DSN / Oracle connect)."),
     dbms: str = typer.Option("postgres", "--dbms", help="Database collector for --dsn (see `advisor collectors`)."),
-    interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S,
+    interval: float = typer.Option(300.0, "--interval", min=1.0, max=MAX_INTERVAL_S, callback=finite,
                                    help="Seconds between the two live samples."),
     trace: bool = typer.Option(False, "--trace", help="With --dsn (root, Linux): also record the block layer's "
                                "requests over the interval and replay them (docs/report.md)."),

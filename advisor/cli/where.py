@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, emit, require_format
+from advisor.cli.common import MAX_INTERVAL_S, OutputFormat, emit, finite, require_format
 from advisor.errors import ExitCode
 from advisor.model import DiskStatRate
 from advisor.render.safe import shown
@@ -28,7 +28,7 @@ def where(
     output_format: OutputFormat = typer.Option(OutputFormat.terminal, "--format", "-f",
                                                help="terminal or json."),
     extents: bool = typer.Option(False, "--extents", help="List every extent with its disk byte offset."),
-    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S,
+    interval: float = typer.Option(0.0, "--interval", "-i", min=0.0, max=MAX_INTERVAL_S, callback=finite,
                                    help="Also sample /proc/diskstats this many seconds apart (iostat -x)."),
     no_sync: bool = typer.Option(False, "--no-sync",
                                  help="Do not flush dirty pages before mapping (faster; fresh files may "

@@ -110,10 +110,11 @@ def test_help_lists_every_option(command: str) -> None:
         assert flags[0] in done.stdout or flags[0] == "more", flags
 
 
-@pytest.mark.parametrize(("args", "words"), [(["--headroom", "11"], "--headroom"), (["--min-gain", "101"], "--min-gain")])
+@pytest.mark.parametrize(("args", "words"), [(["--headroom", "11"], "--headroom': 11.0 is not in the range 0.0<=x<=10.0"),
+                                                 (["--min-gain", "101"], "--min-gain': 101.0 is not in the range 0.0<=x<=100.0")])
 def test_shared_ranges_hold(args: list[str], words: str) -> None:
     for command in ("plan", "report"):
         done = run_advisor(command, "--workload", "w.json", *args, timeout=60)
-        assert done.returncode == 2 and words in done.stderr and "less than or equal to" in done.stderr, done.stderr
+        assert done.returncode == 2 and words in done.stderr, done.stderr
 
 
