@@ -1,20 +1,23 @@
 """AWR HTML reports: header tables, File/Tablespace IO, IOStat by Filetype, waits.
 
 The page is flattened into blocks (headings, tables with their ``summary``, text) with the
-standard library's HTML parser. A section is the blocks between its ``<h3>`` and the next
-heading; its first table is the data, and "No data exists for this section of the report."
-(12.2 to 19c, often) means an empty section. Columns are mapped by header text, which
-differs by release (Av Reads/s vs Av Rds/s, 1-bk columns from 11.2.0.4, % Opt Reads from
-12.1, PDB Name from 12.2), never by position, except IOStat by Filetype whose two
-"Reqs per sec" headers only differ by position.
+standard library's HTML parser, after :mod:`advisor.collectors.awr.html_skim` has found the
+tables whose rows no importer reads, which the parser then sees as newlines only. A section
+is the blocks between its ``<h3>`` and the next heading; its first table is the data, and "No
+data exists for this section of the report." (12.2 to 19c, often) means an empty section.
+Columns are mapped by header text, which differs by release (Av Reads/s vs Av Rds/s, 1-bk
+columns from 11.2.0.4, % Opt Reads from 12.1, PDB Name from 12.2), never by position, except
+IOStat by Filetype whose two "Reqs per sec" headers only differ by position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from advisor.collectors.awr import numbers
+from advisor.collectors.awr.html_skim import pieces, skipped_tables
 from advisor.collectors.awr.sections import (
     COLUMN_LABELS,
     LOAD_PROFILE_ROWS,
@@ -62,9 +65,11 @@ class _Flatten(HTMLParser):
     """The page as blocks; rows of tables no importer reads (SQL text, Top Sessions, ...) are not kept,
     so a big report is not held a second time as cells."""
 
-    def __init__(self) -> None:
+    def __init__(self, skipped_at: frozenset[tuple[int, int]] = frozenset()) -> None:
         super().__init__(convert_charrefs=True)
         self.blocks: list[Block] = []
+        self._skipped_at = skipped_at  # where the tables whose rows the skim left out start (line, column)
+        self.misread = False  # the skim left out the rows of a table whose rows are read
         self._heading_text = ""  # the last heading: the section the page is in
         self._rows_read = False
         self._table: Block | None = None
@@ -88,6 +93,8 @@ class _Flatten(HTMLParser):
             self._flush_text()
             self._table = Block("table", summary=dict(attrs).get("summary") or "", line=self.getpos()[0])
             self._rows_read = rows_read(self._heading_text, self._table.summary)
+            if self._rows_read and self.getpos() in self._skipped_at:
+                self.misread = True
         elif tag == "tr" and self._table is not None:
             self._row, self._row_is_header = [], False
         elif tag in ("td", "th") and self._row is not None:
@@ -131,10 +138,21 @@ class _Flatten(HTMLParser):
         self._flush_text()
 
 
-def blocks(page: str) -> list[Block]:
-    parser = _Flatten()
-    parser.feed(page)
+def _flattened(chunks: Iterable[str], skipped_at: frozenset[tuple[int, int]] = frozenset()) -> _Flatten:
+    parser = _Flatten(skipped_at)
+    for chunk in chunks:
+        parser.feed(chunk)
     parser.close()
+    return parser
+
+
+def blocks(page: str) -> list[Block]:
+    """The page's blocks; the rows of tables nothing reads are skimmed past, and the page is read again whole
+    when the parser finds that the skim left out a table it reads (html_skim's docstring)."""
+    skipped = skipped_tables(page, rows_read)
+    parser = _flattened(pieces(page, skipped), frozenset(s.table_at for s in skipped))
+    if parser.misread:
+        parser = _flattened((page,))
     return parser.blocks
 
 
