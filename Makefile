@@ -4,8 +4,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# pytest workers for the part of the suite that may share the machine (`make pytest PYTEST_WORKERS=1` for one)
-PYTEST_WORKERS ?= 2
+# pytest workers for the part of the suite that may share the machine (`make pytest PYTEST_WORKERS=1` for one):
+# three on two cores, since the tests also wait on servers and processes (shared part 672 s with two, 531 s with three)
+PYTEST_WORKERS ?= 3
 
 .PHONY: test demo accuracy fuzz lint typecheck pytest system-deps pg-binaries venv clean
 

@@ -20,13 +20,18 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-_MARK = re.compile(r"<(?:(h[123])\b[^>]*>(.*?)</\1\s*>|table\b[^>]*>)", re.IGNORECASE | re.DOTALL)
+_TOKEN = re.compile(r"<(/?)(h[123]|table)\b[^<>]{0,512}>", re.IGNORECASE)
+"""A heading's or a table's opening or closing tag. A tag is read up to the next ``<`` at most, so
+every character of the page is looked at a bounded number of times, whatever it holds: a hostile
+report of tags that never close costs no more than a report (a tag the skim does not read as one
+is left to the parser)."""
+LONGEST_HEADING = 4096
+"""A heading longer than this is not read by the skim (the parser's check covers what it then misjudges)."""
 _SUMMARY = re.compile(r"""\bsummary\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
 _TABLE_END = re.compile(r"</table\s*>", re.IGNORECASE)
 _HEADER_CELL = re.compile(r"<th\b", re.IGNORECASE)
 _ROW_END = re.compile(r"</tr\s*>", re.IGNORECASE)
-_NESTED = re.compile(r"<table\b", re.IGNORECASE)
 KEPT_CELL = "Std Block Size"
 """A cell the page-wide block size is read from, in whichever table it is (html.py ``_header``)."""
 SMALLEST_SKIPPED = 4096
@@ -48,32 +53,37 @@ def skipped_tables(page: str, rows_read: Callable[[str, str], bool]) -> list[Ski
 
     Nothing of the page is copied but headings and table tags: a skipped table can be most of it."""
     found: list[Skipped] = []
-    heading = ""
-    resume = 0
-    counted, line = 0, 1  # lines counted up to the offset *counted*
-    for match in _MARK.finditer(page):
-        if match.start() < resume:
-            continue  # inside a table already handled
-        if match.group(1):
-            heading = " ".join(html.unescape(_TAG.sub("", match.group(2))).split())
-            continue
-        end = _TABLE_END.search(page, match.end())
-        if end is None:
-            break  # truncated inside a table: the parser reads the rest as it is
-        resume = end.end()
-        inside, stop = match.end(), end.start()
-        if stop - inside < SMALLEST_SKIPPED:
-            continue
-        summary_match = _SUMMARY.search(match.group(0))
-        summary = html.unescape(next((g for g in summary_match.groups() if g is not None), "")) if summary_match else ""
-        if rows_read(heading, summary) or page.find(KEPT_CELL, inside, stop) >= 0 or \
-                _NESTED.search(page, inside, stop) is not None:
-            continue
-        line += page.count("\n", counted, match.start())
-        counted = match.start()
-        column = match.start() - (page.rfind("\n", 0, match.start()) + 1)
-        found.append(Skipped(_header_row_end(page, inside, stop), stop, (line, column)))
+    heading, heading_open = "", None  # the last heading; the open heading tag (level, where its text starts)
+    table: re.Match[str] | None = None
+    nested = False
+    counted, line, line_start = 0, 1, 0  # lines counted up to the offset *counted*; where the last one starts
+    for token in _TOKEN.finditer(page):
+        closing, name = token.group(1), token.group(2).lower()
+        if name != "table":
+            if not closing:
+                heading_open = (name, token.end())
+            elif heading_open and heading_open[0] == name and token.start() - heading_open[1] <= LONGEST_HEADING:
+                heading = " ".join(html.unescape(_TAG.sub("", page[heading_open[1]:token.start()])).split())
+                heading_open = None
+        elif not closing:
+            nested = table is not None
+            table = table or token
+        elif table is not None:
+            inside, stop, opening = table.end(), token.start(), table
+            table = None
+            if nested or stop - inside < SMALLEST_SKIPPED or rows_read(heading, _summary(opening.group(0))) or \
+                    page.find(KEPT_CELL, inside, stop) >= 0:
+                continue
+            line += page.count("\n", counted, opening.start())
+            line_start = max(line_start, page.rfind("\n", counted, opening.start()) + 1)
+            counted = opening.start()
+            found.append(Skipped(_header_row_end(page, inside, stop), stop, (line, opening.start() - line_start)))
     return found
+
+
+def _summary(tag: str) -> str:
+    found = _SUMMARY.search(tag)
+    return html.unescape(next((g for g in found.groups() if g is not None), "")) if found else ""
 
 
 def _header_row_end(page: str, inside: int, stop: int) -> int:
