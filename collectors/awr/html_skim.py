@@ -29,7 +29,6 @@ LONGEST_HEADING = 4096
 """A heading longer than this is not read by the skim (the parser's check covers what it then misjudges)."""
 _SUMMARY = re.compile(r"""\bsummary\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
-_TABLE_END = re.compile(r"</table\s*>", re.IGNORECASE)
 _HEADER_CELL = re.compile(r"<th\b", re.IGNORECASE)
 _ROW_END = re.compile(r"</tr\s*>", re.IGNORECASE)
 KEPT_CELL = "Std Block Size"

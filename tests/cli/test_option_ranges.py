@@ -7,15 +7,13 @@ before any connection is tried (the DSN points at a closed port, which would giv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from typer.testing import CliRunner
 
 from advisor.cli import app
 from advisor.cli.common import MAX_INTERVAL_S, MAX_STATEMENT_TIMEOUT_S
 from advisor.errors import ExitCode
+from tests.helpers.commands import leaf_commands
 
 CLOSED = "host=127.0.0.1 port=1 connect_timeout=1"
 
@@ -50,24 +48,15 @@ def test_the_largest_accepted_timeout_fits_the_servers_millisecond_counters() ->
     assert done.exit_code == ExitCode.CONNECTION, done.output  # accepted: it got as far as connecting
 
 
-def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
-    for name, command in group.commands.items():
-        if hasattr(command, "commands"):
-            yield from _commands(command, (*path, name))
-        else:
-            yield (*path, name), command
-
-
 def test_every_float_option_of_every_command_refuses_nan_and_infinity() -> None:
     """Walked, not listed: a float option added without the ``finite`` callback fails here, since a
     range alone lets NaN through (it compares false with both bounds)."""
-    import typer.main
     from typer._click.core import Context
     from typer._click.exceptions import BadParameter
     from typer._click.types import FloatParamType
 
     checked, passed = [], []
-    for path, command in _commands(typer.main.get_command(app)):
+    for path, command in leaf_commands():
         for param in command.params:
             if not isinstance(param.type, FloatParamType):
                 continue

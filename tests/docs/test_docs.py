@@ -6,24 +6,16 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.main import get_command
 from typer.testing import CliRunner
 
 from advisor.cli import app
+from tests.helpers.commands import leaf_commands
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _commands() -> list[tuple[str, ...]]:
-    root = get_command(app)
-    found: list[tuple[str, ...]] = []
-    for name, command in root.commands.items():  # type: ignore[attr-defined]
-        subcommands = getattr(command, "commands", None)
-        if subcommands:
-            found.extend((name, sub) for sub in subcommands)
-        else:
-            found.append((name,))
-    return found
+    return [words for words, _ in leaf_commands()]
 
 
 def test_the_command_list_is_what_the_docs_index_describes() -> None:
